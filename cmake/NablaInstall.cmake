@@ -1,0 +1,22 @@
+# cmake --install: headers, the library, a CMake package (nabla::nabla) and pkg-config file.
+include(CMakePackageConfigHelpers)
+
+install(TARGETS nabla EXPORT nablaTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY include/nabla DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+set(NABLA_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/nabla)
+install(EXPORT nablaTargets NAMESPACE nabla:: DESTINATION ${NABLA_CMAKE_DIR})
+configure_package_config_file(cmake/nablaConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/nablaConfig.cmake INSTALL_DESTINATION ${NABLA_CMAKE_DIR})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/nablaConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/nablaConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/nablaConfigVersion.cmake
+        DESTINATION ${NABLA_CMAKE_DIR})
+
+get_filename_component(NABLA_OPENBLAS_LIBNAME ${NABLA_OPENBLAS_LIBRARY} NAME)
+configure_file(cmake/nabla.pc.in ${CMAKE_CURRENT_BINARY_DIR}/nabla.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/nabla.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,12 @@
+# Compiler flags shared by the library, its tests, benchmarks and examples.
+function(nabla_apply_build_flags target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  if(NABLA_NATIVE)
+    target_compile_options(${target} PRIVATE -march=native)
+  endif()
+  if(NABLA_SANITIZE)
+    target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer
+                                             -fno-sanitize-recover=undefined)
+    target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+  endif()
+endfunction()

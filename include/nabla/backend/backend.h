@@ -1,0 +1,97 @@
+#pragma once
+// The backend contract: every kernel a device must provide, in one small interface
+// (seed 004's "Mat" layer). Ops validate arguments, choose dtypes, allocate outputs and
+// broadcast inputs (expand, a free view); kernels only compute. See
+// docs/backend.md for how to add a device.
+//
+// Conventions for every entry:
+//  - `out` is allocated by the caller with its final sizes and dtype; kernels assign
+//    (never accumulate into) it unless the entry says so.
+//  - Elementwise inputs already have `out`'s sizes (broadcast by expand, so a stride
+//    may be 0) and the computation dtype; any strides are allowed.
+#include <cstdint>
+
+#include "nabla/core/tensor.h"
+
+namespace nabla {
+
+enum class UnaryOp : uint8_t {
+  Neg, Abs, Sqrt, Rsqrt, Exp, Exp2, Log, Log2, Log10, Log1p, Expm1, Sin, Cos, Tan, Asin,
+  Acos, Atan, Sinh, Cosh, Tanh, Sigmoid, Relu, Erf, Floor, Ceil, Round, Trunc, Frac, Sign,
+  Reciprocal, Square, BitwiseNot,
+  // Parameterized by UnaryParams:
+  PowScalar,   // x ^ a
+  Clamp,       // min(max(x, a), b); a = -inf / b = +inf when absent
+  LeakyRelu,   // x > 0 ? x : a * x
+  Elu,         // x > 0 ? x : a * (exp(x) - 1)
+  Softplus,    // log1p(exp(a * x)) / a, linear above threshold b
+  Gelu,        // a == 0: exact erf form; a == 1: tanh approximation
+  Silu,        // x * sigmoid(x)
+  // Output dtype bool, input any dtype:
+  LogicalNot, IsNan, IsInf, IsFinite,
+};
+
+struct UnaryParams {
+  double a = 0;
+  double b = 0;
+};
+
+enum class BinaryOp : uint8_t {
+  Add,  // a + alpha * b
+  Sub,  // a - alpha * b
+  Mul, Div, Remainder, Pow, Atan2, Maximum, Minimum, BitwiseAnd, BitwiseOr, BitwiseXor,
+  // Output dtype bool:
+  Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor,
+};
+
+enum class ReduceOp : uint8_t { Sum, Prod, Max, Min, All, Any };
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual DeviceType device_type() const = 0;
+
+  /// dst[i] = convert(src[i]); same sizes, any dtypes.
+  virtual void copy(const Tensor& dst, const Tensor& src) = 0;
+  virtual void fill(const Tensor& dst, const Scalar& value) = 0;
+  /// out = op(in). `in` has out's dtype, except for the bool-output ops.
+  virtual void unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) = 0;
+  /// out = op(a, b). a and b share a dtype (out's, or bool for the comparison ops).
+  virtual void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
+                      const Scalar& alpha) = 0;
+  /// out = cond ? a : b, cond bool.
+  virtual void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) = 0;
+
+  /// out = op over the dims `dims` of `in` (out has `in`'s sizes with those dims set to 1
+  /// — keepdim form — and the accumulation dtype chosen by the op).
+  virtual void reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArrayRef dims) = 0;
+  /// Index (int64) of the max (or min) along `dim`; out has in's sizes with dim set to 1.
+  /// Ties resolve to the first index; NaN wins, as in LibTorch.
+  virtual void arg_reduce(bool is_max, const Tensor& out_index, const Tensor& out_value,
+                          const Tensor& in, int64_t dim) = 0;
+
+  /// C = alpha * op(A) @ op(B) + beta * C for 2-d float/double/int tensors (any strides).
+  virtual void gemm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta,
+                    const Scalar& alpha) = 0;
+
+  /// Counter-based random fills: element i of `out` (row-major) gets the value drawn
+  /// from stream (seed, offset + i), so results do not depend on the thread count.
+  enum class Distribution : uint8_t { Uniform, Normal, Bernoulli, RandInt };
+  virtual void random(Distribution d, const Tensor& out, uint64_t seed, uint64_t offset,
+                      double a, double b) = 0;
+
+  /// out = in.index_select(dim, index); index int64 1-d, checked in range by the op.
+  virtual void index_select(const Tensor& out, const Tensor& in, int64_t dim,
+                            const Tensor& index) = 0;
+  /// out[..i..] = in[..index[..i..]..] along dim (gather).
+  virtual void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) = 0;
+  /// self[..index[..i..]..] = src[..i..] (or += when accumulate) along dim.
+  virtual void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                       bool accumulate) = 0;
+};
+
+/// The backend of a device; a nabla::Error for a device this build does not have.
+Backend& backend_for(Device device);
+inline Backend& backend_for(const Tensor& t) { return backend_for(t.device()); }
+
+}  // namespace nabla

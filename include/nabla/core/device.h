@@ -1,0 +1,41 @@
+#pragma once
+// Device: where a tensor's bytes live. Only the CPU exists today; the CUDA type
+// exists so that code asking cuda::is_available() compiles and gets false.
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+namespace nabla {
+
+enum class DeviceType : int8_t { CPU, CUDA };
+constexpr DeviceType kCPU = DeviceType::CPU;
+constexpr DeviceType kCUDA = DeviceType::CUDA;
+
+class Device {
+ public:
+  Device(DeviceType type, int8_t index = -1) : type_(type), index_(index) {}
+  /// Parses "cpu", "cuda", "cuda:1"; anything else is a nabla::Error.
+  Device(const std::string& spec);
+  Device(const char* spec) : Device(std::string(spec)) {}
+  DeviceType type() const { return type_; }
+  int8_t index() const { return index_; }
+  bool has_index() const { return index_ >= 0; }
+  bool is_cpu() const { return type_ == DeviceType::CPU; }
+  bool is_cuda() const { return type_ == DeviceType::CUDA; }
+  std::string str() const;
+  bool operator==(const Device& o) const { return type_ == o.type_ && index_ == o.index_; }
+  bool operator!=(const Device& o) const { return !(*this == o); }
+
+ private:
+  DeviceType type_;
+  int8_t index_;
+};
+std::ostream& operator<<(std::ostream& os, const Device& d);
+std::ostream& operator<<(std::ostream& os, DeviceType t);
+
+namespace cuda {
+bool is_available();
+int64_t device_count();
+}  // namespace cuda
+
+}  // namespace nabla

@@ -1,0 +1,57 @@
+#pragma once
+// ScalarType: the element types a tensor can hold, with LibTorch's spellings.
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <string_view>
+
+namespace nabla {
+
+/// Ordered so that a larger value never loses the smaller's category (bool < int < float).
+enum class ScalarType : int8_t { Bool, Byte, Int, Long, Float, Double };
+using Dtype = ScalarType;
+
+constexpr ScalarType kBool = ScalarType::Bool;
+constexpr ScalarType kUInt8 = ScalarType::Byte;
+constexpr ScalarType kByte = ScalarType::Byte;
+constexpr ScalarType kInt32 = ScalarType::Int;
+constexpr ScalarType kInt = ScalarType::Int;
+constexpr ScalarType kInt64 = ScalarType::Long;
+constexpr ScalarType kLong = ScalarType::Long;
+constexpr ScalarType kFloat32 = ScalarType::Float;
+constexpr ScalarType kFloat = ScalarType::Float;
+constexpr ScalarType kFloat64 = ScalarType::Double;
+constexpr ScalarType kDouble = ScalarType::Double;
+
+size_t elementSize(ScalarType t);
+/// LibTorch's name ("Float", "Long", ...), as printed by operator<<.
+std::string_view toString(ScalarType t);
+/// The name nabla prints in tensor trailers ("float32", "int64", ...).
+std::string_view dtype_name(ScalarType t);
+std::ostream& operator<<(std::ostream& os, ScalarType t);
+
+constexpr bool isFloatingType(ScalarType t) {
+  return t == ScalarType::Float || t == ScalarType::Double;
+}
+constexpr bool isIntegralType(ScalarType t, bool include_bool) {
+  return (include_bool && t == ScalarType::Bool) || t == ScalarType::Byte ||
+         t == ScalarType::Int || t == ScalarType::Long;
+}
+/// PyTorch's promote_types for the dtypes nabla has: the larger of the two in the
+/// order above (uint8 with int32 gives int32, bool with anything gives the other).
+constexpr ScalarType promoteTypes(ScalarType a, ScalarType b) { return a < b ? b : a; }
+
+/// The default floating dtype (float32 unless set_default_dtype says otherwise).
+ScalarType get_default_dtype();
+void set_default_dtype(ScalarType t);
+
+template <class T>
+struct CppTypeToScalarType;
+template <> struct CppTypeToScalarType<bool> { static constexpr ScalarType value = kBool; };
+template <> struct CppTypeToScalarType<uint8_t> { static constexpr ScalarType value = kByte; };
+template <> struct CppTypeToScalarType<int32_t> { static constexpr ScalarType value = kInt; };
+template <> struct CppTypeToScalarType<int64_t> { static constexpr ScalarType value = kLong; };
+template <> struct CppTypeToScalarType<float> { static constexpr ScalarType value = kFloat; };
+template <> struct CppTypeToScalarType<double> { static constexpr ScalarType value = kDouble; };
+
+}  // namespace nabla

@@ -1,0 +1,53 @@
+#pragma once
+// Storage: the bytes a tensor and all of its views share (seed 004, "Storage layer").
+// CPU bytes come from a 64-byte aligned allocator; from_blob storages wrap user memory
+// and call the user's deleter (if any) when the last view goes away.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "nabla/core/device.h"
+
+namespace nabla {
+
+/// 64-byte aligned CPU memory. Requires nbytes >= 0; returns non-null (or throws
+/// nabla::Error when the request cannot be met).
+void* cpu_alloc(size_t nbytes);
+void cpu_free(void* p, size_t nbytes);
+
+class StorageImpl {
+ public:
+  /// Owns `nbytes` fresh bytes on `device`.
+  StorageImpl(size_t nbytes, Device device);
+  /// Wraps external memory; `deleter` (may be empty) runs on destruction.
+  StorageImpl(void* data, size_t nbytes, Device device, std::function<void(void*)> deleter);
+  ~StorageImpl();
+  StorageImpl(const StorageImpl&) = delete;
+  StorageImpl& operator=(const StorageImpl&) = delete;
+
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+
+  // Note [Version counter]
+  // Every in-place write to a tensor bumps the counter of its storage. Views share
+  // their base's storage and so its counter (seed 003 §7); detach() shares it as
+  // PyTorch's does; clone() gets a new storage and a new counter. Autograd's saved
+  // tensors remember the version they saw and refuse to unpack after it changed.
+  uint32_t version() const { return version_.load(std::memory_order_relaxed); }
+  void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  void* data_;
+  size_t nbytes_;
+  Device device_;
+  bool owned_;
+  std::function<void(void*)> deleter_;
+  std::atomic<uint32_t> version_{0};
+};
+
+using Storage = std::shared_ptr<StorageImpl>;
+
+}  // namespace nabla

@@ -1,0 +1,70 @@
+#pragma once
+// TensorImpl: the shape, layout and dtype of a tensor over a shared Storage, plus its
+// autograd metadata (seed 004, "TensorImpl layer"). Tensor is a handle to one of these.
+#include <cstdint>
+#include <memory>
+
+#include "nabla/core/array_ref.h"
+#include "nabla/core/device.h"
+#include "nabla/core/scalar_type.h"
+#include "nabla/core/small_vector.h"
+#include "nabla/core/storage.h"
+
+namespace nabla {
+
+namespace autograd {
+struct AutogradMeta;
+}
+
+class TensorImpl {
+ public:
+  /// A tensor over `storage` starting at element `offset` with the given geometry.
+  /// Requires the geometry to stay inside the storage (checked by the caller ops).
+  TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
+             int64_t offset);
+  ~TensorImpl();
+  TensorImpl(const TensorImpl&) = delete;
+  TensorImpl& operator=(const TensorImpl&) = delete;
+
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  int64_t numel() const { return numel_; }
+  int64_t storage_offset() const { return offset_; }
+  ScalarType dtype() const { return dtype_; }
+  Device device() const { return storage_->device(); }
+  bool is_contiguous() const { return contiguous_; }
+  const Storage& storage() const { return storage_; }
+  /// Address of element 0 (storage data + offset).
+  void* data() const {
+    return static_cast<char*>(storage_->data()) + offset_ * static_cast<int64_t>(elementSize(dtype_));
+  }
+
+  /// Changes the geometry in place (used by in-place view ops such as squeeze_).
+  void set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+
+  uint32_t version() const { return storage_->version(); }
+  void bump_version() { storage_->bump_version(); }
+
+  autograd::AutogradMeta* autograd_meta() const { return autograd_meta_.get(); }
+  autograd::AutogradMeta& ensure_autograd_meta();
+
+ private:
+  void refresh();
+
+  Storage storage_;
+  DimVector sizes_;
+  DimVector strides_;
+  int64_t offset_;
+  int64_t numel_ = 1;
+  ScalarType dtype_;
+  bool contiguous_ = true;
+  std::unique_ptr<autograd::AutogradMeta> autograd_meta_;
+};
+
+/// Row-major strides for `sizes`.
+DimVector contiguous_strides(IntArrayRef sizes);
+/// Product of sizes; throws nabla::Error naming `op` on negative sizes or overflow.
+int64_t checked_numel(IntArrayRef sizes, const char* op);
+
+}  // namespace nabla

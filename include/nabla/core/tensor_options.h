@@ -1,0 +1,51 @@
+#pragma once
+// TensorOptions: dtype, device and requires_grad for a new tensor, with LibTorch's
+// chained setters (each returns a modified copy) and free helpers dtype(), device(),
+// requires_grad().
+#include "nabla/core/device.h"
+#include "nabla/core/optional.h"
+#include "nabla/core/scalar_type.h"
+
+namespace nabla {
+
+enum class Layout : int8_t { Strided };
+constexpr Layout kStrided = Layout::Strided;
+
+class TensorOptions {
+ public:
+  TensorOptions() = default;
+  TensorOptions(ScalarType t) : dtype_(t) {}
+  TensorOptions(Device d) : device_(d) {}
+  TensorOptions(DeviceType d) : device_(Device(d)) {}
+  TensorOptions(Layout) {}
+
+  TensorOptions dtype(ScalarType t) const { auto o = *this; o.dtype_ = t; return o; }
+  TensorOptions dtype(optional<ScalarType> t) const { auto o = *this; o.dtype_ = t; return o; }
+  template <class T>
+  TensorOptions dtype() const { return dtype(CppTypeToScalarType<T>::value); }
+  TensorOptions device(Device d) const { auto o = *this; o.device_ = d; return o; }
+  TensorOptions requires_grad(bool r) const { auto o = *this; o.requires_grad_ = r; return o; }
+  TensorOptions layout(Layout) const { return *this; }
+  TensorOptions pinned_memory(bool) const { return *this; }
+
+  /// The dtype, or the default dtype when none was set.
+  ScalarType dtype() const { return dtype_ ? *dtype_ : get_default_dtype(); }
+  bool has_dtype() const { return dtype_.has_value(); }
+  Device device() const { return device_; }
+  bool requires_grad() const { return requires_grad_; }
+  Layout layout() const { return kStrided; }
+
+ private:
+  optional<ScalarType> dtype_;
+  Device device_{kCPU};
+  bool requires_grad_ = false;
+};
+
+inline TensorOptions dtype(ScalarType t) { return TensorOptions().dtype(t); }
+template <class T>
+TensorOptions dtype() { return TensorOptions().dtype<T>(); }
+inline TensorOptions device(Device d) { return TensorOptions().device(d); }
+inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
+inline TensorOptions layout(Layout) { return TensorOptions(); }
+
+}  // namespace nabla

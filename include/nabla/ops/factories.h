@@ -1,0 +1,105 @@
+#pragma once
+// Tensor factories with LibTorch's signatures: sizes first, TensorOptions last.
+#include <functional>
+#include <initializer_list>
+#include <vector>
+
+#include "nabla/core/generator.h"
+#include "nabla/core/tensor.h"
+
+namespace nabla {
+
+Tensor empty(IntArrayRef size, const TensorOptions& options = {});
+Tensor zeros(IntArrayRef size, const TensorOptions& options = {});
+Tensor ones(IntArrayRef size, const TensorOptions& options = {});
+/// Without a dtype in `options`, the dtype follows the fill value (bool, int64 or the
+/// default float), as in LibTorch.
+Tensor full(IntArrayRef size, const Scalar& fill_value, const TensorOptions& options = {});
+Tensor scalar_tensor(const Scalar& s, const TensorOptions& options = {});
+/// Without a dtype, int64 when start/end/step are all integers, else the default float.
+Tensor arange(const Scalar& end, const TensorOptions& options = {});
+Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& options = {});
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
+              const TensorOptions& options = {});
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps,
+                const TensorOptions& options = {});
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base = 10.0,
+                const TensorOptions& options = {});
+Tensor eye(int64_t n, const TensorOptions& options = {});
+Tensor eye(int64_t n, int64_t m, const TensorOptions& options = {});
+
+Tensor rand(IntArrayRef size, const TensorOptions& options = {});
+Tensor rand(IntArrayRef size, optional<Generator> generator, const TensorOptions& options = {});
+Tensor randn(IntArrayRef size, const TensorOptions& options = {});
+Tensor randn(IntArrayRef size, optional<Generator> generator, const TensorOptions& options = {});
+/// Integers uniform in [low, high); int64 unless options say otherwise.
+Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& options = {});
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, const TensorOptions& options = {});
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, optional<Generator> generator,
+               const TensorOptions& options = {});
+Tensor randperm(int64_t n, const TensorOptions& options = {});
+Tensor randperm(int64_t n, optional<Generator> generator, const TensorOptions& options = {});
+Tensor normal(double mean, double std, IntArrayRef size, optional<Generator> generator = nullopt,
+              const TensorOptions& options = {});
+Tensor bernoulli(const Tensor& p, optional<Generator> generator = nullopt);
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false,
+                   optional<Generator> generator = nullopt);
+
+Tensor empty_like(const Tensor& t, const TensorOptions& options = {});
+Tensor zeros_like(const Tensor& t, const TensorOptions& options = {});
+Tensor ones_like(const Tensor& t, const TensorOptions& options = {});
+Tensor full_like(const Tensor& t, const Scalar& fill_value, const TensorOptions& options = {});
+Tensor rand_like(const Tensor& t, const TensorOptions& options = {});
+Tensor randn_like(const Tensor& t, const TensorOptions& options = {});
+Tensor randint_like(const Tensor& t, int64_t high, const TensorOptions& options = {});
+Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options = {});
+
+/// Wraps user memory without copying. The deleter (if any) runs when the last tensor
+/// over it is gone; without one the caller keeps the memory alive.
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options = {});
+Tensor from_blob(void* data, IntArrayRef sizes, const std::function<void(void*)>& deleter,
+                 const TensorOptions& options = {});
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
+                 const TensorOptions& options = {});
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
+                 const std::function<void(void*)>& deleter, const TensorOptions& options = {});
+
+/// The data of torch::tensor(...): a scalar, a (nested) braced list or a vector.
+class TensorDataContainer {
+ public:
+  TensorDataContainer(bool v) : scalar_(v), dtype_(kBool) {}
+  template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  TensorDataContainer(T v) : scalar_(v), dtype_(kLong) {}
+  template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
+  TensorDataContainer(T v) : scalar_(v), dtype_(get_default_dtype()) {}
+  TensorDataContainer(std::initializer_list<TensorDataContainer> list);
+  template <class T>
+  TensorDataContainer(const std::vector<T>& v) : TensorDataContainer(ArrayRef<T>(v)) {}
+  template <class T>
+  TensorDataContainer(ArrayRef<T> v)
+      : kind_(Kind::Vector), dtype_(CppTypeToScalarType<T>::value) {
+    sizes_ = {static_cast<int64_t>(v.size())};
+    for (const T& x : v) values_.push_back(Scalar(x));
+  }
+
+  IntArrayRef sizes() const { return sizes_; }
+  ScalarType scalar_type() const { return dtype_; }
+  /// Builds the tensor; a dtype in `options` overrides the inferred one.
+  Tensor convert_to_tensor(const TensorOptions& options) const;
+
+ private:
+  enum class Kind { Scalar, List, Vector };
+  void flatten_into(std::vector<Scalar>& out) const;
+  Kind kind_ = Kind::Scalar;
+  Scalar scalar_;
+  ScalarType dtype_;
+  std::vector<int64_t> sizes_;
+  std::vector<TensorDataContainer> children_;
+  std::vector<Scalar> values_;
+};
+
+/// torch::tensor: `tensor({1, 2, 3})` is int64, `tensor({1.5, 2.})` float32,
+/// `tensor({{1, 2}, {3, 4}})` 2-d, `tensor(2.5)` 0-d.
+Tensor tensor(const TensorDataContainer& data, const TensorOptions& options = {});
+
+}  // namespace nabla

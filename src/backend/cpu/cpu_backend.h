@@ -1,0 +1,32 @@
+#pragma once
+// The CPU implementation of the backend contract (nabla/backend/backend.h). Each
+// family of kernels lives in its own file: elementwise_kernels.cpp, reduce_kernels.cpp,
+// gemm_kernels.cpp, random_kernels.cpp, index_kernels.cpp.
+#include "nabla/backend/backend.h"
+
+namespace nabla::cpu {
+
+class CpuBackend final : public Backend {
+ public:
+  DeviceType device_type() const override { return kCPU; }
+  void copy(const Tensor& dst, const Tensor& src) override;
+  void fill(const Tensor& dst, const Scalar& value) override;
+  void unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) override;
+  void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
+              const Scalar& alpha) override;
+  void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) override;
+  void reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArrayRef dims) override;
+  void arg_reduce(bool is_max, const Tensor& out_index, const Tensor& out_value,
+                  const Tensor& in, int64_t dim) override;
+  void gemm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta,
+            const Scalar& alpha) override;
+  void random(Distribution d, const Tensor& out, uint64_t seed, uint64_t offset, double a,
+              double b) override;
+  void index_select(const Tensor& out, const Tensor& in, int64_t dim,
+                    const Tensor& index) override;
+  void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
+  void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+               bool accumulate) override;
+};
+
+}  // namespace nabla::cpu

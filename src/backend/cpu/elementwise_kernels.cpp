@@ -1,0 +1,361 @@
+// Elementwise CPU kernels: copy/convert, fill, unary, binary, where.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/loops.h"
+
+namespace nabla::cpu {
+namespace {
+
+template <class T>
+constexpr bool is_float_v = std::is_floating_point_v<T>;
+
+// Runs `op` over one row of N operands, element type T for operand 0 (output) and In
+// for the inputs; the contiguous branch is the one the compiler vectorizes.
+template <class Out, class In, int NIn, class Op>
+inline void row_loop(char** p, const int64_t* s, int64_t n, Op op) {
+  Out* __restrict o = reinterpret_cast<Out*>(p[0]);
+  if constexpr (NIn == 1) {
+    const In* __restrict a = reinterpret_cast<const In*>(p[1]);
+    if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
+      for (int64_t i = 0; i < n; ++i) o[i] = op(a[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<Out*>(p[0] + i * s[0]) = op(*reinterpret_cast<const In*>(p[1] + i * s[1]));
+    }
+  } else {
+    const In* __restrict a = reinterpret_cast<const In*>(p[1]);
+    const In* __restrict b = reinterpret_cast<const In*>(p[2]);
+    if (s[0] == sizeof(Out) && s[1] == sizeof(In) && s[2] == sizeof(In)) {
+      for (int64_t i = 0; i < n; ++i) o[i] = op(a[i], b[i]);
+    } else if (s[0] == sizeof(Out) && s[1] == sizeof(In) && s[2] == 0) {
+      const In bv = *b;
+      for (int64_t i = 0; i < n; ++i) o[i] = op(a[i], bv);
+    } else if (s[0] == sizeof(Out) && s[1] == 0 && s[2] == sizeof(In)) {
+      const In av = *a;
+      for (int64_t i = 0; i < n; ++i) o[i] = op(av, b[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<Out*>(p[0] + i * s[0]) = op(*reinterpret_cast<const In*>(p[1] + i * s[1]),
+                                                      *reinterpret_cast<const In*>(p[2] + i * s[2]));
+    }
+  }
+}
+
+template <class Out, class In, class Op>
+void run_unary(const Tensor& out, const Tensor& in, Op op) {
+  auto plan = make_plan<2>({&out, &in});
+  for_each_row(plan, [&](char** p, const int64_t* s, int64_t n) { row_loop<Out, In, 1>(p, s, n, op); });
+}
+
+template <class Out, class In, class Op>
+void run_binary(const Tensor& out, const Tensor& a, const Tensor& b, Op op) {
+  auto plan = make_plan<3>({&out, &a, &b});
+  for_each_row(plan, [&](char** p, const int64_t* s, int64_t n) { row_loop<Out, In, 2>(p, s, n, op); });
+}
+
+template <class T>
+T sign_of(T x) {
+  if constexpr (std::is_same_v<T, bool>) return x;
+  else if constexpr (std::is_unsigned_v<T>) return x > 0;
+  else return static_cast<T>((T(0) < x) - (x < T(0)));
+}
+
+template <class T>
+T gelu(T x, bool tanh_approx) {
+  if (tanh_approx) {
+    const T k = T(0.7978845608028654);  // sqrt(2/pi)
+    return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
+  }
+  return T(0.5) * x * (T(1) + std::erf(x * T(0.7071067811865476)));
+}
+
+// Python-style floor modulo (the sign follows the divisor), as torch.remainder.
+template <class T>
+T remainder(T a, T b) {
+  if constexpr (is_float_v<T>) {
+    T r = std::fmod(a, b);
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return false;
+  } else {
+    if (b == 0) return 0;  // guarded by the op, which raises for integer division by zero
+    T r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  }
+}
+
+template <class T>
+T int_pow(T base, T exp) {
+  if constexpr (std::is_signed_v<T>) {
+    if (exp < 0) return base == 1 ? 1 : (base == -1 ? ((exp & 1) ? -1 : 1) : 0);
+  }
+  T result = 1;
+  while (exp) {
+    if (exp & 1) result = static_cast<T>(result * base);
+    exp = static_cast<T>(exp >> 1);
+    base = static_cast<T>(base * base);
+  }
+  return result;
+}
+
+template <class T>
+void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams prm) {
+  using std::abs;
+  const T pa = static_cast<T>(prm.a);
+  switch (op) {
+    case UnaryOp::Neg:
+      if constexpr (!std::is_same_v<T, bool>) return run_unary<T, T>(out, in, [](T x) { return static_cast<T>(-x); });
+      break;
+    case UnaryOp::Abs:
+      if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) return run_unary<T, T>(out, in, [](T x) { return x; });
+      else return run_unary<T, T>(out, in, [](T x) { return x < 0 ? static_cast<T>(-x) : x; });
+    case UnaryOp::Sign: return run_unary<T, T>(out, in, [](T x) { return sign_of(x); });
+    case UnaryOp::Square:
+      if constexpr (!std::is_same_v<T, bool>) return run_unary<T, T>(out, in, [](T x) { return static_cast<T>(x * x); });
+      break;
+    case UnaryOp::Relu:
+      if constexpr (!std::is_same_v<T, bool>) return run_unary<T, T>(out, in, [](T x) { return x > T(0) ? x : T(0); });
+      break;
+    case UnaryOp::BitwiseNot:
+      if constexpr (std::is_same_v<T, bool>) return run_unary<T, T>(out, in, [](T x) { return !x; });
+      else if constexpr (std::is_integral_v<T>) return run_unary<T, T>(out, in, [](T x) { return static_cast<T>(~x); });
+      break;
+    case UnaryOp::Clamp: {
+      if constexpr (!std::is_same_v<T, bool>) {
+        if constexpr (is_float_v<T>) {
+          const T lo = static_cast<T>(prm.a), hi = static_cast<T>(prm.b);
+          // NaN propagates as in LibTorch.
+          return run_unary<T, T>(out, in, [lo, hi](T x) {
+            return std::isnan(x) ? x : (x < lo ? lo : (x > hi ? hi : x));
+          });
+        } else {
+          // Bounds outside T's range saturate rather than wrap.
+          const double lo = prm.a, hi = prm.b;
+          return run_unary<T, T>(out, in, [lo, hi](T x) {
+            double v = static_cast<double>(x);
+            return static_cast<T>(v < lo ? lo : (v > hi ? hi : v));
+          });
+        }
+      }
+      break;
+    }
+    case UnaryOp::PowScalar:
+      if constexpr (is_float_v<T>) {
+        if (prm.a == 2) return run_unary<T, T>(out, in, [](T x) { return x * x; });
+        if (prm.a == 1) return run_unary<T, T>(out, in, [](T x) { return x; });
+        if (prm.a == 0.5) return run_unary<T, T>(out, in, [](T x) { return std::sqrt(x); });
+        return run_unary<T, T>(out, in, [pa](T x) { return std::pow(x, pa); });
+      } else if constexpr (!std::is_same_v<T, bool>) {
+        return run_unary<T, T>(out, in, [pa](T x) { return int_pow<T>(x, pa); });
+      }
+      break;
+    case UnaryOp::LogicalNot:
+      return run_unary<bool, T>(out, in, [](T x) { return !static_cast<bool>(x); });
+    case UnaryOp::IsNan:
+      return run_unary<bool, T>(out, in, [](T x) {
+        if constexpr (is_float_v<T>) return std::isnan(x); else return false;
+      });
+    case UnaryOp::IsInf:
+      return run_unary<bool, T>(out, in, [](T x) {
+        if constexpr (is_float_v<T>) return std::isinf(x); else return false;
+      });
+    case UnaryOp::IsFinite:
+      return run_unary<bool, T>(out, in, [](T x) {
+        if constexpr (is_float_v<T>) return std::isfinite(x); else return true;
+      });
+    default: break;
+  }
+  if constexpr (is_float_v<T>) {
+    const T pb = static_cast<T>(prm.b);
+    switch (op) {
+      case UnaryOp::Sqrt: return run_unary<T, T>(out, in, [](T x) { return std::sqrt(x); });
+      case UnaryOp::Rsqrt: return run_unary<T, T>(out, in, [](T x) { return T(1) / std::sqrt(x); });
+      case UnaryOp::Exp: return run_unary<T, T>(out, in, [](T x) { return std::exp(x); });
+      case UnaryOp::Exp2: return run_unary<T, T>(out, in, [](T x) { return std::exp2(x); });
+      case UnaryOp::Log: return run_unary<T, T>(out, in, [](T x) { return std::log(x); });
+      case UnaryOp::Log2: return run_unary<T, T>(out, in, [](T x) { return std::log2(x); });
+      case UnaryOp::Log10: return run_unary<T, T>(out, in, [](T x) { return std::log10(x); });
+      case UnaryOp::Log1p: return run_unary<T, T>(out, in, [](T x) { return std::log1p(x); });
+      case UnaryOp::Expm1: return run_unary<T, T>(out, in, [](T x) { return std::expm1(x); });
+      case UnaryOp::Sin: return run_unary<T, T>(out, in, [](T x) { return std::sin(x); });
+      case UnaryOp::Cos: return run_unary<T, T>(out, in, [](T x) { return std::cos(x); });
+      case UnaryOp::Tan: return run_unary<T, T>(out, in, [](T x) { return std::tan(x); });
+      case UnaryOp::Asin: return run_unary<T, T>(out, in, [](T x) { return std::asin(x); });
+      case UnaryOp::Acos: return run_unary<T, T>(out, in, [](T x) { return std::acos(x); });
+      case UnaryOp::Atan: return run_unary<T, T>(out, in, [](T x) { return std::atan(x); });
+      case UnaryOp::Sinh: return run_unary<T, T>(out, in, [](T x) { return std::sinh(x); });
+      case UnaryOp::Cosh: return run_unary<T, T>(out, in, [](T x) { return std::cosh(x); });
+      case UnaryOp::Tanh: return run_unary<T, T>(out, in, [](T x) { return std::tanh(x); });
+      case UnaryOp::Sigmoid:
+        return run_unary<T, T>(out, in, [](T x) { return T(1) / (T(1) + std::exp(-x)); });
+      case UnaryOp::Erf: return run_unary<T, T>(out, in, [](T x) { return std::erf(x); });
+      case UnaryOp::Floor: return run_unary<T, T>(out, in, [](T x) { return std::floor(x); });
+      case UnaryOp::Ceil: return run_unary<T, T>(out, in, [](T x) { return std::ceil(x); });
+      // Round half to even, as torch.round.
+      case UnaryOp::Round: return run_unary<T, T>(out, in, [](T x) { return std::nearbyint(x); });
+      case UnaryOp::Trunc: return run_unary<T, T>(out, in, [](T x) { return std::trunc(x); });
+      case UnaryOp::Frac: return run_unary<T, T>(out, in, [](T x) { return x - std::trunc(x); });
+      case UnaryOp::Reciprocal: return run_unary<T, T>(out, in, [](T x) { return T(1) / x; });
+      case UnaryOp::LeakyRelu:
+        return run_unary<T, T>(out, in, [pa](T x) { return x > T(0) ? x : x * pa; });
+      case UnaryOp::Elu:
+        return run_unary<T, T>(out, in, [pa](T x) { return x > T(0) ? x : pa * std::expm1(x); });
+      case UnaryOp::Softplus:
+        return run_unary<T, T>(out, in, [pa, pb](T x) {
+          return x * pa > pb ? x : std::log1p(std::exp(x * pa)) / pa;
+        });
+      case UnaryOp::Gelu: {
+        bool approx = prm.a != 0;
+        return run_unary<T, T>(out, in, [approx](T x) { return gelu(x, approx); });
+      }
+      case UnaryOp::Silu:
+        return run_unary<T, T>(out, in, [](T x) { return x / (T(1) + std::exp(-x)); });
+      default: break;
+    }
+  } else {
+    // Rounding is the identity on integers.
+    switch (op) {
+      case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round: case UnaryOp::Trunc:
+        return run_unary<T, T>(out, in, [](T x) { return x; });
+      case UnaryOp::Frac: return run_unary<T, T>(out, in, [](T) { return T(0); });
+      default: break;
+    }
+  }
+  NABLA_ASSERT(false, "unary kernel ", static_cast<int>(op), " has no ", dtype_name(out.scalar_type()),
+               " implementation");
+}
+
+template <class T>
+void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
+                  const Scalar& alpha_s) {
+  switch (op) {
+    case BinaryOp::Eq: return run_binary<bool, T>(out, a, b, [](T x, T y) { return x == y; });
+    case BinaryOp::Ne: return run_binary<bool, T>(out, a, b, [](T x, T y) { return x != y; });
+    case BinaryOp::Lt: return run_binary<bool, T>(out, a, b, [](T x, T y) { return x < y; });
+    case BinaryOp::Le: return run_binary<bool, T>(out, a, b, [](T x, T y) { return x <= y; });
+    case BinaryOp::Gt: return run_binary<bool, T>(out, a, b, [](T x, T y) { return x > y; });
+    case BinaryOp::Ge: return run_binary<bool, T>(out, a, b, [](T x, T y) { return x >= y; });
+    case BinaryOp::LogicalAnd:
+      return run_binary<bool, T>(out, a, b, [](T x, T y) { return bool(x) && bool(y); });
+    case BinaryOp::LogicalOr:
+      return run_binary<bool, T>(out, a, b, [](T x, T y) { return bool(x) || bool(y); });
+    case BinaryOp::LogicalXor:
+      return run_binary<bool, T>(out, a, b, [](T x, T y) { return bool(x) != bool(y); });
+    default: break;
+  }
+  if constexpr (std::is_same_v<T, bool>) {
+    switch (op) {
+      case BinaryOp::Add: case BinaryOp::BitwiseOr: case BinaryOp::Maximum:
+        return run_binary<T, T>(out, a, b, [](T x, T y) { return x || y; });
+      case BinaryOp::Mul: case BinaryOp::BitwiseAnd: case BinaryOp::Minimum:
+        return run_binary<T, T>(out, a, b, [](T x, T y) { return x && y; });
+      case BinaryOp::BitwiseXor:
+        return run_binary<T, T>(out, a, b, [](T x, T y) { return x != y; });
+      default: break;
+    }
+  } else {
+    const T alpha = alpha_s.to<T>();
+    switch (op) {
+      case BinaryOp::Add:
+        if (alpha == T(1)) return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x + y); });
+        return run_binary<T, T>(out, a, b, [alpha](T x, T y) { return static_cast<T>(x + alpha * y); });
+      case BinaryOp::Sub:
+        if (alpha == T(1)) return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x - y); });
+        return run_binary<T, T>(out, a, b, [alpha](T x, T y) { return static_cast<T>(x - alpha * y); });
+      case BinaryOp::Mul: return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x * y); });
+      case BinaryOp::Div:
+        if constexpr (is_float_v<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return x / y; });
+        break;  // integer true division is promoted to float by the op
+      case BinaryOp::Remainder: return run_binary<T, T>(out, a, b, [](T x, T y) { return remainder(x, y); });
+      case BinaryOp::Pow:
+        if constexpr (is_float_v<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::pow(x, y); });
+        else return run_binary<T, T>(out, a, b, [](T x, T y) { return int_pow(x, y); });
+      case BinaryOp::Atan2:
+        if constexpr (is_float_v<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::atan2(x, y); });
+        break;
+      case BinaryOp::Maximum:
+        if constexpr (is_float_v<T>)
+          return run_binary<T, T>(out, a, b, [](T x, T y) { return (x != x || x > y) ? x : (y != y ? y : (x < y ? y : x)); });
+        else return run_binary<T, T>(out, a, b, [](T x, T y) { return x > y ? x : y; });
+      case BinaryOp::Minimum:
+        if constexpr (is_float_v<T>)
+          return run_binary<T, T>(out, a, b, [](T x, T y) { return (x != x || x < y) ? x : (y != y ? y : (x > y ? y : x)); });
+        else return run_binary<T, T>(out, a, b, [](T x, T y) { return x < y ? x : y; });
+      case BinaryOp::BitwiseAnd:
+        if constexpr (std::is_integral_v<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x & y); });
+        break;
+      case BinaryOp::BitwiseOr:
+        if constexpr (std::is_integral_v<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x | y); });
+        break;
+      case BinaryOp::BitwiseXor:
+        if constexpr (std::is_integral_v<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x ^ y); });
+        break;
+      default: break;
+    }
+  }
+  NABLA_ASSERT(false, "binary kernel ", static_cast<int>(op), " has no ",
+               dtype_name(a.scalar_type()), " implementation");
+}
+
+}  // namespace
+
+void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
+  dispatch_all(dst.scalar_type(), [&](auto dtag) {
+    using D = typename decltype(dtag)::type;
+    dispatch_all(src.scalar_type(), [&](auto stag) {
+      using S = typename decltype(stag)::type;
+      run_unary<D, S>(dst, src, [](S x) {
+        if constexpr (std::is_same_v<D, bool>) return x != S(0);
+        else return static_cast<D>(x);
+      });
+    });
+  });
+}
+
+void CpuBackend::fill(const Tensor& dst, const Scalar& value) {
+  dispatch_all(dst.scalar_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = value.to<T>();
+    auto plan = make_plan<1>({&dst});
+    for_each_row(plan, [v](char** p, const int64_t* s, int64_t n) {
+      T* o = reinterpret_cast<T*>(p[0]);
+      if (s[0] == sizeof(T)) {
+        for (int64_t i = 0; i < n; ++i) o[i] = v;
+      } else {
+        for (int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
+      }
+    });
+  });
+}
+
+void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) {
+  dispatch_all(in.scalar_type(), [&](auto tag) { unary_typed<typename decltype(tag)::type>(op, out, in, p); });
+}
+
+void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
+                        const Scalar& alpha) {
+  dispatch_all(a.scalar_type(), [&](auto tag) {
+    binary_typed<typename decltype(tag)::type>(op, out, a, b, alpha);
+  });
+}
+
+void CpuBackend::where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  dispatch_all(out.scalar_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto plan = make_plan<4>({&out, &cond, &a, &b});
+    for_each_row(plan, [](char** p, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) {
+        bool c = *reinterpret_cast<const bool*>(p[1] + i * s[1]);
+        *reinterpret_cast<T*>(p[0] + i * s[0]) =
+            c ? *reinterpret_cast<const T*>(p[2] + i * s[2]) : *reinterpret_cast<const T*>(p[3] + i * s[3]);
+      }
+    });
+  });
+}
+
+}  // namespace nabla::cpu

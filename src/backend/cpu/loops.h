@@ -1,0 +1,132 @@
+#pragma once
+// The CPU elementwise engine: operands of one common shape (already broadcast) are
+// described by byte strides, dims that are laid out back to back are merged, and the
+// body runs once per innermost row, in parallel over rows for large tensors. Kernels
+// write the row body with a contiguous fast path that the compiler vectorizes.
+#include <array>
+#include <cstdint>
+
+#include "nabla/backend/parallel.h"
+#include "nabla/core/error.h"
+#include "nabla/core/tensor.h"
+
+namespace nabla::cpu {
+
+constexpr int kMaxDims = 16;
+
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+
+/// Calls f(TypeTag<T>{}) for the C++ type of `t`.
+template <class F>
+decltype(auto) dispatch_all(ScalarType t, F&& f) {
+  switch (t) {
+    case ScalarType::Bool: return f(TypeTag<bool>{});
+    case ScalarType::Byte: return f(TypeTag<uint8_t>{});
+    case ScalarType::Int: return f(TypeTag<int32_t>{});
+    case ScalarType::Long: return f(TypeTag<int64_t>{});
+    case ScalarType::Float: return f(TypeTag<float>{});
+    case ScalarType::Double: return f(TypeTag<double>{});
+  }
+  NABLA_ASSERT(false, "dispatch: unknown dtype");
+}
+
+template <int N>
+struct LoopPlan {
+  int ndim = 0;  // after merging; sizes[ndim-1] is the innermost (row) length
+  int64_t sizes[kMaxDims];
+  int64_t strides[N][kMaxDims];  // bytes
+  char* base[N];
+  int64_t numel = 1;
+};
+
+/// Builds the plan for operands that all have `ops[0]`'s sizes.
+template <int N>
+LoopPlan<N> make_plan(const std::array<const Tensor*, N>& ops) {
+  LoopPlan<N> p;
+  const Tensor& ref = *ops[0];
+  IntArrayRef sizes = ref.sizes();
+  int nd = static_cast<int>(sizes.size());
+  NABLA_ASSERT(nd <= kMaxDims, "tensors of more than ", kMaxDims, " dims are not supported");
+  for (int k = 0; k < N; ++k) {
+    NABLA_ASSERT(ops[k]->sizes() == sizes, "loop operands differ in shape: ", ops[k]->sizes(),
+                 " vs ", sizes);
+    p.base[k] = static_cast<char*>(ops[k]->data_ptr());
+  }
+  p.numel = ref.numel();
+  // Drop size-1 dims, then merge a dim into the next inner one when every operand
+  // steps over it exactly as a contiguous block.
+  int m = 0;
+  for (int d = 0; d < nd; ++d) {
+    if (sizes[d] == 1) continue;
+    bool merge = m > 0;
+    for (int k = 0; k < N && merge; ++k) {
+      int64_t es = static_cast<int64_t>(ops[k]->element_size());
+      int64_t inner_stride = ops[k]->strides()[d] * es;
+      merge = p.strides[k][m - 1] == inner_stride * sizes[d];
+    }
+    if (merge) {
+      p.sizes[m - 1] *= sizes[d];
+      for (int k = 0; k < N; ++k)
+        p.strides[k][m - 1] = ops[k]->strides()[d] * static_cast<int64_t>(ops[k]->element_size());
+    } else {
+      p.sizes[m] = sizes[d];
+      for (int k = 0; k < N; ++k)
+        p.strides[k][m] = ops[k]->strides()[d] * static_cast<int64_t>(ops[k]->element_size());
+      ++m;
+    }
+  }
+  if (m == 0) {  // a single element
+    p.sizes[0] = 1;
+    for (int k = 0; k < N; ++k) p.strides[k][0] = 0;
+    m = 1;
+  }
+  p.ndim = m;
+  return p;
+}
+
+/// Calls row(ptrs, strides, n) for every innermost row of the plan; `ptrs[k]` points at
+/// the row's first element of operand k and `strides[k]` is its byte stride along the row.
+/// Rows are distributed over threads when the plan has at least `grain` elements per chunk.
+template <int N, class Row>
+void for_each_row(const LoopPlan<N>& p, Row&& row, int64_t grain = kGrainSize) {
+  if (p.numel == 0) return;
+  const int inner = p.ndim - 1;
+  const int64_t n = p.sizes[inner];
+  const int64_t rows = p.numel / n;
+  int64_t row_stride[N];
+  for (int k = 0; k < N; ++k) row_stride[k] = p.strides[k][inner];
+  auto run = [&](int64_t r0, int64_t r1) {
+    // Decompose r0 into outer coordinates once, then step like an odometer.
+    int64_t idx[kMaxDims] = {0};
+    char* ptr[N];
+    int64_t rem = r0;
+    for (int d = inner - 1; d >= 0; --d) {
+      idx[d] = rem % p.sizes[d];
+      rem /= p.sizes[d];
+    }
+    for (int k = 0; k < N; ++k) {
+      ptr[k] = p.base[k];
+      for (int d = 0; d < inner; ++d) ptr[k] += idx[d] * p.strides[k][d];
+    }
+    for (int64_t r = r0; r < r1; ++r) {
+      row(ptr, row_stride, n);
+      for (int d = inner - 1; d >= 0; --d) {
+        for (int k = 0; k < N; ++k) ptr[k] += p.strides[k][d];
+        if (++idx[d] < p.sizes[d]) break;
+        for (int k = 0; k < N; ++k) ptr[k] -= p.strides[k][d] * p.sizes[d];
+        idx[d] = 0;
+      }
+    }
+  };
+  int64_t grain_rows = std::max<int64_t>(1, grain / std::max<int64_t>(n, 1));
+  if (rows < 2 * grain_rows) {
+    run(0, rows);
+  } else {
+    parallel_for(0, rows, grain_rows, run);
+  }
+}
+
+}  // namespace nabla::cpu

@@ -1,0 +1,69 @@
+#include "nabla/core/tensor_impl.h"
+
+#include <limits>
+
+#include "nabla/core/autograd_meta.h"
+#include "nabla/core/error.h"
+
+namespace nabla {
+
+TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
+                       int64_t offset)
+    : storage_(std::move(storage)), offset_(offset), dtype_(dtype) {
+  set_geometry(sizes, strides, offset);
+}
+
+TensorImpl::~TensorImpl() = default;
+
+void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  sizes_.assign(sizes.begin(), sizes.end());
+  strides_.assign(strides.begin(), strides.end());
+  offset_ = offset;
+  refresh();
+}
+
+void TensorImpl::refresh() {
+  numel_ = 1;
+  for (int64_t s : sizes_) numel_ *= s;
+  // Contiguous means row-major order; size-1 dims may have any stride.
+  contiguous_ = true;
+  if (numel_ == 0) return;
+  int64_t expected = 1;
+  for (int64_t d = dim() - 1; d >= 0; --d) {
+    if (sizes_[d] == 1) continue;
+    if (strides_[d] != expected) {
+      contiguous_ = false;
+      return;
+    }
+    expected *= sizes_[d];
+  }
+}
+
+autograd::AutogradMeta& TensorImpl::ensure_autograd_meta() {
+  if (!autograd_meta_) autograd_meta_ = std::make_unique<autograd::AutogradMeta>();
+  return *autograd_meta_;
+}
+
+DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector st(sizes.size());
+  int64_t acc = 1;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    st[d] = acc;
+    acc *= std::max<int64_t>(sizes[d], 1);
+  }
+  return st;
+}
+
+int64_t checked_numel(IntArrayRef sizes, const char* op) {
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    NABLA_CHECK(s >= 0, op, ": negative dimension ", s, " in size ", sizes);
+    if (s != 0 && n > std::numeric_limits<int64_t>::max() / s) {
+      NABLA_CHECK(false, op, ": size ", sizes, " has too many elements (overflows int64)");
+    }
+    n *= s;
+  }
+  return n;
+}
+
+}  // namespace nabla

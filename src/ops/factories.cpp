@@ -1,0 +1,264 @@
+// Tensor factories (include/nabla/ops/factories.h).
+#include "nabla/ops/factories.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "ops/op_utils.h"
+
+namespace nabla {
+namespace {
+
+Tensor finish(Tensor t, const TensorOptions& o) {
+  if (o.requires_grad()) t.requires_grad_(true);
+  return t;
+}
+
+Tensor filled(IntArrayRef size, const Scalar& v, const TensorOptions& o, ScalarType dtype) {
+  Tensor t = ops::empty_tensor(size, dtype, o.device());
+  backend_for(t).fill(t, v);
+  return finish(t, o);
+}
+
+Tensor random_tensor(Backend::Distribution d, IntArrayRef size, optional<Generator> gen,
+                     const TensorOptions& o, double a, double b, const char* op) {
+  Tensor t = ops::empty_tensor(size, o.dtype(), o.device());
+  if (d == Backend::Distribution::Uniform || d == Backend::Distribution::Normal)
+    NABLA_CHECK(t.is_floating_point(), op, ": expected a floating dtype, got ", t.scalar_type());
+  Generator& g = gen ? *gen : default_generator();
+  auto [seed, offset] = g.reserve(static_cast<uint64_t>(t.numel()));
+  backend_for(t).random(d, t, seed, offset, a, b);
+  return finish(t, o);
+}
+
+TensorOptions like(const Tensor& t, const TensorOptions& o) {
+  ops::check_defined(t, "*_like");
+  TensorOptions r = t.options().dtype(o.has_dtype() ? o.dtype() : t.scalar_type());
+  return r.requires_grad(o.requires_grad());
+}
+
+}  // namespace
+
+Tensor empty(IntArrayRef size, const TensorOptions& o) {
+  return finish(ops::empty_tensor(size, o.dtype(), o.device()), o);
+}
+Tensor zeros(IntArrayRef size, const TensorOptions& o) { return filled(size, 0, o, o.dtype()); }
+Tensor ones(IntArrayRef size, const TensorOptions& o) { return filled(size, 1, o, o.dtype()); }
+Tensor full(IntArrayRef size, const Scalar& v, const TensorOptions& o) {
+  return filled(size, v, o, o.has_dtype() ? o.dtype() : ops::scalar_dtype(v));
+}
+Tensor scalar_tensor(const Scalar& s, const TensorOptions& o) {
+  return filled({}, s, o, o.dtype());
+}
+
+Tensor arange(const Scalar& end, const TensorOptions& o) { return arange(0, end, 1, o); }
+Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& o) {
+  return arange(start, end, 1, o);
+}
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& o) {
+  bool all_int = !start.isFloatingPoint() && !end.isFloatingPoint() && !step.isFloatingPoint();
+  ScalarType dt = o.has_dtype() ? o.dtype() : (all_int ? kLong : get_default_dtype());
+  double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
+  NABLA_CHECK(st != 0, "arange: step must be nonzero");
+  NABLA_CHECK(std::isfinite(s) && std::isfinite(e), "arange: unsupported range: ", s, " -> ", e);
+  NABLA_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
+              "arange: upper bound and larger bound inconsistent with step sign (start ", s,
+              ", end ", e, ", step ", st, ")");
+  int64_t n;
+  if (all_int) {
+    int64_t si = start.toLong(), ei = end.toLong(), sti = step.toLong();
+    n = (ei - si + sti - (sti > 0 ? 1 : -1)) / sti;
+  } else {
+    n = static_cast<int64_t>(std::ceil((e - s) / st));
+  }
+  Tensor t = ops::empty_tensor({n}, dt, o.device());
+  Tensor idx = ops::empty_tensor({n}, kDouble);
+  double* p = idx.data_ptr<double>();
+  for (int64_t i = 0; i < n; ++i) p[i] = s + st * static_cast<double>(i);
+  if (all_int && dt == kLong) {
+    int64_t* q = t.data_ptr<int64_t>();
+    for (int64_t i = 0; i < n; ++i) q[i] = start.toLong() + step.toLong() * i;
+  } else {
+    backend_for(t).copy(t, idx);
+  }
+  return finish(t, o);
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const TensorOptions& o) {
+  NABLA_CHECK(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
+  double s = start.toDouble(), e = end.toDouble();
+  Tensor idx = ops::empty_tensor({steps}, kDouble);
+  double* p = idx.data_ptr<double>();
+  double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
+  // Like LibTorch, fill the second half from the end so `end` is exact.
+  int64_t half = steps / 2;
+  for (int64_t i = 0; i < steps; ++i)
+    p[i] = i < half ? s + step * static_cast<double>(i) : e - step * static_cast<double>(steps - 1 - i);
+  Tensor t = ops::empty_tensor({steps}, o.dtype(), o.device());
+  backend_for(t).copy(t, idx);
+  return finish(t, o);
+}
+
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base,
+                const TensorOptions& o) {
+  Tensor lin = linspace(start, end, steps, TensorOptions().dtype(kDouble));
+  double* p = lin.data_ptr<double>();
+  for (int64_t i = 0; i < steps; ++i) p[i] = std::pow(base, p[i]);
+  return finish(lin.to(o.dtype()), o);
+}
+
+Tensor eye(int64_t n, const TensorOptions& o) { return eye(n, n, o); }
+Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
+  NABLA_CHECK(n >= 0 && m >= 0, "eye: n and m must be non-negative, got n=", n, ", m=", m);
+  Tensor t = zeros({n, m}, o.requires_grad(false));
+  Tensor one = ops::scalar_tensor(1, t.scalar_type());
+  Tensor diag = t.diagonal();
+  backend_for(t).copy(diag, one.expand(diag.sizes()));
+  return finish(t, o);
+}
+
+Tensor rand(IntArrayRef size, const TensorOptions& o) { return rand(size, nullopt, o); }
+Tensor rand(IntArrayRef size, optional<Generator> g, const TensorOptions& o) {
+  return random_tensor(Backend::Distribution::Uniform, size, g, o, 0, 1, "rand");
+}
+Tensor randn(IntArrayRef size, const TensorOptions& o) { return randn(size, nullopt, o); }
+Tensor randn(IntArrayRef size, optional<Generator> g, const TensorOptions& o) {
+  return random_tensor(Backend::Distribution::Normal, size, g, o, 0, 1, "randn");
+}
+Tensor normal(double mean, double std, IntArrayRef size, optional<Generator> g,
+              const TensorOptions& o) {
+  NABLA_CHECK(std >= 0, "normal: expects std >= 0.0, but found std ", std);
+  return random_tensor(Backend::Distribution::Normal, size, g, o, mean, std, "normal");
+}
+Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& o) {
+  return randint(0, high, size, nullopt, o);
+}
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, const TensorOptions& o) {
+  return randint(low, high, size, nullopt, o);
+}
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, optional<Generator> g,
+               const TensorOptions& o) {
+  NABLA_CHECK(low < high, "randint: expects 'from' to be less than 'to', but got from=", low,
+              " >= to=", high);
+  TensorOptions opts = o.has_dtype() ? o : o.dtype(kLong);
+  return random_tensor(Backend::Distribution::RandInt, size, g, opts, static_cast<double>(low),
+                       static_cast<double>(high), "randint");
+}
+
+Tensor randperm(int64_t n, const TensorOptions& o) { return randperm(n, nullopt, o); }
+Tensor randperm(int64_t n, optional<Generator> g, const TensorOptions& o) {
+  NABLA_CHECK(n >= 0, "randperm: n must be non-negative, got ", n);
+  // Fisher-Yates driven by one reserved block of counters: deterministic per seed.
+  Tensor r = randint(0, std::numeric_limits<int64_t>::max(), {n}, g, TensorOptions(kLong));
+  const int64_t* rv = r.data_ptr<int64_t>();
+  std::vector<int64_t> perm(static_cast<size_t>(n));
+  std::iota(perm.begin(), perm.end(), 0);
+  for (int64_t i = n - 1; i > 0; --i) std::swap(perm[i], perm[rv[i] % (i + 1)]);
+  Tensor t = ops::empty_tensor({n}, kLong);
+  std::copy(perm.begin(), perm.end(), t.data_ptr<int64_t>());
+  TensorOptions opts = o.has_dtype() ? o : o.dtype(kLong);
+  return finish(ops::cast(t, opts.dtype()), opts);
+}
+
+Tensor bernoulli(const Tensor& p, optional<Generator> g) {
+  ops::check_defined(p, "bernoulli");
+  NABLA_CHECK(p.is_floating_point(), "bernoulli: expected a floating probability tensor, got ",
+              p.scalar_type());
+  Tensor u = rand(p.sizes(), g, TensorOptions(p.scalar_type()));
+  return u.lt(p).to(p.scalar_type());
+}
+
+Tensor empty_like(const Tensor& t, const TensorOptions& o) { return empty(t.sizes(), like(t, o)); }
+Tensor zeros_like(const Tensor& t, const TensorOptions& o) { return zeros(t.sizes(), like(t, o)); }
+Tensor ones_like(const Tensor& t, const TensorOptions& o) { return ones(t.sizes(), like(t, o)); }
+Tensor full_like(const Tensor& t, const Scalar& v, const TensorOptions& o) {
+  return full(t.sizes(), v, like(t, o));
+}
+Tensor rand_like(const Tensor& t, const TensorOptions& o) { return rand(t.sizes(), like(t, o)); }
+Tensor randn_like(const Tensor& t, const TensorOptions& o) { return randn(t.sizes(), like(t, o)); }
+Tensor randint_like(const Tensor& t, int64_t high, const TensorOptions& o) {
+  return randint(0, high, t.sizes(), like(t, o));
+}
+Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& o) {
+  return randint(low, high, t.sizes(), like(t, o));
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& o) {
+  return from_blob(data, sizes, contiguous_strides(sizes), std::function<void(void*)>(), o);
+}
+Tensor from_blob(void* data, IntArrayRef sizes, const std::function<void(void*)>& deleter,
+                 const TensorOptions& o) {
+  return from_blob(data, sizes, contiguous_strides(sizes), deleter, o);
+}
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& o) {
+  return from_blob(data, sizes, strides, std::function<void(void*)>(), o);
+}
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
+                 const std::function<void(void*)>& deleter, const TensorOptions& o) {
+  NABLA_CHECK(sizes.size() == strides.size(), "from_blob: sizes ", sizes, " and strides ", strides,
+              " differ in length");
+  int64_t n = checked_numel(sizes, "from_blob");
+  NABLA_CHECK(data != nullptr || n == 0, "from_blob: data is null");
+  int64_t extent = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    NABLA_CHECK(strides[i] >= 0, "from_blob: negative strides are not supported, got ", strides);
+    if (n) extent += (sizes[i] - 1) * strides[i];
+  }
+  size_t nbytes = n ? static_cast<size_t>(extent) * elementSize(o.dtype()) : 0;
+  auto storage = std::make_shared<StorageImpl>(data, nbytes, o.device(), deleter);
+  Tensor t(std::make_shared<TensorImpl>(std::move(storage), o.dtype(), sizes, strides, 0));
+  return finish(t, o);
+}
+
+// ---- torch::tensor ---------------------------------------------------------------------
+
+TensorDataContainer::TensorDataContainer(std::initializer_list<TensorDataContainer> list)
+    : kind_(Kind::List), dtype_(kBool) {
+  children_.assign(list.begin(), list.end());
+  sizes_ = {static_cast<int64_t>(children_.size())};
+  if (children_.empty()) {
+    dtype_ = get_default_dtype();
+    return;
+  }
+  IntArrayRef inner = children_[0].sizes();
+  for (const auto& c : children_) {
+    NABLA_CHECK(c.sizes() == inner, "tensor: expected all sub-lists to have sizes ", inner,
+                " but got a sub-list of sizes ", c.sizes());
+    dtype_ = promoteTypes(dtype_, c.scalar_type());
+  }
+  sizes_.insert(sizes_.end(), inner.begin(), inner.end());
+}
+
+void TensorDataContainer::flatten_into(std::vector<Scalar>& out) const {
+  switch (kind_) {
+    case Kind::Scalar: out.push_back(scalar_); break;
+    case Kind::Vector: out.insert(out.end(), values_.begin(), values_.end()); break;
+    case Kind::List:
+      for (const auto& c : children_) c.flatten_into(out);
+      break;
+  }
+}
+
+Tensor TensorDataContainer::convert_to_tensor(const TensorOptions& o) const {
+  std::vector<Scalar> flat;
+  flatten_into(flat);
+  ScalarType dt = o.has_dtype() ? o.dtype() : dtype_;
+  Tensor t = ops::empty_tensor(sizes_, dt, o.device());
+
+  switch (dt) {
+    case kBool: { auto* p = t.data_ptr<bool>(); for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].toBool(); break; }
+    case kByte: { auto* p = t.data_ptr<uint8_t>(); for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].to<uint8_t>(); break; }
+    case kInt: { auto* p = t.data_ptr<int32_t>(); for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].to<int32_t>(); break; }
+    case kLong: { auto* p = t.data_ptr<int64_t>(); for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].toLong(); break; }
+    case kFloat: { auto* p = t.data_ptr<float>(); for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].toFloat(); break; }
+    case kDouble: { auto* p = t.data_ptr<double>(); for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].toDouble(); break; }
+  }
+  return finish(t, o);
+}
+
+Tensor tensor(const TensorDataContainer& data, const TensorOptions& options) {
+  return data.convert_to_tensor(options);
+}
+
+}  // namespace nabla

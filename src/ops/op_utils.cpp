@@ -1,0 +1,127 @@
+#include "ops/op_utils.h"
+
+#include <algorithm>
+
+namespace nabla::ops {
+
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
+  int64_t n = std::max<int64_t>(ndim, 1);
+  NABLA_CHECK(dim >= -n && dim < n, op, ": dimension out of range (expected to be in range of [",
+              -n, ", ", n - 1, "], but got ", dim, ")");
+  return dim < 0 ? dim + n : dim;
+}
+
+Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
+  int64_t n = checked_numel(sizes, "empty");
+  size_t es = elementSize(dtype);
+  NABLA_CHECK(static_cast<uint64_t>(n) <= (uint64_t(1) << 62) / es, "empty: size ", sizes,
+              " needs more bytes than can be addressed");
+  auto storage = std::make_shared<StorageImpl>(static_cast<size_t>(n) * es, device);
+  auto strides = contiguous_strides(sizes);
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
+}
+
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
+  size_t n = std::max(a.size(), b.size());
+  DimVector out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    NABLA_CHECK(da == db || da == 1 || db == 1, op, ": the size of tensor a (", da,
+                ") must match the size of tensor b (", db, ") at non-singleton dimension ", i,
+                " (shapes ", a, " and ", b, " cannot be broadcast)");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+Tensor expand_to(const Tensor& t, IntArrayRef shape) {
+  if (t.sizes() == shape) return t;
+  return t.expand(shape);
+}
+
+Tensor cast(const Tensor& t, ScalarType dtype) {
+  return t.scalar_type() == dtype ? t : t.to(dtype);
+}
+
+namespace {
+int category(ScalarType t) { return t == kBool ? 0 : (isFloatingType(t) ? 2 : 1); }
+
+// Promotes `state` (the result so far from higher-priority operands) with a
+// lower-priority operand's dtype: only a higher category changes it.
+ScalarType promote_lower(ScalarType state, ScalarType lower, bool lower_is_scalar) {
+  if (category(lower) <= category(state)) return state;
+  if (lower_is_scalar) return category(lower) == 2 ? get_default_dtype() : kLong;
+  return lower;
+}
+}  // namespace
+
+ScalarType result_type(const Tensor& a, const Tensor& b) {
+  bool a0 = a.dim() == 0, b0 = b.dim() == 0;
+  if (a0 == b0) return promoteTypes(a.scalar_type(), b.scalar_type());
+  const Tensor& hi = a0 ? b : a;
+  const Tensor& lo = a0 ? a : b;
+  return promote_lower(hi.scalar_type(), lo.scalar_type(), false);
+}
+
+ScalarType scalar_dtype(const Scalar& s) {
+  if (s.isBoolean()) return kBool;
+  if (s.isIntegral(false)) return kLong;
+  return get_default_dtype();
+}
+
+ScalarType result_type(const Tensor& a, const Scalar& b) {
+  return promote_lower(a.scalar_type(), scalar_dtype(b), true);
+}
+
+Tensor scalar_tensor(const Scalar& s, ScalarType dtype, Device device) {
+  Tensor t = empty_tensor({}, dtype, device);
+  backend_for(device).fill(t, s);
+  return t;
+}
+
+void check_defined(const Tensor& t, const char* what) {
+  NABLA_CHECK(t.defined(), what, ": expected a defined tensor but got an undefined one");
+}
+
+void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
+  NABLA_CHECK(a.device() == b.device(), op,
+              ": expected all tensors to be on the same device, but found tensors on ", a.device(),
+              " and ", b.device());
+}
+
+void check_inplace(const Tensor& self, IntArrayRef result_shape, ScalarType result_dtype,
+                   const char* op) {
+  NABLA_CHECK(self.sizes() == result_shape, op, ": output with shape ", self.sizes(),
+              " doesn't match the broadcast shape ", result_shape);
+  bool ok = category(result_dtype) <= category(self.scalar_type());
+  NABLA_CHECK(ok, op, ": result type ", result_dtype, " can't be cast to the desired output type ",
+              self.scalar_type());
+}
+
+void check_in_bounds(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
+                     const char* op) {
+  NABLA_CHECK(sizes.size() == strides.size(), op, ": mismatch in length of sizes (", sizes.size(),
+              ") and strides (", strides.size(), ")");
+  NABLA_CHECK(offset >= 0, op, ": negative storage offset ", offset);
+  int64_t n = checked_numel(sizes, op);
+  if (n == 0) return;
+  int64_t max_index = offset;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    NABLA_CHECK(strides[i] >= 0, op, ": negative strides are not supported, got ", strides);
+    max_index += (sizes[i] - 1) * strides[i];
+  }
+  int64_t capacity =
+      static_cast<int64_t>(base.impl()->storage()->nbytes() / base.element_size());
+  NABLA_CHECK(max_index < capacity, op, ": setStorage: sizes ", sizes, ", strides ", strides,
+              " and storage offset ", offset, " need ", max_index + 1,
+              " elements, but the storage holds only ", capacity);
+}
+
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  auto impl = std::make_shared<TensorImpl>(base.impl()->storage(), base.scalar_type(), sizes,
+                                           strides, offset);
+  return Tensor(std::move(impl));
+}
+
+}  // namespace nabla::ops

@@ -1,0 +1,130 @@
+// Tensor methods for identity, conversion, copies and autograd flags.
+#include <iostream>
+
+#include "nabla/core/autograd_meta.h"
+#include "nabla/ops/factories.h"
+#include "ops/op_utils.h"
+
+namespace nabla {
+
+void Tensor::throw_undefined() {
+  throw Error("undefined Tensor: this method needs a defined tensor (default-constructed "
+              "tensors are undefined; check defined() first)");
+}
+
+namespace detail {
+void throw_dtype_mismatch(const char* op, ScalarType got, ScalarType want) {
+  throw Error(str(op, ": expected scalar type ", want, " but found ", got));
+}
+}  // namespace detail
+
+int64_t Tensor::size(int64_t d) const { return sizes()[ops::wrap_dim(d, dim(), "size")]; }
+int64_t Tensor::stride(int64_t d) const { return strides()[ops::wrap_dim(d, dim(), "stride")]; }
+
+TensorOptions Tensor::options() const {
+  return TensorOptions().dtype(scalar_type()).device(device());
+}
+
+Scalar Tensor::item() const {
+  NABLA_CHECK(numel() == 1, "item: a Tensor with ", numel(),
+              " elements cannot be converted to Scalar (sizes ", sizes(), ")");
+  const void* p = data_ptr();
+  switch (scalar_type()) {
+    case kBool: return Scalar(*static_cast<const bool*>(p));
+    case kByte: return Scalar(*static_cast<const uint8_t*>(p));
+    case kInt: return Scalar(*static_cast<const int32_t*>(p));
+    case kLong: return Scalar(*static_cast<const int64_t*>(p));
+    case kFloat: return Scalar(*static_cast<const float*>(p));
+    case kDouble: return Scalar(*static_cast<const double*>(p));
+  }
+  NABLA_ASSERT(false, "item: unknown dtype");
+}
+
+Tensor Tensor::to(ScalarType dtype, bool, bool copy) const {
+  if (!copy && dtype == scalar_type()) return *this;
+  Tensor out = ops::empty_tensor(sizes(), dtype, device());
+  backend_for(*this).copy(out, *this);
+  return out;
+}
+Tensor Tensor::to(Device device, ScalarType dtype, bool nb, bool copy) const {
+  NABLA_CHECK(device.is_cpu(), "to: cannot move a tensor to ", device,
+              ": this build has only the cpu device (cuda::is_available() is false)");
+  return to(dtype, nb, copy);
+}
+Tensor Tensor::to(Device device, bool nb, bool copy) const {
+  return to(device, scalar_type(), nb, copy);
+}
+Tensor Tensor::to(const TensorOptions& o, bool nb, bool copy) const {
+  return to(o.device(), o.has_dtype() ? o.dtype() : scalar_type(), nb, copy);
+}
+Tensor Tensor::to(const Tensor& other, bool nb, bool copy) const {
+  return to(other.device(), other.scalar_type(), nb, copy);
+}
+
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+
+Tensor Tensor::clone() const {
+  Tensor out = ops::empty_tensor(sizes(), scalar_type(), device());
+  backend_for(*this).copy(out, *this);
+  return out;
+}
+
+const Tensor& Tensor::copy_(const Tensor& src, bool) const {
+  ops::check_defined(src, "copy_ (src)");
+  ops::check_same_device(*this, src, "copy_");
+  Tensor s = ops::expand_to(src, sizes());
+  // A source that overlaps the destination is copied out first.
+  if (s.impl()->storage() == impl()->storage()) s = s.clone();
+  backend_for(*this).copy(*this, s);
+  ops::bump_version(*this);
+  return *this;
+}
+
+const Tensor& Tensor::fill_(const Scalar& value) const {
+  backend_for(*this).fill(*this, value);
+  ops::bump_version(*this);
+  return *this;
+}
+
+const Tensor& Tensor::fill_(const Tensor& value) const {
+  NABLA_CHECK(value.dim() == 0, "fill_: only supports 0-dimension value tensor but got tensor with ",
+              value.dim(), " dimensions");
+  return fill_(value.item());
+}
+
+const Tensor& Tensor::zero_() const { return fill_(0); }
+
+bool Tensor::requires_grad() const {
+  auto* m = checked().autograd_meta();
+  return m && m->requires_grad;
+}
+
+const Tensor& Tensor::requires_grad_(bool r) const {
+  NABLA_CHECK(!r || is_floating_point(),
+              "requires_grad_: only Tensors of floating point dtype can require gradients, got ",
+              scalar_type());
+  if (!r && !impl_->autograd_meta()) return *this;
+  impl_->ensure_autograd_meta().requires_grad = r;
+  return *this;
+}
+
+const Tensor& Tensor::grad() const {
+  static const Tensor undefined;
+  auto* m = checked().autograd_meta();
+  return m ? m->grad : undefined;
+}
+
+Tensor& Tensor::mutable_grad() const { return impl_->ensure_autograd_meta().grad; }
+
+Tensor Tensor::detach() const {
+  return ops::make_view(*this, sizes(), strides(), storage_offset());
+}
+
+const Tensor& Tensor::detach_() const {
+  if (auto* m = checked().autograd_meta()) m->requires_grad = false;
+  return *this;
+}
+
+void Tensor::print() const { std::cout << *this << std::endl; }
+
+}  // namespace nabla
