@@ -21,12 +21,4 @@ Tensor Tensor::any() const {
   return ops::scalar_tensor(r, kBool);
 }
 
-// print.cpp replaces this.
-std::ostream& operator<<(std::ostream& os, const Tensor& t) {
-  Tensor d = t.to(kDouble).contiguous();
-  os << "[";
-  for (int64_t i = 0; i < d.numel(); ++i) os << (i ? ", " : "") << d.data_ptr<double>()[i];
-  return os << "] sizes " << t.sizes();
-}
-
 }  // namespace nabla
