@@ -76,12 +76,17 @@ class ElementFormatter {
 
   std::string operator()(int64_t off) const {
     switch (dtype_) {
-      case kBool: return static_cast<const bool*>(data_)[off] ? "true" : "false";
-      case kByte: return std::to_string(unsigned{static_cast<const uint8_t*>(data_)[off]});
-      case kInt: return std::to_string(static_cast<const int32_t*>(data_)[off]);
-      case kLong: return std::to_string(static_cast<const int64_t*>(data_)[off]);
+      case kBool:
+        return static_cast<const bool*>(data_)[off] ? "true" : "false";
+      case kByte:
+        return std::to_string(unsigned{static_cast<const uint8_t*>(data_)[off]});
+      case kInt:
+        return std::to_string(static_cast<const int32_t*>(data_)[off]);
+      case kLong:
+        return std::to_string(static_cast<const int64_t*>(data_)[off]);
       case kFloat:
-      case kDouble: return format_float(read_float(off));
+      case kDouble:
+        return format_float(read_float(off));
     }
     return "?";
   }
@@ -112,9 +117,12 @@ class ElementFormatter {
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
     switch (mode_) {
-      case FloatMode::Integral: return printf_double("%.0f", v);
-      case FloatMode::Scientific: return printf_double("%.4e", v);
-      case FloatMode::Fixed: break;
+      case FloatMode::Integral:
+        return printf_double("%.0f", v);
+      case FloatMode::Scientific:
+        return printf_double("%.4e", v);
+      case FloatMode::Fixed:
+        break;
     }
     std::string s = printf_double("%.4f", v);
     if (trim_zeros_) {
@@ -190,8 +198,10 @@ class BodyPrinter {
     int64_t step = strides_.back();
     for (size_t k = 0; k < cols.size(); ++k) {
       if (k) out += sep;
-      if (cols[k] == kGap) pad_left(out, "...", gap_width);
-      else pad_left(out, format_(base + cols[k] * step), width);
+      if (cols[k] == kGap)
+        pad_left(out, "...", gap_width);
+      else
+        pad_left(out, format_(base + cols[k] * step), width);
     }
   }
 
@@ -213,8 +223,7 @@ class BodyPrinter {
   }
 
   // Recurses over the leading dims; `lead` holds the indices chosen so far.
-  void render_slices(std::string& out, size_t d, int64_t base,
-                     std::vector<int64_t>& lead) const {
+  void render_slices(std::string& out, size_t d, int64_t base, std::vector<int64_t>& lead) const {
     size_t nd = shown_.size();
     if (d + 2 == nd) {
       render_slice(out, base, lead);
@@ -238,8 +247,10 @@ class BodyPrinter {
     size_t cell = std::max(kMinSliceCell, width_);
     int64_t row_stride = strides_[strides_.size() - 2];
     for (int64_t r : shown_[shown_.size() - 2]) {
-      if (r == kGap) pad_left(out, "...", cell);
-      else append_row(out, base + r * row_stride, cell, "  ", cell);
+      if (r == kGap)
+        pad_left(out, "...", cell);
+      else
+        append_row(out, base + r * row_stride, cell, "  ", cell);
       out += '\n';
     }
   }

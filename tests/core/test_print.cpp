@@ -135,8 +135,7 @@ TEST(Print, NonContiguous) {
 }
 
 TEST(Print, Bool) {
-  EXPECT_EQ(printed(tensor({true, false, true})),
-            "[true, false, true]\n" + trailer("3", "bool"));
+  EXPECT_EQ(printed(tensor({true, false, true})), "[true, false, true]\n" + trailer("3", "bool"));
   EXPECT_EQ(printed(tensor({{true, false}, {false, true}})),
             "[[ true, false],\n [false,  true]]\n" + trailer("2, 2", "bool"));
 }
@@ -171,9 +170,9 @@ TEST(Print, Scientific) {
   EXPECT_EQ(printed(tensor({0.0, 1e-5, 1.0})),
             "[0.0000e+00, 1.0000e-05, 1.0000e+00]\n" + trailer("3", "float32"));
   EXPECT_EQ(printed(tensor({1e10}, kDouble)), "[1.0000e+10]\n" + trailer("1", "float64"));
-  EXPECT_EQ(printed(tensor({{-2e-5, 3.0}, {1.0, 0.5}})),
-            "[[-2.0000e-05,  3.0000e+00],\n [ 1.0000e+00,  5.0000e-01]]\n" +
-                trailer("2, 2", "float32"));
+  EXPECT_EQ(
+      printed(tensor({{-2e-5, 3.0}, {1.0, 0.5}})),
+      "[[-2.0000e-05,  3.0000e+00],\n [ 1.0000e+00,  5.0000e-01]]\n" + trailer("2, 2", "float32"));
   // Just below the thresholds stays fixed / integral.
   EXPECT_EQ(printed(tensor({99999999.0}, kDouble)), "[99999999]\n" + trailer("1", "float64"));
   EXPECT_EQ(printed(tensor({1e-4, 1.0}, kDouble)), "[0.0001, 1.0000]\n" + trailer("2", "float64"));
@@ -224,8 +223,7 @@ TEST(Print, SummarizeThreeDim) {
       << s;
   // Rows of a slice are cut too; the gap row is a cell-aligned "...".
   std::string r = printed(arange(2000).reshape({2, 1000, 1}));
-  EXPECT_NE(r.find("(0,.,.) = \n     0\n     1\n     2\n   ...\n   997\n"), std::string::npos)
-      << r;
+  EXPECT_NE(r.find("(0,.,.) = \n     0\n     1\n     2\n   ...\n   997\n"), std::string::npos) << r;
   // Skipped slices of each leading dim collapse to one "..." line per gap.
   std::string q = printed(arange(1200).reshape({10, 10, 3, 4}));
   EXPECT_EQ(count(q, ".,.) = "), 36u);
