@@ -71,6 +71,9 @@ class Backend {
                           const Tensor& in, int64_t dim) = 0;
 
   /// C = alpha * op(A) @ op(B) + beta * C for 2-d float/double/int tensors (any strides).
+  /// Also batched: c [..., m, n], a [..., m, k], b [..., k, n] with the same leading
+  /// (batch) sizes, any batch strides (0 for a broadcast operand). beta == 0 never reads
+  /// C; k == 0 gives beta * C.
   virtual void gemm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta,
                     const Scalar& alpha) = 0;
 

@@ -1,0 +1,263 @@
+// Linear algebra ops: matmul and its special cases (dot, mv, mm, bmm), outer, addmm and
+// linear. Every product ends in the backend's gemm, which takes strided and batched
+// operands directly, so these ops only check arguments, shape views and allocate the
+// output once.
+#include "nabla/ops/factories.h"
+#include "nabla/ops/functions.h"
+#include "ops/op_utils.h"
+
+namespace nabla {
+
+using ops::empty_tensor;
+
+namespace {
+
+// Checks shared by every product: defined, one device, one non-bool dtype.
+void check_operands(const Tensor& a, const Tensor& b, const char* op, const char* name_a,
+                    const char* name_b) {
+  ops::check_defined(a, op);
+  ops::check_defined(b, op);
+  ops::check_same_device(a, b, op);
+  NABLA_CHECK(a.scalar_type() == b.scalar_type(), op, ": expected ", name_a, " and ", name_b,
+              " to have the same dtype, but got: ", a.scalar_type(), " != ", b.scalar_type());
+  NABLA_CHECK(a.scalar_type() != kBool, op, ": not implemented for 'Bool' tensors (got ", name_a,
+              " of sizes ", a.sizes(), " and ", name_b, " of sizes ", b.sizes(), ")");
+}
+
+void check_mm_shapes(const Tensor& a, const Tensor& b, const char* op) {
+  NABLA_CHECK(a.dim() == 2, op, ": mat1 must be a matrix, got ", a.dim(), "-D tensor of sizes ",
+              a.sizes());
+  NABLA_CHECK(b.dim() == 2, op, ": mat2 must be a matrix, got ", b.dim(), "-D tensor of sizes ",
+              b.sizes());
+  NABLA_CHECK(a.size(1) == b.size(0), op, ": mat1 and mat2 shapes cannot be multiplied (",
+              a.size(0), "x", a.size(1), " and ", b.size(0), "x", b.size(1), ")");
+}
+
+Tensor mm_impl(const Tensor& a, const Tensor& b, const char* op) {
+  check_operands(a, b, op, "m1", "m2");
+  check_mm_shapes(a, b, op);
+  Tensor out = empty_tensor({a.size(0), b.size(1)}, a.scalar_type(), a.device());
+  backend_for(a).gemm(out, a, b, 0, 1);
+  return out;
+}
+
+Tensor mv_impl(const Tensor& a, const Tensor& v, const char* op) {
+  check_operands(a, v, op, "matrix", "vector");
+  NABLA_CHECK(a.dim() == 2 && v.dim() == 1, op,
+              ": expected a 2-D matrix and a 1-D vector, but got ", a.dim(), "-D and ", v.dim(),
+              "-D tensors (sizes ", a.sizes(), " and ", v.sizes(), ")");
+  NABLA_CHECK(a.size(1) == v.size(0), op, ": size mismatch, got matrix of shape ", a.size(0), "x",
+              a.size(1), " and vector of size ", v.size(0));
+  Tensor out = empty_tensor({a.size(0)}, a.scalar_type(), a.device());
+  // out [n, 1] = a [n, k] @ v [k, 1]
+  backend_for(a).gemm(out.unsqueeze(1), a, v.unsqueeze(1), 0, 1);
+  return out;
+}
+
+Tensor dot_impl(const Tensor& a, const Tensor& b, const char* op) {
+  ops::check_defined(a, op);
+  ops::check_defined(b, op);
+  NABLA_CHECK(a.dim() == 1 && b.dim() == 1, op, ": 1D tensors expected, but got ", a.dim(),
+              "D and ", b.dim(), "D tensors");
+  NABLA_CHECK(a.scalar_type() == b.scalar_type(), op,
+              ": expected both vectors to have same dtype, but found ", a.scalar_type(), " and ",
+              b.scalar_type());
+  check_operands(a, b, op, "self", "other");
+  NABLA_CHECK(a.size(0) == b.size(0), op, ": inconsistent tensor size, expected tensor [",
+              a.size(0), "] and src [", b.size(0),
+              "] to have the same number of elements, but got ", a.size(0), " and ", b.size(0),
+              " elements respectively");
+  Tensor out = empty_tensor({}, a.scalar_type(), a.device());
+  // out [1, 1] = a [1, k] @ b [k, 1]
+  backend_for(a).gemm(ops::make_view(out, {1, 1}, {1, 1}, 0), a.unsqueeze(0), b.unsqueeze(1), 0, 1);
+  return out;
+}
+
+// True when all dims but the last can be merged into one without a copy.
+bool leading_dims_foldable(const Tensor& t) {
+  int64_t expected = -1;
+  for (int64_t i = t.dim() - 2; i >= 0; --i) {
+    if (t.size(i) == 1) continue;
+    if (expected != -1 && t.stride(i) != expected) return false;
+    expected = t.stride(i) * t.size(i);
+  }
+  return true;
+}
+
+// The general case: broadcast batch dims, one batched gemm, no copies of the inputs.
+Tensor batched_matmul(const Tensor& a, const Tensor& b) {
+  const bool a_vec = a.dim() == 1, b_vec = b.dim() == 1;
+  Tensor a3 = a_vec ? a.unsqueeze(0) : a;   // [..., n, k]
+  Tensor b3 = b_vec ? b.unsqueeze(-1) : b;  // [..., k, m]
+  const int64_t n = a3.size(-2), k = a3.size(-1), m = b3.size(-1);
+  IntArrayRef ab = a3.sizes().slice(0, a3.dim() - 2);
+  IntArrayRef bb = b3.sizes().slice(0, b3.dim() - 2);
+  DimVector batch = ops::broadcast_shapes(ab, bb, "matmul");
+  DimVector a_shape(batch), b_shape(batch), out_shape(batch), result_shape(batch);
+  a_shape.push_back(n);
+  a_shape.push_back(k);
+  b_shape.push_back(k);
+  b_shape.push_back(m);
+  out_shape.push_back(n);
+  out_shape.push_back(m);
+  if (!a_vec) result_shape.push_back(n);
+  if (!b_vec) result_shape.push_back(m);
+  Tensor out = empty_tensor(out_shape, a.scalar_type(), a.device());
+  backend_for(a).gemm(out, ops::expand_to(a3, a_shape), ops::expand_to(b3, b_shape), 0, 1);
+  return out.view(result_shape);
+}
+
+Tensor matmul_impl(const Tensor& a, const Tensor& b) {
+  const char* op = "matmul";
+  ops::check_defined(a, op);
+  ops::check_defined(b, op);
+  const int64_t da = a.dim(), db = b.dim();
+  NABLA_CHECK(da >= 1 && db >= 1, op,
+              ": both arguments to matmul need to be at least 1D, but they are ", da, "D and ", db,
+              "D");
+  if (da == 1 && db == 1) return dot_impl(a, b, op);
+  check_operands(a, b, op, "m1", "m2");
+  if (da == 2 && db == 1) return mv_impl(a, b, op);
+  if (da == 1 && db == 2) return mm_impl(a.unsqueeze(0), b, op).squeeze(0);
+  if (da == 2 && db == 2) return mm_impl(a, b, op);
+
+  const int64_t k = a.size(-1), kb = db == 1 ? b.size(0) : b.size(-2);
+  NABLA_CHECK(k == kb, op, ": the last dim of the first argument (", k, ") must match the ",
+              db == 1 ? "size" : "second-to-last dim", " of the second (", kb, "); shapes ",
+              a.sizes(), " and ", b.sizes(), " cannot be multiplied");
+  if (da >= 3 && db <= 2 && leading_dims_foldable(a)) {
+    // [..., n, k] @ [k, m] is one [(...) n, k] @ [k, m] product.
+    IntArrayRef lead_dims = a.sizes().slice(0, da - 1);
+    DimVector lead(lead_dims.begin(), lead_dims.end());
+    int64_t rows = 1;
+    for (int64_t s : lead) rows *= s;
+    Tensor a2 = a.reshape({rows, k});
+    if (db == 1) return mv_impl(a2, b, op).view(lead);
+    lead.push_back(b.size(1));
+    return mm_impl(a2, b, op).view(lead);
+  }
+  return batched_matmul(a, b);
+}
+
+Tensor addmm_impl(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta,
+                  const Scalar& alpha, const char* op) {
+  ops::check_defined(self, op);
+  check_operands(m1, m2, op, "m1", "m2");
+  check_mm_shapes(m1, m2, op);
+  NABLA_CHECK(self.scalar_type() == m1.scalar_type(), op,
+              ": self and mat2 must have the same dtype, but got ", self.scalar_type(), " and ",
+              m1.scalar_type());
+  ops::check_same_device(self, m1, op);
+  const DimVector shape{m1.size(0), m2.size(1)};
+  NABLA_CHECK(self.dim() <= 2 && ops::broadcast_shapes(self.sizes(), shape, op) == shape, op,
+              ": self of shape ", self.sizes(), " cannot be broadcast to the result shape ",
+              IntArrayRef(shape));
+  Tensor out = empty_tensor(shape, m1.scalar_type(), m1.device());
+  // beta == 0 must not read self (NaN there is ignored, as in LibTorch).
+  if (beta.toDouble() != 0) backend_for(out).copy(out, ops::expand_to(self, shape));
+  backend_for(out).gemm(out, m1, m2, beta, alpha);
+  return out;
+}
+
+}  // namespace
+
+// ---- Tensor methods ------------------------------------------------------------------
+
+Tensor Tensor::matmul(const Tensor& other) const { return matmul_impl(*this, other); }
+Tensor Tensor::mm(const Tensor& mat2) const { return mm_impl(*this, mat2, "mm"); }
+Tensor Tensor::mv(const Tensor& vec) const { return mv_impl(*this, vec, "mv"); }
+Tensor Tensor::dot(const Tensor& other) const { return dot_impl(*this, other, "dot"); }
+
+Tensor Tensor::bmm(const Tensor& mat2) const {
+  const char* op = "bmm";
+  check_operands(*this, mat2, op, "batch1", "batch2");
+  NABLA_CHECK(dim() == 3, op, ": batch1 must be a 3D tensor, got ", dim(), "-D tensor of sizes ",
+              sizes());
+  NABLA_CHECK(mat2.dim() == 3, op, ": batch2 must be a 3D tensor, got ", mat2.dim(),
+              "-D tensor of sizes ", mat2.sizes());
+  NABLA_CHECK(mat2.size(0) == size(0) && mat2.size(1) == size(2), op,
+              ": Expected size for first two dimensions of batch2 tensor to be: [", size(0), ", ",
+              size(2), "] but got: [", mat2.size(0), ", ", mat2.size(1), "] (batch1 sizes ",
+              sizes(), ", batch2 sizes ", mat2.sizes(), ")");
+  Tensor out = empty_tensor({size(0), size(1), mat2.size(2)}, scalar_type(), device());
+  backend_for(*this).gemm(out, *this, mat2, 0, 1);
+  return out;
+}
+
+Tensor Tensor::outer(const Tensor& vec2) const {
+  ops::check_defined(*this, "outer");
+  ops::check_defined(vec2, "outer");
+  NABLA_CHECK(dim() == 1, "outer: Expected 1-D argument self, but got ", dim(), "-D (sizes ",
+              sizes(), ")");
+  NABLA_CHECK(vec2.dim() == 1, "outer: Expected 1-D argument vec2, but got ", vec2.dim(),
+              "-D (sizes ", vec2.sizes(), ")");
+  // out [n, m] = self [n, 1] * vec2 [m], with mul's type promotion, as LibTorch.
+  return unsqueeze(1).mul(vec2);
+}
+
+Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                     const Scalar& alpha) const {
+  return addmm_impl(*this, mat1, mat2, beta, alpha, "addmm");
+}
+
+const Tensor& Tensor::addmm_(const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                             const Scalar& alpha) const {
+  const char* op = "addmm_";
+  ops::check_defined(*this, op);
+  check_operands(mat1, mat2, op, "m1", "m2");
+  check_mm_shapes(mat1, mat2, op);
+  NABLA_CHECK(scalar_type() == mat1.scalar_type(), op,
+              ": self and mat2 must have the same dtype, but got ", scalar_type(), " and ",
+              mat1.scalar_type());
+  ops::check_same_device(*this, mat1, op);
+  NABLA_CHECK(dim() == 2 && size(0) == mat1.size(0) && size(1) == mat2.size(1), op,
+              ": Bad in-place call: input tensor size ", sizes(), " and output tensor size [",
+              mat1.size(0), ", ", mat2.size(1), "] should match");
+  // The kernel writes a strided self directly, or through a temporary when it aliases
+  // mat1/mat2 or BLAS cannot address it.
+  backend_for(*this).gemm(*this, mat1, mat2, beta, alpha);
+  ops::bump_version(*this);
+  return *this;
+}
+
+// ---- Free functions --------------------------------------------------------------------
+
+Tensor matmul(const Tensor& a, const Tensor& b) { return matmul_impl(a, b); }
+Tensor mm(const Tensor& a, const Tensor& b) { return mm_impl(a, b, "mm"); }
+Tensor bmm(const Tensor& a, const Tensor& b) { return a.bmm(b); }
+Tensor mv(const Tensor& a, const Tensor& v) { return mv_impl(a, v, "mv"); }
+Tensor dot(const Tensor& a, const Tensor& b) { return dot_impl(a, b, "dot"); }
+Tensor outer(const Tensor& a, const Tensor& b) { return a.outer(b); }
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+             const Scalar& alpha) {
+  return addmm_impl(self, mat1, mat2, beta, alpha, "addmm");
+}
+
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  const char* op = "linear";
+  ops::check_defined(input, "linear (input)");
+  ops::check_defined(weight, "linear (weight)");
+  NABLA_CHECK(weight.dim() == 1 || weight.dim() == 2, op, ": weight must be 1-D or 2-D, got sizes ",
+              weight.sizes());
+  NABLA_CHECK(input.dim() >= 1, op, ": input must be at least 1-D, got a 0-D tensor");
+  // Any leading dims fold into the rows of one addmm when the layout allows a view.
+  if (bias.defined() && weight.dim() == 2 && input.dim() >= 2 && leading_dims_foldable(input)) {
+    IntArrayRef lead_dims = input.sizes().slice(0, input.dim() - 1);
+    DimVector lead(lead_dims.begin(), lead_dims.end());
+    int64_t rows = 1;
+    for (int64_t s : lead) rows *= s;
+    Tensor x2 = input.dim() == 2 ? input : input.reshape({rows, input.size(-1)});
+    // y [rows, out] = bias + x2 [rows, in] @ weight^T [in, out]
+    Tensor y = addmm_impl(bias, x2, weight.t(), 1, 1, op);
+    lead.push_back(weight.size(0));
+    return input.dim() == 2 ? y : y.view(lead);
+  }
+  Tensor y = matmul_impl(input, weight.t());
+  if (!bias.defined()) return y;
+  NABLA_CHECK(ops::broadcast_shapes(y.sizes(), bias.sizes(), op) == y.sizes(), op,
+              ": bias of shape ", bias.sizes(), " cannot be added to the output of shape ",
+              y.sizes());
+  return y.add_(bias);
+}
+
+}  // namespace nabla
