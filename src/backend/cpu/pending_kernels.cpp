@@ -4,7 +4,4 @@
 namespace nabla::cpu {
 void CpuBackend::reduce(ReduceOp, const Tensor&, const Tensor&, IntArrayRef) { NABLA_CHECK(false, "reduce: not implemented yet"); }
 void CpuBackend::arg_reduce(bool, const Tensor&, const Tensor&, const Tensor&, int64_t) { NABLA_CHECK(false, "arg_reduce: not implemented yet"); }
-void CpuBackend::index_select(const Tensor&, const Tensor&, int64_t, const Tensor&) { NABLA_CHECK(false, "index_select: not implemented yet"); }
-void CpuBackend::gather(const Tensor&, const Tensor&, int64_t, const Tensor&) { NABLA_CHECK(false, "gather: not implemented yet"); }
-void CpuBackend::scatter(const Tensor&, int64_t, const Tensor&, const Tensor&, bool) { NABLA_CHECK(false, "scatter: not implemented yet"); }
 }  // namespace nabla::cpu
