@@ -63,12 +63,22 @@ class Backend {
   virtual void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) = 0;
 
   /// out = op over the dims `dims` of `in` (out has `in`'s sizes with those dims set to 1
-  /// — keepdim form — and the accumulation dtype chosen by the op).
+  /// — keepdim form — and the dtype chosen by the op; `in` has out's dtype, any strides).
+  /// An empty reduction gives the identity (0, 1, true, false); Max/Min over an empty
+  /// range are rejected by the op. Max/Min propagate NaN.
   virtual void reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArrayRef dims) = 0;
   /// Index (int64) of the max (or min) along `dim`; out has in's sizes with dim set to 1.
   /// Ties resolve to the first index; NaN wins, as in LibTorch.
   virtual void arg_reduce(bool is_max, const Tensor& out_index, const Tensor& out_value,
                           const Tensor& in, int64_t dim) = 0;
+  /// out = inclusive prefix sum of `in` along `dim`; same sizes and dtype (chosen by the
+  /// op), any strides for `in`.
+  virtual void cumsum(const Tensor& out, const Tensor& in, int64_t dim) = 0;
+  /// The first values.size(dim) elements of `in` sorted along `dim` (all of them for sort,
+  /// k of them for topk) and their int64 positions in `in`. Equal elements keep their input
+  /// order (stable); NaN sorts above every number.
+  virtual void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
+                    bool descending) = 0;
 
   /// C = alpha * op(A) @ op(B) + beta * C for 2-d float/double/int tensors (any strides).
   /// Also batched: c [..., m, n], a [..., m, k], b [..., k, n] with the same leading

@@ -18,6 +18,9 @@ class CpuBackend final : public Backend {
   void reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArrayRef dims) override;
   void arg_reduce(bool is_max, const Tensor& out_index, const Tensor& out_value,
                   const Tensor& in, int64_t dim) override;
+  void cumsum(const Tensor& out, const Tensor& in, int64_t dim) override;
+  void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
+            bool descending) override;
   void gemm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta,
             const Scalar& alpha) override;
   void random(Distribution d, const Tensor& out, uint64_t seed, uint64_t offset, double a,

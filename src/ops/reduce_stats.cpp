@@ -1,0 +1,110 @@
+// Statistical reductions composed from primitives (so their gradients need no formula of
+// their own): var/std (two-pass), norm (p = 0, 1, 2, ±inf, other), logsumexp (stable).
+#include <cmath>
+#include <limits>
+
+#include "nabla/ops/factories.h"
+#include "nabla/ops/functions.h"
+#include "ops/reduce_utils.h"
+
+namespace nabla {
+
+namespace {
+
+using ops::reduce_mask;
+using ops::reduce_to;
+
+// Two passes: the mean first, then the sum of squared deviations. Unlike the one-pass
+// E[x²] - E[x]² this does not cancel catastrophically when |mean| >> std.
+Tensor var_impl(const Tensor& x, const std::vector<bool>& mask, bool unbiased, bool keepdim,
+                const char* op) {
+  ops::check_defined(x, op);
+  NABLA_CHECK(x.is_floating_point(), op,
+              ": std and var only support floating point and complex "
+              "dtypes (got ",
+              x.scalar_type(), ")");
+  const ScalarType t = x.scalar_type();
+  const int64_t n = ops::reduced_count(x.sizes(), mask);
+  Tensor mean = reduce_to(ReduceOp::Sum, x, mask, true, t).div(static_cast<double>(n));
+  Tensor dev = x - mean;
+  Tensor ss = reduce_to(ReduceOp::Sum, dev * dev, mask, keepdim, t);
+  // n - 1 <= 0 gives 0 / 0 = nan, as LibTorch.
+  const int64_t divisor = std::max<int64_t>(n - (unbiased ? 1 : 0), 0);
+  return ss.div(static_cast<double>(divisor));
+}
+
+Tensor norm_impl(const Tensor& x, double p, const std::vector<bool>& mask, bool keepdim) {
+  ops::check_defined(x, "norm()");
+  NABLA_CHECK(x.is_floating_point(),
+              "norm(): input dtype should be either floating point or "
+              "complex. Got ",
+              x.scalar_type(), " instead.");
+  const ScalarType t = x.scalar_type();
+  auto sum = [&](const Tensor& v) { return reduce_to(ReduceOp::Sum, v, mask, keepdim, t); };
+  if (p == 2) return sum(x * x).sqrt();
+  if (p == 1) return sum(x.abs());
+  if (p == 0) return sum(x.ne(0).to(t));
+  if (std::isinf(p)) {
+    // An empty range has norm 0 for ±inf too (LibTorch 1.13).
+    if (ops::reduces_empty_dim(x.sizes(), mask)) return sum(x.abs());
+    return reduce_to(p > 0 ? ReduceOp::Max : ReduceOp::Min, x.abs(), mask, keepdim, t);
+  }
+  return sum(x.abs().pow(p)).pow(1.0 / p);
+}
+
+}  // namespace
+
+Tensor Tensor::var(bool unbiased) const {
+  return var_impl(*this, ops::all_dims(dim()), unbiased, false, "var()");
+}
+Tensor Tensor::var(IntArrayRef dim, bool unbiased, bool keepdim) const {
+  return var_impl(*this, reduce_mask(dim, this->dim(), "var()"), unbiased, keepdim, "var()");
+}
+Tensor Tensor::std(bool unbiased) const {
+  return var_impl(*this, ops::all_dims(dim()), unbiased, false, "std()").sqrt();
+}
+Tensor Tensor::std(IntArrayRef dim, bool unbiased, bool keepdim) const {
+  return var_impl(*this, reduce_mask(dim, this->dim(), "std()"), unbiased, keepdim, "std()").sqrt();
+}
+
+Tensor Tensor::norm(const Scalar& p) const {
+  return norm_impl(*this, p.toDouble(), ops::all_dims(dim()), false);
+}
+Tensor Tensor::norm(optional<Scalar> p, IntArrayRef dim, bool keepdim) const {
+  return norm_impl(*this, p ? p->toDouble() : 2.0, reduce_mask(dim, this->dim(), "norm()"),
+                   keepdim);
+}
+
+// log(sum(exp(x - m))) + m with m the max over the dims; an infinite max is replaced by 0
+// so rows of all -inf give -inf (not nan) and rows holding +inf give +inf.
+Tensor Tensor::logsumexp(IntArrayRef dim, bool keepdim) const {
+  ops::check_defined(*this, "logsumexp()");
+  Tensor x = is_floating_point() ? *this : to(get_default_dtype());  // ints promote
+  const ScalarType t = x.scalar_type();
+  auto mask = reduce_mask(dim, x.dim(), "logsumexp()");
+  if (ops::reduces_empty_dim(x.sizes(), mask))
+    return reduce_to(ReduceOp::Sum, x.exp(), mask, keepdim, t).log();  // log(0) = -inf
+  Tensor m = reduce_to(ReduceOp::Max, x, mask, true, t);
+  m = zeros_like(m).where(m.isinf(), m);
+  Tensor s = reduce_to(ReduceOp::Sum, (x - m).exp(), mask, keepdim, t);
+  return s.log() + (keepdim ? m : ops::contiguous_view(m, s.sizes()));
+}
+
+// ---- Free functions ------------------------------------------------------------------------
+Tensor var(const Tensor& x, bool unbiased) { return x.var(unbiased); }
+Tensor var(const Tensor& x, IntArrayRef dim, bool unbiased, bool keepdim) {
+  return x.var(dim, unbiased, keepdim);
+}
+Tensor std(const Tensor& x, bool unbiased) { return x.std(unbiased); }
+Tensor std(const Tensor& x, IntArrayRef dim, bool unbiased, bool keepdim) {
+  return x.std(dim, unbiased, keepdim);
+}
+Tensor norm(const Tensor& x, const Scalar& p) { return x.norm(p); }
+Tensor norm(const Tensor& x, optional<Scalar> p, IntArrayRef dim, bool keepdim) {
+  return x.norm(p, dim, keepdim);
+}
+Tensor logsumexp(const Tensor& x, IntArrayRef dim, bool keepdim) {
+  return x.logsumexp(dim, keepdim);
+}
+
+}  // namespace nabla
