@@ -1,7 +1,6 @@
 // Tensor methods for identity, conversion, copies and autograd flags.
 #include <iostream>
 
-#include "nabla/core/autograd_meta.h"
 #include "nabla/ops/factories.h"
 #include "ops/op_utils.h"
 
@@ -51,9 +50,6 @@ Tensor Tensor::to(Device device, ScalarType dtype, bool nb, bool copy) const {
               ": this build has only the cpu device (cuda::is_available() is false)");
   return to(dtype, nb, copy);
 }
-Tensor Tensor::to(Device device, bool nb, bool copy) const {
-  return to(device, scalar_type(), nb, copy);
-}
 Tensor Tensor::to(const TensorOptions& o, bool nb, bool copy) const {
   return to(o.device(), o.has_dtype() ? o.dtype() : scalar_type(), nb, copy);
 }
@@ -93,37 +89,6 @@ const Tensor& Tensor::fill_(const Tensor& value) const {
 }
 
 const Tensor& Tensor::zero_() const { return fill_(0); }
-
-bool Tensor::requires_grad() const {
-  auto* m = checked().autograd_meta();
-  return m && m->requires_grad;
-}
-
-const Tensor& Tensor::requires_grad_(bool r) const {
-  NABLA_CHECK(!r || is_floating_point(),
-              "requires_grad_: only Tensors of floating point dtype can require gradients, got ",
-              scalar_type());
-  if (!r && !impl_->autograd_meta()) return *this;
-  impl_->ensure_autograd_meta().requires_grad = r;
-  return *this;
-}
-
-const Tensor& Tensor::grad() const {
-  static const Tensor undefined;
-  auto* m = checked().autograd_meta();
-  return m ? m->grad : undefined;
-}
-
-Tensor& Tensor::mutable_grad() const { return impl_->ensure_autograd_meta().grad; }
-
-Tensor Tensor::detach() const {
-  return ops::make_view(*this, sizes(), strides(), storage_offset());
-}
-
-const Tensor& Tensor::detach_() const {
-  if (auto* m = checked().autograd_meta()) m->requires_grad = false;
-  return *this;
-}
 
 void Tensor::print() const { std::cout << *this << std::endl; }
 

@@ -42,7 +42,7 @@ bool view_strides(IntArrayRef old_sizes, IntArrayRef old_strides, IntArrayRef sh
   out.assign(shape.size(), 0);
   int64_t numel = 1;
   for (int64_t s : old_sizes) numel *= s;
-  if (numel == 0) {
+  if (numel == 0 || old_sizes.empty()) {  // nothing to preserve: any layout is a view
     out = contiguous_strides(shape);
     return true;
   }

@@ -4,6 +4,7 @@
 // counter (Note [Version counter], storage.h). Names, argument order and defaults are
 // LibTorch's (SPEC.md §2).
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <iosfwd>
 #include <memory>
@@ -26,6 +27,9 @@ namespace nabla {
 
 class Tensor;
 class TensorIndex;
+namespace autograd {
+class Node;
+}
 using TensorList = ArrayRef<Tensor>;
 
 class Tensor {
@@ -88,10 +92,9 @@ class Tensor {
   // ---- Conversion and copies ------------------------------------------------------------
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
-  Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
   Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
   Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
-  Tensor cpu() const { return to(Device(kCPU)); }
+  Tensor cpu() const { return to(TensorOptions(kCPU)); }
   Tensor toType(ScalarType t) const { return to(t); }
   Tensor type_as(const Tensor& other) const { return to(other.scalar_type()); }
   Tensor contiguous() const;
@@ -102,7 +105,8 @@ class Tensor {
   const Tensor& fill_(const Tensor& value) const;
   const Tensor& zero_() const;
 
-  // ---- Autograd flags (the engine comes with the autograd layer) --------------------
+  // ---- Autograd (SPEC.md §5) -----------------------------------------------------------
+  /// True for leaves created with requires_grad and for results of ops on them.
   bool requires_grad() const;
   const Tensor& requires_grad_(bool requires_grad = true) const;
   void set_requires_grad(bool requires_grad) { requires_grad_(requires_grad); }
@@ -112,6 +116,26 @@ class Tensor {
   Tensor detach() const;
   const Tensor& detach_() const;
   uint32_t _version() const { return checked().version(); }
+  /// The node that created this tensor (null for leaves).
+  const std::shared_ptr<autograd::Node>& grad_fn() const;
+  /// A leaf has no grad_fn: created by the user or by an op that did not record.
+  bool is_leaf() const;
+  uint32_t output_nr() const;
+  /// Keeps the gradient of a non-leaf in grad() after backward.
+  const Tensor& retain_grad() const;
+  bool retains_grad() const;
+  /// Computes gradients of this tensor w.r.t. graph leaves (autograd::backward).
+  void backward(const Tensor& gradient = {}, optional<bool> retain_graph = nullopt,
+                bool create_graph = false, optional<TensorList> inputs = nullopt) const;
+  /// Registers fn(grad) to run when this tensor's gradient is computed, before it is
+  /// accumulated; returning a Tensor replaces the gradient. Returns a handle.
+  template <class F>
+  unsigned register_hook(F&& hook) const;
+  void remove_hook(unsigned handle) const;
+  /// Replaces this tensor's data (keeping autograd identity), as Tensor::set_data.
+  void set_data(const Tensor& new_data) const;
+  /// A tensor sharing data, not requiring grad, as Tensor::data().
+  Tensor data() const { return detach(); }
 
   // ---- Views (no copy; share storage and version counter) --------------------------
   Tensor view(IntArrayRef size) const;
@@ -388,6 +412,22 @@ const Tensor& operator/=(const Tensor& a, const Tensor& b);
 const Tensor& operator/=(const Tensor& a, const Scalar& b);
 
 // ---- Template definitions ------------------------------------------------------------
+namespace detail {
+unsigned register_tensor_hook(const Tensor& t, std::function<Tensor(const Tensor&)> fn);
+}
+
+template <class F>
+unsigned Tensor::register_hook(F&& hook) const {
+  if constexpr (std::is_void_v<std::invoke_result_t<F, Tensor>>) {
+    return detail::register_tensor_hook(*this, [fn = std::forward<F>(hook)](const Tensor& g) {
+      fn(g);
+      return Tensor();
+    });
+  } else {
+    return detail::register_tensor_hook(*this, std::function<Tensor(const Tensor&)>(std::forward<F>(hook)));
+  }
+}
+
 namespace detail {
 [[noreturn]] void throw_dtype_mismatch(const char* op, ScalarType got, ScalarType want);
 }

@@ -42,6 +42,13 @@ class TensorImpl {
 
   /// Changes the geometry in place (used by in-place view ops such as squeeze_).
   void set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+  /// Points this tensor at other bytes (Tensor::set_data); autograd meta is kept.
+  void set_storage(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
+                   int64_t offset) {
+    storage_ = std::move(storage);
+    dtype_ = dtype;
+    set_geometry(sizes, strides, offset);
+  }
 
   uint32_t version() const { return storage_->version(); }
   void bump_version() { storage_->bump_version(); }

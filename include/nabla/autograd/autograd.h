@@ -1,0 +1,45 @@
+#pragma once
+// The autograd API with LibTorch's signatures (SPEC.md §5.4).
+#include "nabla/autograd/grad_mode.h"
+#include "nabla/autograd/node.h"
+#include "nabla/core/optional.h"
+
+namespace nabla::autograd {
+
+/// Computes the gradients of `tensors` w.r.t. the graph leaves and accumulates them into
+/// the leaves' .grad() (only into `inputs` when given). `grad_tensors` may be empty for
+/// one-element outputs (an implicit 1). retain_graph defaults to create_graph.
+void backward(const variable_list& tensors, const variable_list& grad_tensors = {},
+              optional<bool> retain_graph = nullopt, bool create_graph = false,
+              const variable_list& inputs = {});
+
+/// Returns d(outputs)/d(inputs) without touching any .grad(). With allow_unused, an input
+/// the outputs do not depend on gets an undefined tensor; without it, that is an error.
+variable_list grad(const variable_list& outputs, const variable_list& inputs,
+                   const variable_list& grad_outputs = {}, optional<bool> retain_graph = nullopt,
+                   bool create_graph = false, bool allow_unused = false);
+
+/// Anomaly detection (SPEC.md §5.15): while enabled, each node records where its forward
+/// op was created, and a NaN/Inf produced by a backward node raises a nabla::Error
+/// naming that node and its creation site.
+struct AnomalyMode {
+  static bool is_enabled();
+  static void set_enabled(bool enabled);
+};
+
+class DetectAnomalyGuard {
+ public:
+  DetectAnomalyGuard() : prev_(AnomalyMode::is_enabled()) { AnomalyMode::set_enabled(true); }
+  ~DetectAnomalyGuard() { AnomalyMode::set_enabled(prev_); }
+  DetectAnomalyGuard(const DetectAnomalyGuard&) = delete;
+  DetectAnomalyGuard& operator=(const DetectAnomalyGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+
+/// The edge a gradient for `t` flows into: (grad_fn, output_nr) for a non-leaf, the
+/// AccumulateGrad node for a leaf that requires grad, an invalid edge otherwise.
+Edge gradient_edge(const Tensor& t);
+
+}  // namespace nabla::autograd

@@ -1,0 +1,50 @@
+#pragma once
+// Grad mode: whether ops record the graph. Thread-local, as in PyTorch (SPEC.md §5.8).
+#include <utility>
+
+namespace nabla {
+
+struct GradMode {
+  static bool is_enabled();
+  static void set_enabled(bool enabled);
+};
+
+/// Sets grad mode for its lifetime and restores the previous mode afterwards.
+class AutoGradMode {
+ public:
+  explicit AutoGradMode(bool enabled) : prev_(GradMode::is_enabled()) {
+    GradMode::set_enabled(enabled);
+  }
+  ~AutoGradMode() { GradMode::set_enabled(prev_); }
+  AutoGradMode(const AutoGradMode&) = delete;
+  AutoGradMode& operator=(const AutoGradMode&) = delete;
+
+ private:
+  bool prev_;
+};
+
+/// Disables gradient recording in its scope (torch::NoGradGuard).
+struct NoGradGuard : AutoGradMode {
+  NoGradGuard() : AutoGradMode(false) {}
+};
+
+/// Enables gradient recording in its scope, even inside a NoGradGuard.
+struct EnableGradGuard : AutoGradMode {
+  EnableGradGuard() : AutoGradMode(true) {}
+};
+
+/// The closure form: runs fn() with grad mode off and returns its result.
+template <class F>
+decltype(auto) no_grad(F&& fn) {
+  NoGradGuard guard;
+  return std::forward<F>(fn)();
+}
+
+/// Runs fn() with grad mode on.
+template <class F>
+decltype(auto) enable_grad(F&& fn) {
+  EnableGradGuard guard;
+  return std::forward<F>(fn)();
+}
+
+}  // namespace nabla

@@ -1,0 +1,110 @@
+#pragma once
+// The backward graph (seeds 002/003): a Node is the backward of one forward op. Its
+// next_edges point at the nodes of the op's inputs (Edge{function, input_nr}: which
+// gradient slot of that node this contribution fills). Leaves that require grad end in
+// an AccumulateGrad node. Nodes are ordered by sequence_nr (creation order) and
+// topological_nr (longest path to a leaf).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "nabla/core/tensor.h"
+
+namespace nabla::autograd {
+
+class Node;
+using variable_list = std::vector<Tensor>;
+using tensor_list = std::vector<Tensor>;
+
+struct Edge {
+  Edge() = default;
+  Edge(std::shared_ptr<Node> fn, uint32_t nr) : function(std::move(fn)), input_nr(nr) {}
+  bool is_valid() const { return function != nullptr; }
+  std::shared_ptr<Node> function;
+  uint32_t input_nr = 0;
+};
+using edge_list = std::vector<Edge>;
+
+/// Shape and dtype of one gradient a node receives (one output of its forward op).
+struct InputMetadata {
+  DimVector shape;
+  ScalarType dtype = kFloat;
+};
+
+class Node : public std::enable_shared_from_this<Node> {
+ public:
+  Node();
+  virtual ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  /// Computes the gradients of the forward inputs (one per next edge) from the
+  /// gradients of the forward outputs (one per input slot; undefined = zero).
+  virtual variable_list apply(variable_list&& grads) = 0;
+  /// PyTorch's name: AddBackward0, MulBackward0, AccumulateGrad, ...
+  virtual std::string name() const = 0;
+  /// Frees saved tensors (after a backward without retain_graph).
+  virtual void release_variables() {}
+
+  variable_list operator()(variable_list&& grads) { return apply(std::move(grads)); }
+
+  uint64_t sequence_nr() const { return sequence_nr_; }
+  uint64_t topological_nr() const { return topological_nr_; }
+  const edge_list& next_edges() const { return next_edges_; }
+  const Edge& next_edge(size_t i) const { return next_edges_[i]; }
+  size_t num_outputs() const { return next_edges_.size(); }
+  size_t num_inputs() const { return input_metadata_.size(); }
+  void add_next_edge(Edge e);
+  void set_next_edges(edge_list edges);
+  /// Records the metadata of one gradient slot; returns its index (the output_nr).
+  uint32_t add_input_metadata(const Tensor& t);
+  const InputMetadata& input_metadata(size_t i) const { return input_metadata_[i]; }
+  /// Whether the gradient of forward input i is wanted (needs_input_grad).
+  bool should_compute_output(size_t i) const {
+    return i < next_edges_.size() && next_edges_[i].is_valid();
+  }
+
+  // ---- Hooks on the gradients this node receives (tensor hooks, retain_grad) ----------
+  using TensorHook = std::function<Tensor(const Tensor&)>;
+  /// Runs fn on the gradient of slot `input_nr` before apply; a defined result replaces it.
+  unsigned add_tensor_pre_hook(uint32_t input_nr, TensorHook fn);
+  bool remove_tensor_pre_hook(unsigned id);
+  /// After the pre-hooks, stores the gradient of slot `input_nr` into the tensor's .grad().
+  void set_retains_grad(uint32_t input_nr, std::weak_ptr<TensorImpl> tensor);
+  /// Applies the pre-hooks and retain_grad to `grads` (called by the engine).
+  void run_pre_hooks(variable_list& grads);
+  bool has_pre_hooks() const { return !pre_hooks_.empty() || !retains_.empty(); }
+
+  // ---- Anomaly mode ---------------------------------------------------------------------
+  void set_creation_trace(std::string trace) { creation_trace_ = std::move(trace); }
+  const std::string& creation_trace() const { return creation_trace_; }
+
+  /// Serializes concurrent apply() calls on one node (AccumulateGrad under threads).
+  std::mutex& mutex() { return mutex_; }
+
+ protected:
+  uint64_t sequence_nr_;
+  uint64_t topological_nr_ = 0;
+  edge_list next_edges_;
+  std::vector<InputMetadata> input_metadata_;
+
+ private:
+  struct PreHook {
+    unsigned id;
+    uint32_t input_nr;
+    TensorHook fn;
+  };
+  std::vector<PreHook> pre_hooks_;
+  std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>> retains_;
+  std::string creation_trace_;
+  std::mutex mutex_;
+};
+
+/// Releases `node` later if this thread is already destroying a graph, so deleting a
+/// chain of 100,000 nodes never recurses (Note [Iterative graph destruction], node.cpp).
+void release_node(std::shared_ptr<Node>&& node);
+
+}  // namespace nabla::autograd

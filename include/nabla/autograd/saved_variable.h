@@ -1,0 +1,55 @@
+#pragma once
+// SavedVariable: a tensor kept by a node for its backward (seed 002 §SavedVariable).
+// It remembers the version counter it saw and refuses to unpack after an in-place write
+// (SPEC.md §5.11). An output of the node itself is saved without its autograd meta,
+// so the node does not keep its own output alive (no reference cycle, SPEC.md §5.18);
+// unpacking such a tensor gives it the node back as grad_fn.
+#include <any>
+#include <functional>
+#include <memory>
+
+#include "nabla/autograd/node.h"
+
+namespace nabla::autograd {
+
+class SavedVariable {
+ public:
+  SavedVariable() = default;
+  SavedVariable(const Tensor& t, bool is_output);
+  /// The saved tensor; `saved_for` is the node that saved it (needed for outputs).
+  /// A nabla::Error after release (backward twice) or after an in-place modification.
+  Tensor unpack(const std::shared_ptr<Node>& saved_for = nullptr) const;
+  void reset_data();
+  bool defined() const { return was_defined_; }
+
+ private:
+  Tensor data_;          // the tensor, or for outputs a plain alias without autograd meta
+  std::any packed_;      // set instead of data_ when saved-tensor hooks were active
+  std::weak_ptr<StorageImpl> storage_ref_;  // with hooks: to read the version counter
+  std::function<Tensor(const std::any&)> unpack_hook_;
+  std::string describe_saved() const;
+  DimVector shape_;
+  ScalarType dtype_ = kFloat;
+  uint32_t saved_version_ = 0;
+  uint32_t output_nr_ = 0;
+  bool was_defined_ = false;
+  bool is_output_ = false;
+  bool requires_grad_ = false;
+  bool released_ = false;
+};
+
+/// Saved-tensor hooks (SPEC.md §5.13): while a guard lives, every tensor saved for
+/// backward on this thread is passed to `pack`, and `unpack` restores it in backward.
+class SavedTensorHooksGuard {
+ public:
+  SavedTensorHooksGuard(std::function<std::any(const Tensor&)> pack,
+                        std::function<Tensor(const std::any&)> unpack);
+  ~SavedTensorHooksGuard();
+  SavedTensorHooksGuard(const SavedTensorHooksGuard&) = delete;
+  SavedTensorHooksGuard& operator=(const SavedTensorHooksGuard&) = delete;
+
+ private:
+  void* prev_;
+};
+
+}  // namespace nabla::autograd

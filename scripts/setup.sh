@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages nabla needs, only those missing; silent when all are present.
+# Usage: scripts/setup.sh [--with-libtorch] [--with-data]
+set -euo pipefail
+
+packages=(cmake g++ make pkg-config libopenblas-dev zlib1g-dev nlohmann-json3-dev libgtest-dev)
+for arg in "$@"; do
+  case "$arg" in
+    --with-libtorch) packages+=(libtorch-dev) ;;  # tests and benchmarks only
+    --with-data) packages+=(dataset-fashion-mnist) ;;
+    --with-bench) packages+=(libtorch-dev libbenchmark-dev) ;;
+    *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+echo "setup.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, builds from scratch in build-test/,
+# and runs every test (conformance against LibTorch included).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh --with-libtorch
+jobs=$(nproc)
+cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Release -DNABLA_BUILD_TESTS=ON \
+  -DNABLA_CONFORMANCE=ON -DNABLA_BUILD_EXAMPLES=ON ${NABLA_CMAKE_ARGS:-} >/dev/null
+cmake --build build-test -j"$jobs"
+ctest --test-dir build-test --output-on-failure -j"$jobs" --timeout 600

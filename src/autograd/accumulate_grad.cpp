@@ -1,0 +1,49 @@
+#include "autograd/accumulate_grad.h"
+
+#include <limits>
+
+#include "nabla/autograd/grad_mode.h"
+#include "nabla/core/autograd_meta.h"
+
+namespace nabla::autograd {
+
+AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable)) {
+  // Leaves run as soon as they are ready: their gradient is final once it arrives.
+  sequence_nr_ = std::numeric_limits<uint64_t>::max();
+  add_input_metadata(variable_);
+}
+
+variable_list AccumulateGrad::apply(variable_list&& grads) {
+  if (!grads.empty() && grads[0].defined()) {
+    std::lock_guard<std::mutex> lock(mutex());
+    accumulate_grad(variable_, grads[0]);
+  }
+  return {};
+}
+
+void accumulate_grad(const Tensor& leaf, const Tensor& grad) {
+  Tensor& g = leaf.mutable_grad();
+  if (!g.defined()) {
+    // Keep the incoming tensor when nobody else holds it; otherwise copy, so that a later
+    // in-place accumulation cannot write into someone else's tensor.
+    bool sole_owner = grad.use_count() == 1 && grad.is_contiguous() && grad.storage_offset() == 0 &&
+                      grad.impl()->storage().use_count() == 1 && !grad.requires_grad();
+    if (GradMode::is_enabled()) g = grad.requires_grad() ? grad : grad.clone();
+    else g = sole_owner ? grad : grad.detach().clone();
+  } else if (GradMode::is_enabled()) {
+    g = g + grad;  // create_graph: the accumulated gradient stays differentiable
+  } else {
+    g.add_(grad);
+  }
+}
+
+std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {
+  auto& meta = leaf.unsafeGetTensorImpl()->ensure_autograd_meta();
+  std::lock_guard<std::mutex> lock(meta.mutex);
+  if (auto acc = meta.grad_accumulator.lock()) return acc;
+  auto acc = std::make_shared<AccumulateGrad>(leaf);
+  meta.grad_accumulator = acc;
+  return acc;
+}
+
+}  // namespace nabla::autograd

@@ -1,0 +1,26 @@
+#pragma once
+// AccumulateGrad: the node at a leaf that requires grad. It adds each incoming gradient
+// into the leaf's .grad() (SPEC.md §5.2): assigns when .grad() is undefined, adds in place
+// otherwise, and builds a graph instead when create_graph is on.
+#include "nabla/autograd/node.h"
+
+namespace nabla::autograd {
+
+class AccumulateGrad final : public Node {
+ public:
+  explicit AccumulateGrad(Tensor variable);
+  variable_list apply(variable_list&& grads) override;
+  std::string name() const override { return "AccumulateGrad"; }
+  const Tensor& variable() const { return variable_; }
+
+ private:
+  Tensor variable_;
+};
+
+/// The leaf's AccumulateGrad node, created once and cached weakly in its meta.
+std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);
+
+/// Adds `grad` into `leaf.grad()` with AccumulateGrad's rules.
+void accumulate_grad(const Tensor& leaf, const Tensor& grad);
+
+}  // namespace nabla::autograd

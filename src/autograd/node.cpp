@@ -1,0 +1,100 @@
+#include "nabla/autograd/node.h"
+
+#include <algorithm>
+
+#include "nabla/core/autograd_meta.h"
+
+namespace nabla::autograd {
+namespace {
+// Sequence numbers only order nodes of one graph, which one thread builds, so a
+// thread-local counter (as PyTorch's) suffices and costs no atomic.
+thread_local uint64_t t_next_sequence_nr = 0;
+std::atomic<unsigned> g_next_hook_id{1};
+}  // namespace
+
+Node::Node() : sequence_nr_(t_next_sequence_nr++) {}
+
+// Note [Iterative graph destruction]
+// A node owns its next nodes through next_edges; saved tensors own theirs through their
+// AutogradMeta. Destroying the last tensor of a long chain would recurse once per node.
+// Instead, every owner hands its last reference to release_node(): the outermost call
+// drains a thread-local queue, and nested calls only append to it.
+namespace {
+thread_local std::vector<std::shared_ptr<Node>>* t_pending = nullptr;
+}
+
+void release_node(std::shared_ptr<Node>&& node) {
+  if (!node) return;
+  if (t_pending) {
+    t_pending->push_back(std::move(node));
+    return;
+  }
+  std::vector<std::shared_ptr<Node>> pending;
+  t_pending = &pending;
+  pending.push_back(std::move(node));
+  while (!pending.empty()) {
+    std::shared_ptr<Node> n = std::move(pending.back());
+    pending.pop_back();
+    n.reset();  // may append more nodes to `pending`
+  }
+  t_pending = nullptr;
+}
+
+Node::~Node() {
+  for (auto& e : next_edges_) release_node(std::move(e.function));
+}
+
+void Node::add_next_edge(Edge e) {
+  if (e.function) topological_nr_ = std::max(topological_nr_, e.function->topological_nr() + 1);
+  next_edges_.push_back(std::move(e));
+}
+
+void Node::set_next_edges(edge_list edges) {
+  next_edges_.clear();
+  for (auto& e : edges) add_next_edge(std::move(e));
+}
+
+uint32_t Node::add_input_metadata(const Tensor& t) {
+  InputMetadata m;
+  m.shape.assign(t.sizes().begin(), t.sizes().end());
+  m.dtype = t.scalar_type();
+  input_metadata_.push_back(std::move(m));
+  return static_cast<uint32_t>(input_metadata_.size() - 1);
+}
+
+unsigned Node::add_tensor_pre_hook(uint32_t input_nr, TensorHook fn) {
+  unsigned id = g_next_hook_id.fetch_add(1);
+  pre_hooks_.push_back({id, input_nr, std::move(fn)});
+  return id;
+}
+
+bool Node::remove_tensor_pre_hook(unsigned id) {
+  auto it = std::find_if(pre_hooks_.begin(), pre_hooks_.end(), [&](const PreHook& h) { return h.id == id; });
+  if (it == pre_hooks_.end()) return false;
+  pre_hooks_.erase(it);
+  return true;
+}
+
+void Node::set_retains_grad(uint32_t input_nr, std::weak_ptr<TensorImpl> tensor) {
+  for (auto& r : retains_)
+    if (r.first == input_nr) return;
+  retains_.emplace_back(input_nr, std::move(tensor));
+}
+
+void Node::run_pre_hooks(variable_list& grads) {
+  for (auto& h : pre_hooks_) {
+    if (h.input_nr >= grads.size() || !grads[h.input_nr].defined()) continue;
+    Tensor r = h.fn(grads[h.input_nr]);
+    if (r.defined()) grads[h.input_nr] = std::move(r);
+  }
+  for (auto& [nr, weak] : retains_) {
+    auto impl = weak.lock();
+    if (!impl || nr >= grads.size() || !grads[nr].defined()) continue;
+    // Like LibTorch, a retained non-leaf gradient accumulates across backward calls.
+    Tensor& g = impl->ensure_autograd_meta().grad;
+    if (!g.defined()) g = grads[nr].clone();
+    else g = g + grads[nr];
+  }
+}
+
+}  // namespace nabla::autograd

@@ -1,0 +1,103 @@
+#include "nabla/autograd/saved_variable.h"
+
+#include "nabla/core/autograd_meta.h"
+#include "ops/op_utils.h"
+
+namespace nabla::autograd {
+namespace {
+
+struct HookPair {
+  std::function<std::any(const Tensor&)> pack;
+  std::function<Tensor(const std::any&)> unpack;
+  HookPair* prev;
+};
+thread_local HookPair* t_hooks = nullptr;
+
+// The same bytes and geometry as `t`, without autograd meta.
+Tensor plain_alias(const Tensor& t) {
+  return ops::make_view(t, t.sizes(), t.strides(), t.storage_offset());
+}
+
+
+}  // namespace
+
+SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
+  if (!t.defined()) return;
+  was_defined_ = true;
+  is_output_ = is_output;
+  requires_grad_ = t.requires_grad();
+  saved_version_ = t._version();
+  dtype_ = t.scalar_type();
+  shape_.assign(t.sizes().begin(), t.sizes().end());
+  if (auto* m = t.unsafeGetTensorImpl()->autograd_meta()) output_nr_ = m->output_nr;
+  // Outputs are kept without their grad_fn, which is the saving node (no cycle).
+  Tensor keep = is_output ? plain_alias(t) : t;
+  if (t_hooks) {
+    packed_ = t_hooks->pack(keep);
+    unpack_hook_ = t_hooks->unpack;
+    storage_ref_ = t.impl()->storage();
+  } else {
+    data_ = std::move(keep);
+  }
+}
+
+void SavedVariable::reset_data() {
+  data_ = Tensor();
+  packed_.reset();
+  storage_ref_.reset();
+  released_ = true;
+}
+
+std::string SavedVariable::describe_saved() const {
+  return str("[", toString(dtype_), "Tensor ", IntArrayRef(shape_), "]");
+}
+
+Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
+  if (!was_defined_) return Tensor();
+  NABLA_CHECK(!released_,
+              "Trying to backward through the graph a second time (or directly access saved "
+              "tensors after they have already been freed). Saved intermediate values of the "
+              "graph are freed when you call .backward() or autograd::grad(). Specify "
+              "retain_graph=true if you need to backward through the graph a second time or if "
+              "you need to access saved tensors after calling backward.");
+  uint32_t version = saved_version_;
+  if (data_.defined()) version = data_._version();
+  else if (auto st = storage_ref_.lock()) version = st->version();
+  if (version != saved_version_) {
+    std::string who = saved_for ? str(", which is ", is_output_ ? "output " : "an input of ",
+                                      is_output_ ? std::to_string(output_nr_) + " of " : std::string(),
+                                      saved_for->name(), ",")
+                                : std::string(",");
+    NABLA_CHECK(false,
+                "one of the variables needed for gradient computation has been modified by an "
+                "inplace operation: ", describe_saved(), who, " is at version ", version,
+                "; expected version ", saved_version_,
+                " instead. Hint: the backtrace further above (DetectAnomalyGuard) shows the "
+                "operation that failed to compute its gradient.");
+  }
+  Tensor t = unpack_hook_ ? unpack_hook_(packed_) : data_;
+  if (is_output_ && requires_grad_ && saved_for) {
+    // Re-attach the node so that create_graph can differentiate through the output.
+    Tensor out = plain_alias(t);
+    auto& meta = out.unsafeGetTensorImpl()->ensure_autograd_meta();
+    meta.grad_fn = saved_for;
+    meta.output_nr = output_nr_;
+    return out;
+  }
+  return t;
+}
+
+SavedTensorHooksGuard::SavedTensorHooksGuard(std::function<std::any(const Tensor&)> pack,
+                                             std::function<Tensor(const std::any&)> unpack) {
+  NABLA_CHECK(pack && unpack, "SavedTensorHooksGuard: both pack and unpack hooks are required");
+  prev_ = t_hooks;
+  t_hooks = new HookPair{std::move(pack), std::move(unpack), t_hooks};
+}
+
+SavedTensorHooksGuard::~SavedTensorHooksGuard() {
+  HookPair* h = t_hooks;
+  t_hooks = static_cast<HookPair*>(prev_);
+  delete h;
+}
+
+}  // namespace nabla::autograd

@@ -1,0 +1,111 @@
+// Tensor methods of the autograd layer: flags, grad, graph inspection, backward, hooks.
+#include "autograd/accumulate_grad.h"
+#include "autograd/formula.h"
+#include "nabla/autograd/autograd.h"
+#include "ops/op_utils.h"
+
+namespace nabla {
+
+bool Tensor::requires_grad() const {
+  auto* m = checked().autograd_meta();
+  return m && (m->requires_grad || m->grad_fn);
+}
+
+const Tensor& Tensor::requires_grad_(bool r) const {
+  auto* m = checked().autograd_meta();
+  NABLA_CHECK(!(m && m->grad_fn) || r,
+              "requires_grad_: you can only change requires_grad flags of leaf variables. If you "
+              "want to use a computed variable in a subgraph that doesn't require differentiation "
+              "use var_no_grad = var.detach().");
+  NABLA_CHECK(!r || is_floating_point(),
+              "requires_grad_: only Tensors of floating point dtype can require gradients, got ",
+              scalar_type());
+  if (!r && !m) return *this;
+  impl_->ensure_autograd_meta().requires_grad = r;
+  return *this;
+}
+
+const Tensor& Tensor::grad() const {
+  static const Tensor undefined;
+  auto* m = checked().autograd_meta();
+  return m ? m->grad : undefined;
+}
+
+Tensor& Tensor::mutable_grad() const { return impl_->ensure_autograd_meta().grad; }
+
+Tensor Tensor::detach() const {
+  return ops::make_view(*this, sizes(), strides(), storage_offset());
+}
+
+const Tensor& Tensor::detach_() const {
+  if (auto* m = checked().autograd_meta()) {
+    m->requires_grad = false;
+    autograd::release_node(std::move(m->grad_fn));
+    m->output_nr = 0;
+  }
+  return *this;
+}
+
+const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const {
+  static const std::shared_ptr<autograd::Node> none;
+  auto* m = checked().autograd_meta();
+  return m ? m->grad_fn : none;
+}
+
+bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
+
+uint32_t Tensor::output_nr() const {
+  auto* m = checked().autograd_meta();
+  return m ? m->output_nr : 0;
+}
+
+const Tensor& Tensor::retain_grad() const {
+  NABLA_CHECK(requires_grad(), "retain_grad: can't retain_grad on Tensor that has requires_grad=False");
+  if (is_leaf()) return *this;  // leaves keep their gradient anyway
+  auto& m = impl_->ensure_autograd_meta();
+  if (m.retains_grad) return *this;
+  m.grad_fn->set_retains_grad(m.output_nr, impl_);
+  m.retains_grad = true;
+  return *this;
+}
+
+bool Tensor::retains_grad() const {
+  auto* m = checked().autograd_meta();
+  return m && m->retains_grad;
+}
+
+void Tensor::backward(const Tensor& gradient, optional<bool> retain_graph, bool create_graph,
+                      optional<TensorList> inputs) const {
+  autograd::variable_list in;
+  if (inputs) in.assign(inputs->begin(), inputs->end());
+  autograd::variable_list grads;
+  if (gradient.defined()) grads.push_back(gradient);
+  autograd::backward({*this}, grads, retain_graph, create_graph, in);
+}
+
+namespace detail {
+unsigned register_tensor_hook(const Tensor& t, std::function<Tensor(const Tensor&)> fn) {
+  NABLA_CHECK(t.requires_grad(), "register_hook: cannot register a hook on a tensor that doesn't "
+              "require gradient");
+  if (t.is_leaf()) return autograd::grad_accumulator(t)->add_tensor_pre_hook(0, std::move(fn));
+  return t.grad_fn()->add_tensor_pre_hook(t.output_nr(), std::move(fn));
+}
+}  // namespace detail
+
+void Tensor::remove_hook(unsigned handle) const {
+  bool removed = false;
+  if (!is_leaf()) {
+    removed = grad_fn()->remove_tensor_pre_hook(handle);
+  } else if (requires_grad()) {
+    removed = autograd::grad_accumulator(*this)->remove_tensor_pre_hook(handle);
+  }
+  NABLA_CHECK(removed, "remove_hook: no hook with handle ", handle, " on this tensor");
+}
+
+void Tensor::set_data(const Tensor& new_data) const {
+  ops::check_defined(new_data, "set_data");
+  impl_->set_storage(new_data.impl()->storage(), new_data.scalar_type(), new_data.sizes(),
+                     new_data.strides(), new_data.storage_offset());
+}
+
+}  // namespace nabla

@@ -1,0 +1,33 @@
+#pragma once
+// Small helpers shared by the test executables.
+#include <gtest/gtest.h>
+#include <nabla/nabla.h>
+
+#include <string>
+#include <vector>
+
+namespace nabla::testing {
+
+/// The elements of `t` in row-major order, as doubles.
+inline std::vector<double> values(const Tensor& t) {
+  Tensor d = t.to(kDouble).contiguous();
+  const double* p = d.data_ptr<double>();
+  return std::vector<double>(p, p + d.numel());
+}
+
+inline std::vector<int64_t> shape(const Tensor& t) { return t.sizes().vec(); }
+
+/// Runs `fn`, expects a nabla::Error whose message contains every fragment.
+template <class F>
+void expect_error(F&& fn, std::initializer_list<std::string> fragments) {
+  try {
+    fn();
+    ADD_FAILURE() << "expected nabla::Error";
+  } catch (const nabla::Error& e) {
+    std::string msg = e.what();
+    for (const auto& f : fragments)
+      EXPECT_NE(msg.find(f), std::string::npos) << "message lacks '" << f << "': " << msg;
+  }
+}
+
+}  // namespace nabla::testing
