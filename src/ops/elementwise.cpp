@@ -3,7 +3,9 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/formula.h"
 #include "nabla/ops/factories.h"
+#include "ops/elementwise_backward.h"
 #include "ops/op_utils.h"
 
 namespace nabla {
@@ -46,6 +48,7 @@ Tensor unary_impl(const Tensor& x, UnaryOp op, Kind kind, const char* name, Unar
   Tensor in = kind == Kind::BoolOut ? x : cast(x, out_t);
   Tensor out = empty_tensor(x.sizes(), out_t, x.device());
   backend_for(x).unary(op, out, in, p);
+  ops::record_unary(op, p, x, out);
   return out;
 }
 
@@ -57,6 +60,10 @@ const Tensor& unary_op_(const Tensor& self, UnaryOp op, Kind kind, const char* n
                         UnaryParams p = {}) {
   ops::check_defined(self, name);
   ScalarType out_t = unary_result_dtype(self, kind, name);
+  if (autograd::any_requires_grad(self)) {
+    ops::check_inplace(self, self.sizes(), out_t, name);
+    return ops::assign_with_history(self, unary_impl(self, op, kind, name, p), name);
+  }
   if (out_t == self.scalar_type() && kind != Kind::BoolOut) {
     backend_for(self).unary(op, self, self, p);
   } else {
@@ -118,25 +125,35 @@ Tensor binary_tensors(BinaryOp op, const Tensor& a, const Tensor& b, ScalarType 
   return out;
 }
 
+// `other_scalar` / `self_scalar`: which operand was a Scalar (for the node's name).
+Tensor binary_recorded(BinaryOp op, const Tensor& a, const Tensor& b, ScalarType common,
+                       const Scalar& alpha, const char* name, bool other_scalar, bool self_scalar) {
+  Tensor out = binary_tensors(op, a, b, common, alpha, name);
+  ops::record_binary(op, a, b, alpha, out, other_scalar, self_scalar);
+  return out;
+}
+
 Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const char* name,
                  const Scalar& alpha = 1) {
   ops::check_defined(a, name);
   ops::check_defined(b, name);
   ops::check_same_device(a, b, name);
-  return binary_tensors(op, a, b, ops::result_type(a, b), alpha, name);
+  return binary_recorded(op, a, b, ops::result_type(a, b), alpha, name, false, false);
 }
 
 Tensor binary_op(BinaryOp op, const Tensor& a, const Scalar& b, const char* name,
                  const Scalar& alpha = 1) {
   ops::check_defined(a, name);
   ScalarType common = ops::result_type(a, b);
-  return binary_tensors(op, a, ops::scalar_tensor(b, common, a.device()), common, alpha, name);
+  return binary_recorded(op, a, ops::scalar_tensor(b, common, a.device()), common, alpha, name, true,
+                         false);
 }
 
 Tensor binary_op(BinaryOp op, const Scalar& a, const Tensor& b, const char* name) {
   ops::check_defined(b, name);
   ScalarType common = ops::result_type(b, a);
-  return binary_tensors(op, ops::scalar_tensor(a, common, b.device()), b, common, 1, name);
+  return binary_recorded(op, ops::scalar_tensor(a, common, b.device()), b, common, 1, name, false,
+                         true);
 }
 
 const Tensor& binary_op_(BinaryOp op, const Tensor& self, const Tensor& other, const char* name,
@@ -148,6 +165,9 @@ const Tensor& binary_op_(BinaryOp op, const Tensor& self, const Tensor& other, c
   auto [compute, out_t] = binary_dtypes(op, promoteTypes(common, self.scalar_type()), name);
   DimVector shape = broadcast_shapes(self.sizes(), other.sizes(), name);
   ops::check_inplace(self, shape, out_t, name);
+  if (autograd::any_requires_grad(self, other))
+    return ops::assign_with_history(self, binary_recorded(op, self, other, common, alpha, name, false, false),
+                                    name);
   Tensor o = cast(other, compute);
   // An operand that overlaps self with another layout must be read before writing.
   if (o.impl()->storage() == self.impl()->storage() &&
@@ -203,6 +223,7 @@ Tensor Tensor::pow(const Scalar& e) const {
               "allowed (got exponent ", e.toLong(), ")");
   Tensor out = empty_tensor(sizes(), t, device());
   backend_for(*this).unary(UnaryOp::PowScalar, out, cast(*this, t), {e.toDouble(), 0});
+  ops::record_unary(UnaryOp::PowScalar, {e.toDouble(), 0}, *this, out);
   return out;
 }
 
@@ -258,6 +279,7 @@ Tensor Tensor::clamp(optional<Scalar> lo, optional<Scalar> hi) const {
   ScalarType t = clamp_dtype(*this, lo, hi);
   Tensor out = empty_tensor(sizes(), t, device());
   backend_for(*this).unary(UnaryOp::Clamp, out, cast(*this, t), p);
+  ops::record_unary(UnaryOp::Clamp, p, *this, out);
   return out;
 }
 const Tensor& Tensor::clamp_(optional<Scalar> lo, optional<Scalar> hi) const {
@@ -311,6 +333,7 @@ Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
   Tensor out = empty_tensor(shape, t, device());
   backend_for(*this).where(out, expand_to(cast(condition, kBool), shape), expand_to(cast(*this, t), shape),
                            expand_to(cast(other, t), shape));
+  ops::record_where(condition, *this, other, out);
   return out;
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "nabla/core/autograd_meta.h"
+
 namespace nabla::ops {
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
@@ -116,6 +118,19 @@ void check_in_bounds(const Tensor& base, IntArrayRef sizes, IntArrayRef strides,
   NABLA_CHECK(max_index < capacity, op, ": setStorage: sizes ", sizes, ", strides ", strides,
               " and storage offset ", offset, " need ", max_index + 1,
               " elements, but the storage holds only ", capacity);
+}
+
+const Tensor& assign_with_history(const Tensor& self, const Tensor& result, const char* op) {
+  NABLA_CHECK(!(self.is_leaf() && self.requires_grad()), op,
+              ": a leaf Variable that requires grad is being used in an in-place operation.");
+  backend_for(self).copy(self, result);
+  bump_version(self);
+  auto& meta = self.unsafeGetTensorImpl()->ensure_autograd_meta();
+  if (result.defined() && result.grad_fn()) {
+    meta.grad_fn = result.grad_fn();
+    meta.output_nr = result.output_nr();
+  }
+  return self;
 }
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {

@@ -44,6 +44,11 @@ void check_inplace(const Tensor& self, IntArrayRef result_shape, ScalarType resu
 /// Marks an in-place write (Note [Version counter]).
 inline void bump_version(const Tensor& t) { t.unsafeGetTensorImpl()->bump_version(); }
 
+/// In-place op on a tensor that takes part in autograd: `result` (computed out of place,
+/// with its graph) is copied into `self`, whose history becomes result's (PyTorch's
+/// rebase_history). A leaf that requires grad is refused outside no_grad.
+const Tensor& assign_with_history(const Tensor& self, const Tensor& result, const char* op);
+
 /// Ensures a view stays inside its storage.
 void check_in_bounds(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
                      const char* op);
