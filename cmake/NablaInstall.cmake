@@ -17,6 +17,9 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/nablaConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/nablaConfigVersion.cmake
         DESTINATION ${NABLA_CMAKE_DIR})
 
-get_filename_component(NABLA_OPENBLAS_LIBNAME ${NABLA_OPENBLAS_LIBRARY} NAME)
+# The .pc file locates the prefix from its own directory, so the install is relocatable
+# (cmake --install --prefix anywhere).
+file(RELATIVE_PATH NABLA_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+set(NABLA_PC_PREFIX "\${pcfiledir}/${NABLA_PC_TO_PREFIX}")
 configure_file(cmake/nabla.pc.in ${CMAKE_CURRENT_BINARY_DIR}/nabla.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/nabla.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
