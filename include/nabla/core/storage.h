@@ -17,6 +17,12 @@ namespace nabla {
 void* cpu_alloc(size_t nbytes);
 void cpu_free(void* p, size_t nbytes);
 
+/// Bytes of tensor storage currently allocated by nabla on the CPU, and the peak since
+/// the last reset_peak_memory() (for memory tests and benchmarks).
+size_t cpu_memory_allocated();
+size_t cpu_memory_peak();
+void reset_peak_memory();
+
 class StorageImpl {
  public:
   /// Owns `nbytes` fresh bytes on `device`.

@@ -1,0 +1,135 @@
+// Custom autograd functions: IValue, AutogradContext, CustomNode, and the graph wiring
+// of Function<T>::apply.
+#include "nabla/autograd/function.h"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+
+#include "autograd/formula.h"
+#include "nabla/autograd/autograd.h"
+#include "nabla/ops/factories.h"
+#include "ops/op_utils.h"
+
+namespace nabla::autograd {
+
+namespace {
+template <class V, class T>
+const T& get_as(const V& v, const char* want) {
+  const T* p = std::get_if<T>(&v);
+  NABLA_CHECK(p != nullptr, "IValue: expected ", want, " but the value holds another type");
+  return *p;
+}
+}  // namespace
+
+double IValue::toDouble() const {
+  if (auto* i = std::get_if<int64_t>(&v_)) return static_cast<double>(*i);
+  return get_as<decltype(v_), double>(v_, "a double");
+}
+int64_t IValue::toInt() const { return get_as<decltype(v_), int64_t>(v_, "an int"); }
+bool IValue::toBool() const { return get_as<decltype(v_), bool>(v_, "a bool"); }
+const Tensor& IValue::toTensor() const { return get_as<decltype(v_), Tensor>(v_, "a Tensor"); }
+const std::string& IValue::toStringRef() const { return get_as<decltype(v_), std::string>(v_, "a string"); }
+const std::vector<int64_t>& IValue::toIntVector() const {
+  return get_as<decltype(v_), std::vector<int64_t>>(v_, "an int list");
+}
+
+void AutogradContext::save_for_backward(variable_list to_save) { to_save_ = std::move(to_save); }
+
+variable_list AutogradContext::get_saved_variables() const {
+  NABLA_CHECK(!released_,
+              "Trying to backward through the graph a second time (or directly access saved "
+              "tensors after they have already been freed). Specify retain_graph=true if you need "
+              "to backward through the graph a second time.");
+  variable_list out;
+  auto node = node_.lock();
+  if (saved_.empty()) return to_save_;  // no graph was built: plain tensors
+  for (const auto& s : saved_) out.push_back(s.unpack(node));
+  return out;
+}
+
+void AutogradContext::mark_dirty(const variable_list& inputs) {
+  for (const Tensor& t : inputs) dirty_.insert(t.unsafeGetTensorImpl());
+}
+
+void AutogradContext::mark_non_differentiable(const variable_list& outputs) {
+  for (const Tensor& t : outputs) non_differentiable_.insert(t.unsafeGetTensorImpl());
+}
+
+variable_list CustomNode::apply(variable_list&& grads) {
+  if (ctx.materialize_grads_) {
+    for (size_t i = 0; i < grads.size(); ++i)
+      if (!grads[i].defined()) {
+        const InputMetadata& m = input_metadata(i);
+        grads[i] = zeros(IntArrayRef(m.shape), TensorOptions(m.dtype));
+      }
+  }
+  variable_list result = backward_(&ctx, std::move(grads));
+  NABLA_CHECK(result.size() == num_args, name(), ": function backward returned an incorrect number of gradients (expected ",
+              num_args, ", got ", result.size(), ")");
+  variable_list out(num_outputs());
+  for (size_t e = 0; e < num_outputs(); ++e) {
+    Tensor& g = result[tensor_arg_index[e]];
+    if (!should_compute_output(e) || !g.defined()) continue;
+    const InputMetadata& m = next_edge(e).function->input_metadata(next_edge(e).input_nr);
+    NABLA_CHECK(g.sizes() == IntArrayRef(m.shape), name(), ": function backward returned a gradient of shape ",
+                g.sizes(), " for argument ", tensor_arg_index[e], " of shape ", IntArrayRef(m.shape));
+    out[e] = g;
+  }
+  return out;
+}
+
+void CustomNode::release_variables() {
+  for (auto& s : ctx.saved_) s.reset_data();
+  ctx.released_ = true;
+}
+
+namespace detail {
+
+std::string demangle_type(const char* mangled) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string out = (status == 0 && d) ? d : mangled;
+  std::free(d);
+  return out;
+}
+
+}  // namespace detail
+
+void detail_finish(const std::shared_ptr<CustomNode>& node, const variable_list& inputs,
+                   variable_list& outputs, bool any_grad) {
+  AutogradContext& ctx = node->ctx;
+  std::unordered_set<TensorImpl*> input_impls;
+  for (const Tensor& t : inputs)
+    if (t.defined()) input_impls.insert(t.unsafeGetTensorImpl());
+  if (!any_grad) {
+    // No graph: outputs that are inputs stay as they are; saved tensors kept plainly.
+    return;
+  }
+  for (const Tensor& t : inputs) node->add_next_edge(t.defined() ? gradient_edge(t) : Edge());
+  for (auto& out : outputs) {
+    if (!out.defined()) continue;
+    TensorImpl* impl = out.unsafeGetTensorImpl();
+    if (ctx.non_differentiable_.count(impl)) continue;
+    bool is_input = input_impls.count(impl) > 0;
+    if (is_input && !ctx.dirty_.count(impl)) {
+      // Returned an input unchanged: give the output its own identity (a view), as PyTorch.
+      out = ops::make_view(out, out.sizes(), out.strides(), out.storage_offset());
+    } else if (is_input) {
+      NABLA_CHECK(!(out.is_leaf() && out.requires_grad()), node->name(),
+                  ": a leaf Variable that requires grad has been used in an in-place operation "
+                  "(mark_dirty).");
+    }
+    set_history(out, node);
+  }
+  // Save after the outputs know their node, so saved outputs are stored weakly.
+  std::unordered_set<TensorImpl*> output_impls;
+  for (const Tensor& o : outputs)
+    if (o.defined()) output_impls.insert(o.unsafeGetTensorImpl());
+  for (const Tensor& t : ctx.to_save_)
+    ctx.saved_.emplace_back(t, t.defined() && output_impls.count(t.unsafeGetTensorImpl()) > 0);
+  ctx.to_save_.clear();
+  ctx.node_ = node;
+}
+
+}  // namespace nabla::autograd
