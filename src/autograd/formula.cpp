@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "nabla/autograd/autograd.h"
+#include "nabla/core/object_pool.h"
 #include "nabla/ops/factories.h"
 
 namespace nabla::autograd {
@@ -65,14 +66,14 @@ static void finish_node(FormulaNode& node) {
 }
 
 std::shared_ptr<FormulaNode> make_node(const Formula& f, std::initializer_list<const Tensor*> inputs) {
-  auto node = std::make_shared<FormulaNode>(f);
+  auto node = detail::make_pooled<FormulaNode>(f);
   for (const Tensor* t : inputs) node->add_next_edge(t && t->defined() ? gradient_edge(*t) : Edge());
   finish_node(*node);
   return node;
 }
 
 std::shared_ptr<FormulaNode> make_node(const Formula& f, TensorList inputs) {
-  auto node = std::make_shared<FormulaNode>(f);
+  auto node = detail::make_pooled<FormulaNode>(f);
   for (const Tensor& t : inputs) node->add_next_edge(t.defined() ? gradient_edge(t) : Edge());
   finish_node(*node);
   return node;

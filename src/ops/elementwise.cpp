@@ -118,7 +118,8 @@ Tensor binary_tensors(BinaryOp op, const Tensor& a, const Tensor& b, ScalarType 
                       const Scalar& alpha, const char* name) {
   auto [compute, out_t] = binary_dtypes(op, common, name);
   DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), name);
-  Tensor ac = expand_to(cast(a, compute), shape), bc = expand_to(cast(b, compute), shape);
+  // The kernel broadcasts (stride 0) by itself: no expand views needed.
+  Tensor ac = cast(a, compute), bc = cast(b, compute);
   check_integer_divisor(op, bc, compute, name);
   Tensor out = empty_tensor(shape, out_t, a.device());
   backend_for(a).binary(op, out, ac, bc, alpha);

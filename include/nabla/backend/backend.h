@@ -7,8 +7,8 @@
 // Conventions for every entry:
 //  - `out` is allocated by the caller with its final sizes and dtype; kernels assign
 //    (never accumulate into) it unless the entry says so.
-//  - Elementwise inputs already have `out`'s sizes (broadcast by expand, so a stride
-//    may be 0) and the computation dtype; any strides are allowed.
+//  - Elementwise inputs have the computation dtype and any shape that broadcasts to
+//    `out`'s (the kernel reads missing and size-1 dims with stride 0); any strides.
 #include <cstdint>
 
 #include "nabla/core/tensor.h"

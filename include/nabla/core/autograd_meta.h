@@ -2,25 +2,44 @@
 // AutogradMeta: the autograd state of one tensor (SPEC.md §3.2). A leaf has no grad_fn;
 // a leaf that requires grad gets one AccumulateGrad node (cached weakly here). A non-leaf
 // has grad_fn and output_nr: which output of its forward op it is.
+#include <cstdint>
 #include <memory>
 #include <mutex>
+#include <vector>
 
+#include "nabla/core/object_pool.h"
 #include "nabla/core/tensor.h"
 
 namespace nabla::autograd {
 
 class Node;
 
+/// How a view may take part in in-place ops (Note [Views and in-place], views_backward.h).
+enum class ViewCreation : uint8_t {
+  kDefault,      // in-place writes rewrite the base's history (CopySlices)
+  kNoGradMode,   // made under no_grad from a base that requires grad: writes with grad refused
+  kMultiOutput,  // one of several views of one node (split, unbind): writes with grad refused
+};
+
 struct AutogradMeta {
   AutogradMeta() = default;
   ~AutogradMeta();
+  static void* operator new(size_t n) { return ::nabla::detail::pool_alloc(n); }
+  static void operator delete(void* p, size_t n) { ::nabla::detail::pool_free(p, n); }
   bool requires_grad = false;  // for leaves; a non-leaf requires grad iff it has a grad_fn
   bool retains_grad = false;
   uint32_t output_nr = 0;
   Tensor grad;
   std::shared_ptr<Node> grad_fn;
   std::weak_ptr<Node> grad_accumulator;
-  std::mutex mutex;  // guards grad_accumulator creation
+  std::mutex mutex;  // guards grad_accumulator creation and `views`
+
+  // Note [Views and in-place] (src/ops/views_backward.h). On a view made while grad mode
+  // was on: its root base. On a base: weak handles to its live views, whose histories
+  // are rebuilt when an in-place op rewrites the base's.
+  Tensor view_base;
+  ViewCreation view_creation = ViewCreation::kDefault;
+  std::vector<std::weak_ptr<TensorImpl>> views;
 };
 
 }  // namespace nabla::autograd

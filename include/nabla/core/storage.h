@@ -12,10 +12,15 @@
 
 namespace nabla {
 
-/// 64-byte aligned CPU memory. Requires nbytes >= 0; returns non-null (or throws
-/// nabla::Error when the request cannot be met).
+/// 64-byte aligned CPU memory from a caching allocator (cpu_allocator.cpp): small blocks
+/// are recycled through per-thread size-class lists, large ones through a bounded
+/// process-wide cache, so training loops stop calling malloc after the first step.
+/// Returns non-null (nabla::Error when the request cannot be met). cpu_free must get
+/// the same nbytes.
 void* cpu_alloc(size_t nbytes);
 void cpu_free(void* p, size_t nbytes);
+/// Returns every cached (free) block to the system.
+void cpu_empty_cache();
 
 /// Bytes of tensor storage currently allocated by nabla on the CPU, and the peak since
 /// the last reset_peak_memory() (for memory tests and benchmarks).

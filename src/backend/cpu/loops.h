@@ -42,7 +42,9 @@ struct LoopPlan {
   int64_t numel = 1;
 };
 
-/// Builds the plan for operands that all have `ops[0]`'s sizes.
+/// Builds the plan over `ops[0]`'s sizes. The other operands may have any shape that
+/// broadcasts to it (right-aligned; a missing or size-1 dim is read with stride 0), so
+/// ops need not materialize expand() views.
 template <int N>
 LoopPlan<N> make_plan(const std::array<const Tensor*, N>& ops) {
   LoopPlan<N> p;
@@ -50,9 +52,22 @@ LoopPlan<N> make_plan(const std::array<const Tensor*, N>& ops) {
   IntArrayRef sizes = ref.sizes();
   int nd = static_cast<int>(sizes.size());
   NABLA_ASSERT(nd <= kMaxDims, "tensors of more than ", kMaxDims, " dims are not supported");
+  // Byte strides of every operand over the output's dims.
+  int64_t st[N][kMaxDims];
   for (int k = 0; k < N; ++k) {
-    NABLA_ASSERT(ops[k]->sizes() == sizes, "loop operands differ in shape: ", ops[k]->sizes(),
-                 " vs ", sizes);
+    IntArrayRef ks = ops[k]->sizes(), kst = ops[k]->strides();
+    int kd = static_cast<int>(ks.size());
+    NABLA_ASSERT(kd <= nd, "loop operand of shape ", ks, " does not broadcast to ", sizes);
+    int64_t es = static_cast<int64_t>(ops[k]->element_size());
+    for (int d = 0; d < nd; ++d) {
+      int j = d - (nd - kd);
+      if (j < 0 || ks[j] == 1) {
+        st[k][d] = 0;
+      } else {
+        NABLA_ASSERT(ks[j] == sizes[d], "loop operand of shape ", ks, " does not broadcast to ", sizes);
+        st[k][d] = kst[j] * es;
+      }
+    }
     p.base[k] = static_cast<char*>(ops[k]->data_ptr());
   }
   p.numel = ref.numel();
@@ -62,19 +77,13 @@ LoopPlan<N> make_plan(const std::array<const Tensor*, N>& ops) {
   for (int d = 0; d < nd; ++d) {
     if (sizes[d] == 1) continue;
     bool merge = m > 0;
-    for (int k = 0; k < N && merge; ++k) {
-      int64_t es = static_cast<int64_t>(ops[k]->element_size());
-      int64_t inner_stride = ops[k]->strides()[d] * es;
-      merge = p.strides[k][m - 1] == inner_stride * sizes[d];
-    }
+    for (int k = 0; k < N && merge; ++k) merge = p.strides[k][m - 1] == st[k][d] * sizes[d];
     if (merge) {
       p.sizes[m - 1] *= sizes[d];
-      for (int k = 0; k < N; ++k)
-        p.strides[k][m - 1] = ops[k]->strides()[d] * static_cast<int64_t>(ops[k]->element_size());
+      for (int k = 0; k < N; ++k) p.strides[k][m - 1] = st[k][d];
     } else {
       p.sizes[m] = sizes[d];
-      for (int k = 0; k < N; ++k)
-        p.strides[k][m] = ops[k]->strides()[d] * static_cast<int64_t>(ops[k]->element_size());
+      for (int k = 0; k < N; ++k) p.strides[k][m] = st[k][d];
       ++m;
     }
   }
