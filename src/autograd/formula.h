@@ -32,7 +32,7 @@ struct Formula {
 
 class FormulaNode final : public Node {
  public:
-  explicit FormulaNode(const Formula& f) : formula_(&f) {}
+  explicit FormulaNode(const Formula& f) : formula_(&f) { saved_.reserve(2); }
   variable_list apply(variable_list&& grads) override;
   std::string name() const override { return formula_->name; }
   void release_variables() override;
@@ -56,7 +56,7 @@ class FormulaNode final : public Node {
 
  private:
   const Formula* formula_;
-  std::vector<SavedVariable> saved_;
+  std::vector<SavedVariable, ::nabla::detail::PoolAllocator<SavedVariable>> saved_;
 };
 
 inline bool requires_grad(const Tensor& t) {

@@ -7,6 +7,7 @@
 #include "autograd/formula.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "ops/op_utils.h"
 
 namespace nabla::ops {
 
@@ -110,6 +111,13 @@ const Formula kRemainder0{"RemainderBackward0", remainder_bw}, kRemainder1{"Rema
     return {expr};                                                       \
   }
 Tensor x_of(FormulaNode& n) { return n.saved(0); }
+
+// out = op(g, y) in g's dtype and shape (y has the same shape).
+Tensor fused_backward(BinaryOp op, const Tensor& g, const Tensor& y) {
+  Tensor out = empty_tensor(g.sizes(), g.scalar_type(), g.device());
+  backend_for(g).binary(op, out, g, cast(y, g.scalar_type()), 1);
+  return out;
+}
 Tensor out_of(FormulaNode& n) { return n.saved(1); }
 
 NABLA_UNARY_BW(neg_bw, -gr)
@@ -131,9 +139,14 @@ NABLA_UNARY_BW(acos_bw, gr * -(1 - x_of(n).square()).rsqrt())
 NABLA_UNARY_BW(atan_bw, gr / (1 + x_of(n).square()))
 NABLA_UNARY_BW(sinh_bw, gr * x_of(n).cosh())
 NABLA_UNARY_BW(cosh_bw, gr * x_of(n).sinh())
-NABLA_UNARY_BW(tanh_bw, gr * (1 - out_of(n).square()))
-NABLA_UNARY_BW(sigmoid_bw, gr * out_of(n) * (1 - out_of(n)))
-NABLA_UNARY_BW(relu_bw, gr * (out_of(n) > 0))
+// tanh, sigmoid and relu run one fused kernel for first-order gradients; with
+// create_graph the composite form records a differentiable graph instead.
+NABLA_UNARY_BW(tanh_bw, GradMode::is_enabled() ? gr * (1 - out_of(n).square())
+                                               : fused_backward(BinaryOp::TanhBackward, gr, out_of(n)))
+NABLA_UNARY_BW(sigmoid_bw, GradMode::is_enabled() ? gr * out_of(n) * (1 - out_of(n))
+                                                  : fused_backward(BinaryOp::SigmoidBackward, gr, out_of(n)))
+NABLA_UNARY_BW(relu_bw, GradMode::is_enabled() ? gr * (out_of(n) > 0)
+                                               : fused_backward(BinaryOp::ReluBackward, gr, out_of(n)))
 NABLA_UNARY_BW(erf_bw, gr * (2 / std::sqrt(M_PI)) * (-x_of(n).square()).exp())
 NABLA_UNARY_BW(zero_bw, zeros_like(gr))
 NABLA_UNARY_BW(identity_bw, gr)

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "nabla/core/object_pool.h"
 #include "nabla/core/tensor.h"
 
 namespace nabla::autograd {
@@ -26,7 +27,9 @@ struct Edge {
   std::shared_ptr<Node> function;
   uint32_t input_nr = 0;
 };
-using edge_list = std::vector<Edge>;
+// Graph bookkeeping vectors draw from the object pool (object_pool.h): every op that
+// records allocates them, and whole graphs are freed at once.
+using edge_list = std::vector<Edge, ::nabla::detail::PoolAllocator<Edge>>;
 
 /// Shape and dtype of one gradient a node receives (one output of its forward op).
 struct InputMetadata {
@@ -89,7 +92,7 @@ class Node : public std::enable_shared_from_this<Node> {
   uint64_t sequence_nr_;
   uint64_t topological_nr_ = 0;
   edge_list next_edges_;
-  std::vector<InputMetadata> input_metadata_;
+  std::vector<InputMetadata, ::nabla::detail::PoolAllocator<InputMetadata>> input_metadata_;
 
  private:
   struct PreHook {

@@ -40,6 +40,10 @@ enum class BinaryOp : uint8_t {
   Add,  // a + alpha * b
   Sub,  // a - alpha * b
   Mul, Div, Remainder, Pow, Atan2, Maximum, Minimum, BitwiseAnd, BitwiseOr, BitwiseXor,
+  // Fused first-order backward kernels (floating only), out = f(a = grad, b = result):
+  TanhBackward,     // a * (1 - b^2)
+  SigmoidBackward,  // a * b * (1 - b)
+  ReluBackward,     // b > 0 ? a : 0
   // Output dtype bool:
   Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor,
 };

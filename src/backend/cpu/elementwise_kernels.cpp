@@ -278,6 +278,15 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
       case BinaryOp::Atan2:
         if constexpr (is_float_v<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::atan2(x, y); });
         break;
+      case BinaryOp::TanhBackward:
+        if constexpr (is_float_v<T>) return run_binary<T, T>(out, a, b, [](T g, T y) { return g * (T(1) - y * y); });
+        break;
+      case BinaryOp::SigmoidBackward:
+        if constexpr (is_float_v<T>) return run_binary<T, T>(out, a, b, [](T g, T y) { return g * y * (T(1) - y); });
+        break;
+      case BinaryOp::ReluBackward:
+        if constexpr (is_float_v<T>) return run_binary<T, T>(out, a, b, [](T g, T y) { return y > T(0) ? g : T(0); });
+        break;
       case BinaryOp::Maximum:
         if constexpr (is_float_v<T>)
           return run_binary<T, T>(out, a, b, [](T x, T y) { return (x != x || x > y) ? x : (y != y ? y : (x < y ? y : x)); });
