@@ -1,0 +1,167 @@
+#pragma once
+// The conformance table: one entry per op (STYLE.md item 8) drives a value check against
+// LibTorch. An entry is written once, as a generic lambda over the inputs, and runs on
+// both libraries: nabla's API spells ops as LibTorch does, so `x[0].add(x[1], 2)` or
+// `matmul(x[0], x[1])` (found by argument-dependent lookup) compiles for nabla::Tensor
+// and at::Tensor alike. See docs/testing.md.
+//
+// Only <ATen/ATen.h> is included (not <torch/torch.h>): it is three times faster to
+// compile and has every op the table needs. nabla and at stay in their namespaces.
+#include <ATen/ATen.h>
+
+#include <functional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "bridge.h"
+#include "samples.h"
+
+namespace conform {
+
+using NTensor = nabla::Tensor;
+using TTensor = at::Tensor;
+
+/// An op's outputs, normalised to a list: one tensor, a (values, indices) tuple or a
+/// vector (split, chunk, unbind) all compare element by element.
+/// `t` spelled for the library of the tensor argument, so a generic lambda can write
+/// `x[0].to(dtype_for(x[0], nabla::kDouble))`.
+inline nabla::ScalarType dtype_for(const NTensor&, nabla::ScalarType t) { return t; }
+inline at::ScalarType dtype_for(const TTensor&, nabla::ScalarType t) { return to_torch(t); }
+
+/// A 0-d bool tensor of the library that T belongs to (for ops returning bool).
+template <class T>
+T bool_tensor(bool b);
+template <>
+inline NTensor bool_tensor<NTensor>(bool b) {
+  return nabla::scalar_tensor(b);
+}
+template <>
+inline TTensor bool_tensor<TTensor>(bool b) {
+  return at::scalar_tensor(b);
+}
+
+template <class T>
+struct Outputs {
+  std::vector<T> list;
+  Outputs(T t) : list{std::move(t)} {}
+  Outputs(bool b) : list{bool_tensor<T>(b)} {}
+  Outputs(std::tuple<T, T> t) : list{std::get<0>(t), std::get<1>(t)} {}
+  Outputs(std::vector<T> v) : list(std::move(v)) {}
+};
+using NFn = std::function<Outputs<NTensor>(const std::vector<NTensor>&)>;
+using TFn = std::function<Outputs<TTensor>(const std::vector<TTensor>&)>;
+
+/// Tolerances for float32 and float64 results: |got - want| <= atol + rtol * |want|.
+/// Integer and bool results always compare exactly.
+struct Tol {
+  double rtol32 = 1e-5, atol32 = 1e-6;
+  double rtol64 = 1e-10, atol64 = 1e-12;
+};
+
+struct OpEntry {
+  std::string group;  // "elementwise", "views", "reductions", ...
+  std::string name;   // unique within the group; becomes the test name
+  Gen gen;
+  NFn nabla_fn;
+  TFn torch_fn;
+  std::vector<nabla::ScalarType> dtypes = kFloats;
+  Tol tol = {};
+  /// Error entries: every sample must make LibTorch throw, and nabla must throw a
+  /// nabla::Error whose message contains this fragment (the op's name).
+  std::string error_fragment;
+  /// A known, reported difference from LibTorch (why, and whose area). The entry still
+  /// runs; a mismatch is reported as a skip with its first difference rather than a
+  /// failure, so the suite stays green until the owner fixes it and drops the marker.
+  std::string known_difference;
+  /// Views: also compare strides and storage offset (a view must alias like LibTorch's).
+  bool check_strides = false;
+};
+
+/// Optional settings of an entry, chained: `Opt().dtypes(kFloatsAndLong).tol32(1e-4, 1e-5)`.
+struct Opt {
+  std::vector<nabla::ScalarType> types = kFloats;
+  Tol t;
+  std::string error_fragment;
+  std::string known;
+  bool strides = false;
+  Opt& dtypes(std::vector<nabla::ScalarType> d) {
+    types = std::move(d);
+    return *this;
+  }
+  Opt& tol32(double r, double a) {
+    t.rtol32 = r;
+    t.atol32 = a;
+    return *this;
+  }
+  Opt& tol64(double r, double a) {
+    t.rtol64 = r;
+    t.atol64 = a;
+    return *this;
+  }
+  Opt& throws(std::string fragment) {
+    error_fragment = std::move(fragment);
+    return *this;
+  }
+  Opt& differs(std::string why) {
+    known = std::move(why);
+    return *this;
+  }
+  Opt& view() {
+    strides = true;
+    return *this;
+  }
+};
+
+/// An entry from one generic lambda, instantiated for both libraries.
+template <class F>
+OpEntry op(std::string group, std::string name, Gen gen, F f, const Opt& o = {}) {
+  OpEntry e;
+  e.group = std::move(group);
+  e.name = std::move(name);
+  e.gen = std::move(gen);
+  e.nabla_fn = [f](const std::vector<NTensor>& x) -> Outputs<NTensor> { return f(x); };
+  e.torch_fn = [f](const std::vector<TTensor>& x) -> Outputs<TTensor> { return f(x); };
+  e.dtypes = o.types;
+  e.tol = o.t;
+  e.error_fragment = o.error_fragment;
+  e.known_difference = o.known;
+  e.check_strides = o.strides;
+  return e;
+}
+
+/// An entry whose two sides must be spelled differently (factories: nabla::zeros and
+/// at::zeros take no tensor argument for lookup to find).
+template <class FN, class FT>
+OpEntry op2(std::string group, std::string name, Gen gen, FN fn, FT ft, const Opt& o = {}) {
+  OpEntry e;
+  e.group = std::move(group);
+  e.name = std::move(name);
+  e.gen = std::move(gen);
+  e.nabla_fn = [fn](const std::vector<NTensor>& x) -> Outputs<NTensor> { return fn(x); };
+  e.torch_fn = [ft](const std::vector<TTensor>& x) -> Outputs<TTensor> { return ft(x); };
+  e.dtypes = o.types;
+  e.tol = o.t;
+  e.error_fragment = o.error_fragment;
+  e.known_difference = o.known;
+  e.check_strides = o.strides;
+  return e;
+}
+
+/// The table. Each table file adds its entries at static-initialisation time:
+///   static const bool registered = conform::add_entries({ op(...), ... });
+std::vector<OpEntry>& registry();
+bool add_entries(std::vector<OpEntry> entries);
+
+/// Counters for the coverage summary printed at the end of the run.
+struct Coverage {
+  int entries_run = 0;
+  long cases = 0;            // (sample, dtype, seed) triples compared
+  long expected_errors = 0;  // cases where LibTorch threw and nabla threw nabla::Error
+  long promotion_cases = 0;
+  long error_cases = 0;
+  std::vector<std::string> known_differences;  // entries that still differ
+};
+Coverage& coverage();
+
+}  // namespace conform

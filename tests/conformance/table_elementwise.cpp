@@ -1,0 +1,582 @@
+// Conformance entries: elementwise unary, binary, comparison and logical ops, clamp,
+// where, pow, in-place forms and operators. Dtypes: all six for ops on any dtype —
+// where LibTorch rejects a dtype (frac of int64, bitwise ops on floats) nabla must
+// reject it too, and the driver checks exactly that.
+#include "conformance.h"
+
+namespace conform {
+namespace {
+
+using nabla::kBool;
+using nabla::kDouble;
+using nabla::kFloat;
+using nabla::kLong;
+
+// Unary ops whose float results come from libm-style functions: a few ULP of float32.
+const std::vector<nabla::ScalarType> kNoUint8 = {kFloat, kDouble, kLong, nabla::kInt, kBool};
+const Opt kTranscendental = Opt().dtypes(kAllTypes).tol32(2e-5, 2e-6).tol64(1e-12, 1e-14);
+
+std::vector<OpEntry> unary_entries() {
+  const std::string g = "elementwise";
+  const Opt all = Opt().dtypes(kAllTypes);
+  const Opt tr = kTranscendental;
+  return {
+      op(
+          g, "neg", unary(kSpecials), [](const auto& x) { return x[0].neg(); }, all),
+      op(
+          g, "abs", unary(kSpecials), [](const auto& x) { return x[0].abs(); },
+          Opt(all).differs("abs of a bool tensor: LibTorch rejects it, nabla accepts")),
+      op(
+          g, "sqrt", unary(kPositive), [](const auto& x) { return x[0].sqrt(); }, tr),
+      op(
+          g, "sqrt_negative_is_nan", unary(kAny), [](const auto& x) { return x[0].sqrt(); }, tr),
+      op(
+          g, "rsqrt", unary(kPositive), [](const auto& x) { return x[0].rsqrt(); }, tr),
+      op(
+          g, "exp", unary(kWide), [](const auto& x) { return x[0].exp(); }, tr),
+      op(
+          g, "exp_specials", unary(kSpecials), [](const auto& x) { return x[0].exp(); }, tr),
+      op(
+          g, "exp2", unary(kWide), [](const auto& x) { return x[0].exp2(); }, tr),
+      op(
+          g, "log", unary(kPositive), [](const auto& x) { return x[0].log(); }, tr),
+      op(
+          g, "log_specials", unary(kSpecials), [](const auto& x) { return x[0].log(); }, tr),
+      op(
+          g, "log2", unary(kPositive), [](const auto& x) { return x[0].log2(); }, tr),
+      op(
+          g, "log10", unary(kPositive), [](const auto& x) { return x[0].log10(); }, tr),
+      op(
+          g, "log1p", unary({-0.9, 4}), [](const auto& x) { return x[0].log1p(); }, tr),
+      op(
+          g, "expm1", unary(kAny), [](const auto& x) { return x[0].expm1(); }, tr),
+      op(
+          g, "sin", unary(kWide), [](const auto& x) { return x[0].sin(); }, tr),
+      op(
+          g, "cos", unary(kWide), [](const auto& x) { return x[0].cos(); }, tr),
+      op(
+          g, "tan", unary({-1.4, 1.4}), [](const auto& x) { return x[0].tan(); }, tr),
+      op(
+          g, "asin", unary(kUnit), [](const auto& x) { return x[0].asin(); }, tr),
+      op(
+          g, "acos", unary(kUnit), [](const auto& x) { return x[0].acos(); }, tr),
+      op(
+          g, "atan", unary(kWide), [](const auto& x) { return x[0].atan(); }, tr),
+      op(
+          g, "sinh", unary(kAny), [](const auto& x) { return x[0].sinh(); }, tr),
+      op(
+          g, "cosh", unary(kAny), [](const auto& x) { return x[0].cosh(); }, tr),
+      op(
+          g, "tanh", unary(kWide), [](const auto& x) { return x[0].tanh(); }, tr),
+      op(
+          g, "tanh_specials", unary(kSpecials), [](const auto& x) { return x[0].tanh(); }, tr),
+      op(
+          g, "sigmoid", unary(kWide), [](const auto& x) { return x[0].sigmoid(); }, tr),
+      op(
+          g, "sigmoid_specials", unary(kSpecials), [](const auto& x) { return x[0].sigmoid(); },
+          tr),
+      op(
+          g, "relu", unary(kSpecials), [](const auto& x) { return x[0].relu(); },
+          Opt(all).differs("relu(NaN) is NaN in LibTorch, 0 in nabla")),
+      op(
+          g, "erf", unary(kAny), [](const auto& x) { return x[0].erf(); }, tr),
+      op(
+          g, "floor", unary(kSpecials), [](const auto& x) { return x[0].floor(); }, all),
+      op(
+          g, "ceil", unary(kSpecials), [](const auto& x) { return x[0].ceil(); }, all),
+      op(
+          g, "round", unary(kWide), [](const auto& x) { return x[0].round(); }, all),
+      op(
+          g, "round_half_even", fixed({{{8}}}, {-4, 4}),
+          [](const auto& x) { return x[0].mul(4).round().mul(0.5); }, all),
+      op(
+          g, "trunc", unary(kSpecials), [](const auto& x) { return x[0].trunc(); }, all),
+      op(
+          g, "frac", unary(kWide), [](const auto& x) { return x[0].frac(); }, all),
+      op(
+          g, "sign", unary(kSpecials), [](const auto& x) { return x[0].sign(); }, all),
+      op(
+          g, "reciprocal", unary(kSpecials), [](const auto& x) { return x[0].reciprocal(); }, tr),
+      op(
+          g, "square", unary(kAny), [](const auto& x) { return x[0].square(); },
+          Opt(all).differs("square of a bool tensor is int64 in LibTorch, an error in nabla")),
+      op(
+          g, "logical_not", unary(kSpecials), [](const auto& x) { return x[0].logical_not(); },
+          all),
+      op(
+          g, "bitwise_not", unary(kAny), [](const auto& x) { return x[0].bitwise_not(); }, all),
+      op(
+          g, "operator_tilde", unary(kAny), [](const auto& x) { return ~x[0]; }, all),
+      op(
+          g, "operator_minus", unary(kAny), [](const auto& x) { return -x[0]; }, all),
+      op(
+          g, "isnan", unary(kSpecials), [](const auto& x) { return x[0].isnan(); }, all),
+      op(
+          g, "isinf", unary(kSpecials), [](const auto& x) { return x[0].isinf(); }, all),
+      op(
+          g, "isfinite", unary(kSpecials), [](const auto& x) { return x[0].isfinite(); }, all),
+      // pow with a Scalar exponent: integer, fractional, negative, zero.
+      op(
+          g, "pow_scalar_2", unary(kAny), [](const auto& x) { return x[0].pow(2); }, all),
+      op(
+          g, "pow_scalar_3", unary(kAny), [](const auto& x) { return x[0].pow(3); }, all),
+      op(
+          g, "pow_scalar_0", unary(kSpecials), [](const auto& x) { return x[0].pow(0); }, all),
+      op(
+          g, "pow_scalar_half", unary(kPositive), [](const auto& x) { return x[0].pow(0.5); }, tr),
+      op(
+          g, "pow_scalar_neg_half", unary(kSpecials), [](const auto& x) { return x[0].pow(-0.5); },
+          Opt(tr).differs(
+              "LibTorch computes x^-0.5 as rsqrt(x), so (-inf)^-0.5 is NaN there, 0 in nabla")),
+      op(
+          g, "pow_scalar_neg1", unary(kNonZero), [](const auto& x) { return x[0].pow(-1); }, tr),
+      op(
+          g, "pow_scalar_2_5", unary(kPositive), [](const auto& x) { return x[0].pow(2.5); }, tr),
+      op(
+          g, "pow_scalar_float_2", unary(kAny), [](const auto& x) { return x[0].pow(2.0); }, tr),
+      // clamp
+      op(
+          g, "clamp", unary(kSpecials), [](const auto& x) { return x[0].clamp(-0.5, 0.7); },
+          Opt(all).differs("clamp of a bool tensor with float bounds gives float32 in LibTorch, an "
+                           "error in nabla")),
+      // uint8 is left out where a bound is negative: LibTorch wraps -1 to 255 there.
+      op(
+          g, "clamp_int_bounds", unary(kWide), [](const auto& x) { return x[0].clamp(-1, 2); },
+          Opt(all).dtypes(kNoUint8).differs(
+              "clamp of a bool tensor with int bounds gives int64 in LibTorch, an error in nabla")),
+      op(
+          g, "clamp_min", unary(kSpecials), [](const auto& x) { return x[0].clamp_min(0.25); },
+          Opt(all).differs("clamp_min of a bool tensor: LibTorch promotes, nabla rejects")),
+      op(
+          g, "clamp_max", unary(kSpecials), [](const auto& x) { return x[0].clamp_max(-0.25); },
+          Opt(all).differs("clamp_max of a bool tensor: LibTorch promotes, nabla rejects")),
+      op(
+          g, "clamp_min_only_optional", unary(kAny), [](const auto& x) { return x[0].clamp(0.5); },
+          Opt(all).differs("clamp of a bool tensor: LibTorch promotes, nabla rejects")),
+      op(
+          g, "clamp_inverted_bounds", unary(kAny), [](const auto& x) { return x[0].clamp(1, -1); },
+          Opt(all).differs("clamp with min > max gives max everywhere in LibTorch (min(max(x, lo), "
+                           "hi)), min in nabla")),
+      op(
+          g, "clip", unary(kAny), [](const auto& x) { return x[0].clip(-1, 1); },
+          Opt(all).dtypes(kNoUint8).differs(
+              "clip of a bool tensor with int bounds gives int64 in LibTorch, an error in nabla")),
+  };
+}
+
+std::vector<OpEntry> binary_entries() {
+  const std::string g = "elementwise";
+  const Opt all = Opt().dtypes(kAllTypes);
+  const Opt tr = kTranscendental;
+  return {
+      op(
+          g, "add", binary(), [](const auto& x) { return x[0].add(x[1]); }, all),
+      op(
+          g, "add_alpha", binary(), [](const auto& x) { return x[0].add(x[1], 2); }, all),
+      op(
+          g, "add_float_alpha", binary(), [](const auto& x) { return x[0].add(x[1], 0.5); },
+          Opt(all).differs(
+              "a float alpha with integer tensors is an error in LibTorch, accepted by nabla")),
+      op(
+          g, "sub", binary(), [](const auto& x) { return x[0].sub(x[1]); }, all),
+      op(
+          g, "sub_alpha", binary(), [](const auto& x) { return x[0].sub(x[1], 3); }, all),
+      op(
+          g, "mul", binary(), [](const auto& x) { return x[0].mul(x[1]); }, all),
+      op(
+          g, "div", binary_divisor(), [](const auto& x) { return x[0].div(x[1]); }, tr),
+      op(
+          g, "div_by_zero", binary(kSpecials, {0, 0}), [](const auto& x) { return x[0].div(x[1]); },
+          tr),
+      op(
+          g, "remainder", binary_divisor(kWide), [](const auto& x) { return x[0].remainder(x[1]); },
+          all),
+      op(
+          g, "remainder_by_zero", binary(kAny, {0, 0}),
+          [](const auto& x) { return x[0].remainder(x[1]); }, all),
+      op(
+          g, "pow", binary(kPositive, {-2, 3}), [](const auto& x) { return x[0].pow(x[1]); }, tr),
+      op(
+          g, "pow_int_exponent", binary(kAny, {0, 3}), [](const auto& x) { return x[0].pow(x[1]); },
+          tr),
+      op(
+          g, "pow_negative_exponent", binary(kAny, {-3, -1}),
+          [](const auto& x) { return x[0].pow(x[1]); }, tr),
+      op(
+          g, "atan2", binary(), [](const auto& x) { return x[0].atan2(x[1]); }, tr),
+      op(
+          g, "atan2_specials", binary(kSpecials, kSpecials),
+          [](const auto& x) { return x[0].atan2(x[1]); }, tr),
+      op(
+          g, "maximum", binary(kSpecials, kSpecials),
+          [](const auto& x) { return x[0].maximum(x[1]); }, all),
+      op(
+          g, "minimum", binary(kSpecials, kSpecials),
+          [](const auto& x) { return x[0].minimum(x[1]); }, all),
+      op(
+          g, "eq", binary({-1, 1}, {-1, 1}), [](const auto& x) { return x[0].eq(x[1]); }, all),
+      op(
+          g, "ne", binary({-1, 1}, {-1, 1}), [](const auto& x) { return x[0].ne(x[1]); }, all),
+      op(
+          g, "lt", binary(kSpecials, kSpecials), [](const auto& x) { return x[0].lt(x[1]); }, all),
+      op(
+          g, "le", binary({-1, 1}, {-1, 1}), [](const auto& x) { return x[0].le(x[1]); }, all),
+      op(
+          g, "gt", binary(kSpecials, kSpecials), [](const auto& x) { return x[0].gt(x[1]); }, all),
+      op(
+          g, "ge", binary({-1, 1}, {-1, 1}), [](const auto& x) { return x[0].ge(x[1]); }, all),
+      op(
+          g, "eq_specials", binary(kSpecials, kSpecials),
+          [](const auto& x) { return x[0].eq(x[1]); }, all),
+      op(
+          g, "logical_and", binary({-1, 1}, {-1, 1}),
+          [](const auto& x) { return x[0].logical_and(x[1]); }, all),
+      op(
+          g, "logical_or", binary({-1, 1}, {-1, 1}),
+          [](const auto& x) { return x[0].logical_or(x[1]); }, all),
+      op(
+          g, "logical_xor", binary(kSpecials, kSpecials),
+          [](const auto& x) { return x[0].logical_xor(x[1]); }, all),
+      op(
+          g, "bitwise_and", binary(kWide, kWide),
+          [](const auto& x) { return x[0].bitwise_and(x[1]); }, all),
+      op(
+          g, "bitwise_or", binary(kWide, kWide),
+          [](const auto& x) { return x[0].bitwise_or(x[1]); }, all),
+      op(
+          g, "bitwise_xor", binary(kWide, kWide),
+          [](const auto& x) { return x[0].bitwise_xor(x[1]); }, all),
+      op(
+          g, "isclose", binary({-1, 1}, {-1, 1}),
+          [](const auto& x) { return x[0].isclose(x[1], 0.5, 0.2); }, all),
+      op(
+          g, "isclose_specials", binary(kSpecials, kSpecials),
+          [](const auto& x) { return x[0].isclose(x[1], 0.1, 0.1, true); },
+          Opt(all).differs("isclose(finite, inf) is false in LibTorch (the error must be finite), "
+                           "true in nabla")),
+      op(
+          g, "allclose", binary({-1, 1}, {-1, 1}),
+          [](const auto& x) { return x[0].allclose(x[0].mul(1 + 1e-7)); }, all),
+      op(
+          g, "equal", binary(), [](const auto& x) { return x[0].equal(x[0].clone()); }, all),
+      op(
+          g, "equal_differs", binary(), [](const auto& x) { return x[0].equal(x[1]); }, all),
+      // Tensor-Scalar forms: the Scalar's kind (bool, int, float) steers promotion.
+      op(
+          g, "add_scalar_int", unary(), [](const auto& x) { return x[0].add(3); }, all),
+      op(
+          g, "add_scalar_float", unary(), [](const auto& x) { return x[0].add(2.5); }, all),
+      op(
+          g, "add_scalar_bool", unary(), [](const auto& x) { return x[0].add(true); }, all),
+      op(
+          g, "add_scalar_alpha", unary(), [](const auto& x) { return x[0].add(2, 3); }, all),
+      op(
+          g, "sub_scalar", unary(), [](const auto& x) { return x[0].sub(1.5); },
+          Opt(all).differs(
+              "bool tensor minus a Scalar is an error in LibTorch, accepted by nabla")),
+      op(
+          g, "mul_scalar_int", unary(), [](const auto& x) { return x[0].mul(-3); }, all),
+      op(
+          g, "mul_scalar_float", unary(), [](const auto& x) { return x[0].mul(0.25); }, all),
+      op(
+          g, "div_scalar_int", unary(), [](const auto& x) { return x[0].div(4); }, tr),
+      op(
+          g, "div_scalar_float", unary(), [](const auto& x) { return x[0].div(-0.5); }, tr),
+      op(
+          g, "remainder_scalar_int", unary(kWide), [](const auto& x) { return x[0].remainder(3); },
+          all),
+      op(
+          g, "remainder_scalar_negative", unary(kWide),
+          [](const auto& x) { return x[0].remainder(-2); }, all),
+      op(
+          g, "remainder_scalar_float", unary(kWide),
+          [](const auto& x) { return x[0].remainder(1.5); }, all),
+      op(
+          g, "eq_scalar", unary(kWide), [](const auto& x) { return x[0].eq(1); }, all),
+      op(
+          g, "ne_scalar", unary(kWide), [](const auto& x) { return x[0].ne(0); }, all),
+      op(
+          g, "lt_scalar", unary(kSpecials), [](const auto& x) { return x[0].lt(0.5); }, all),
+      op(
+          g, "le_scalar", unary(kWide), [](const auto& x) { return x[0].le(1); }, all),
+      op(
+          g, "gt_scalar", unary(kSpecials), [](const auto& x) { return x[0].gt(-0.5); }, all),
+      op(
+          g, "ge_scalar", unary(kWide), [](const auto& x) { return x[0].ge(2); }, all),
+      // Operators, including a Scalar on the left.
+      op(
+          g, "operator_plus", binary(), [](const auto& x) { return x[0] + x[1]; }, all),
+      op(
+          g, "operator_minus_binary", binary(), [](const auto& x) { return x[0] - x[1]; }, all),
+      op(
+          g, "operator_times", binary(), [](const auto& x) { return x[0] * x[1]; }, all),
+      op(
+          g, "operator_divide", binary_divisor(), [](const auto& x) { return x[0] / x[1]; }, tr),
+      op(
+          g, "operator_mod", binary_divisor(kWide), [](const auto& x) { return x[0] % x[1]; }, all),
+      op(
+          g, "operator_compare", binary({-1, 1}, {-1, 1}),
+          [](const auto& x) { return (x[0] < x[1]).logical_or(x[0] == x[1]); }, all),
+      op(
+          g, "operator_bitwise", binary(kWide, kWide),
+          [](const auto& x) { return (x[0] & x[1]) ^ (x[0] | x[1]); }, all),
+      op(
+          g, "scalar_minus_tensor", unary(), [](const auto& x) { return 2.5 - x[0]; },
+          Opt(all).differs("LibTorch's C++ Scalar-op-Tensor operators compute in the tensor's "
+                           "dtype (empty_like(b).fill_(a) then the in-place op): 2.5 - int64 is "
+                           "int64 there; nabla promotes like Python")),
+      op(
+          g, "scalar_div_tensor", unary(kNonZero), [](const auto& x) { return 3 / x[0]; },
+          Opt(tr).differs("LibTorch's C++ Scalar / Tensor is empty_like(b).fill_(a).div_(b): an "
+                          "error for integer b there; nabla promotes to float")),
+      op(
+          g, "scalar_times_tensor", unary(), [](const auto& x) { return 2 * x[0]; }, all),
+      op(
+          g, "scalar_gt_tensor", unary(), [](const auto& x) { return 0.5 > x[0]; }, all),
+  };
+}
+
+std::vector<OpEntry> ternary_entries() {
+  const std::string g = "elementwise";
+  const Opt all = Opt().dtypes(kAllTypes);
+  const Opt tr = kTranscendental;
+  return {
+      op(
+          g, "where_method", where_samples(), [](const auto& x) { return x[1].where(x[0], x[2]); },
+          all),
+      op(
+          g, "where_uint8_condition", where_samples(),
+          [](const auto& x) { return x[1].where(x[0].to(dtype_for(x[0], nabla::kByte)), x[2]); },
+          all),
+      op(
+          g, "where_mixed_dtypes", where_samples(),
+          [](const auto& x) { return x[1].where(x[0], x[2].to(dtype_for(x[2], kDouble))); }, all),
+      op(
+          g, "clamp_tensor_bounds", ternary(kSpecials),
+          [](const auto& x) { return x[0].clamp(x[1], x[2]); },
+          Opt(all).differs("clamp of bool tensors with tensor bounds is an error in LibTorch, "
+                           "accepted by nabla")),
+      op(
+          g, "clamp_tensor_min_only", binary(kSpecials, kSpecials),
+          [](const auto& x) { return x[0].clamp(x[1]); }, all),
+      op(
+          g, "addcmul", ternary(), [](const auto& x) { return x[0].addcmul(x[1], x[2], 0.5); },
+          Opt(all).differs("addcmul of bool tensors is an error in LibTorch, accepted by nabla")),
+      op(
+          g, "addcmul_int_value", ternary(),
+          [](const auto& x) { return x[0].addcmul(x[1], x[2], 2); },
+          Opt(all).differs("addcmul of bool tensors is an error in LibTorch, accepted by nabla")),
+      op(
+          g, "addcdiv", ternary(kNonZero),
+          [](const auto& x) { return x[0].addcdiv(x[1], x[2], -2); },
+          Opt(tr).differs("addcdiv of integer tensors is an error in LibTorch, accepted by nabla")),
+      op(
+          g, "lerp", ternary(), [](const auto& x) { return x[0].lerp(x[1], 0.3); },
+          Opt(all).differs("lerp of integer tensors is an error in LibTorch, accepted by nabla")),
+      op(
+          g, "lerp_weight_2", ternary(), [](const auto& x) { return x[0].lerp(x[1], 2); },
+          Opt(all).differs("lerp of integer tensors is an error in LibTorch, accepted by nabla")),
+  };
+}
+
+// In-place forms: the lambda clones first (so the inputs stay intact), then writes. A
+// result dtype that self cannot hold or a broadcast that would grow self is an error
+// in LibTorch, and must be one in nabla.
+std::vector<OpEntry> inplace_entries() {
+  const std::string g = "elementwise_inplace";
+  const Opt all = Opt().dtypes(kAllTypes);
+  const Opt tr = kTranscendental;
+  return {
+      op(
+          g, "add_", binary(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.add_(x[1], 2);
+            return y;
+          },
+          all),
+      op(
+          g, "sub_", binary(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.sub_(x[1]);
+            return y;
+          },
+          all),
+      op(
+          g, "mul_", binary(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.mul_(x[1]);
+            return y;
+          },
+          all),
+      op(
+          g, "div_", binary_divisor(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.div_(x[1]);
+            return y;
+          },
+          tr),
+      op(
+          g, "pow_", binary(kPositive, {0, 2}),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.pow_(x[1]);
+            return y;
+          },
+          tr),
+      op(
+          g, "add_scalar_", unary(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.add_(1.5);
+            return y;
+          },
+          all),
+      op(
+          g, "mul_scalar_", unary(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.mul_(3);
+            return y;
+          },
+          all),
+      op(
+          g, "div_scalar_", unary(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.div_(2);
+            return y;
+          },
+          tr),
+      op(
+          g, "pow_scalar_", unary(kPositive),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.pow_(2);
+            return y;
+          },
+          tr),
+      op(
+          g, "operator_plus_eq", binary(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y += x[1];
+            return y;
+          },
+          all),
+      op(
+          g, "operator_times_eq_scalar", unary(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y *= 2;
+            return y;
+          },
+          all),
+      op(
+          g, "exp_", unary(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.exp_();
+            return y;
+          },
+          tr),
+      op(
+          g, "neg_", unary(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.neg_();
+            return y;
+          },
+          all),
+      op(
+          g, "abs_", unary(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.abs_();
+            return y;
+          },
+          Opt(all).differs("abs_ of a bool tensor: LibTorch rejects it, nabla accepts")),
+      op(
+          g, "relu_", unary(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.relu_();
+            return y;
+          },
+          all),
+      op(
+          g, "sigmoid_", unary(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.sigmoid_();
+            return y;
+          },
+          tr),
+      op(
+          g, "floor_", unary(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.floor_();
+            return y;
+          },
+          all),
+      op(
+          g, "clamp_", unary(kSpecials),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.clamp_(-0.5, 0.5);
+            return y;
+          },
+          Opt(all).differs("clamp_ of an integer tensor with float bounds is an error in LibTorch "
+                           "(result type Float cannot be cast to Long), accepted by nabla")),
+      op(
+          g, "clamp_min_", unary(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.clamp_min_(0);
+            return y;
+          },
+          all),
+      op(
+          g, "addcmul_", ternary(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.addcmul_(x[1], x[2], 2);
+            return y;
+          },
+          Opt(all).differs("addcmul_ of bool tensors is an error in LibTorch, accepted by nabla")),
+      op(
+          g, "addcdiv_", ternary(kNonZero),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.addcdiv_(x[1], x[2]);
+            return y;
+          },
+          tr),
+      op(
+          g, "lerp_", ternary(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.lerp_(x[1], 0.25);
+            return y;
+          },
+          Opt(tr).differs("lerp_ of integer tensors is an error in LibTorch, accepted by nabla")),
+      op(
+          g, "inplace_on_transposed_view", fixed({{{4, 5}, {5, 4}}}),
+          [](const auto& x) {
+            auto base = x[0].clone();
+            base.t().mul_(x[1]);
+            return base;
+          },
+          all),
+  };
+}
+
+const bool registered = add_entries(unary_entries()) && add_entries(binary_entries()) &&
+                        add_entries(ternary_entries()) && add_entries(inplace_entries());
+
+}  // namespace
+}  // namespace conform

@@ -1,0 +1,211 @@
+// Conformance entries: reductions (dims, keepdim, negative dims, dtype), arg-reductions,
+// statistics, scans, sort/topk. Samples cover 0-d, empty, non-contiguous and a tensor
+// large enough for the parallel path; a dim that does not exist, or an empty input to
+// max(), must fail in nabla as in LibTorch.
+#include <limits>
+
+#include "conformance.h"
+
+namespace conform {
+namespace {
+
+using nabla::kDouble;
+using L = Layout;
+// A list of dims. A braced list alone is ambiguous in LibTorch (IntArrayRef or
+// DimnameList), so LibTorch users spell it too.
+using D = std::vector<int64_t>;
+
+Gen reduce_samples() {
+  return layouts({{{{}, L::Contiguous}},
+                  {{{0}, L::Contiguous}},
+                  {{{0, 3}, L::Contiguous}},
+                  {{{7}, L::Contiguous}},
+                  {{{3, 4}, L::Contiguous}},
+                  {{{2, 3, 5}, L::Contiguous}},
+                  {{{4, 5}, L::Transposed}},
+                  {{{3, 6}, L::Strided}},
+                  {{{4, 3}, L::Expanded}},
+                  {{{2, 3, 4}, L::Transposed}},
+                  {{{129, 300}, L::Contiguous}}});
+}
+
+// (values, x gathered at the indices): equal whichever of several tied indices won.
+template <class T>
+std::vector<T> picked(const T& x, const std::tuple<T, T>& r, int64_t dim) {
+  return {std::get<0>(r), x.dim() == 0 ? std::get<1>(r) : x.gather(dim, std::get<1>(r))};
+}
+
+std::vector<OpEntry> reduction_entries() {
+  const std::string g = "reductions";
+  const Gen s = reduce_samples();
+  // Sums of up to 38700 float32 values: accumulation order differs between libraries.
+  const Opt acc = Opt().dtypes(kAllTypes).tol32(1e-4, 2e-3).tol64(1e-10, 1e-9);
+  const Opt exact = Opt().dtypes(kAllTypes);
+  return {
+      op(
+          g, "sum", s, [](const auto& x) { return x[0].sum(); }, acc),
+      op(
+          g, "sum_dim", s, [](const auto& x) { return x[0].sum({1}); }, acc),
+      op(
+          g, "sum_dims_keepdim", s,
+          [](const auto& x) {
+            return x[0].sum(D{0, -1}, true);
+          },
+          acc),
+      op(
+          g, "sum_negative_dim", s, [](const auto& x) { return x[0].sum({-1}); }, acc),
+      op(
+          g, "sum_no_dims", s, [](const auto& x) { return x[0].sum(D{}); }, acc),
+      op(
+          g, "sum_dtype", s, [](const auto& x) { return x[0].sum(dtype_for(x[0], kDouble)); }, acc),
+      op(
+          g, "sum_free", s, [](const auto& x) { return sum(x[0], {0}, true); }, acc),
+      op(
+          g, "mean", s, [](const auto& x) { return x[0].mean(); }, acc),
+      op(
+          g, "mean_dim", s, [](const auto& x) { return x[0].mean({1}, true); }, acc),
+      op(
+          g, "mean_dtype", s, [](const auto& x) { return x[0].mean(dtype_for(x[0], kDouble)); },
+          acc),
+      op(
+          g, "prod", fixed({{{}}, {{0}}, {{6}}, {{3, 4}}, {{2, 3, 2}}}, {0.5, 1.5}),
+          [](const auto& x) { return x[0].prod(); }, acc),
+      op(
+          g, "prod_dim", fixed({{{}}, {{0, 2}}, {{3, 4}}, {{2, 3, 2}}}, {0.5, 1.5}),
+          [](const auto& x) { return x[0].prod(1, true); }, acc),
+      op(
+          g, "max", s, [](const auto& x) { return x[0].max(); }, exact),
+      op(
+          g, "min", s, [](const auto& x) { return x[0].min(); }, exact),
+      op(
+          g, "max_specials", unary(kSpecials), [](const auto& x) { return x[0].max(); }, exact),
+      op(
+          g, "max_dim", s, [](const auto& x) { return x[0].max(1); }, exact),
+      op(
+          g, "min_dim_keepdim", s, [](const auto& x) { return x[0].min(-1, true); }, exact),
+      op(
+          g, "max_dim_specials", unary(kSpecials), [](const auto& x) { return x[0].max(0); },
+          exact),
+      op(
+          g, "amax", s, [](const auto& x) { return x[0].amax({1}); }, exact),
+      op(
+          g, "amax_all", s, [](const auto& x) { return x[0].amax(); }, exact),
+      op(
+          g, "amin_keepdim", s,
+          [](const auto& x) {
+            return x[0].amin(D{0, -1}, true);
+          },
+          exact),
+      op(
+          g, "argmax", s, [](const auto& x) { return x[0].argmax(); }, exact),
+      op(
+          g, "argmax_dim", s, [](const auto& x) { return x[0].argmax(1); },
+          Opt(exact).differs("argmax(dim) of an empty bool tensor: LibTorch returns an empty "
+                             "result, nabla rejects bool")),
+      op(
+          g, "argmin_keepdim", s, [](const auto& x) { return x[0].argmin(-1, true); },
+          Opt(exact).differs("argmin(dim) of an empty bool tensor: LibTorch returns an empty "
+                             "result, nabla rejects bool")),
+      op(
+          g, "argmax_specials", unary(kSpecials), [](const auto& x) { return x[0].argmax(); },
+          exact),
+      op(
+          g, "var", s, [](const auto& x) { return x[0].var(); }, acc),
+      op(
+          g, "var_dim", s, [](const auto& x) { return x[0].var({1}); },
+          Opt(acc).differs(
+              "var({1}) of a 0-d or 1-d tensor: LibTorch raises dim out of range, nabla accepts")),
+      op(
+          g, "var_biased_keepdim", s, [](const auto& x) { return x[0].var({-1}, false, true); },
+          acc),
+      op(
+          g, "std", s, [](const auto& x) { return x[0].std(); }, acc),
+      op(
+          g, "std_dims", s,
+          [](const auto& x) {
+            return x[0].std(D{0, 1}, true, true);
+          },
+          acc),
+      op(
+          g, "std_biased", s, [](const auto& x) { return x[0].std(false); }, acc),
+      op(
+          g, "norm", s, [](const auto& x) { return x[0].norm(); }, acc),
+      op(
+          g, "norm_p1", s, [](const auto& x) { return x[0].norm(1); }, acc),
+      op(
+          g, "norm_p3", s, [](const auto& x) { return x[0].norm(3); }, acc),
+      op(
+          g, "norm_inf", s,
+          [](const auto& x) { return x[0].norm(std::numeric_limits<double>::infinity()); }, acc),
+      op(
+          g, "norm_dim", s, [](const auto& x) { return x[0].norm(2, {1}, true); }, acc),
+      op(
+          g, "logsumexp", s, [](const auto& x) { return x[0].logsumexp({1}); }, acc),
+      op(
+          g, "logsumexp_keepdim", unary(kWide),
+          [](const auto& x) {
+            return x[0].logsumexp(D{0, -1}, true);
+          },
+          acc),
+      op(
+          g, "logsumexp_specials", unary(kSpecials),
+          [](const auto& x) { return x[0].logsumexp({0}); }, acc),
+      op(
+          g, "all", s, [](const auto& x) { return x[0].all(); }, exact),
+      op(
+          g, "any", s, [](const auto& x) { return x[0].any(); }, exact),
+      op(
+          g, "all_dim", s, [](const auto& x) { return x[0].all(1); }, exact),
+      op(
+          g, "any_dim_keepdim", s, [](const auto& x) { return x[0].any(-1, true); }, exact),
+      op(
+          g, "all_of_bools", s, [](const auto& x) { return x[0].gt(-1.5).all(0); }, exact),
+      op(
+          g, "cumsum", s, [](const auto& x) { return x[0].cumsum(0); }, acc),
+      op(
+          g, "cumsum_negative_dim", s, [](const auto& x) { return x[0].cumsum(-1); }, acc),
+      op(
+          g, "cumsum_dtype", s,
+          [](const auto& x) { return x[0].cumsum(1, dtype_for(x[0], kDouble)); }, acc),
+      // Ties (integer samples, expanded inputs) leave the order of equal elements
+      // unspecified, so indices are checked through what they select: the values at
+      // the returned indices must be the sorted values.
+      op(
+          g, "sort", s, [](const auto& x) { return picked(x[0], x[0].sort(), -1); }, exact),
+      op(
+          g, "sort_descending_dim0", s,
+          [](const auto& x) { return picked(x[0], x[0].sort(0, true), 0); }, exact),
+      op(
+          g, "sort_specials", unary(kSpecials),
+          [](const auto& x) { return picked(x[0], x[0].sort(0), 0); }, Opt()),
+      op(
+          g, "argsort", s, [](const auto& x) { return x[0].gather(-1, x[0].argsort()); }, exact),
+      op(
+          g, "topk", s, [](const auto& x) { return picked(x[0], x[0].topk(2), -1); },
+          Opt(exact).differs("topk of a bool tensor: LibTorch rejects it, nabla accepts")),
+      op(
+          g, "topk_smallest_dim0", s,
+          [](const auto& x) { return picked(x[0], x[0].topk(1, 0, false), 0); },
+          Opt(exact).differs("topk of a bool tensor: LibTorch rejects it, nabla accepts")),
+      op(
+          g, "topk_values", s, [](const auto& x) { return std::get<0>(x[0].topk(3, -1)); },
+          Opt(exact).differs("topk of a bool tensor: LibTorch rejects it, nabla accepts")),
+      op(
+          g, "topk_k_too_large", fixed({{{3, 4}}}), [](const auto& x) { return x[0].topk(5); },
+          Opt().dtypes(kFloatsAndLong).throws("topk")),
+      op(
+          g, "sum_bad_dim", fixed({{{3, 4}}}), [](const auto& x) { return x[0].sum({2}); },
+          Opt().dtypes(kFloatsAndLong).throws("sum")),
+      op(
+          g, "max_of_empty", fixed({{{0, 3}}}), [](const auto& x) { return x[0].max(); },
+          Opt().dtypes(kFloatsAndLong).throws("max")),
+      op(
+          g, "argmax_empty_dim", fixed({{{0, 3}}}), [](const auto& x) { return x[0].argmax(0); },
+          Opt().dtypes(kFloatsAndLong).throws("argmax")),
+  };
+}
+
+const bool registered = add_entries(reduction_entries());
+
+}  // namespace
+}  // namespace conform

@@ -1,0 +1,420 @@
+// Conformance entries: shape ops (cat, stack, split, repeat, flip, roll, tril/triu,
+// padding) and index ops (index_select, gather, scatter, masked ops, TensorIndex
+// indexing and index_put_). Index tensors are generated in range, except in the
+// entries that check out-of-range errors.
+#include <type_traits>
+
+#include "conformance.h"
+
+namespace conform {
+namespace {
+
+using L = Layout;
+using nabla::ScalarType;
+constexpr L C = L::Contiguous;
+
+// The tensor-list argument, typed so that argument-dependent lookup finds nabla::cat
+// for nabla tensors and at::cat for LibTorch's.
+template <class V>
+auto list(const V& x, std::initializer_list<size_t> which) {
+  std::vector<std::decay_t<decltype(x[0])>> out;
+  for (size_t i : which) out.push_back(x[i]);
+  return out;
+}
+
+// x of `shape` plus int64 indices in [0, bound) of `index_shape`.
+Gen with_index(Shape shape, Shape index_shape, int64_t bound, L layout = C) {
+  return [=](Rng& rng, ScalarType t) {
+    return Samples{
+        sample_of({make_layout(rng, shape, t, kAny, layout), make_index(rng, index_shape, bound)})};
+  };
+}
+
+// Several (x, index) samples for dim-wise ops: in range along dim 1 of a 2-d or 3-d x.
+Gen gather_samples() {
+  return [](Rng& rng, ScalarType t) {
+    return Samples{
+        sample_of({make(rng, {3, 5}, t), make_index(rng, {3, 4}, 5)}),
+        sample_of({make_layout(rng, {4, 5}, t, kAny, L::Transposed), make_index(rng, {2, 3}, 5)}),
+        sample_of({make(rng, {2, 3, 4}, t), make_index(rng, {2, 2, 4}, 3)}),
+        sample_of({make(rng, {3, 5}, t), make_index(rng, {0, 2}, 5)}),
+    };
+  };
+}
+
+// (self, index, src) for scatter along dim 1 with distinct indices per row (LibTorch
+// leaves the winner of duplicate indices unspecified).
+Gen scatter_samples() {
+  return [](Rng& rng, ScalarType t) {
+    Samples out;
+    for (int rep = 0; rep < 2; ++rep) {
+      std::vector<NTensor> rows;
+      for (int r = 0; r < 3; ++r)
+        rows.push_back(make_permutation(rng, 5).narrow(0, 0, 4).unsqueeze(0));
+      NTensor index = nabla::cat(rows, 0);
+      out.push_back(sample_of({make(rng, {3, 5}, t), index, make(rng, {3, 4}, t)}));
+    }
+    return out;
+  };
+}
+
+Gen masked_samples() {
+  return [](Rng& rng, ScalarType t) {
+    return Samples{
+        sample_of({make(rng, {3, 4}, t), make_bool(rng, {3, 4})}),
+        sample_of({make(rng, {3, 4}, t), make_bool(rng, {4})}),
+        sample_of({make_layout(rng, {4, 5}, t, kAny, L::Transposed), make_bool(rng, {4, 1})}),
+        sample_of({make(rng, {}, t), make_bool(rng, {})}),
+        sample_of({make(rng, {0, 3}, t), make_bool(rng, {3})}),
+    };
+  };
+}
+
+Gen s3i() {
+  return layouts(
+      {{{{3, 4, 5}, C}}, {{{3, 4, 5}, L::Transposed}}, {{{3, 4}, L::Expanded}}, {{{0, 4, 2}, C}}});
+}
+
+std::vector<OpEntry> shape_entries() {
+  const std::string g = "shape_ops";
+  const Opt o = Opt().dtypes(kAllTypes);
+  const Gen pairs = layouts({{{{2, 3}, C}, {{4, 3}, C}},
+                             {{{2, 3}, L::Transposed}, {{1, 3}, L::Strided}},
+                             {{{0, 3}, C}, {{2, 3}, C}},
+                             {{{2, 3}, C}, {{2, 4}, C}}});
+  const Gen same = layouts({{{{2, 3}, C}, {{2, 3}, L::Transposed}},
+                            {{{0, 3}, C}, {{0, 3}, C}},
+                            {{{}, C}, {{}, C}},
+                            {{{2, 3}, C}, {{3, 2}, C}}});
+  const Gen s3 = layouts({{{{2, 3, 4}, C}},
+                          {{{2, 3, 4}, L::Transposed}},
+                          {{{4, 3}, L::Expanded}},
+                          {{{0, 3}, C}},
+                          {{{}, C}},
+                          {{{5}, L::Strided}}});
+  return {
+      op(
+          g, "cat", pairs,
+          [](const auto& x) {
+            return cat(list(x, {0, 1}));
+          },
+          o),
+      op(
+          g, "cat_dim1", same,
+          [](const auto& x) {
+            return cat(list(x, {0, 1}), 1);
+          },
+          o),
+      op(
+          g, "cat_negative_dim", same,
+          [](const auto& x) {
+            return cat(list(x, {0, 1, 0}), -1);
+          },
+          o),
+      op(
+          g, "cat_legacy_empty", fixed({{{0}, {2, 3}}}),
+          [](const auto& x) {
+            return cat(list(x, {0, 1}));
+          },
+          o),
+      op(
+          g, "cat_mixed_dtypes", fixed({{{2}, {3}}}),
+          [](const auto& x) { return cat(list(x, {0})).mul(2); }, o),
+      op(
+          g, "stack", same,
+          [](const auto& x) {
+            return stack(list(x, {0, 1}));
+          },
+          o),
+      op(
+          g, "stack_last", same,
+          [](const auto& x) {
+            return stack(list(x, {0, 1}), -1);
+          },
+          o),
+      op(
+          g, "hstack", same,
+          [](const auto& x) {
+            return hstack(list(x, {0, 1}));
+          },
+          o),
+      op(
+          g, "vstack", same,
+          [](const auto& x) {
+            return vstack(list(x, {0, 1}));
+          },
+          o),
+      op(
+          g, "split_free", s3, [](const auto& x) { return split(x[0], 2, -1); }, o),
+      op(
+          g, "chunk_free", s3, [](const auto& x) { return chunk(x[0], 2, 0); }, o),
+      op(
+          g, "unbind_free", s3, [](const auto& x) { return unbind(x[0], 0); }, o),
+      op(
+          g, "repeat", s3,
+          [](const auto& x) {
+            return x[0].repeat({2, 1, 3});
+          },
+          o),
+      op(
+          g, "repeat_more_dims", s3,
+          [](const auto& x) {
+            return x[0].repeat({2, 2, 1, 1});
+          },
+          o),
+      op(
+          g, "repeat_zero", s3,
+          [](const auto& x) {
+            return x[0].repeat({0, 2, 1});
+          },
+          o),
+      op(
+          g, "repeat_too_few", s3, [](const auto& x) { return x[0].repeat({2}); }, o),
+      op(
+          g, "flip", s3, [](const auto& x) { return x[0].flip({0}); }, o),
+      op(
+          g, "flip_two", s3,
+          [](const auto& x) {
+            return x[0].flip({-1, 0});
+          },
+          o),
+      op(
+          g, "roll", s3, [](const auto& x) { return x[0].roll({1}, {0}); },
+          Opt(o).differs(
+              "roll(shifts, dims) of a 0-d tensor: LibTorch rejects dim 0, nabla accepts")),
+      op(
+          g, "roll_two", s3,
+          [](const auto& x) {
+            return x[0].roll({2, -1}, {0, -1});
+          },
+          Opt(o).differs("roll of a 0-d tensor with dims: LibTorch rejects it, nabla accepts")),
+      op(
+          g, "roll_flat", s3, [](const auto& x) { return x[0].roll({3}); }, o),
+      op(
+          g, "tril", s3, [](const auto& x) { return tril(x[0]); }, o),
+      op(
+          g, "tril_negative", s3, [](const auto& x) { return tril(x[0], -1); }, o),
+      op(
+          g, "triu", s3, [](const auto& x) { return triu(x[0], 1); }, o),
+      op(
+          g, "constant_pad_nd", s3,
+          [](const auto& x) {
+            return constant_pad_nd(x[0], {1, 2});
+          },
+          o),
+      op(
+          g, "constant_pad_2d_value", s3,
+          [](const auto& x) {
+            return constant_pad_nd(x[0], {1, 1, 2, 0}, 3);
+          },
+          o),
+      op(
+          g, "constant_pad_negative", s3,
+          [](const auto& x) {
+            return constant_pad_nd(x[0], {-1, 1});
+          },
+          o),
+      op(
+          g, "broadcast_tensors", pairs,
+          [](const auto& x) {
+            return broadcast_tensors(list(x, {0, 1}));
+          },
+          o),
+      op(
+          g, "meshgrid", layouts({{{{3}, C}, {{4}, C}}, {{{0}, C}, {{2}, C}}}),
+          [](const auto& x) {
+            return meshgrid(list(x, {0, 1}), "ij");
+          },
+          o),
+      op(
+          g, "repeat_interleave", s3, [](const auto& x) { return repeat_interleave(x[0], 2, 0); },
+          o),
+      op(
+          g, "repeat_interleave_flat", s3, [](const auto& x) { return repeat_interleave(x[0], 3); },
+          o),
+  };
+}
+
+std::vector<OpEntry> index_entries() {
+  const std::string g = "index_ops";
+  const Opt o = Opt().dtypes(kAllTypes);
+  const Opt sum = Opt().dtypes(kFloatsAndLong);
+  return {
+      op(
+          g, "index_select", with_index({4, 5}, {3}, 5),
+          [](const auto& x) { return x[0].index_select(1, x[1]); }, o),
+      op(
+          g, "index_select_dim0_transposed", with_index({4, 5}, {6}, 4, L::Transposed),
+          [](const auto& x) { return x[0].index_select(0, x[1]); }, o),
+      op(
+          g, "index_select_0d", with_index({}, {2}, 1),
+          [](const auto& x) { return x[0].index_select(0, x[1]); },
+          Opt(o).differs("index_select of a 0-d tensor with a 2-element index: LibTorch accepts "
+                         "it, nabla rejects")),
+      op(
+          g, "index_select_out_of_range", with_index({4, 5}, {3}, 5),
+          [](const auto& x) { return x[0].index_select(0, x[1].add(4)); },
+          Opt(o).throws("index_select")),
+      op(
+          g, "gather", gather_samples(), [](const auto& x) { return x[0].gather(1, x[1]); }, o),
+      op(
+          g, "gather_free", gather_samples(),
+          [](const auto& x) { return gather(x[0], -1, x[1].clamp_max(2)); }, o),
+      op(
+          g, "gather_out_of_range", with_index({3, 5}, {3, 4}, 5),
+          [](const auto& x) { return x[0].gather(1, x[1].add(5)); }, Opt(o).throws("gather")),
+      op(
+          g, "scatter", scatter_samples(),
+          [](const auto& x) { return x[0].scatter(1, x[1], x[2]); }, o),
+      op(
+          g, "scatter_value", scatter_samples(),
+          [](const auto& x) { return x[0].scatter(1, x[1], 2); }, o),
+      op(
+          g, "scatter_", scatter_samples(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.scatter_(1, x[1], x[2]);
+            return y;
+          },
+          o),
+      op(
+          g, "scatter_add", gather_samples(),
+          [](const auto& x) {
+            return x[0].scatter_add(1, x[1],
+                                    x[0].narrow(1, 0, 1).expand(x[1].sizes()).contiguous());
+          },
+          sum),
+      op(
+          g, "scatter_add_duplicates", with_index({2, 6}, {2, 9}, 6),
+          [](const auto& x) {
+            return x[0].scatter_add(1, x[1], x[1].to(x[0].scalar_type()).mul(0.5));
+          },
+          sum),
+      op(
+          g, "scatter_add_", gather_samples(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.scatter_add_(1, x[1], x[1].to(x[0].scalar_type()));
+            return y;
+          },
+          sum),
+      op(
+          g, "masked_select", masked_samples(),
+          [](const auto& x) { return x[0].masked_select(x[1]); }, o),
+      op(
+          g, "masked_fill", masked_samples(),
+          [](const auto& x) { return x[0].masked_fill(x[1], 7); }, o),
+      op(
+          g, "masked_fill_float", masked_samples(),
+          [](const auto& x) { return x[0].masked_fill(x[1], -0.5); },
+          Opt(o).differs("masked_fill of a uint8 tensor with -0.5: LibTorch rejects the overflow, "
+                         "nabla accepts")),
+      op(
+          g, "masked_fill_tensor", masked_samples(),
+          [](const auto& x) { return x[0].masked_fill(x[1], x[0].sum().mul(0).add(3)); }, o),
+      op(
+          g, "masked_fill_", masked_samples(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.masked_fill_(x[1], 1);
+            return y;
+          },
+          o),
+      op(
+          g, "nonzero", masked_samples(), [](const auto& x) { return x[0].gt(0).nonzero(); }, o),
+      // TensorIndex: Slice and None are spelled per library, so these use op2.
+      op2(
+          g, "index_slice_int", s3i(),
+          [](const auto& x) {
+            return x[0].index({nabla::indexing::Slice(1, nabla::indexing::None), 0});
+          },
+          [](const auto& x) {
+            return x[0].index({at::indexing::Slice(1, at::indexing::None), 0});
+          },
+          o),
+      op2(
+          g, "index_step_none_ellipsis", s3i(),
+          [](const auto& x) {
+            using namespace nabla::indexing;
+            return x[0].index({Slice(None, None, 2), None, Ellipsis, -1});
+          },
+          [](const auto& x) {
+            using namespace at::indexing;
+            return x[0].index({Slice(None, None, 2), None, Ellipsis, -1});
+          },
+          o),
+      op(
+          g, "index_tensor", with_index({4, 5}, {3}, 4),
+          [](const auto& x) { return x[0].index({x[1]}); }, o),
+      op(
+          g, "index_mask", masked_samples(), [](const auto& x) { return x[0].index({x[1]}); }, o),
+      op(
+          g, "index_two_tensors", with_index({4, 4}, {2, 3}, 4),
+          [](const auto& x) {
+            return x[0].index({x[1], x[1].flip({0})});
+          },
+          o),
+      op(
+          g, "index_out_of_range", with_index({4, 5}, {3}, 4),
+          [](const auto& x) { return x[0].index({x[1].add(4)}); }, Opt(o).throws("index")),
+      op2(
+          g, "index_optional_list", with_index({4, 5}, {3}, 5),
+          [](const auto& x) {
+            return x[0].index(std::vector<nabla::optional<NTensor>>{nabla::nullopt, x[1]});
+          },
+          [](const auto& x) {
+            c10::List<c10::optional<TTensor>> l;
+            l.push_back(c10::nullopt);
+            l.push_back(x[1]);
+            return x[0].index(l);
+          },
+          o),
+      op2(
+          g, "index_put_slice", s3i(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.index_put_({nabla::indexing::Slice(), 0}, 5);
+            return y;
+          },
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.index_put_({at::indexing::Slice(), 0}, 5);
+            return y;
+          },
+          o),
+      op(
+          g, "index_put_mask", masked_samples(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.index_put_({x[1]}, x[0].sum().mul(0).add(2));
+            return y;
+          },
+          Opt(o).differs("index_put_ of a 0-d int64 value into an int32 tensor: LibTorch casts it, "
+                         "nabla rejects the dtype mismatch")),
+      op(
+          g, "index_put_tensor", with_index({4, 5}, {3}, 4),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.index_put_({x[1]}, y.select(0, 0).clone());
+            return y;
+          },
+          o),
+      op2(
+          g, "index_put_accumulate", with_index({5, 3}, {8}, 5),
+          [](const auto& x) {
+            return x[0].index_put(std::vector<nabla::optional<NTensor>>{x[1]}, x[0].select(0, 1),
+                                  true);
+          },
+          [](const auto& x) {
+            c10::List<c10::optional<TTensor>> l;
+            l.push_back(x[1]);
+            return x[0].index_put(l, x[0].select(0, 1), true);
+          },
+          Opt().dtypes(kFloatsAndLong)),
+  };
+}
+
+const bool registered = add_entries(shape_entries()) && add_entries(index_entries());
+
+}  // namespace
+}  // namespace conform
