@@ -10,6 +10,7 @@
 
 #include "autograd/accumulate_grad.h"
 #include "nabla/autograd/autograd.h"
+#include "nabla/autograd/profiler.h"
 #include "nabla/core/autograd_meta.h"
 #include "nabla/ops/factories.h"
 
@@ -156,7 +157,10 @@ variable_list run_backward(const edge_list& roots, const variable_list& root_gra
     if (s.needed) {
       bool any = std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.defined(); });
       if (any) {
-        outputs = n->apply(std::move(inputs));
+        {
+          profiler::RecordFunction record(*n);  // Note [Profiler cost when disabled]
+          outputs = n->apply(std::move(inputs));
+        }
         validate_outputs(*n, outputs);
         if (t_anomaly) check_anomaly(*n, outputs);
       }

@@ -1,4 +1,6 @@
 #include "backend/cpu/cpu_backend.h"
+#include "backend/profiling_backend.h"
+#include "nabla/autograd/profiler.h"
 
 namespace nabla {
 
@@ -6,6 +8,11 @@ Backend& backend_for(Device device) {
   static cpu::CpuBackend cpu_backend;
   NABLA_CHECK(device.is_cpu(), "no backend for device ", device,
               ": this build of nabla has only the cpu backend (cuda::is_available() is false)");
+  // While a profile runs, kernels go through a timing proxy (nabla/autograd/profiler.h).
+  if (autograd::profiler::is_enabled()) [[unlikely]] {
+    static ProfilingBackend profiled_cpu(cpu_backend);
+    return profiled_cpu;
+  }
   return cpu_backend;
 }
 

@@ -1,0 +1,45 @@
+#pragma once
+// The profiling proxy (include/nabla/autograd/profiler.h): while a profile runs,
+// backend_for() hands out this Backend, which times each kernel call as a Kernel event
+// named after the entry and its op ("binary.Mul", "unary.Tanh", "reduce.Sum", "gemm", ...)
+// and forwards it unchanged to the device's own backend. A new Backend entry must be
+// forwarded here too (the compiler says so: this class would stay abstract).
+#include "nabla/backend/backend.h"
+
+namespace nabla {
+
+class ProfilingBackend final : public Backend {
+ public:
+  explicit ProfilingBackend(Backend& inner) : inner_(inner) {}
+  DeviceType device_type() const override { return inner_.device_type(); }
+  void copy(const Tensor& dst, const Tensor& src) override;
+  void fill(const Tensor& dst, const Scalar& value) override;
+  void unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) override;
+  void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
+              const Scalar& alpha) override;
+  void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) override;
+  void reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArrayRef dims) override;
+  void arg_reduce(bool is_max, const Tensor& out_index, const Tensor& out_value, const Tensor& in,
+                  int64_t dim) override;
+  void cumsum(const Tensor& out, const Tensor& in, int64_t dim) override;
+  void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
+            bool descending) override;
+  void gemm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta,
+            const Scalar& alpha) override;
+  void random(Distribution d, const Tensor& out, uint64_t seed, uint64_t offset, double a,
+              double b) override;
+  void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
+  void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
+  void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+               bool accumulate) override;
+
+ private:
+  Backend& inner_;
+};
+
+/// The event names the proxy uses ("unary.Tanh", "binary.Mul", "reduce.Sum").
+const char* kernel_name(UnaryOp op);
+const char* kernel_name(BinaryOp op);
+const char* kernel_name(ReduceOp op);
+
+}  // namespace nabla
