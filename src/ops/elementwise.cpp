@@ -114,13 +114,25 @@ void check_integer_divisor(BinaryOp op, const Tensor& b, ScalarType compute, con
   NABLA_CHECK(!bz.any().item<bool>(), name, ": ZeroDivisionError (integer remainder by zero)");
 }
 
+// PyTorch's argument checks for add/sub that depend on the operands, not just the result.
+void check_add_sub(BinaryOp op, const Tensor& a, const Tensor& b, ScalarType compute,
+                   const Scalar& alpha, const char* name) {
+  if (op != BinaryOp::Add && op != BinaryOp::Sub) return;
+  NABLA_CHECK(!(op == BinaryOp::Sub && (a.scalar_type() == kBool || b.scalar_type() == kBool)), name,
+              ": subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+              "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  NABLA_CHECK(isFloatingType(compute) || !alpha.isFloatingPoint(), name,
+              ": for integral input tensors, argument alpha must not be a floating point number.");
+}
+
 Tensor binary_tensors(BinaryOp op, const Tensor& a, const Tensor& b, ScalarType common,
                       const Scalar& alpha, const char* name) {
   auto [compute, out_t] = binary_dtypes(op, common, name);
+  check_add_sub(op, a, b, compute, alpha, name);
   DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), name);
   // The kernel broadcasts (stride 0) by itself: no expand views needed.
   Tensor ac = cast(a, compute), bc = cast(b, compute);
-  check_integer_divisor(op, bc, compute, name);
+  if (checked_numel(shape, name) > 0) check_integer_divisor(op, bc, compute, name);
   Tensor out = empty_tensor(shape, out_t, a.device());
   backend_for(a).binary(op, out, ac, bc, alpha);
   return out;
@@ -164,6 +176,7 @@ const Tensor& binary_op_(BinaryOp op, const Tensor& self, const Tensor& other, c
   ops::check_same_device(self, other, name);
   ScalarType common = ops::result_type(self, other);
   auto [compute, out_t] = binary_dtypes(op, promoteTypes(common, self.scalar_type()), name);
+  check_add_sub(op, self, other, compute, alpha, name);
   DimVector shape = broadcast_shapes(self.sizes(), other.sizes(), name);
   ops::check_inplace(self, shape, out_t, name);
   if (autograd::any_requires_grad(self, other))
@@ -243,12 +256,45 @@ const Tensor& Tensor::pow_(const Scalar& e) const {
   return copy_(r);
 }
 
-Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, const Scalar& v) const { return add(t1.mul(t2), v); }
-Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& v) const { return add(t1.div(t2), v); }
-const Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& v) const { return add_(t1.mul(t2), v); }
-const Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& v) const { return add_(t1.div(t2), v); }
-Tensor Tensor::lerp(const Tensor& end, const Scalar& w) const { return add(end.sub(*this), w); }
-const Tensor& Tensor::lerp_(const Tensor& end, const Scalar& w) const { return add_(end.sub(*this), w); }
+namespace {
+void check_addc(const Tensor& self, const Tensor& t1, const Tensor& t2, bool is_div, const char* name) {
+  for (const Tensor* t : {&self, &t1, &t2}) {
+    NABLA_CHECK(t->scalar_type() != kBool, name, ": not supported for bool tensors");
+    NABLA_CHECK(!is_div || t->is_floating_point(), name,
+                ": integer division with addcdiv is no longer supported; use floating tensors (got ",
+                t->scalar_type(), ")");
+  }
+}
+void check_lerp(const Tensor& self, const Tensor& end, const char* name) {
+  NABLA_CHECK(self.is_floating_point() && end.is_floating_point(), name,
+              ": expected floating tensors, got ", self.scalar_type(), " and ", end.scalar_type());
+}
+}  // namespace
+
+Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
+  check_addc(*this, t1, t2, false, "addcmul");
+  return add(t1.mul(t2), v);
+}
+Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
+  check_addc(*this, t1, t2, true, "addcdiv");
+  return add(t1.div(t2), v);
+}
+const Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
+  check_addc(*this, t1, t2, false, "addcmul_");
+  return add_(t1.mul(t2), v);
+}
+const Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
+  check_addc(*this, t1, t2, true, "addcdiv_");
+  return add_(t1.div(t2), v);
+}
+Tensor Tensor::lerp(const Tensor& end, const Scalar& w) const {
+  check_lerp(*this, end, "lerp");
+  return add(end.sub(*this), w);
+}
+const Tensor& Tensor::lerp_(const Tensor& end, const Scalar& w) const {
+  check_lerp(*this, end, "lerp_");
+  return add_(end.sub(*this), w);
+}
 
 // ---- Parameterized unary ops --------------------------------------------------------
 
@@ -284,6 +330,8 @@ Tensor Tensor::clamp(optional<Scalar> lo, optional<Scalar> hi) const {
   return out;
 }
 const Tensor& Tensor::clamp_(optional<Scalar> lo, optional<Scalar> hi) const {
+  ops::check_defined(*this, "clamp_");
+  ops::check_inplace(*this, sizes(), clamp_dtype(*this, lo, hi), "clamp_");
   return unary_op_(*this, UnaryOp::Clamp, Kind::KeepNoBool, "clamp_", clamp_params(*this, lo, hi, "clamp_"));
 }
 Tensor Tensor::clamp(const optional<Tensor>& lo, const optional<Tensor>& hi) const {
@@ -350,7 +398,8 @@ Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal
   NABLA_CHECK(rtol >= 0 && atol >= 0, "isclose: rtol and atol must be non-negative, got rtol=", rtol,
               ", atol=", atol);
   Tensor a = to(kDouble), b = other.to(kDouble);
-  Tensor close = a.eq(b).logical_or(a.sub(b).abs().le(b.abs().mul(rtol).add(atol)));
+  Tensor diff = a.sub(b);
+  Tensor close = a.eq(b).logical_or(diff.isfinite().logical_and(diff.abs().le(b.abs().mul(rtol).add(atol))));
   if (equal_nan) close = close.logical_or(a.isnan().logical_and(b.isnan()));
   return close;
 }

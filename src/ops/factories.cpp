@@ -91,6 +91,7 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
   Tensor idx = ops::empty_tensor({steps}, kDouble);
   double* p = idx.data_ptr<double>();
   double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
+  if (steps == 1) e = s;  // a single step is `start`, as LibTorch
   // Like LibTorch, fill the second half from the end so `end` is exact.
   int64_t half = steps / 2;
   for (int64_t i = 0; i < steps; ++i)

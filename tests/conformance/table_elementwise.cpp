@@ -25,7 +25,7 @@ std::vector<OpEntry> unary_entries() {
           g, "neg", unary(kSpecials), [](const auto& x) { return x[0].neg(); }, all),
       op(
           g, "abs", unary(kSpecials), [](const auto& x) { return x[0].abs(); },
-          Opt(all).differs("abs of a bool tensor: LibTorch rejects it, nabla accepts")),
+          Opt(all)),
       op(
           g, "sqrt", unary(kPositive), [](const auto& x) { return x[0].sqrt(); }, tr),
       op(
@@ -77,7 +77,7 @@ std::vector<OpEntry> unary_entries() {
           tr),
       op(
           g, "relu", unary(kSpecials), [](const auto& x) { return x[0].relu(); },
-          Opt(all).differs("relu(NaN) is NaN in LibTorch, 0 in nabla")),
+          Opt(all)),
       op(
           g, "erf", unary(kAny), [](const auto& x) { return x[0].erf(); }, tr),
       op(
@@ -126,8 +126,7 @@ std::vector<OpEntry> unary_entries() {
           g, "pow_scalar_half", unary(kPositive), [](const auto& x) { return x[0].pow(0.5); }, tr),
       op(
           g, "pow_scalar_neg_half", unary(kSpecials), [](const auto& x) { return x[0].pow(-0.5); },
-          Opt(tr).differs(
-              "LibTorch computes x^-0.5 as rsqrt(x), so (-inf)^-0.5 is NaN there, 0 in nabla")),
+          Opt(tr)),
       op(
           g, "pow_scalar_neg1", unary(kNonZero), [](const auto& x) { return x[0].pow(-1); }, tr),
       op(
@@ -175,8 +174,7 @@ std::vector<OpEntry> binary_entries() {
           g, "add_alpha", binary(), [](const auto& x) { return x[0].add(x[1], 2); }, all),
       op(
           g, "add_float_alpha", binary(), [](const auto& x) { return x[0].add(x[1], 0.5); },
-          Opt(all).differs(
-              "a float alpha with integer tensors is an error in LibTorch, accepted by nabla")),
+          Opt(all)),
       op(
           g, "sub", binary(), [](const auto& x) { return x[0].sub(x[1]); }, all),
       op(
@@ -272,8 +270,7 @@ std::vector<OpEntry> binary_entries() {
           g, "add_scalar_alpha", unary(), [](const auto& x) { return x[0].add(2, 3); }, all),
       op(
           g, "sub_scalar", unary(), [](const auto& x) { return x[0].sub(1.5); },
-          Opt(all).differs(
-              "bool tensor minus a Scalar is an error in LibTorch, accepted by nabla")),
+          Opt(all)),
       op(
           g, "mul_scalar_int", unary(), [](const auto& x) { return x[0].mul(-3); }, all),
       op(
@@ -365,17 +362,17 @@ std::vector<OpEntry> ternary_entries() {
       op(
           g, "addcmul_int_value", ternary(),
           [](const auto& x) { return x[0].addcmul(x[1], x[2], 2); },
-          Opt(all).differs("addcmul of bool tensors is an error in LibTorch, accepted by nabla")),
+          Opt(all)),
       op(
           g, "addcdiv", ternary(kNonZero),
           [](const auto& x) { return x[0].addcdiv(x[1], x[2], -2); },
-          Opt(tr).differs("addcdiv of integer tensors is an error in LibTorch, accepted by nabla")),
+          Opt(tr)),
       op(
           g, "lerp", ternary(), [](const auto& x) { return x[0].lerp(x[1], 0.3); },
-          Opt(all).differs("lerp of integer tensors is an error in LibTorch, accepted by nabla")),
+          Opt(all)),
       op(
           g, "lerp_weight_2", ternary(), [](const auto& x) { return x[0].lerp(x[1], 2); },
-          Opt(all).differs("lerp of integer tensors is an error in LibTorch, accepted by nabla")),
+          Opt(all)),
   };
 }
 
@@ -498,7 +495,7 @@ std::vector<OpEntry> inplace_entries() {
             y.abs_();
             return y;
           },
-          Opt(all).differs("abs_ of a bool tensor: LibTorch rejects it, nabla accepts")),
+          Opt(all)),
       op(
           g, "relu_", unary(),
           [](const auto& x) {
@@ -530,8 +527,7 @@ std::vector<OpEntry> inplace_entries() {
             y.clamp_(-0.5, 0.5);
             return y;
           },
-          Opt(all).differs("clamp_ of an integer tensor with float bounds is an error in LibTorch "
-                           "(result type Float cannot be cast to Long), accepted by nabla")),
+          Opt(all)),
       op(
           g, "clamp_min_", unary(),
           [](const auto& x) {
@@ -547,7 +543,7 @@ std::vector<OpEntry> inplace_entries() {
             y.addcmul_(x[1], x[2], 2);
             return y;
           },
-          Opt(all).differs("addcmul_ of bool tensors is an error in LibTorch, accepted by nabla")),
+          Opt(all)),
       op(
           g, "addcdiv_", ternary(kNonZero),
           [](const auto& x) {
@@ -563,7 +559,7 @@ std::vector<OpEntry> inplace_entries() {
             y.lerp_(x[1], 0.25);
             return y;
           },
-          Opt(tr).differs("lerp_ of integer tensors is an error in LibTorch, accepted by nabla")),
+          Opt(tr)),
       op(
           g, "inplace_on_transposed_view", fixed({{{4, 5}, {5, 4}}}),
           [](const auto& x) {

@@ -62,7 +62,7 @@ TEST(Factories, TensorLiteral) {
   EXPECT_EQ(d.dim(), 0);
   EXPECT_EQ(d.item<double>(), 2.5);
   EXPECT_EQ(tensor({true, false}).scalar_type(), kBool);
-  EXPECT_EQ(tensor(std::vector<double>{1, 2}).scalar_type(), kDouble);
+  EXPECT_EQ(tensor(std::vector<double>{1, 2}).scalar_type(), kFloat);  // as LibTorch
   EXPECT_EQ(tensor(std::vector<float>{1, 2}).scalar_type(), kFloat);
   EXPECT_EQ(tensor({1, 2}, kFloat64).scalar_type(), kDouble);
   EXPECT_EQ(tensor({{{1}, {2}}}).sizes().vec(), (std::vector<int64_t>{1, 2, 1}));

@@ -77,7 +77,9 @@ class TensorDataContainer {
   TensorDataContainer(const std::vector<T>& v) : TensorDataContainer(ArrayRef<T>(v)) {}
   template <class T>
   TensorDataContainer(ArrayRef<T> v)
-      : kind_(Kind::Vector), dtype_(CppTypeToScalarType<T>::value) {
+      // LibTorch gives double data the default dtype; other element types keep theirs.
+      : kind_(Kind::Vector),
+        dtype_(std::is_same_v<T, double> ? get_default_dtype() : CppTypeToScalarType<T>::value) {
     sizes_ = {static_cast<int64_t>(v.size())};
     for (const T& x : v) values_.push_back(Scalar(x));
   }

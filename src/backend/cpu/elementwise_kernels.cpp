@@ -119,7 +119,8 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
       if constexpr (!std::is_same_v<T, bool>) return run_unary<T, T>(out, in, [](T x) { return static_cast<T>(x * x); });
       break;
     case UnaryOp::Relu:
-      if constexpr (!std::is_same_v<T, bool>) return run_unary<T, T>(out, in, [](T x) { return x > T(0) ? x : T(0); });
+      // NaN passes through, as in LibTorch.
+      if constexpr (!std::is_same_v<T, bool>) return run_unary<T, T>(out, in, [](T x) { return x > T(0) || x != x ? x : T(0); });
       break;
     case UnaryOp::BitwiseNot:
       if constexpr (std::is_same_v<T, bool>) return run_unary<T, T>(out, in, [](T x) { return !x; });
@@ -130,15 +131,19 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
         if constexpr (is_float_v<T>) {
           const T lo = static_cast<T>(prm.a), hi = static_cast<T>(prm.b);
           // NaN propagates as in LibTorch.
+          // min(max(x, lo), hi): with lo > hi every element becomes hi, as in LibTorch.
           return run_unary<T, T>(out, in, [lo, hi](T x) {
-            return std::isnan(x) ? x : (x < lo ? lo : (x > hi ? hi : x));
+            if (std::isnan(x)) return x;
+            T v = x < lo ? lo : x;
+            return v > hi ? hi : v;
           });
         } else {
           // Bounds outside T's range saturate rather than wrap.
           const double lo = prm.a, hi = prm.b;
           return run_unary<T, T>(out, in, [lo, hi](T x) {
             double v = static_cast<double>(x);
-            return static_cast<T>(v < lo ? lo : (v > hi ? hi : v));
+            v = v < lo ? lo : v;
+            return static_cast<T>(v > hi ? hi : v);
           });
         }
       }
@@ -149,6 +154,8 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
         if (prm.a == 2) return run_unary<T, T>(out, in, [](T x) { return x * x; });
         if (prm.a == 1) return run_unary<T, T>(out, in, [](T x) { return x; });
         if (prm.a == 0.5) return run_unary<T, T>(out, in, [](T x) { return std::sqrt(x); });
+        // As rsqrt, so -inf gives NaN like LibTorch (std::pow gives 0).
+        if (prm.a == -0.5) return run_unary<T, T>(out, in, [](T x) { return T(1) / std::sqrt(x); });
         return run_unary<T, T>(out, in, [pa](T x) { return std::pow(x, pa); });
       } else if constexpr (!std::is_same_v<T, bool>) {
         return run_unary<T, T>(out, in, [pa](T x) { return int_pow<T>(x, pa); });
