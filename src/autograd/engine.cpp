@@ -4,6 +4,7 @@
 // edges (the input buffer). No recursion: a 100,000-node chain runs in a loop.
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -24,6 +25,49 @@ struct NodeState {
   variable_list buffer;     // gradients received so far, one per input slot
   bool needed = true;       // runs apply(); false when pruned by `inputs`
   std::vector<size_t> captures;  // indices into the capture list, for this node's slots
+};
+
+// Node* -> NodeState, open addressing over a vector: one backward touches each node a
+// few times, and std::unordered_map's per-entry allocation showed in profiles.
+class NodeStateMap {
+ public:
+  NodeStateMap() { table_.assign(64, Slot{}); }
+  std::pair<NodeState*, bool> emplace(Node* key) {
+    size_t i = probe(key);
+    if (table_[i].key == key) return {&states_[table_[i].index], false};
+    if ((states_.size() + 1) * 2 > table_.size()) {
+      grow();
+      i = probe(key);
+    }
+    table_[i] = {key, static_cast<uint32_t>(states_.size())};
+    states_.emplace_back();
+    return {&states_.back(), true};
+  }
+  NodeState* find(Node* key) {
+    size_t i = probe(key);
+    return table_[i].key == key ? &states_[table_[i].index] : nullptr;
+  }
+  NodeState& operator[](Node* key) { return *emplace(key).first; }
+
+ private:
+  struct Slot {
+    Node* key = nullptr;
+    uint32_t index = 0;
+  };
+  size_t probe(Node* key) const {
+    size_t mask = table_.size() - 1;
+    size_t i = (reinterpret_cast<uintptr_t>(key) >> 4) * 0x9E3779B97F4A7C15ull >> 20 & mask;
+    while (table_[i].key && table_[i].key != key) i = (i + 1) & mask;
+    return i;
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(table_);
+    table_.assign(old.size() * 2, Slot{});
+    for (const Slot& sl : old)
+      if (sl.key) table_[probe(sl.key)] = sl;
+  }
+  std::vector<Slot> table_;
+  std::deque<NodeState> states_;  // stable addresses while the map grows
 };
 
 struct ReadyCompare {
@@ -81,12 +125,12 @@ Edge gradient_edge(const Tensor& t) {
 // that lead to them.
 variable_list run_backward(const edge_list& roots, const variable_list& root_grads, bool keep_graph,
                            bool create_graph, const edge_list& capture) {
-  std::unordered_map<Node*, NodeState> state;
+  NodeStateMap state;
   // 1. Discover the graph and count dependencies (iteratively).
   std::vector<Node*> stack;
   std::vector<Node*> order;  // discovery order, for the pruning pass
   for (const Edge& r : roots) {
-    if (state.emplace(r.function.get(), NodeState{}).second) {
+    if (state.emplace(r.function.get()).second) {
       stack.push_back(r.function.get());
       order.push_back(r.function.get());
     }
@@ -96,8 +140,8 @@ variable_list run_backward(const edge_list& roots, const variable_list& root_gra
     stack.pop_back();
     for (const Edge& e : n->next_edges()) {
       if (!e.is_valid()) continue;
-      auto [it, fresh] = state.emplace(e.function.get(), NodeState{});
-      it->second.dependencies++;
+      auto [ps, fresh] = state.emplace(e.function.get());
+      ps->dependencies++;
       if (fresh) {
         stack.push_back(e.function.get());
         order.push_back(e.function.get());
@@ -109,9 +153,9 @@ variable_list run_backward(const edge_list& roots, const variable_list& root_gra
   if (!capture.empty()) {
     std::unordered_set<Node*> targets;
     for (size_t i = 0; i < capture.size(); ++i) {
-      auto it = state.find(capture[i].function.get());
-      if (it == state.end()) continue;
-      it->second.captures.push_back(i);
+      NodeState* ps = state.find(capture[i].function.get());
+      if (!ps) continue;
+      ps->captures.push_back(i);
       targets.insert(capture[i].function.get());
     }
     // Successors have smaller topological_nr, so one pass in that order suffices.
