@@ -5,6 +5,7 @@
 
 #include "autograd/formula.h"
 #include "nabla/ops/factories.h"
+#include "ops/elementwise.h"
 #include "ops/elementwise_backward.h"
 #include "ops/op_utils.h"
 
@@ -211,6 +212,13 @@ const Tensor& binary_op_(BinaryOp op, const Tensor& self, const Scalar& other, c
 }  // namespace
 
 #include "ops/unary_methods.inc"
+
+Tensor ops::activation(const Tensor& x, UnaryOp op, UnaryParams p, const char* name) {
+  ops::check_defined(x, name);
+  NABLA_CHECK(x.is_floating_point(), name, ": not implemented for '", x.scalar_type(),
+              "' (expected a floating point tensor)");
+  return unary_impl(x, op, Kind::FloatingOnly, name, p);
+}
 
 // ---- Binary methods -------------------------------------------------------------------
 

@@ -52,6 +52,12 @@ TEST(ElementwiseGrad, UnaryOpsGradcheck) {
       {"clamp", [](const Tensor& x) { return x.clamp(-0.5, 0.5); }, -1, 1},
       {"clamp_min", [](const Tensor& x) { return x.clamp_min(0.2); }, -1, 1},
       {"frac", [](const Tensor& x) { return x.frac(); }, 0.1, 0.9},
+      {"leaky_relu", [](const Tensor& x) { return leaky_relu(x, 0.2); }, -1, 1},
+      {"elu", [](const Tensor& x) { return elu(x, 1.5); }, -1, 1},
+      {"gelu", [](const Tensor& x) { return gelu(x); }, -2, 2},
+      {"gelu_tanh", [](const Tensor& x) { return gelu(x, "tanh"); }, -2, 2},
+      {"silu", [](const Tensor& x) { return silu(x); }, -2, 2},
+      {"softplus", [](const Tensor& x) { return softplus(x, 2, 1); }, -1, 1},
   };
   for (auto& c : cases) {
     Tensor x = rnd({2, 3}, c.lo, c.hi);

@@ -69,6 +69,21 @@ std::vector<OpEntry> unary_entries() {
       op(
           g, "tanh", unary(kWide), [](const auto& x) { return x[0].tanh(); }, tr),
       op(
+          g, "leaky_relu", unary(kWide), [](const auto& x) { return leaky_relu(x[0], 0.2); }, tr),
+      op(
+          g, "elu", unary(kWide), [](const auto& x) { return elu(x[0], 1.5); }, tr),
+      op(
+          g, "gelu", unary(kWide), [](const auto& x) { return gelu(x[0], "none"); }, tr),
+      op(
+          g, "gelu_tanh", unary(kWide), [](const auto& x) { return gelu(x[0], "tanh"); }, tr),
+      op(
+          g, "silu", unary(kWide), [](const auto& x) { return silu(x[0]); }, tr),
+      op(
+          g, "softplus", unary(kWide), [](const auto& x) { return softplus(x[0], 2, 5); }, tr),
+      op(
+          g, "free_functions", binary(kPositive, {2, 3}),
+          [](const auto& x) { return add(exp(x[0]), where(x[0] > x[1], x[0], x[1]), 2); }, tr),
+      op(
           g, "tanh_specials", unary(kSpecials), [](const auto& x) { return x[0].tanh(); }, tr),
       op(
           g, "sigmoid", unary(kWide), [](const auto& x) { return x[0].sigmoid(); }, tr),
