@@ -1,9 +1,11 @@
 // Linear algebra ops: matmul and its special cases (dot, mv, mm, bmm), outer, addmm and
 // linear. Every product ends in the backend's gemm, which takes strided and batched
 // operands directly, so these ops only check arguments, shape views and allocate the
-// output once.
+// output once. Each product records itself (linalg_backward.cpp) right after its gemm.
+#include "autograd/formula.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "ops/linalg_backward.h"
 #include "ops/op_utils.h"
 
 namespace nabla {
@@ -38,6 +40,7 @@ Tensor mm_impl(const Tensor& a, const Tensor& b, const char* op) {
   check_mm_shapes(a, b, op);
   Tensor out = empty_tensor({a.size(0), b.size(1)}, a.scalar_type(), a.device());
   backend_for(a).gemm(out, a, b, 0, 1);
+  ops::record_mm(a, b, out);
   return out;
 }
 
@@ -50,7 +53,10 @@ Tensor mv_impl(const Tensor& a, const Tensor& v, const char* op) {
               a.size(1), " and vector of size ", v.size(0));
   Tensor out = empty_tensor({a.size(0)}, a.scalar_type(), a.device());
   // out [n, 1] = a [n, k] @ v [k, 1]
-  backend_for(a).gemm(out.unsqueeze(1), a, v.unsqueeze(1), 0, 1);
+  backend_for(a).gemm(ops::make_view(out, {a.size(0), 1}, {1, 1}, 0), a,
+                      ops::make_view(v, {v.size(0), 1}, {v.stride(0), 1}, v.storage_offset()), 0,
+                      1);
+  ops::record_mv(a, v, out);
   return out;
 }
 
@@ -69,7 +75,11 @@ Tensor dot_impl(const Tensor& a, const Tensor& b, const char* op) {
               " elements respectively");
   Tensor out = empty_tensor({}, a.scalar_type(), a.device());
   // out [1, 1] = a [1, k] @ b [k, 1]
-  backend_for(a).gemm(ops::make_view(out, {1, 1}, {1, 1}, 0), a.unsqueeze(0), b.unsqueeze(1), 0, 1);
+  backend_for(a).gemm(ops::make_view(out, {1, 1}, {1, 1}, 0),
+                      ops::make_view(a, {1, a.size(0)}, {1, a.stride(0)}, a.storage_offset()),
+                      ops::make_view(b, {b.size(0), 1}, {b.stride(0), 1}, b.storage_offset()), 0,
+                      1);
+  ops::record_dot(a, b, out);
   return out;
 }
 
@@ -87,8 +97,11 @@ bool leading_dims_foldable(const Tensor& t) {
 // The general case: broadcast batch dims, one batched gemm, no copies of the inputs.
 Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   const bool a_vec = a.dim() == 1, b_vec = b.dim() == 1;
-  Tensor a3 = a_vec ? a.unsqueeze(0) : a;   // [..., n, k]
-  Tensor b3 = b_vec ? b.unsqueeze(-1) : b;  // [..., k, m]
+  // Raw views: the product is recorded against a and b themselves.
+  Tensor a3 = a_vec ? ops::make_view(a, {1, a.size(0)}, {1, a.stride(0)}, a.storage_offset())
+                    : a;  // [..., n, k]
+  Tensor b3 = b_vec ? ops::make_view(b, {b.size(0), 1}, {b.stride(0), 1}, b.storage_offset())
+                    : b;  // [..., k, m]
   const int64_t n = a3.size(-2), k = a3.size(-1), m = b3.size(-1);
   IntArrayRef ab = a3.sizes().slice(0, a3.dim() - 2);
   IntArrayRef bb = b3.sizes().slice(0, b3.dim() - 2);
@@ -104,7 +117,8 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   if (!b_vec) result_shape.push_back(m);
   Tensor out = empty_tensor(out_shape, a.scalar_type(), a.device());
   backend_for(a).gemm(out, ops::expand_to(a3, a_shape), ops::expand_to(b3, b_shape), 0, 1);
-  return out.view(result_shape);
+  ops::record_batched_matmul(a, b, out);
+  return ops::unsafe_view(out, result_shape);  // LibTorch's graph ends in UnsafeViewBackward0
 }
 
 Tensor matmul_impl(const Tensor& a, const Tensor& b) {
@@ -118,7 +132,7 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
   if (da == 1 && db == 1) return dot_impl(a, b, op);
   check_operands(a, b, op, "m1", "m2");
   if (da == 2 && db == 1) return mv_impl(a, b, op);
-  if (da == 1 && db == 2) return mm_impl(a.unsqueeze(0), b, op).squeeze(0);
+  if (da == 1 && db == 2) return ops::squeeze_first(mm_impl(a.unsqueeze(0), b, op));
   if (da == 2 && db == 2) return mm_impl(a, b, op);
 
   const int64_t k = a.size(-1), kb = db == 1 ? b.size(0) : b.size(-2);
@@ -132,9 +146,9 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
     int64_t rows = 1;
     for (int64_t s : lead) rows *= s;
     Tensor a2 = a.reshape({rows, k});
-    if (db == 1) return mv_impl(a2, b, op).view(lead);
+    if (db == 1) return ops::unsafe_view(mv_impl(a2, b, op), lead);
     lead.push_back(b.size(1));
-    return mm_impl(a2, b, op).view(lead);
+    return ops::unsafe_view(mm_impl(a2, b, op), lead);
   }
   return batched_matmul(a, b);
 }
@@ -156,6 +170,7 @@ Tensor addmm_impl(const Tensor& self, const Tensor& m1, const Tensor& m2, const 
   // beta == 0 must not read self (NaN there is ignored, as in LibTorch).
   if (beta.toDouble() != 0) backend_for(out).copy(out, ops::expand_to(self, shape));
   backend_for(out).gemm(out, m1, m2, beta, alpha);
+  ops::record_addmm(self, m1, m2, beta, alpha, out);
   return out;
 }
 
@@ -181,6 +196,7 @@ Tensor Tensor::bmm(const Tensor& mat2) const {
               sizes(), ", batch2 sizes ", mat2.sizes(), ")");
   Tensor out = empty_tensor({size(0), size(1), mat2.size(2)}, scalar_type(), device());
   backend_for(*this).gemm(out, *this, mat2, 0, 1);
+  ops::record_bmm(*this, mat2, out);
   return out;
 }
 
@@ -213,6 +229,10 @@ const Tensor& Tensor::addmm_(const Tensor& mat1, const Tensor& mat2, const Scala
   NABLA_CHECK(dim() == 2 && size(0) == mat1.size(0) && size(1) == mat2.size(1), op,
               ": Bad in-place call: input tensor size ", sizes(), " and output tensor size [",
               mat1.size(0), ", ", mat2.size(1), "] should match");
+  // With autograd: the out-of-place product records AddmmBackward0, then self takes its
+  // value and history.
+  if (autograd::any_requires_grad(*this, mat1, mat2))
+    return ops::assign_with_history(*this, addmm_impl(*this, mat1, mat2, beta, alpha, op), op);
   // The kernel writes a strided self directly, or through a temporary when it aliases
   // mat1/mat2 or BLAS cannot address it.
   backend_for(*this).gemm(*this, mat1, mat2, beta, alpha);

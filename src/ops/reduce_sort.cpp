@@ -1,5 +1,6 @@
 // Scans and orderings along one dim: cumsum, sort, argsort, topk.
 #include "nabla/ops/functions.h"
+#include "ops/reduce_backward.h"
 #include "ops/reduce_utils.h"
 
 namespace nabla {
@@ -33,17 +34,22 @@ Tensor Tensor::cumsum(int64_t dim, optional<ScalarType> dtype) const {
   Tensor in = ops::cast(*this, t);
   Tensor out = ops::empty_tensor(sizes(), t, device());
   backend_for(*this).cumsum(as_1d_if_scalar(out), as_1d_if_scalar(in), this->dim() == 0 ? 0 : d);
+  ops::record_cumsum(*this, d, out);
   return out;
 }
 
 std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const {
   ops::check_defined(*this, "sort");
   int64_t d = ops::wrap_dim(dim, this->dim(), "sort");
-  return sorted_prefix(*this, d, this->dim() == 0 ? 1 : size(d), descending);
+  auto result = sorted_prefix(*this, d, this->dim() == 0 ? 1 : size(d), descending);
+  ops::record_sort(*this, d, /*is_topk=*/false, std::get<0>(result), std::get<1>(result));
+  return result;
 }
 
 Tensor Tensor::argsort(int64_t dim, bool descending) const {
-  return std::get<1>(sort(dim, descending));
+  ops::check_defined(*this, "argsort");
+  int64_t d = ops::wrap_dim(dim, this->dim(), "argsort");
+  return std::get<1>(sorted_prefix(*this, d, this->dim() == 0 ? 1 : size(d), descending));
 }
 
 // Ties are returned in index order (LibTorch leaves their order unspecified); the result
@@ -54,7 +60,9 @@ std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bo
   int64_t n = this->dim() == 0 ? 1 : size(d);
   NABLA_CHECK(k >= 0 && k <= n, "topk: selected index k out of range (k = ", k, ", but dim ", d,
               " of a tensor of sizes ", sizes(), " has ", n, " elements)");
-  return sorted_prefix(*this, d, k, largest);
+  auto result = sorted_prefix(*this, d, k, largest);
+  ops::record_sort(*this, d, /*is_topk=*/true, std::get<0>(result), std::get<1>(result));
+  return result;
 }
 
 // ---- Free functions ------------------------------------------------------------------------

@@ -1,10 +1,14 @@
-// Statistical reductions composed from primitives (so their gradients need no formula of
-// their own): var/std (two-pass), norm (p = 0, 1, 2, ±inf, other), logsumexp (stable).
+// Statistical reductions: var/std (two-pass), norm (p = 0, 1, 2, ±inf, other), logsumexp
+// (stable). The forwards are composed from primitives run without recording; each op is
+// then recorded as one node with LibTorch's name and formula (reduce_backward.cpp), which
+// saves memory and keeps graphs and grad_fn names as in LibTorch.
 #include <cmath>
 #include <limits>
 
+#include "nabla/autograd/grad_mode.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "ops/reduce_backward.h"
 #include "ops/reduce_utils.h"
 
 namespace nabla {
@@ -17,7 +21,7 @@ using ops::reduce_to;
 // Two passes: the mean first, then the sum of squared deviations. Unlike the one-pass
 // E[x²] - E[x]² this does not cancel catastrophically when |mean| >> std.
 Tensor var_impl(const Tensor& x, const std::vector<bool>& mask, bool unbiased, bool keepdim,
-                const char* op) {
+                bool is_std, const char* op) {
   ops::check_defined(x, op);
   NABLA_CHECK(x.is_floating_point(), op,
               ": std and var only support floating point and complex "
@@ -25,15 +29,22 @@ Tensor var_impl(const Tensor& x, const std::vector<bool>& mask, bool unbiased, b
               x.scalar_type(), ")");
   const ScalarType t = x.scalar_type();
   const int64_t n = ops::reduced_count(x.sizes(), mask);
-  Tensor mean = reduce_to(ReduceOp::Sum, x, mask, true, t).div(static_cast<double>(n));
-  Tensor dev = x - mean;
-  Tensor ss = reduce_to(ReduceOp::Sum, dev * dev, mask, keepdim, t);
   // n - 1 <= 0 gives 0 / 0 = nan, as LibTorch.
   const int64_t divisor = std::max<int64_t>(n - (unbiased ? 1 : 0), 0);
-  return ss.div(static_cast<double>(divisor));
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    Tensor mean = reduce_to(ReduceOp::Sum, x, mask, true, t).div(static_cast<double>(n));
+    Tensor dev = x - mean;
+    Tensor ss = reduce_to(ReduceOp::Sum, dev * dev, mask, keepdim, t);
+    out = ss.div(static_cast<double>(divisor));
+    if (is_std) out = out.sqrt();
+  }
+  ops::record_var_std(x, mask, keepdim, static_cast<double>(divisor), is_std, out);
+  return out;
 }
 
-Tensor norm_impl(const Tensor& x, double p, const std::vector<bool>& mask, bool keepdim) {
+Tensor norm_value(const Tensor& x, double p, const std::vector<bool>& mask, bool keepdim) {
   ops::check_defined(x, "norm()");
   NABLA_CHECK(x.is_floating_point(),
               "norm(): input dtype should be either floating point or "
@@ -52,27 +63,38 @@ Tensor norm_impl(const Tensor& x, double p, const std::vector<bool>& mask, bool 
   return sum(x.abs().pow(p)).pow(1.0 / p);
 }
 
+Tensor norm_impl(const Tensor& x, double p, const std::vector<bool>& mask, bool keepdim,
+                 bool full) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = norm_value(x, p, mask, keepdim);
+  }
+  ops::record_norm(x, p, mask, keepdim, full, out);
+  return out;
+}
+
 }  // namespace
 
 Tensor Tensor::var(bool unbiased) const {
-  return var_impl(*this, ops::all_dims(dim()), unbiased, false, "var()");
+  return var_impl(*this, ops::all_dims(dim()), unbiased, false, false, "var()");
 }
 Tensor Tensor::var(IntArrayRef dim, bool unbiased, bool keepdim) const {
-  return var_impl(*this, reduce_mask(dim, this->dim(), "var()"), unbiased, keepdim, "var()");
+  return var_impl(*this, reduce_mask(dim, this->dim(), "var()"), unbiased, keepdim, false, "var()");
 }
 Tensor Tensor::std(bool unbiased) const {
-  return var_impl(*this, ops::all_dims(dim()), unbiased, false, "std()").sqrt();
+  return var_impl(*this, ops::all_dims(dim()), unbiased, false, true, "std()");
 }
 Tensor Tensor::std(IntArrayRef dim, bool unbiased, bool keepdim) const {
-  return var_impl(*this, reduce_mask(dim, this->dim(), "std()"), unbiased, keepdim, "std()").sqrt();
+  return var_impl(*this, reduce_mask(dim, this->dim(), "std()"), unbiased, keepdim, true, "std()");
 }
 
 Tensor Tensor::norm(const Scalar& p) const {
-  return norm_impl(*this, p.toDouble(), ops::all_dims(dim()), false);
+  return norm_impl(*this, p.toDouble(), ops::all_dims(dim()), false, /*full=*/true);
 }
 Tensor Tensor::norm(optional<Scalar> p, IntArrayRef dim, bool keepdim) const {
-  return norm_impl(*this, p ? p->toDouble() : 2.0, reduce_mask(dim, this->dim(), "norm()"),
-                   keepdim);
+  return norm_impl(*this, p ? p->toDouble() : 2.0, reduce_mask(dim, this->dim(), "norm()"), keepdim,
+                   /*full=*/false);
 }
 
 // log(sum(exp(x - m))) + m with m the max over the dims; an infinite max is replaced by 0
@@ -82,12 +104,20 @@ Tensor Tensor::logsumexp(IntArrayRef dim, bool keepdim) const {
   Tensor x = is_floating_point() ? *this : to(get_default_dtype());  // ints promote
   const ScalarType t = x.scalar_type();
   auto mask = reduce_mask(dim, x.dim(), "logsumexp()");
-  if (ops::reduces_empty_dim(x.sizes(), mask))
-    return reduce_to(ReduceOp::Sum, x.exp(), mask, keepdim, t).log();  // log(0) = -inf
-  Tensor m = reduce_to(ReduceOp::Max, x, mask, true, t);
-  m = zeros_like(m).where(m.isinf(), m);
-  Tensor s = reduce_to(ReduceOp::Sum, (x - m).exp(), mask, keepdim, t);
-  return s.log() + (keepdim ? m : ops::contiguous_view(m, s.sizes()));
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    if (ops::reduces_empty_dim(x.sizes(), mask)) {
+      out = reduce_to(ReduceOp::Sum, x.exp(), mask, keepdim, t).log();  // log(0) = -inf
+    } else {
+      Tensor m = reduce_to(ReduceOp::Max, x, mask, true, t);
+      m = zeros_like(m).where(m.isinf(), m);
+      Tensor s = reduce_to(ReduceOp::Sum, (x - m).exp(), mask, keepdim, t);
+      out = s.log() + (keepdim ? m : ops::contiguous_view(m, s.sizes()));
+    }
+  }
+  ops::record_logsumexp(x, mask, keepdim, out);
+  return out;
 }
 
 // ---- Free functions ------------------------------------------------------------------------

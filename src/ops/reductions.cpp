@@ -1,7 +1,9 @@
 // Reductions over dims: sum, mean, prod, max/min (full and per dim), amax/amin,
 // argmax/argmin, all/any. Dtype rules and empty-input errors are LibTorch 1.13's; the
 // kernels are the backend's reduce and arg_reduce (Note [Reduction layout]).
+#include "nabla/autograd/grad_mode.h"
 #include "nabla/ops/functions.h"
+#include "ops/reduce_backward.h"
 #include "ops/reduce_utils.h"
 
 namespace nabla {
@@ -109,7 +111,9 @@ Tensor amax_amin(const Tensor& x, IntArrayRef dim, bool keepdim, bool is_max, co
   auto mask = reduce_mask(dim, x.dim(), op);
   if (dim.empty()) check_nonempty_full(x, op);
   check_nonempty_dims(x, mask, op);
-  return reduce_to(is_max ? ReduceOp::Max : ReduceOp::Min, x, mask, keepdim, x.scalar_type());
+  Tensor out = reduce_to(is_max ? ReduceOp::Max : ReduceOp::Min, x, mask, keepdim, x.scalar_type());
+  ops::record_extremum(x, mask, keepdim, /*full=*/false, is_max, out);
+  return out;
 }
 
 // (values, indices) of the max/min along one dim; ties give the first index, NaN wins.
@@ -117,7 +121,16 @@ std::tuple<Tensor, Tensor> arg_reduce(const Tensor& x, int64_t dim, bool keepdim
                                       const char* op) {
   ops::check_defined(x, op);
   int64_t d = ops::wrap_dim(dim, x.dim(), op);
-  if (x.dim() == 0) return {x.clone(), ops::scalar_tensor(0, kLong, x.device())};
+  if (x.dim() == 0) {
+    Tensor values;
+    {
+      NoGradGuard no_grad;  // recorded as max(dim) below, not as a clone
+      values = x.clone();
+    }
+    Tensor indices = ops::scalar_tensor(0, kLong, x.device());
+    ops::record_select_dim(x, d, keepdim, is_max, values, indices);
+    return {values, indices};
+  }
   NABLA_CHECK(x.size(d) != 0, op, ": Expected reduction dim ", d,
               " to have non-zero size (got sizes ", x.sizes(), ")");
   std::vector<bool> mask(x.dim(), false);
@@ -126,9 +139,13 @@ std::tuple<Tensor, Tensor> arg_reduce(const Tensor& x, int64_t dim, bool keepdim
   Tensor values = ops::empty_tensor(kshape, x.scalar_type(), x.device());
   Tensor indices = ops::empty_tensor(kshape, kLong, x.device());
   backend_for(x).arg_reduce(is_max, indices, values, x, d);
-  if (keepdim) return {values, indices};
-  DimVector shape = ops::reduced_shape(x.sizes(), mask, false);
-  return {ops::contiguous_view(values, shape), ops::contiguous_view(indices, shape)};
+  if (!keepdim) {
+    DimVector shape = ops::reduced_shape(x.sizes(), mask, false);
+    values = ops::contiguous_view(values, shape);
+    indices = ops::contiguous_view(indices, shape);
+  }
+  ops::record_select_dim(x, d, keepdim, is_max, values, indices);
+  return {values, indices};
 }
 
 Tensor argmax_argmin(const Tensor& x, optional<int64_t> dim, bool keepdim, bool is_max,
@@ -136,11 +153,15 @@ Tensor argmax_argmin(const Tensor& x, optional<int64_t> dim, bool keepdim, bool 
   ops::check_defined(x, op);
   NABLA_CHECK(x.scalar_type() != kBool, op, ": not implemented for 'Bool' tensors (got sizes ",
               x.sizes(), "); convert to an integer dtype first");
-  if (dim) return std::get<1>(arg_reduce(x, *dim, keepdim, is_max, op));
+  if (dim) {
+    NoGradGuard no_grad;  // only the (non-differentiable) indices are returned
+    return std::get<1>(arg_reduce(x, *dim, keepdim, is_max, op));
+  }
   NABLA_CHECK(x.numel() != 0, op,
               ": Expected reduction dim to be specified for input.numel() == 0 "
               "(got sizes ",
               x.sizes(), ")");
+  NoGradGuard no_grad;  // indices are not differentiable: record nothing
   Tensor flat = x.dim() == 0 ? ops::make_view(x, {1}, {1}, x.storage_offset()) : x.reshape({-1});
   Tensor index = std::get<1>(arg_reduce(flat, 0, false, is_max, op));
   if (!keepdim) return index;
@@ -155,39 +176,66 @@ Tensor logical_reduce(const Tensor& x, const std::vector<bool>& mask, bool keepd
 }  // namespace
 
 Tensor Tensor::sum(optional<ScalarType> dtype) const {
-  return reduce_to(ReduceOp::Sum, *this, ops::all_dims(dim()), false,
-                   ops::sum_dtype(scalar_type(), dtype));
+  auto mask = ops::all_dims(dim());
+  Tensor out = reduce_to(ReduceOp::Sum, *this, mask, false, ops::sum_dtype(scalar_type(), dtype));
+  ops::record_sum(*this, mask, false, /*full=*/true, out);
+  return out;
 }
 Tensor Tensor::sum(IntArrayRef dim, bool keepdim, optional<ScalarType> dtype) const {
   auto mask = reduce_mask(dim, this->dim(), "sum");
-  return reduce_to(ReduceOp::Sum, *this, mask, keepdim, ops::sum_dtype(scalar_type(), dtype));
+  Tensor out = reduce_to(ReduceOp::Sum, *this, mask, keepdim, ops::sum_dtype(scalar_type(), dtype));
+  ops::record_sum(*this, mask, keepdim, /*full=*/false, out);
+  return out;
 }
 
-Tensor Tensor::mean(optional<ScalarType> dtype) const { return mean({}, false, dtype); }
+namespace {
+Tensor mean_impl(const Tensor& x, IntArrayRef dim, bool keepdim, optional<ScalarType> dtype,
+                 bool full) {
+  ScalarType t = mean_dtype(x, dtype);
+  auto mask = reduce_mask(dim, x.dim(), "mean");
+  Tensor out = reduce_to(ReduceOp::Sum, x, mask, keepdim, t);
+  // count == 0 gives 0 / 0 = nan, as LibTorch. In place: `out` is a fresh tensor.
+  Tensor count = ops::scalar_tensor(static_cast<double>(ops::reduced_count(x.sizes(), mask)), t);
+  backend_for(out).binary(BinaryOp::Div, out, out, ops::expand_to(count, out.sizes()), 1);
+  ops::record_mean(x, mask, keepdim, full, out);
+  return out;
+}
+}  // namespace
+
+Tensor Tensor::mean(optional<ScalarType> dtype) const {
+  return mean_impl(*this, {}, false, dtype, /*full=*/true);
+}
 Tensor Tensor::mean(IntArrayRef dim, bool keepdim, optional<ScalarType> dtype) const {
-  ScalarType t = mean_dtype(*this, dtype);
-  auto mask = reduce_mask(dim, this->dim(), "mean");
-  Tensor s = reduce_to(ReduceOp::Sum, *this, mask, keepdim, t);
-  // count == 0 gives 0 / 0 = nan, as LibTorch.
-  return s.div(static_cast<double>(ops::reduced_count(sizes(), mask)));
+  return mean_impl(*this, dim, keepdim, dtype, /*full=*/false);
 }
 
 Tensor Tensor::prod(optional<ScalarType> dtype) const {
-  return reduce_to(ReduceOp::Prod, *this, ops::all_dims(dim()), false,
-                   ops::sum_dtype(scalar_type(), dtype));
+  auto mask = ops::all_dims(dim());
+  Tensor out = reduce_to(ReduceOp::Prod, *this, mask, false, ops::sum_dtype(scalar_type(), dtype));
+  ops::record_prod(*this, mask, false, /*full=*/true, out);
+  return out;
 }
 Tensor Tensor::prod(int64_t dim, bool keepdim, optional<ScalarType> dtype) const {
   auto mask = reduce_mask({dim}, this->dim(), "prod");
-  return reduce_to(ReduceOp::Prod, *this, mask, keepdim, ops::sum_dtype(scalar_type(), dtype));
+  Tensor out =
+      reduce_to(ReduceOp::Prod, *this, mask, keepdim, ops::sum_dtype(scalar_type(), dtype));
+  ops::record_prod(*this, mask, keepdim, /*full=*/false, out);
+  return out;
 }
 
 Tensor Tensor::max() const {
   check_nonempty_full(*this, "max()");
-  return reduce_to(ReduceOp::Max, *this, ops::all_dims(dim()), false, scalar_type());
+  auto mask = ops::all_dims(dim());
+  Tensor out = reduce_to(ReduceOp::Max, *this, mask, false, scalar_type());
+  ops::record_extremum(*this, mask, false, /*full=*/true, /*is_max=*/true, out);
+  return out;
 }
 Tensor Tensor::min() const {
   check_nonempty_full(*this, "min()");
-  return reduce_to(ReduceOp::Min, *this, ops::all_dims(dim()), false, scalar_type());
+  auto mask = ops::all_dims(dim());
+  Tensor out = reduce_to(ReduceOp::Min, *this, mask, false, scalar_type());
+  ops::record_extremum(*this, mask, false, /*full=*/true, /*is_max=*/false, out);
+  return out;
 }
 std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
   return arg_reduce(*this, dim, keepdim, true, "max()");

@@ -336,6 +336,13 @@ class Tensor {
   Tensor var(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
   Tensor std(bool unbiased = true) const;
   Tensor std(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
+  // A braced list ({1}) would otherwise bind var(bool) / std(bool); LibTorch reduces dims.
+  Tensor var(std::initializer_list<int64_t> dim, bool unbiased = true, bool keepdim = false) const {
+    return var(IntArrayRef(dim), unbiased, keepdim);
+  }
+  Tensor std(std::initializer_list<int64_t> dim, bool unbiased = true, bool keepdim = false) const {
+    return std(IntArrayRef(dim), unbiased, keepdim);
+  }
   Tensor norm(const Scalar& p = 2) const;
   Tensor norm(optional<Scalar> p, IntArrayRef dim, bool keepdim = false) const;
   Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;

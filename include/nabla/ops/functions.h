@@ -107,6 +107,15 @@ Tensor var(const Tensor& x, bool unbiased = true);
 Tensor var(const Tensor& x, IntArrayRef dim, bool unbiased = true, bool keepdim = false);
 Tensor std(const Tensor& x, bool unbiased = true);
 Tensor std(const Tensor& x, IntArrayRef dim, bool unbiased = true, bool keepdim = false);
+// A braced list ({1}) would otherwise bind var(x, bool) / std(x, bool); LibTorch reduces dims.
+inline Tensor var(const Tensor& x, std::initializer_list<int64_t> dim, bool unbiased = true,
+                  bool keepdim = false) {
+  return var(x, IntArrayRef(dim), unbiased, keepdim);
+}
+inline Tensor std(const Tensor& x, std::initializer_list<int64_t> dim, bool unbiased = true,
+                  bool keepdim = false) {
+  return std(x, IntArrayRef(dim), unbiased, keepdim);
+}
 Tensor norm(const Tensor& x, const Scalar& p = 2);
 Tensor norm(const Tensor& x, optional<Scalar> p, IntArrayRef dim, bool keepdim = false);
 Tensor logsumexp(const Tensor& x, IntArrayRef dim, bool keepdim = false);
