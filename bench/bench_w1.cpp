@@ -36,7 +36,7 @@ double run_nabla() {
   auto x = nabla::randn({16}).requires_grad_();
   auto y = x;
   for (int i = 0; i < kIters; ++i) y = (y * 1.0001 + 0.001).tanh();
-  y.backward(nabla::ones({16}));  // TEMP until SumBackward lands
+  y.sum().backward();
   return x.grad()[0].item<double>();
 }
 
