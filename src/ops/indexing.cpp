@@ -11,12 +11,23 @@
 //
 // Index values live on the host: the ops read them to bounds-check (and to linearize
 // advanced indices) before any kernel runs, so kernels never see a bad index.
+//
+// Autograd: each op computes its result with grad mode off (its internal views and
+// copies are bookkeeping) and then records one node (ops/indexing_backward.h). In-place
+// variants on tensors taking part in autograd compute the out-of-place op and rebase
+// self's history (ops::assign_with_history). index_put_ with a TensorIndex list writes
+// through the view the basic indices make, as LibTorch does, so its gradient reaches
+// self through CopySlices (Note [Views and in-place]).
 #include <algorithm>
 #include <cstring>
 #include <string>
 
+#include "autograd/formula.h"
+#include "nabla/autograd/grad_mode.h"
 #include "nabla/ops/functions.h"
+#include "ops/indexing_backward.h"
 #include "ops/op_utils.h"
+#include "ops/views_backward.h"
 
 namespace nabla {
 
@@ -373,6 +384,13 @@ const Tensor& check_defined_self(const Tensor& t, const char* op) {
   return t;
 }
 
+// An in-place write that records nothing must still keep the view rules (e.g. a view
+// made under no_grad of a base that requires grad may not be written with grad on).
+void check_plain_write(const Tensor& self, const char* op) {
+  if (GradMode::is_enabled() && self.unsafeGetTensorImpl()->autograd_meta())
+    ops::check_inplace_autograd(self, op);
+}
+
 }  // namespace
 
 // ---- index / index_put_ ---------------------------------------------------------------
@@ -381,7 +399,11 @@ Tensor Tensor::index(ArrayRef<TensorIndex> indices) const {
   std::vector<optional<Tensor>> tensor_indices;
   Tensor result = apply_slicing(*this, indices, tensor_indices);
   if (any_defined(tensor_indices)) return result.index(tensor_indices);
-  if (result.is_same(*this)) return ops::make_view(*this, sizes(), strides(), storage_offset());
+  if (result.is_same(*this)) {
+    Tensor alias = ops::make_view(*this, sizes(), strides(), storage_offset());
+    ops::record_alias(*this, alias);
+    return alias;
+  }
   return result;
 }
 
@@ -393,12 +415,19 @@ Tensor Tensor::operator[](const Tensor& index) const { return this->index({index
 
 Tensor Tensor::index(const std::vector<optional<Tensor>>& indices) const {
   check_defined_self(*this, "index");
-  AdvancedIndex a;
-  if (!make_advanced_index(*this, indices, a)) return clone();
-  Tensor out = empty_tensor(a.flat_result_shape(), scalar_type(), device());
-  Tensor block = a.src.reshape(a.block_merged_shape());
-  backend_for(*this).index_select(out, block, a.first, reshape_any(a.linear, {-1}));
-  return out.view(a.result_shape());
+  bool any_index = true;
+  Tensor out = no_grad([&] {
+    AdvancedIndex a;
+    any_index = make_advanced_index(*this, indices, a);
+    if (!any_index) return Tensor();
+    Tensor flat = empty_tensor(a.flat_result_shape(), scalar_type(), device());
+    Tensor block = a.src.reshape(a.block_merged_shape());
+    backend_for(*this).index_select(flat, block, a.first, reshape_any(a.linear, {-1}));
+    return flat.view(a.result_shape());
+  });
+  if (!any_index) return clone();
+  ops::record_index(*this, indices, out);
+  return out;
 }
 
 const Tensor& Tensor::index_put_(const std::vector<optional<Tensor>>& indices, const Tensor& values,
@@ -409,6 +438,9 @@ const Tensor& Tensor::index_put_(const std::vector<optional<Tensor>>& indices, c
   NABLA_CHECK(values.scalar_type() == scalar_type(),
               "index_put_: Index put requires the source and destination dtypes match, got ",
               scalar_type(), " for the destination and ", values.scalar_type(), " for the source.");
+  if (autograd::any_requires_grad(*this, values))
+    return ops::assign_with_history(*this, index_put(indices, values, accumulate), "index_put_");
+  check_plain_write(*this, "index_put_");
   AdvancedIndex a;
   if (!make_advanced_index(*this, indices, a)) {
     // No index tensors: every element is addressed once.
@@ -437,8 +469,12 @@ const Tensor& Tensor::index_put_(const std::vector<optional<Tensor>>& indices, c
 Tensor Tensor::index_put(const std::vector<optional<Tensor>>& indices, const Tensor& values,
                          bool accumulate) const {
   check_defined_self(*this, "index_put");
-  Tensor out = clone();
-  out.index_put_(indices, values, accumulate);
+  Tensor out = no_grad([&] {
+    Tensor o = clone();
+    o.index_put_(indices, values, accumulate);
+    return o;
+  });
+  ops::record_index_put(*this, indices, values, accumulate, out);
   return out;
 }
 
@@ -451,9 +487,10 @@ const Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Tensor& va
     sliced.index_put_(tensor_indices, strip_leading_ones(value));
     return *this;
   }
-  // Basic indices only: write through the view (it shares the version counter).
+  // Basic indices only: write through the view (it shares the version counter, and under
+  // autograd the write reaches self's history through CopySlices, Note [Views and in-place]).
   if (value.dim() == 0 && value.sizes() != sliced.sizes()) {
-    sliced.fill_(value.item());
+    sliced.fill_(value);
     return *this;
   }
   Tensor v = strip_leading_ones(value);
@@ -500,15 +537,18 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   Tensor idx = reshape_any(ops::cast(index, kLong).contiguous(), {-1});
   Tensor self1 = as_1d_if_scalar(*this);
   check_index_values(idx, self1.size(d), d, "index_select()");
+  Tensor out;
   if (this->dim() == 0) {
     NABLA_CHECK(idx.numel() == 1, "index_select(): Index to scalar can have only 1 value, got ",
                 idx.numel(), " value(s)");
-    return clone();
+    out = no_grad([&] { return clone(); });
+  } else {
+    DimVector shape(sizes().begin(), sizes().end());
+    shape[d] = idx.numel();
+    out = empty_tensor(shape, scalar_type(), device());
+    backend_for(*this).index_select(out, *this, d, idx);
   }
-  DimVector shape(sizes().begin(), sizes().end());
-  shape[d] = idx.numel();
-  Tensor out = empty_tensor(shape, scalar_type(), device());
-  backend_for(*this).index_select(out, *this, d, idx);
+  ops::record_index_select(*this, d, idx, out);
   return out;
 }
 
@@ -575,31 +615,44 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index, bool) const {
   Tensor out = empty_tensor(index.sizes(), scalar_type(), device());
   backend_for(*this).gather(as_1d_if_scalar(out), as_1d_if_scalar(*this), d,
                             as_1d_if_scalar(index));
+  ops::record_gather(*this, d, index, out);
   return out;
 }
 
 const Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) const {
+  if (autograd::any_requires_grad(*this, src))
+    return ops::assign_with_history(*this, scatter(dim, index, src), "scatter_()");
+  check_plain_write(*this, "scatter_()");
   return scatter_impl(*this, dim, index, src, false, "scatter_()");
 }
 const Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) const {
+  if (autograd::any_requires_grad(*this))
+    return ops::assign_with_history(*this, scatter(dim, index, value), "scatter_()");
+  check_plain_write(*this, "scatter_()");
   return scatter_value_impl(*this, dim, index, value, "scatter_()");
 }
 const Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const {
+  if (autograd::any_requires_grad(*this, src))
+    return ops::assign_with_history(*this, scatter_add(dim, index, src), "scatter_add_()");
+  check_plain_write(*this, "scatter_add_()");
   return scatter_impl(*this, dim, index, src, true, "scatter_add_()");
 }
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
-  Tensor out = check_defined_self(*this, "scatter()").clone();
+  Tensor out = no_grad([&] { return check_defined_self(*this, "scatter()").clone(); });
   scatter_impl(out, dim, index, src, false, "scatter()");
+  ops::record_scatter(*this, wrap_dim(dim, this->dim(), "scatter()"), index, src, false, out);
   return out;
 }
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value) const {
-  Tensor out = check_defined_self(*this, "scatter()").clone();
+  Tensor out = no_grad([&] { return check_defined_self(*this, "scatter()").clone(); });
   scatter_value_impl(out, dim, index, value, "scatter()");
+  ops::record_scatter(*this, wrap_dim(dim, this->dim(), "scatter()"), index, Tensor(), false, out);
   return out;
 }
 Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
-  Tensor out = check_defined_self(*this, "scatter_add()").clone();
+  Tensor out = no_grad([&] { return check_defined_self(*this, "scatter_add()").clone(); });
   scatter_impl(out, dim, index, src, true, "scatter_add()");
+  ops::record_scatter(*this, wrap_dim(dim, this->dim(), "scatter_add()"), index, src, true, out);
   return out;
 }
 
@@ -615,6 +668,14 @@ void check_mask(const Tensor& self, const Tensor& mask, const char* op) {
               ": expected a boolean (or uint8) mask, but got mask with dtype ", mask.scalar_type());
 }
 
+// Checks an in-place masked fill: the mask must broadcast to self's shape.
+void check_masked_fill_(const Tensor& self, const Tensor& mask) {
+  check_mask(self, mask, "masked_fill_");
+  DimVector shape = ops::broadcast_shapes(self.sizes(), mask.sizes(), "masked_fill_");
+  NABLA_CHECK(shape == self.sizes(), "masked_fill_: output with shape ", self.sizes(),
+              " doesn't match the broadcast shape ", shape);
+}
+
 Tensor fill_value(const Tensor& value, const char* op) {
   ops::check_defined(value, op);
   NABLA_CHECK(value.dim() == 0, op,
@@ -624,11 +685,9 @@ Tensor fill_value(const Tensor& value, const char* op) {
   return value;
 }
 
-}  // namespace
-
-Tensor Tensor::masked_select(const Tensor& mask) const {
-  check_mask(*this, mask, "masked_select");
-  DimVector shape = ops::broadcast_shapes(sizes(), mask.sizes(), "masked_select");
+Tensor masked_select_impl(const Tensor& self, const Tensor& mask) {
+  check_mask(self, mask, "masked_select");
+  DimVector shape = ops::broadcast_shapes(self.sizes(), mask.sizes(), "masked_select");
   // Row-major positions of the true mask elements in the broadcast shape, then one
   // index_select over self flattened to that shape.
   Tensor m = ops::cast(mask, kBool).expand(shape).contiguous();
@@ -636,21 +695,29 @@ Tensor Tensor::masked_select(const Tensor& mask) const {
   const int64_t n = m.numel();
   int64_t count = 0;
   for (int64_t i = 0; i < n; ++i) count += mp[i];
-  Tensor pos = empty_tensor({count}, kLong, device());
+  Tensor pos = empty_tensor({count}, kLong, self.device());
   int64_t* pp = pos.data_ptr<int64_t>();
   for (int64_t i = 0; i < n; ++i)
     if (mp[i]) *pp++ = i;
-  Tensor out = empty_tensor({count}, scalar_type(), device());
-  Tensor flat = reshape_any(expand(shape), {-1});
-  backend_for(*this).index_select(out, flat, 0, pos);
+  Tensor out = empty_tensor({count}, self.scalar_type(), self.device());
+  Tensor flat = reshape_any(self.expand(shape), {-1});
+  backend_for(self).index_select(out, flat, 0, pos);
+  return out;
+}
+
+}  // namespace
+
+Tensor Tensor::masked_select(const Tensor& mask) const {
+  Tensor out = no_grad([&] { return masked_select_impl(*this, mask); });
+  ops::record_masked_select(*this, mask, out);
   return out;
 }
 
 const Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) const {
-  check_mask(*this, mask, "masked_fill_");
-  DimVector shape = ops::broadcast_shapes(sizes(), mask.sizes(), "masked_fill_");
-  NABLA_CHECK(shape == sizes(), "masked_fill_: output with shape ", sizes(),
-              " doesn't match the broadcast shape ", shape);
+  check_masked_fill_(*this, mask);
+  if (autograd::any_requires_grad(*this))
+    return ops::assign_with_history(*this, masked_fill(mask, value), "masked_fill_");
+  check_plain_write(*this, "masked_fill_");
   Tensor v = ops::scalar_tensor(value, scalar_type(), device()).expand(sizes());
   // where(mask, value, self) written over self: each element reads only itself.
   backend_for(*this).where(*this, ops::cast(mask, kBool).expand(sizes()), v, *this);
@@ -659,7 +726,10 @@ const Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) cons
 }
 
 const Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) const {
-  return masked_fill_(mask, fill_value(value, "masked_fill_").item());
+  Scalar v = fill_value(value, "masked_fill_").item();
+  if (!autograd::any_requires_grad(*this, value)) return masked_fill_(mask, v);
+  check_masked_fill_(*this, mask);
+  return ops::assign_with_history(*this, masked_fill(mask, value), "masked_fill_");
 }
 
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
@@ -667,12 +737,17 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
   DimVector shape = ops::broadcast_shapes(sizes(), mask.sizes(), "masked_fill");
   Tensor out = empty_tensor(shape, scalar_type(), device());
   Tensor v = ops::scalar_tensor(value, scalar_type(), device()).expand(shape);
-  backend_for(*this).where(out, ops::cast(mask, kBool).expand(shape), v, expand(shape));
+  Tensor self_b = no_grad([&] { return expand(shape); });
+  backend_for(*this).where(out, ops::cast(mask, kBool).expand(shape), v, self_b);
+  ops::record_masked_fill(*this, mask, Tensor(), out);
   return out;
 }
 
 Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
-  return masked_fill(mask, fill_value(value, "masked_fill").item());
+  Scalar v = fill_value(value, "masked_fill").item();
+  Tensor out = no_grad([&] { return masked_fill(mask, v); });
+  ops::record_masked_fill(*this, mask, value, out);
+  return out;
 }
 
 Tensor Tensor::nonzero() const {
