@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "nabla/autograd/grad_mode.h"
 #include "nabla/core/autograd_meta.h"
+#include "ops/views_backward.h"
 
 namespace nabla::ops {
 
@@ -99,6 +101,10 @@ void check_inplace(const Tensor& self, IntArrayRef result_shape, ScalarType resu
   bool ok = category(result_dtype) <= category(self.scalar_type());
   NABLA_CHECK(ok, op, ": result type ", result_dtype, " can't be cast to the desired output type ",
               self.scalar_type());
+  // A view made under no_grad must not be written with grad on, even by a write that
+  // records nothing (Note [Views and in-place]).
+  if (GradMode::is_enabled() && self.unsafeGetTensorImpl()->autograd_meta())
+    check_inplace_autograd(self, op);
 }
 
 void check_in_bounds(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
@@ -121,15 +127,10 @@ void check_in_bounds(const Tensor& base, IntArrayRef sizes, IntArrayRef strides,
 }
 
 const Tensor& assign_with_history(const Tensor& self, const Tensor& result, const char* op) {
-  NABLA_CHECK(!(self.is_leaf() && self.requires_grad()), op,
-              ": a leaf Variable that requires grad is being used in an in-place operation.");
+  check_inplace_autograd(self, op);  // leaves, views of leaves, ... (views_backward.h)
   backend_for(self).copy(self, result);
   bump_version(self);
-  auto& meta = self.unsafeGetTensorImpl()->ensure_autograd_meta();
-  if (result.defined() && result.grad_fn()) {
-    meta.grad_fn = result.grad_fn();
-    meta.output_nr = result.output_nr();
-  }
+  rebase_history(self, result);  // Note [Views and in-place]
   return self;
 }
 

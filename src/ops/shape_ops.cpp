@@ -9,11 +9,13 @@
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "ops/op_utils.h"
+#include "ops/shape_backward.h"
 
 namespace nabla {
 
 using ops::empty_tensor;
 using ops::wrap_dim;
+namespace sf = ops::shape_formulas;
 
 namespace {
 
@@ -25,14 +27,23 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   if (dst.numel() > 0) backend_for(dst).copy(dst, src);
 }
 
-// t.reshape(shape) that also takes a 0-d `t` (Tensor::view rejects 0-d inputs today).
-Tensor reshape_any(const Tensor& t, IntArrayRef shape) {
-  if (t.dim() != 0) return t.reshape(shape);
-  DimVector sz(shape.begin(), shape.end());
-  for (int64_t& s : sz) s = s == -1 ? 1 : s;
-  NABLA_CHECK(checked_numel(sz, "reshape") == 1, "reshape: shape ", shape,
-              " is invalid for input of size 1");
-  return ops::make_view(t, sz, DimVector(sz.size(), 1), t.storage_offset());
+// Tensor::reshape takes 0-d tensors too (and records the view).
+Tensor reshape_any(const Tensor& t, IntArrayRef shape) { return t.reshape(shape); }
+
+// Records `out = f(inputs)` with `fill` setting the node's attributes, when an input
+// requires grad.
+template <class Fill>
+void record(const autograd::Formula& f, TensorList inputs, const Tensor& out, Fill fill) {
+  if (!autograd::any_requires_grad_list(inputs)) return;
+  auto node = autograd::make_node(f, inputs);
+  fill(*node);
+  autograd::set_history(out, node);
+}
+
+DimVector dtypes_of(TensorList ts) {
+  DimVector d;
+  for (const Tensor& t : ts) d.push_back(static_cast<int64_t>(t.scalar_type()));
+  return d;
 }
 
 Tensor atleast_nd(const Tensor& t, int64_t n) {
@@ -53,7 +64,18 @@ Tensor cat(TensorList tensors, int64_t dim) {
     dtype = i == 0 ? tensors[i].scalar_type() : promoteTypes(dtype, tensors[i].scalar_type());
     if (valid == tensors.size() && !is_legacy_empty(tensors[i])) valid = i;
   }
-  if (valid == tensors.size()) return empty_tensor({0}, dtype, tensors[0].device());
+  auto record_cat = [&](const Tensor& out, int64_t d) {
+    record(sf::kCat, tensors, out, [&](autograd::FormulaNode& n) {
+      n.dim = d;
+      for (const Tensor& t : tensors) n.list.push_back(is_legacy_empty(t) ? -1 : t.size(d));
+      n.dims = dtypes_of(tensors);
+    });
+  };
+  if (valid == tensors.size()) {
+    Tensor out = empty_tensor({0}, dtype, tensors[0].device());
+    record_cat(out, 0);
+    return out;
+  }
   const Tensor& ref = tensors[valid];
   NABLA_CHECK(ref.dim() > 0, "cat(): zero-dimensional tensor (at position ", valid,
               ") cannot be concatenated");
@@ -76,12 +98,16 @@ Tensor cat(TensorList tensors, int64_t dim) {
   DimVector shape(ref.sizes().begin(), ref.sizes().end());
   shape[d] = total;
   Tensor out = empty_tensor(shape, dtype, ref.device());
-  int64_t offset = 0;
-  for (const Tensor& t : tensors) {
-    if (is_legacy_empty(t)) continue;
-    copy_into(out.narrow(d, offset, t.size(d)), t);
-    offset += t.size(d);
+  {
+    NoGradGuard no_grad;  // the narrows of `out` are internal
+    int64_t offset = 0;
+    for (const Tensor& t : tensors) {
+      if (is_legacy_empty(t)) continue;
+      copy_into(out.narrow(d, offset, t.size(d)), t);
+      offset += t.size(d);
+    }
   }
+  record_cat(out, d);
   return out;
 }
 
@@ -97,9 +123,18 @@ Tensor stack(TensorList tensors, int64_t dim) {
     NABLA_CHECK(tensors[i].sizes() == tensors[0].sizes(),
                 "stack expects each tensor to be equal size, but got ", tensors[0].sizes(),
                 " at entry 0 and ", tensors[i].sizes(), " at entry ", i);
-    parts.push_back(tensors[i].unsqueeze(d));
   }
-  return cat(parts, d);
+  Tensor out;
+  {
+    NoGradGuard no_grad;  // one StackBackward0, not cat over unsqueezes
+    for (const Tensor& t : tensors) parts.push_back(t.unsqueeze(d));
+    out = cat(parts, d);
+  }
+  record(sf::kStack, tensors, out, [&](autograd::FormulaNode& n) {
+    n.dim = d;
+    n.dims = dtypes_of(tensors);
+  });
+  return out;
 }
 
 Tensor hstack(TensorList tensors) {
@@ -143,9 +178,14 @@ Tensor Tensor::repeat(IntArrayRef repeats) const {
     src_strides[2 * i + 1] = i < lead ? 0 : strides()[i - lead];
   }
   Tensor out = empty_tensor(out_shape, scalar_type(), device());
+  record(sf::kRepeat, {*this}, out, [&](autograd::FormulaNode& n) {
+    n.shape0.assign(sizes().begin(), sizes().end());
+    n.list.assign(repeats.begin(), repeats.end());
+  });
   if (out.numel() == 0) return out;
   Tensor src = ops::make_view(*this, split, src_strides, storage_offset());
-  backend_for(out).copy(out.view(split), src);
+  Tensor dst = ops::make_view(out, split, contiguous_strides(split), 0);
+  backend_for(out).copy(dst, src);
   return out;
 }
 
@@ -154,15 +194,18 @@ Tensor Tensor::flip(IntArrayRef dims) const {
   std::vector<bool> seen(std::max<int64_t>(nd, 1), false);
   DimVector st(strides().begin(), strides().end());
   int64_t offset = storage_offset();
+  DimVector flipped;
   for (int64_t raw : dims) {
     int64_t d = wrap_dim(raw, nd, "flip");
     NABLA_CHECK(!seen[d], "flip: dim ", d, " appears multiple times in the list of dims ", dims);
     seen[d] = true;
+    flipped.push_back(d);
     if (nd == 0 || sizes()[d] <= 1) continue;
     offset += (sizes()[d] - 1) * st[d];
     st[d] = -st[d];
   }
   Tensor out = empty_tensor(sizes(), scalar_type(), device());
+  record(sf::kFlip, {*this}, out, [&](autograd::FormulaNode& n) { n.dims = flipped; });
   if (out.numel() == 0) return out;
   // Note [Negative strides]: nabla's public views never have negative strides; this one
   // is private to flip and only read by the copy kernel, which walks byte strides of
@@ -187,21 +230,38 @@ Tensor roll_one(const Tensor& t, int64_t shift, int64_t d) {
 
 }  // namespace
 
-Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
+namespace {
+
+Tensor roll_impl(const Tensor& x, IntArrayRef shifts, IntArrayRef dims) {
   NABLA_CHECK(!shifts.empty(), "roll: `shifts` required");
   if (dims.empty() && shifts.size() == 1) {
-    if (numel() == 0) return clone();
-    return reshape_any(roll_one(reshape_any(*this, {-1}), shifts[0], 0), sizes());
+    if (x.numel() == 0) return x.clone();
+    return reshape_any(roll_one(reshape_any(x, {-1}), shifts[0], 0), x.sizes()).contiguous();
   }
   NABLA_CHECK(shifts.size() == dims.size(),
               "roll: shifts and dimensions must align. shifts: ", shifts.size(),
               ", dims:", dims.size());
-  Tensor cur = *this;
+  Tensor cur = x;
   for (size_t i = 0; i < dims.size(); ++i) {
-    int64_t d = wrap_dim(dims[i], dim(), "roll");
-    if (dim() > 0) cur = roll_one(cur, shifts[i], d);
+    int64_t d = wrap_dim(dims[i], x.dim(), "roll");
+    if (x.dim() > 0) cur = roll_one(cur, shifts[i], d);
   }
-  return cur.is_same(*this) ? clone() : cur;
+  return cur.is_same(x) ? x.clone() : cur;
+}
+
+}  // namespace
+
+Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
+  Tensor out;
+  {
+    NoGradGuard no_grad;  // one RollBackward0 for the whole op
+    out = roll_impl(*this, shifts, dims);
+  }
+  record(sf::kRoll, {*this}, out, [&](autograd::FormulaNode& n) {
+    n.list.assign(shifts.begin(), shifts.end());
+    n.dims.assign(dims.begin(), dims.end());
+  });
+  return out;
 }
 
 namespace {
@@ -217,6 +277,7 @@ Tensor tril_triu(const Tensor& x, int64_t k, bool lower, const char* op) {
   Tensor out = empty_tensor(x.sizes(), x.scalar_type(), x.device());
   Tensor zero = ops::scalar_tensor(0, x.scalar_type(), x.device()).expand(x.sizes());
   backend_for(x).where(out, keep, x, zero);
+  record(lower ? sf::kTril : sf::kTriu, {x}, out, [&](autograd::FormulaNode& n) { n.dim = k; });
   return out;
 }
 
@@ -245,8 +306,11 @@ Tensor constant_pad_nd(const Tensor& x, IntArrayRef pad, const Scalar& value) {
                 " of your input.");
   }
   Tensor out = empty_tensor(shape, x.scalar_type(), x.device());
+  record(sf::kConstantPad, {x}, out,
+         [&](autograd::FormulaNode& n) { n.list.assign(pad.begin(), pad.end()); });
   if (out.numel() == 0) return out;
   backend_for(out).fill(out, value);
+  NoGradGuard no_grad;  // the narrows below are internal
   Tensor src = x, dst = out;
   for (int64_t i = 0; i < npad; ++i) {
     int64_t d = x.dim() - 1 - i, l = pad[2 * i], r = pad[2 * i + 1];
@@ -267,7 +331,8 @@ std::vector<Tensor> broadcast_tensors(TensorList tensors) {
                    : ops::broadcast_shapes(shape, tensors[i].sizes(), "broadcast_tensors");
   }
   std::vector<Tensor> out;
-  for (const Tensor& t : tensors) out.push_back(t.expand(shape));
+  // As LibTorch, a tensor that already has the shape is returned itself.
+  for (const Tensor& t : tensors) out.push_back(t.sizes() == IntArrayRef(shape) ? t : t.expand(shape));
   return out;
 }
 

@@ -3,6 +3,8 @@
 
 #include "nabla/ops/factories.h"
 #include "ops/op_utils.h"
+#include "ops/shape_backward.h"
+#include "ops/views_backward.h"
 
 namespace nabla {
 
@@ -43,6 +45,12 @@ Tensor Tensor::to(ScalarType dtype, bool, bool copy) const {
   if (!copy && dtype == scalar_type()) return *this;
   Tensor out = ops::empty_tensor(sizes(), dtype, device());
   backend_for(*this).copy(out, *this);
+  // An integral result has no gradient (LibTorch: it does not require grad).
+  if (isFloatingType(dtype) && autograd::any_requires_grad(*this)) {
+    auto node = autograd::make_node(ops::shape_formulas::kToCopy, {this});
+    node->dtype0 = scalar_type();
+    autograd::set_history(out, node);
+  }
   return out;
 }
 Tensor Tensor::to(Device device, ScalarType dtype, bool nb, bool copy) const {
@@ -62,33 +70,78 @@ Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 Tensor Tensor::clone() const {
   Tensor out = ops::empty_tensor(sizes(), scalar_type(), device());
   backend_for(*this).copy(out, *this);
+  if (autograd::any_requires_grad(*this))
+    autograd::set_history(out, autograd::make_node(ops::shape_formulas::kClone, {this}));
   return out;
 }
+
+namespace {
+
+// After an in-place write with grad: `node` (whose inputs are self's old value and the
+// written operands) becomes self's history (through CopySlices when self is a view).
+void finish_inplace(const Tensor& self, const std::shared_ptr<autograd::FormulaNode>& node) {
+  Tensor result = ops::make_view(self, self.sizes(), self.strides(), self.storage_offset());
+  autograd::set_history(result, node);
+  ops::rebase_history(self, result);
+}
+
+}  // namespace
 
 const Tensor& Tensor::copy_(const Tensor& src, bool) const {
   ops::check_defined(src, "copy_ (src)");
   ops::check_same_device(*this, src, "copy_");
+  for (int64_t d = 0; d < dim(); ++d)
+    NABLA_CHECK(strides()[d] != 0 || sizes()[d] <= 1,
+                "copy_: unsupported operation: more than one element of the written-to tensor "
+                "refers to a single memory location (sizes ", sizes(), ", strides ", strides(),
+                "). Please clone() the tensor before performing the operation.");
+  // An integral destination holds no gradient.
+  const bool grad = is_floating_point() && autograd::any_requires_grad(*this, src);
+  if (grad) ops::check_inplace_autograd(*this, "copy_");
   Tensor s = ops::expand_to(src, sizes());
   // A source that overlaps the destination is copied out first.
-  if (s.impl()->storage() == impl()->storage()) s = s.clone();
+  if (s.impl()->storage() == impl()->storage()) s = s.detach().clone();
   backend_for(*this).copy(*this, s);
   ops::bump_version(*this);
+  if (grad) {
+    auto node = autograd::make_node(ops::shape_formulas::kCopy, {this, &src});
+    node->shape1.assign(src.sizes().begin(), src.sizes().end());
+    node->dtype0 = src.scalar_type();
+    finish_inplace(*this, node);
+  }
   return *this;
 }
 
 const Tensor& Tensor::fill_(const Scalar& value) const {
+  const bool grad = autograd::any_requires_grad(*this);
+  if (grad) ops::check_inplace_autograd(*this, "fill_");
   backend_for(*this).fill(*this, value);
   ops::bump_version(*this);
+  if (grad) finish_inplace(*this, autograd::make_node(ops::shape_formulas::kFill, {this}));
   return *this;
 }
 
 const Tensor& Tensor::fill_(const Tensor& value) const {
+  ops::check_defined(value, "fill_ (value)");
   NABLA_CHECK(value.dim() == 0, "fill_: only supports 0-dimension value tensor but got tensor with ",
               value.dim(), " dimensions");
-  return fill_(value.item());
+  const bool grad = is_floating_point() && autograd::any_requires_grad(*this, value);
+  if (grad) ops::check_inplace_autograd(*this, "fill_");
+  backend_for(*this).fill(*this, value.item());
+  ops::bump_version(*this);
+  if (grad)
+    finish_inplace(*this, autograd::make_node(ops::shape_formulas::kFillTensor, {this, &value}));
+  return *this;
 }
 
-const Tensor& Tensor::zero_() const { return fill_(0); }
+const Tensor& Tensor::zero_() const {
+  const bool grad = autograd::any_requires_grad(*this);
+  if (grad) ops::check_inplace_autograd(*this, "zero_");
+  backend_for(*this).fill(*this, 0);
+  ops::bump_version(*this);
+  if (grad) finish_inplace(*this, autograd::make_node(ops::shape_formulas::kZero, {this}));
+  return *this;
+}
 
 void Tensor::print() const { std::cout << *this << std::endl; }
 

@@ -1,13 +1,18 @@
 // View ops: new geometry over the same storage, no copy (seed 004 "views share Storage").
+// Each records its backward node (formulas in views_backward.cpp) and is tracked as a
+// view for in-place writes (Note [Views and in-place], views_backward.h).
 #include <algorithm>
 #include <numeric>
 
 #include "ops/op_utils.h"
+#include "ops/views_backward.h"
 
 namespace nabla {
 
 using ops::make_view;
+using ops::record_view;
 using ops::wrap_dim;
+namespace vf = ops::view_formulas;
 
 namespace {
 
@@ -68,6 +73,33 @@ bool view_strides(IntArrayRef old_sizes, IntArrayRef old_strides, IntArrayRef sh
   return view_d == -1;
 }
 
+// Unrecorded geometry of the views that several ops share; arguments already checked
+// and normalized (dim wrapped, 0 <= start <= end <= size, 0 <= index < size).
+Tensor slice_view(const Tensor& t, int64_t d, int64_t start, int64_t end, int64_t step) {
+  DimVector sz(t.sizes().begin(), t.sizes().end()), st(t.strides().begin(), t.strides().end());
+  int64_t off = t.storage_offset() + start * st[d];
+  sz[d] = (end - start + step - 1) / step;
+  st[d] *= step;
+  return make_view(t, sz, st, off);
+}
+
+Tensor select_view(const Tensor& t, int64_t d, int64_t index) {
+  DimVector sz(t.sizes().begin(), t.sizes().end()), st(t.strides().begin(), t.strides().end());
+  int64_t off = t.storage_offset() + index * st[d];
+  sz.erase(sz.begin() + d);
+  st.erase(st.begin() + d);
+  return make_view(t, sz, st, off);
+}
+
+Tensor transpose_view(const Tensor& t, int64_t d0, int64_t d1) {
+  DimVector sz(t.sizes().begin(), t.sizes().end()), st(t.strides().begin(), t.strides().end());
+  if (t.dim() > 0) {
+    std::swap(sz[d0], sz[d1]);
+    std::swap(st[d0], st[d1]);
+  }
+  return make_view(t, sz, st, t.storage_offset());
+}
+
 }  // namespace
 
 Tensor Tensor::view(IntArrayRef size) const {
@@ -77,46 +109,63 @@ Tensor Tensor::view(IntArrayRef size) const {
               "view: size ", shape, " is not compatible with input tensor's size ", sizes(),
               " and stride ", strides(),
               " (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
-  return make_view(*this, shape, st, storage_offset());
+  Tensor out = make_view(*this, shape, st, storage_offset());
+  record_view(vf::kView, *this, out);
+  return out;
 }
 
 Tensor Tensor::reshape(IntArrayRef size) const {
   DimVector shape = infer_size(size, numel(), "reshape");
   DimVector st;
-  if (view_strides(sizes(), strides(), shape, st)) return make_view(*this, shape, st, storage_offset());
-  return clone().view(shape);
+  if (view_strides(sizes(), strides(), shape, st)) {
+    Tensor out = make_view(*this, shape, st, storage_offset());
+    record_view(vf::kReshapeAlias, *this, out);
+    return out;
+  }
+  // As LibTorch: _unsafe_view(clone()); the result owns its copy, so it is no view.
+  Tensor copy = clone();
+  Tensor out = make_view(copy, shape, contiguous_strides(shape), copy.storage_offset());
+  if (autograd::any_requires_grad(copy)) {
+    auto node = autograd::make_node(vf::kUnsafeView, {&copy});
+    node->shape0.assign(sizes().begin(), sizes().end());
+    autograd::set_history(out, node);
+  }
+  return out;
 }
 
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
   int64_t n = dim();
   d0 = wrap_dim(d0, n, "transpose");
   d1 = wrap_dim(d1, n, "transpose");
-  if (n == 0) return make_view(*this, sizes(), strides(), storage_offset());
-  DimVector sz(sizes().begin(), sizes().end()), st(strides().begin(), strides().end());
-  std::swap(sz[d0], sz[d1]);
-  std::swap(st[d0], st[d1]);
-  return make_view(*this, sz, st, storage_offset());
+  Tensor out = transpose_view(*this, d0, d1);
+  if (auto node = record_view(vf::kTranspose, *this, out)) node->list = {d0, d1};
+  return out;
 }
 
 Tensor Tensor::t() const {
   NABLA_CHECK(dim() <= 2, "t: expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
-  return dim() < 2 ? transpose(0, 0) : transpose(0, 1);
+  Tensor out = transpose_view(*this, 0, dim() < 2 ? 0 : 1);
+  record_view(vf::kT, *this, out);
+  return out;
 }
 
 Tensor Tensor::permute(IntArrayRef dims) const {
   int64_t n = dim();
   NABLA_CHECK(static_cast<int64_t>(dims.size()) == n, "permute: number of dims don't match in permute: got ",
               dims, " for a tensor of ", n, " dims");
-  DimVector sz(n), st(n);
+  DimVector sz(n), st(n), perm(n);
   std::vector<bool> seen(n, false);
   for (int64_t i = 0; i < n; ++i) {
     int64_t d = wrap_dim(dims[i], n, "permute");
     NABLA_CHECK(!seen[d], "permute: repeated dim ", dims[i], " in ", dims);
     seen[d] = true;
+    perm[i] = d;
     sz[i] = sizes()[d];
     st[i] = strides()[d];
   }
-  return make_view(*this, sz, st, storage_offset());
+  Tensor out = make_view(*this, sz, st, storage_offset());
+  if (auto node = record_view(vf::kPermute, *this, out)) node->dims = perm;
+  return out;
 }
 
 Tensor Tensor::movedim(int64_t source, int64_t destination) const {
@@ -148,11 +197,12 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   NABLA_CHECK(index >= -size && index < size, "select: index ", index,
               " out of range for tensor of size ", sizes(), " at dimension ", d);
   if (index < 0) index += size;
-  DimVector sz(sizes().begin(), sizes().end()), st(strides().begin(), strides().end());
-  int64_t off = storage_offset() + index * st[d];
-  sz.erase(sz.begin() + d);
-  st.erase(st.begin() + d);
-  return make_view(*this, sz, st, off);
+  Tensor out = select_view(*this, d, index);
+  if (auto node = record_view(vf::kSelect, *this, out)) {
+    node->dim = d;
+    node->list = {index};
+  }
+  return out;
 }
 
 Tensor Tensor::slice(int64_t d, optional<int64_t> start_o, optional<int64_t> end_o, int64_t step) const {
@@ -165,11 +215,12 @@ Tensor Tensor::slice(int64_t d, optional<int64_t> start_o, optional<int64_t> end
   if (end < 0) end += size;
   start = std::clamp<int64_t>(start, 0, size);
   end = std::clamp<int64_t>(end, start, size);
-  DimVector sz(sizes().begin(), sizes().end()), st(strides().begin(), strides().end());
-  int64_t off = storage_offset() + start * st[d];
-  sz[d] = (end - start + step - 1) / step;
-  st[d] *= step;
-  return make_view(*this, sz, st, off);
+  Tensor out = slice_view(*this, d, start, end, step);
+  if (auto node = record_view(vf::kSlice, *this, out)) {
+    node->dim = d;
+    node->list = {start, end, step};
+  }
+  return out;
 }
 
 Tensor Tensor::expand(IntArrayRef size, bool) const {
@@ -196,50 +247,75 @@ Tensor Tensor::expand(IntArrayRef size, bool) const {
       st[i] = 0;
     }
   }
-  return make_view(*this, sz, st, storage_offset());
+  Tensor out = make_view(*this, sz, st, storage_offset());
+  record_view(vf::kExpand, *this, out);
+  return out;
 }
 
-Tensor Tensor::squeeze() const {
+namespace {
+
+Tensor squeeze_view(const Tensor& t) {
   DimVector sz, st;
-  for (int64_t i = 0; i < dim(); ++i)
-    if (sizes()[i] != 1) {
-      sz.push_back(sizes()[i]);
-      st.push_back(strides()[i]);
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (t.sizes()[i] != 1) {
+      sz.push_back(t.sizes()[i]);
+      st.push_back(t.strides()[i]);
     }
-  return make_view(*this, sz, st, storage_offset());
+  return make_view(t, sz, st, t.storage_offset());
+}
+
+// `d` wrapped; a dim of size != 1 (or a 0-d tensor) is left as is.
+Tensor squeeze_dim_view(const Tensor& t, int64_t d) {
+  if (t.dim() == 0 || t.sizes()[d] != 1) return make_view(t, t.sizes(), t.strides(), t.storage_offset());
+  DimVector sz(t.sizes().begin(), t.sizes().end()), st(t.strides().begin(), t.strides().end());
+  sz.erase(sz.begin() + d);
+  st.erase(st.begin() + d);
+  return make_view(t, sz, st, t.storage_offset());
+}
+
+// `d` wrapped against dim() + 1.
+Tensor unsqueeze_view(const Tensor& t, int64_t d) {
+  DimVector sz(t.sizes().begin(), t.sizes().end()), st(t.strides().begin(), t.strides().end());
+  int64_t new_stride = d < t.dim() ? sz[d] * st[d] : 1;
+  sz.insert(sz.begin() + d, 1);
+  st.insert(st.begin() + d, new_stride);
+  return make_view(t, sz, st, t.storage_offset());
+}
+
+}  // namespace
+
+Tensor Tensor::squeeze() const {
+  Tensor out = squeeze_view(*this);
+  record_view(vf::kSqueeze0, *this, out);
+  return out;
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
   d = wrap_dim(d, dim(), "squeeze");
-  if (dim() == 0 || sizes()[d] != 1) return make_view(*this, sizes(), strides(), storage_offset());
-  DimVector sz(sizes().begin(), sizes().end()), st(strides().begin(), strides().end());
-  sz.erase(sz.begin() + d);
-  st.erase(st.begin() + d);
-  return make_view(*this, sz, st, storage_offset());
+  Tensor out = squeeze_dim_view(*this, d);
+  if (auto node = record_view(vf::kSqueeze1, *this, out)) node->dim = d;
+  return out;
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
   d = wrap_dim(d, dim() + 1, "unsqueeze");
-  DimVector sz(sizes().begin(), sizes().end()), st(strides().begin(), strides().end());
-  int64_t new_stride = d < dim() ? sz[d] * st[d] : 1;
-  sz.insert(sz.begin() + d, 1);
-  st.insert(st.begin() + d, new_stride);
-  return make_view(*this, sz, st, storage_offset());
+  Tensor out = unsqueeze_view(*this, d);
+  if (auto node = record_view(vf::kUnsqueeze0, *this, out)) node->dim = d;
+  return out;
 }
 
 const Tensor& Tensor::squeeze_() const {
-  Tensor v = squeeze();
-  impl_->set_geometry(v.sizes(), v.strides(), v.storage_offset());
+  ops::set_view_geometry(vf::kSqueeze2, *this, squeeze_view(*this), 0, "squeeze_");
   return *this;
 }
 const Tensor& Tensor::squeeze_(int64_t d) const {
-  Tensor v = squeeze(d);
-  impl_->set_geometry(v.sizes(), v.strides(), v.storage_offset());
+  d = wrap_dim(d, dim(), "squeeze_");
+  ops::set_view_geometry(vf::kSqueeze3, *this, squeeze_dim_view(*this, d), d, "squeeze_");
   return *this;
 }
 const Tensor& Tensor::unsqueeze_(int64_t d) const {
-  Tensor v = unsqueeze(d);
-  impl_->set_geometry(v.sizes(), v.strides(), v.storage_offset());
+  d = wrap_dim(d, dim() + 1, "unsqueeze_");
+  ops::set_view_geometry(vf::kUnsqueeze1, *this, unsqueeze_view(*this, d), d, "unsqueeze_");
   return *this;
 }
 
@@ -247,7 +323,7 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   if (dim() == 0) return reshape({1});
   int64_t s = wrap_dim(start_dim, dim(), "flatten"), e = wrap_dim(end_dim, dim(), "flatten");
   NABLA_CHECK(s <= e, "flatten: start_dim (", start_dim, ") cannot come after end_dim (", end_dim, ")");
-  if (s == e) return make_view(*this, sizes(), strides(), storage_offset());
+  if (s == e) return *this;  // LibTorch returns the input itself
   DimVector shape;
   for (int64_t i = 0; i < s; ++i) shape.push_back(sizes()[i]);
   int64_t mid = 1;
@@ -271,7 +347,9 @@ Tensor Tensor::unflatten(int64_t d, IntArrayRef sz) const {
 Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, optional<int64_t> offset) const {
   int64_t off = offset.value_or(storage_offset());
   ops::check_in_bounds(*this, size, stride, off, "as_strided");
-  return make_view(*this, size, stride, off);
+  Tensor out = make_view(*this, size, stride, off);
+  ops::record_as_strided(*this, out);
+  return out;
 }
 
 Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
@@ -295,14 +373,17 @@ Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
     }
   sz.push_back(len);
   st.push_back(strides()[a] + strides()[b]);
-  return make_view(*this, sz, st, off);
+  Tensor out = make_view(*this, sz, st, off);
+  if (auto node = record_view(vf::kDiagonal, *this, out)) node->list = {offset, a, b};
+  return out;
 }
 
 std::vector<Tensor> Tensor::unbind(int64_t d) const {
   NABLA_CHECK(dim() > 0, "unbind: dimension specified as 0 but tensor has no dimensions");
   d = wrap_dim(d, dim(), "unbind");
   std::vector<Tensor> out;
-  for (int64_t i = 0; i < sizes()[d]; ++i) out.push_back(select(d, i));
+  for (int64_t i = 0; i < sizes()[d]; ++i) out.push_back(select_view(*this, d, i));
+  if (auto node = ops::record_views(vf::kUnbind, *this, out)) node->dim = d;
   return out;
 }
 
@@ -313,11 +394,10 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
   int64_t size = sizes()[d];
   NABLA_CHECK(split_size > 0 || size == 0, "split: split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
   std::vector<Tensor> out;
-  if (size == 0) {
-    out.push_back(narrow(d, 0, 0));
-    return out;
-  }
-  for (int64_t s = 0; s < size; s += split_size) out.push_back(narrow(d, s, std::min(split_size, size - s)));
+  if (size == 0) out.push_back(slice_view(*this, d, 0, 0, 1));
+  for (int64_t s = 0; s < size; s += split_size)
+    out.push_back(slice_view(*this, d, s, std::min(s + split_size, size), 1));
+  if (auto node = ops::record_views(vf::kSplit, *this, out)) node->dim = d;
   return out;
 }
 
@@ -338,9 +418,10 @@ std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d)
   std::vector<Tensor> out;
   int64_t start = 0;
   for (int64_t s : split_sizes) {
-    out.push_back(narrow(d, start, s));
+    out.push_back(slice_view(*this, d, start, start + s, 1));
     start += s;
   }
+  if (auto node = ops::record_views(vf::kSplitWithSizes, *this, out)) node->dim = d;
   return out;
 }
 
@@ -352,7 +433,8 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
   int64_t split_size = (size + chunks - 1) / chunks;
   if (split_size == 0 && size == 0) {
     std::vector<Tensor> out;
-    for (int64_t i = 0; i < chunks; ++i) out.push_back(narrow(d, 0, 0));
+    for (int64_t i = 0; i < chunks; ++i) out.push_back(slice_view(*this, d, 0, 0, 1));
+    if (auto node = ops::record_views(vf::kSplit, *this, out)) node->dim = d;
     return out;
   }
   return split(split_size, d);

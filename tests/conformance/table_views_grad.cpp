@@ -1,0 +1,188 @@
+// Gradient conformance of the view and shape ops: each entry (one generic lambda, run on
+// both libraries, as the value table's) is differentiated in float64 on random inputs of
+// several layouts, with the same random output gradients, and every input's gradient
+// must match LibTorch's. In-place writes into views (CopySlices) are covered too.
+// Node names are checked by tests/autograd (they need LibTorch's autograd headers).
+#include <gtest/gtest.h>
+
+#include "conformance.h"
+
+namespace conform {
+namespace {
+
+using nabla::kDouble;
+using L = Layout;
+
+template <class T>
+std::vector<T> list(std::initializer_list<T> ts) {
+  return std::vector<T>(ts);
+}
+
+// sum_i (out_i * g_i).sum() over the floating outputs; `gs` supplies the g_i.
+template <class T, class G>
+T weighted_sum(const std::vector<T>& outs, G&& g_for) {
+  T loss;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (!outs[i].is_floating_point() || !outs[i].requires_grad()) continue;
+    T term = (outs[i] * g_for(i, outs[i])).sum();
+    loss = loss.defined() ? loss + term : term;
+  }
+  return loss;
+}
+
+void check_entry(const OpEntry& e) {
+  int failures = 0;
+  for (int seed = 1; seed <= 3; ++seed) {
+    Rng rng(static_cast<uint64_t>(seed) * 104729u + std::hash<std::string>{}(e.name));
+    for (const Sample& s : e.gen(rng, kDouble)) {
+      std::vector<nabla::Tensor> nin;
+      std::vector<at::Tensor> tin;
+      for (const auto& t : s.inputs) {
+        nin.push_back(t.detach().requires_grad_(t.is_floating_point()));
+        tin.push_back(to_torch(t).detach().requires_grad_(t.is_floating_point()));
+      }
+      std::vector<nabla::Tensor> nout = e.nabla_fn(nin).list;
+      std::vector<at::Tensor> tout = e.torch_fn(tin).list;
+      ASSERT_EQ(nout.size(), tout.size()) << e.name;
+      std::vector<nabla::Tensor> gs;
+      for (const auto& o : nout) gs.push_back(make(rng, o.sizes().vec(), kDouble));
+      nabla::Tensor nloss = weighted_sum(nout, [&](size_t i, const nabla::Tensor&) { return gs[i]; });
+      at::Tensor tloss = weighted_sum(tout, [&](size_t i, const at::Tensor&) { return to_torch(gs[i]); });
+      ASSERT_EQ(nloss.defined(), tloss.defined()) << e.name << " " << s.what;
+      if (!nloss.defined()) continue;
+      nloss.backward();
+      tloss.backward();
+      for (size_t i = 0; i < nin.size(); ++i) {
+        if (!nin[i].is_floating_point()) continue;
+        at::Tensor want = tin[i].grad().defined() ? tin[i].grad() : at::zeros_like(tin[i]);
+        nabla::Tensor got = nin[i].grad().defined() ? nin[i].grad() : nabla::zeros_like(nin[i]);
+        std::string diff = compare(want, got, 1e-10, 1e-12);
+        if (!diff.empty() && failures++ < 3)
+          ADD_FAILURE() << e.name << " seed " << seed << " inputs " << s.what << ": gradient of input "
+                        << i << ": " << diff;
+      }
+    }
+  }
+}
+
+// Layout cases for one input: contiguous, transposed, strided, offset.
+Gen one(const Shape& shape) {
+  return layouts({{{shape, L::Contiguous}}, {{shape, L::Transposed}}, {{shape, L::Strided}},
+                  {{shape, L::Offset}}});
+}
+
+std::vector<OpEntry> view_entries() {
+  const std::string g = "views_grad";
+  return {
+      op(g, "view", fixed({{{2, 3, 4}}}), [](const auto& x) { return x[0].view({4, -1}); }),
+      op(g, "reshape", one({3, 4}), [](const auto& x) { return x[0].reshape({2, 6}); }),
+      op(g, "reshape_0d", fixed({{{}}}), [](const auto& x) { return x[0].reshape({1, 1}); }),
+      op(g, "transpose", one({3, 4}), [](const auto& x) { return x[0].transpose(-1, 0) * x[0].t(); }),
+      op(g, "permute", fixed({{{2, 3, 4}}}), [](const auto& x) { return x[0].permute({2, 0, 1}); }),
+      op(g, "movedim", fixed({{{2, 3, 4}}}), [](const auto& x) { return x[0].movedim(-1, 0); }),
+      op(g, "narrow", one({4, 5}), [](const auto& x) { return x[0].narrow(1, -3, 2); }),
+      op(g, "slice_step", one({6, 3}), [](const auto& x) { return x[0].slice(0, 1, 6, 2); }),
+      op(g, "select", one({3, 4}), [](const auto& x) { return x[0].select(-1, 2).sum() * x[0][1]; }),
+      op(g, "expand", fixed({{{3, 1}}, {{}}}), [](const auto& x) { return x[0].expand({2, 3, 4}); }),
+      op(g, "squeeze", fixed({{{2, 1, 3, 1}}}),
+         [](const auto& x) { return x[0].squeeze() + x[0].squeeze(1).squeeze(-1); }),
+      op(g, "unsqueeze", one({2, 3}), [](const auto& x) { return x[0].unsqueeze(-1) * x[0].unsqueeze(1); }),
+      op(g, "flatten", one({3, 4}), [](const auto& x) { return x[0].flatten(); }),
+      op(g, "unflatten", fixed({{{2, 6}}}), [](const auto& x) { return x[0].unflatten(1, {3, 2}); }),
+      op(g, "as_strided", one({4, 4}), [](const auto& x) { return x[0].as_strided({2, 3}, {1, 2}, 1); }),
+      op(g, "as_strided_overlap", fixed({{{6}}}),
+         [](const auto& x) { return x[0].as_strided({3, 3}, {1, 1}); }),
+      op(g, "diagonal", fixed({{{3, 4, 2}}}),
+         [](const auto& x) { return x[0].diagonal(1, 0, 1) + x[0].diagonal(-1, 1, 0); }),
+      op(g, "unbind", one({3, 4}), [](const auto& x) { return x[0].unbind(1); }),
+      op(g, "split", one({5, 4}), [](const auto& x) { return x[0].split(2, 0); }),
+      op(g, "split_with_sizes", one({5, 4}),
+         [](const auto& x) { return x[0].split_with_sizes({1, 3}, 1); }),
+      op(g, "chunk", one({5, 4}), [](const auto& x) { return x[0].chunk(3, 0); }),
+      op(g, "clone_contiguous", one({3, 4}),
+         [](const auto& x) { return x[0].clone() * x[0].contiguous(); }),
+      op(g, "to_float", one({3, 4}),
+         [](const auto& x) { return x[0].to(dtype_for(x[0], nabla::kFloat)).to(dtype_for(x[0], kDouble)); }),
+  };
+}
+
+std::vector<OpEntry> shape_entries() {
+  const std::string g = "shape_grad";
+  return {
+      op(g, "cat", layouts({{{{2, 3}, L::Contiguous}, {{3, 3}, L::Transposed}},
+                            {{{2, 3}, L::Strided}, {{1, 3}, L::Offset}}}),
+         [](const auto& x) { return cat(list({x[0], x[1]}), 0); }),
+      op(g, "cat_promotes", fixed({{{2, 3}, {2, 2}}}),
+         [](const auto& x) { return cat(list({x[0], x[1].to(dtype_for(x[1], nabla::kFloat))}), -1); }),
+      op(g, "stack", fixed({{{2, 3}, {2, 3}}}), [](const auto& x) { return stack(list({x[0], x[1]}), 1); }),
+      op(g, "hstack", fixed({{{2, 3}, {2, 1}}, {{3}, {2}}}), [](const auto& x) { return hstack(list({x[0], x[1]})); }),
+      op(g, "vstack", fixed({{{3}, {3}}, {{1, 2}, {3, 2}}}), [](const auto& x) { return vstack(list({x[0], x[1]})); }),
+      op(g, "repeat", one({2, 3}), [](const auto& x) { return x[0].repeat({2, 1, 3}); }),
+      op(g, "flip", one({3, 4}), [](const auto& x) { return x[0].flip({0, -1}); }),
+      op(g, "roll", one({3, 4}), [](const auto& x) { return x[0].roll({1, -5}, {0, 1}) + x[0].roll({7}); }),
+      op(g, "tril_triu", one({4, 4}), [](const auto& x) { return tril(x[0], -1) * 2 + triu(x[0], 1); }),
+      op(g, "constant_pad_nd", one({3, 4}),
+         [](const auto& x) { return constant_pad_nd(x[0], {1, -2, -1, 2}, 3); }),
+      op(g, "broadcast_tensors", fixed({{{3, 1}, {4}}}),
+         [](const auto& x) { return broadcast_tensors(list({x[0], x[1]})); }),
+      op(g, "repeat_interleave", one({2, 3}), [](const auto& x) { return repeat_interleave(x[0], 2, 1); }),
+      op(g, "meshgrid", fixed({{{3}, {2}}}), [](const auto& x) { return meshgrid(list({x[0], x[1]}), "xy"); }),
+  };
+}
+
+// In-place writes into views of a non-leaf (CopySlices in both libraries).
+std::vector<OpEntry> inplace_entries() {
+  const std::string g = "inplace_views_grad";
+  return {
+      op(g, "mul_on_select", one({3, 4}),
+         [](const auto& x) {
+           auto y = x[0] * 1;
+           y[1].mul_(3);
+           return y * y;
+         }),
+      op(g, "copy_into_narrow", fixed({{{3, 4}, {2, 4}}, {{3, 4}, {4}}}),
+         [](const auto& x) {
+           auto y = x[0].sin();
+           y.narrow(0, 1, 2).copy_(x[1].exp());
+           return y * x[0];
+         }),
+      op(g, "fill_on_column", one({3, 4}),
+         [](const auto& x) {
+           auto y = x[0] * x[0];
+           y.select(1, 2).fill_(0.5);
+           return y;
+         }),
+      op(g, "views_made_before", one({3, 4}),
+         [](const auto& x) {
+           auto y = x[0] * 2;
+           auto row = y[0];
+           auto col = y.select(1, 1);
+           y.narrow(1, 0, 2).add_(x[0].narrow(1, 2, 2).exp());
+           return std::vector<std::decay_t<decltype(y)>>{row * 1, col * 1, y};
+         }),
+      op(g, "copy_into_zeros_base", fixed({{{3}}}),
+         [](const auto& x) {
+           auto y = (x[0].unsqueeze(0) * 0).detach();  // a base without grad
+           auto z = y.expand({2, 3}).contiguous();
+           z[1].copy_(x[0].cos());
+           return z;
+         }),
+  };
+}
+
+void check_all(const std::vector<OpEntry>& entries) {
+  for (const OpEntry& e : entries) {
+    try {
+      check_entry(e);
+    } catch (const std::exception& err) {
+      ADD_FAILURE() << e.name << " threw: " << err.what();
+    }
+  }
+}
+
+TEST(ViewsGradConformance, ViewOps) { check_all(view_entries()); }
+TEST(ViewsGradConformance, ShapeOps) { check_all(shape_entries()); }
+TEST(ViewsGradConformance, InPlaceWritesIntoViews) { check_all(inplace_entries()); }
+
+}  // namespace
+}  // namespace conform
