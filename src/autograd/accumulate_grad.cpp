@@ -16,7 +16,14 @@ AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable))
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   if (!grads.empty() && grads[0].defined()) {
     std::lock_guard<std::mutex> lock(mutex());
-    accumulate_grad(variable_, grads[0]);
+    Tensor g = grads[0];
+    auto* meta = variable_.unsafeGetTensorImpl()->autograd_meta();
+    if (meta)
+      for (auto& [id, fn] : meta->hooks) {
+        Tensor r = fn(g);
+        if (r.defined()) g = r;
+      }
+    accumulate_grad(variable_, g);
   }
   return {};
 }

@@ -1,4 +1,6 @@
 // Tensor methods of the autograd layer: flags, grad, graph inspection, backward, hooks.
+#include <atomic>
+
 #include "autograd/accumulate_grad.h"
 #include "autograd/formula.h"
 #include "nabla/autograd/autograd.h"
@@ -87,7 +89,12 @@ namespace detail {
 unsigned register_tensor_hook(const Tensor& t, std::function<Tensor(const Tensor&)> fn) {
   NABLA_CHECK(t.requires_grad(), "register_hook: cannot register a hook on a tensor that doesn't "
               "require gradient");
-  if (t.is_leaf()) return autograd::grad_accumulator(t)->add_tensor_pre_hook(0, std::move(fn));
+  if (t.is_leaf()) {
+    static std::atomic<unsigned> next_id{1u << 30};  // apart from node hook ids
+    unsigned id = next_id.fetch_add(1);
+    t.unsafeGetTensorImpl()->ensure_autograd_meta().hooks.emplace_back(id, std::move(fn));
+    return id;
+  }
   return t.grad_fn()->add_tensor_pre_hook(t.output_nr(), std::move(fn));
 }
 }  // namespace detail
@@ -96,8 +103,14 @@ void Tensor::remove_hook(unsigned handle) const {
   bool removed = false;
   if (!is_leaf()) {
     removed = grad_fn()->remove_tensor_pre_hook(handle);
-  } else if (requires_grad()) {
-    removed = autograd::grad_accumulator(*this)->remove_tensor_pre_hook(handle);
+  } else if (auto* m = checked().autograd_meta()) {
+    auto& hooks = m->hooks;
+    for (auto it = hooks.begin(); it != hooks.end(); ++it)
+      if (it->first == handle) {
+        hooks.erase(it);
+        removed = true;
+        break;
+      }
   }
   NABLA_CHECK(removed, "remove_hook: no hook with handle ", handle, " on this tensor");
 }

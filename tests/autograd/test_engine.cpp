@@ -346,7 +346,7 @@ TEST(Engine, Checkpoint) {
   ck.backward();
   EXPECT_TRUE(x.grad().allclose(gx));
   EXPECT_TRUE(w.grad().allclose(gw));
-  EXPECT_LT(peak_ck * 3, peak_plain);  // 8 saved activations vs none
+  EXPECT_LT(peak_ck * 2, peak_plain);  // 8 saved activations vs about 2 live at a time
 }
 
 // §5.17: 4 threads x 50 backward calls on one shared leaf sum exactly.

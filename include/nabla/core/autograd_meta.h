@@ -3,7 +3,9 @@
 // a leaf that requires grad gets one AccumulateGrad node (cached weakly here). A non-leaf
 // has grad_fn and output_nr: which output of its forward op it is.
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <vector>
 #include <mutex>
 #include <vector>
 
@@ -32,6 +34,9 @@ struct AutogradMeta {
   Tensor grad;
   std::shared_ptr<Node> grad_fn;
   std::weak_ptr<Node> grad_accumulator;
+  // A leaf's tensor hooks live here, not on its AccumulateGrad node, which exists only
+  // while some graph uses the leaf. AccumulateGrad runs them before accumulating.
+  std::vector<std::pair<unsigned, std::function<Tensor(const Tensor&)>>> hooks;
   std::mutex mutex;  // guards grad_accumulator creation and `views`
 
   // Note [Views and in-place] (src/ops/views_backward.h). On a view made while grad mode
