@@ -4,6 +4,7 @@
 
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/core/autograd_meta.h"
+#include "nabla/core/object_pool.h"
 #include "ops/views_backward.h"
 
 namespace nabla::ops {
@@ -20,9 +21,9 @@ Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
   size_t es = elementSize(dtype);
   NABLA_CHECK(static_cast<uint64_t>(n) <= (uint64_t(1) << 62) / es, "empty: size ", sizes,
               " needs more bytes than can be addressed");
-  auto storage = std::make_shared<StorageImpl>(static_cast<size_t>(n) * es, device);
+  auto storage = detail::make_pooled<StorageImpl>(static_cast<size_t>(n) * es, device);
   auto strides = contiguous_strides(sizes);
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
+  return Tensor(detail::make_pooled<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
 }
 
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
@@ -80,7 +81,20 @@ ScalarType result_type(const Tensor& a, const Scalar& b) {
 
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype, Device device) {
   Tensor t = empty_tensor({}, dtype, device);
-  backend_for(device).fill(t, s);
+  if (!device.is_cpu()) {
+    backend_for(device).fill(t, s);
+    return t;
+  }
+  // Every `x * 2.0` makes one of these: write the value directly.
+  void* p = t.data_ptr();
+  switch (dtype) {
+    case kBool: *static_cast<bool*>(p) = s.toBool(); break;
+    case kByte: *static_cast<uint8_t*>(p) = s.to<uint8_t>(); break;
+    case kInt: *static_cast<int32_t*>(p) = s.to<int32_t>(); break;
+    case kLong: *static_cast<int64_t*>(p) = s.toLong(); break;
+    case kFloat: *static_cast<float*>(p) = s.toFloat(); break;
+    case kDouble: *static_cast<double*>(p) = s.toDouble(); break;
+  }
   return t;
 }
 
@@ -135,7 +149,7 @@ const Tensor& assign_with_history(const Tensor& self, const Tensor& result, cons
 }
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  auto impl = std::make_shared<TensorImpl>(base.impl()->storage(), base.scalar_type(), sizes,
+  auto impl = detail::make_pooled<TensorImpl>(base.impl()->storage(), base.scalar_type(), sizes,
                                            strides, offset);
   return Tensor(std::move(impl));
 }
