@@ -63,7 +63,9 @@ const Tensor& unary_op_(const Tensor& self, UnaryOp op, Kind kind, const char* n
   ScalarType out_t = unary_result_dtype(self, kind, name);
   if (autograd::any_requires_grad(self)) {
     ops::check_inplace(self, self.sizes(), out_t, name);
-    return ops::assign_with_history(self, unary_impl(self, op, kind, name, p), name);
+    // The formula may read self's old value, which the write overwrites: it reads a
+    // clone (whose CloneBackward0 keeps self's old history).
+    return ops::assign_with_history(self, unary_impl(self.clone(), op, kind, name, p), name);
   }
   if (out_t == self.scalar_type() && kind != Kind::BoolOut) {
     backend_for(self).unary(op, self, self, p);
@@ -181,7 +183,7 @@ const Tensor& binary_op_(BinaryOp op, const Tensor& self, const Tensor& other, c
   DimVector shape = broadcast_shapes(self.sizes(), other.sizes(), name);
   ops::check_inplace(self, shape, out_t, name);
   if (autograd::any_requires_grad(self, other))
-    return ops::assign_with_history(self, binary_recorded(op, self, other, common, alpha, name, false, false),
+    return ops::assign_with_history(self, binary_recorded(op, self.clone(), other, common, alpha, name, false, false),
                                     name);
   Tensor o = cast(other, compute);
   // An operand that overlaps self with another layout must be read before writing.

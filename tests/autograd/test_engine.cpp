@@ -403,3 +403,15 @@ TEST(Engine, MemoryFlat) {
   }
   EXPECT_TRUE(node.expired());
 }
+
+// In-place ops whose derivative reads the old value (mul_ by a tensor that requires grad).
+TEST(Engine, InPlaceReadingOldValue) {
+  Tensor x = leaf({3}), b = leaf({3});
+  Tensor a = x * 1;
+  a.mul_(b);
+  a.exp_();
+  a.sum().backward();
+  Tensor xd = x.detach(), bd = b.detach();
+  EXPECT_TRUE(b.grad().allclose((xd * bd).exp() * xd));
+  EXPECT_TRUE(x.grad().allclose((xd * bd).exp() * bd));
+}
