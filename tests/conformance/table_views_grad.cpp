@@ -1,4 +1,5 @@
-// Gradient conformance of the view and shape ops: each entry (one generic lambda, run on
+// Gradient conformance against LibTorch: view and shape ops, in-place writes into views,
+// and the elementwise, reduction, linear-algebra and indexing ops. Each entry (one generic lambda, run on
 // both libraries, as the value table's) is differentiated in float64 on random inputs of
 // several layouts, with the same random output gradients, and every input's gradient
 // must match LibTorch's. In-place writes into views (CopySlices) are covered too.
@@ -170,6 +171,61 @@ std::vector<OpEntry> inplace_entries() {
   };
 }
 
+
+// Gradients of the elementwise, reduction, linear-algebra and indexing ops against
+// LibTorch's (the values are in the other tables; tests/autograd checks them against
+// finite differences).
+std::vector<OpEntry> math_entries() {
+  const std::string g = "math_grad";
+  return {
+      op(g, "unary_chain", one({3, 4}),
+         [](const auto& x) {
+           auto p = x[0].abs() + 0.5;
+           return p.log() + p.sqrt() + p.rsqrt() + x[0].exp() + x[0].tanh() + x[0].sigmoid() +
+                  x[0].sin() * x[0].cos() + x[0].atan() + x[0].erf() + x[0].expm1() + p.log1p() +
+                  x[0].relu() + x[0].pow(3) + p.pow(-1.5) + x[0].square() + p.reciprocal();
+         }),
+      op(g, "activations", one({3, 4}),
+         [](const auto& x) {
+           return leaky_relu(x[0], 0.2) + elu(x[0], 1.5) + gelu(x[0], "none") + gelu(x[0], "tanh") +
+                  silu(x[0]) + softplus(x[0], 2, 1) + x[0].clamp(-0.3, 0.4);
+         }),
+      op(g, "binary_broadcast", fixed({{{2, 3}, {3}}, {{4, 1}, {1, 5}}}),
+         [](const auto& x) {
+           auto b = x[1].abs() + 1;
+           return x[0].add(x[1], 2.5) - x[1] * x[0] + x[0] / b + (x[0].abs() + 1).pow(b) +
+                  x[0].atan2(b) + x[0].maximum(x[1]) + x[0].minimum(x[1] * 0.5) +
+                  x[0].where(x[0] > x[1], x[1]);
+         }),
+      op(g, "reductions", one({3, 4}),
+         [](const auto& x) {
+           return x[0].sum() + x[0].sum({1}, true).sum() * 2 + x[0].mean({0}).sum() +
+                  x[0].prod(1).sum() + x[0].amax({1}).sum() + std::get<0>(x[0].max(0)).sum() +
+                  x[0].var({1}, true, false).sum() + x[0].std({0}, true, false).sum() +
+                  x[0].norm(2, {1}).sum() + x[0].logsumexp({1}).sum() + x[0].cumsum(1).sum() * 0.5 +
+                  std::get<0>(x[0].sort(1)).select(1, 0).sum() + std::get<0>(x[0].topk(2, 1)).sum();
+         }),
+      op(g, "linalg", fixed({{{3, 4}, {4, 5}}}),
+         [](const auto& x) {
+           auto v = x[1].select(1, 0);
+           return x[0].mm(x[1]).sum() + x[0].matmul(x[1]).relu().sum() + x[0].mv(v).sum() +
+                  v.dot(v) + v.outer(x[0].select(1, 2)).sum() +
+                  x[0].unsqueeze(0).expand({2, 3, 4}).bmm(x[1].unsqueeze(0).expand({2, 4, 5})).sum() +
+                  x[1].sum(1).addmm(x[0].t(), x[0], 0.5, 2).sum() +
+                  linear(x[0], x[1].t(), x[1].select(0, 0)).sum();
+         }),
+      op(g, "indexing", fixed({{{5, 4}, {5, 4}}}),
+         [](const auto& x) {
+           auto idx = std::get<1>(x[1].sort(0)).select(1, 0);  // a permutation of 0..4
+           auto cols = std::get<1>(x[1].sort(1)).narrow(1, 0, 2);  // [5, 2] in 0..3
+           return x[0].index_select(0, idx).sum() * 2 + x[0].gather(1, cols).sum() +
+                  x[0].masked_fill(x[1] > 0, 0.5).sum() +
+                  x[0].masked_select(x[1] < 0).sum() +
+                  x[0].scatter_add(1, cols, x[1].narrow(1, 0, 2)).sum();
+         }),
+  };
+}
+
 void check_all(const std::vector<OpEntry>& entries) {
   for (const OpEntry& e : entries) {
     try {
@@ -183,6 +239,7 @@ void check_all(const std::vector<OpEntry>& entries) {
 TEST(ViewsGradConformance, ViewOps) { check_all(view_entries()); }
 TEST(ViewsGradConformance, ShapeOps) { check_all(shape_entries()); }
 TEST(ViewsGradConformance, InPlaceWritesIntoViews) { check_all(inplace_entries()); }
+TEST(MathGradConformance, ElementwiseReductionsLinalgIndexing) { check_all(math_entries()); }
 
 }  // namespace
 }  // namespace conform
