@@ -130,7 +130,6 @@ Geometry out_geometry(const FormulaNode& n) {
 
 // ---- Formulas -------------------------------------------------------------------------
 
-Tensor none() { return Tensor(); }
 
 // zeros of the input's sizes with g written through the view `view_fn` takes of it.
 template <class ViewFn>

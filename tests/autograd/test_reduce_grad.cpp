@@ -49,7 +49,9 @@ void check_cases(const std::vector<Case>& cases) {
     // gradcheck skips outputs without a graph, so check that one was recorded.
     EXPECT_TRUE(fn({x})[0].requires_grad()) << c.name;
     EXPECT_NO_THROW(gradcheck(fn, {x})) << c.name;
-    if (c.second_order) EXPECT_NO_THROW(gradgradcheck(fn, {x})) << c.name;
+    if (c.second_order) {
+      EXPECT_NO_THROW(gradgradcheck(fn, {x})) << c.name;
+    }
   }
 }
 

@@ -33,7 +33,9 @@ void check_cases(const std::vector<Case>& cases) {
     auto fn = [&](const variable_list& xs) { return variable_list{c.f(xs)}; };
     EXPECT_NO_THROW(gradcheck(fn, in)) << c.label;
     EXPECT_NO_THROW(gradgradcheck(fn, in)) << c.label;
-    if (c.node) EXPECT_EQ(name_of(c.f(in)), c.node) << c.label;
+    if (c.node) {
+      EXPECT_EQ(name_of(c.f(in)), c.node) << c.label;
+    }
   }
 }
 

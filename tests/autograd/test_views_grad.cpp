@@ -33,7 +33,9 @@ void check_cases(const std::vector<Case>& cases) {
     auto fn = [&](const variable_list& in) { return variable_list{c.f(in[0])}; };
     EXPECT_NO_THROW(gradcheck(fn, {x})) << c.label;
     EXPECT_NO_THROW(gradgradcheck(fn, {x})) << c.label;
-    if (c.node) EXPECT_EQ(name_of(c.f(x)), c.node) << c.label;
+    if (c.node) {
+      EXPECT_EQ(name_of(c.f(x)), c.node) << c.label;
+    }
   }
 }
 
