@@ -1,5 +1,5 @@
 // A tour of what nabla does today: factories, views, broadcasting, type promotion,
-// reductions, matmul, indexing, printing and clear errors. Written as a LibTorch
+// reductions, matmul, indexing, printing, autograd and clear errors. Written as a LibTorch
 // program would be, with `torch::` renamed to `nabla::`.
 #include <nabla/nabla.h>
 
@@ -37,6 +37,20 @@ int main() {
             << ", std " << c.std().item<float>() << " (expect ~0 and ~sqrt(512)=22.6)\n";
   auto [values, indices] = nabla::tensor({{3, 9, 2}, {8, 1, 8}}).max(1);
   std::cout << "row max " << values << "\nat " << indices << "\n\n";
+
+  std::cout << "== autograd ==\n";
+  auto w = nabla::randn({3, 1}, nabla::requires_grad());
+  auto xs = nabla::randn({8, 3});
+  auto loss = (xs.matmul(w).tanh() - 1).square().mean();
+  loss.backward();
+  std::cout << "loss " << loss.item<float>() << " grad_fn " << loss.grad_fn()->name()
+            << "\nd loss / d w =\n" << w.grad() << "\n";
+  auto t = nabla::tensor(2.0, nabla::kDouble).requires_grad_();
+  auto f = t.pow(4) + 2 * t.pow(3) + t.pow(2);
+  auto d1 = nabla::autograd::grad({f}, {t}, {}, nabla::nullopt, /*create_graph=*/true)[0];
+  auto d2 = nabla::autograd::grad({d1}, {t}, {}, nabla::nullopt, true)[0];
+  std::cout << "f = x^4 + 2x^3 + x^2 at 2: f " << f.item<double>() << ", f' " << d1.item<double>()
+            << ", f'' " << d2.item<double>() << " (36, 60, 74)\n\n";
 
   std::cout << "== clear errors instead of crashes ==\n";
   try {
