@@ -30,4 +30,14 @@ void expect_error(F&& fn, std::initializer_list<std::string> fragments) {
   }
 }
 
+/// A float64 leaf that requires grad, uniform in [lo, hi) (gradcheck input).
+inline Tensor rnd(IntArrayRef shape, double lo = -1, double hi = 1) {
+  return (rand(shape, kDouble) * (hi - lo) + lo).requires_grad_();
+}
+
+/// The PyTorch name of t's grad_fn, or "none".
+inline std::string name_of(const Tensor& t) {
+  return t.grad_fn() ? t.grad_fn()->name() : "none";
+}
+
 }  // namespace nabla::testing

@@ -14,7 +14,6 @@ namespace nabla {
 using ops::broadcast_shapes;
 using ops::cast;
 using ops::empty_tensor;
-using ops::expand_to;
 
 namespace {
 
@@ -110,10 +109,8 @@ std::pair<ScalarType, ScalarType> binary_dtypes(BinaryOp op, ScalarType common, 
 
 void check_integer_divisor(BinaryOp op, const Tensor& b, ScalarType compute, const char* name) {
   if (op != BinaryOp::Remainder || isFloatingType(compute)) return;
-  Tensor zero = empty_tensor({}, kBool);
   Tensor bz = empty_tensor(b.sizes(), kBool, b.device());
-  Tensor bc = cast(b, compute);
-  backend_for(b).binary(BinaryOp::Eq, bz, bc, expand_to(ops::scalar_tensor(0, compute), b.sizes()), 1);
+  backend_for(b).binary(BinaryOp::Eq, bz, cast(b, compute), ops::scalar_tensor(0, compute), 1);
   NABLA_CHECK(!bz.any().item<bool>(), name, ": ZeroDivisionError (integer remainder by zero)");
 }
 
@@ -191,8 +188,7 @@ const Tensor& binary_op_(BinaryOp op, const Tensor& self, const Tensor& other, c
       !(o.sizes() == self.sizes() && o.strides() == self.strides() &&
         o.storage_offset() == self.storage_offset()))
     o = o.clone();
-  o = expand_to(o, shape);
-  check_integer_divisor(op, o, compute, name);
+  if (self.numel() > 0) check_integer_divisor(op, o, compute, name);
   if (compute == self.scalar_type()) {
     backend_for(self).binary(op, self, self, o, alpha);
   } else {
@@ -390,8 +386,7 @@ Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
   ScalarType t = ops::result_type(*this, other);
   DimVector shape = broadcast_shapes(broadcast_shapes(condition.sizes(), sizes(), "where"), other.sizes(), "where");
   Tensor out = empty_tensor(shape, t, device());
-  backend_for(*this).where(out, expand_to(cast(condition, kBool), shape), expand_to(cast(*this, t), shape),
-                           expand_to(cast(other, t), shape));
+  backend_for(*this).where(out, cast(condition, kBool), cast(*this, t), cast(other, t));
   ops::record_where(condition, *this, other, out);
   return out;
 }

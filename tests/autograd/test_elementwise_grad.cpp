@@ -5,14 +5,10 @@
 
 using namespace nabla;
 using autograd::gradcheck;
+using nabla::testing::name_of;
+using nabla::testing::rnd;
 using autograd::gradgradcheck;
 using autograd::variable_list;
-
-namespace {
-Tensor rnd(IntArrayRef shape, double lo = -1, double hi = 1) {
-  return (rand(shape, kDouble) * (hi - lo) + lo).requires_grad_();
-}
-}  // namespace
 
 TEST(ElementwiseGrad, UnaryOpsGradcheck) {
   manual_seed(1);

@@ -8,6 +8,8 @@
 using namespace nabla;
 using namespace nabla::indexing;
 using autograd::gradcheck;
+using nabla::testing::name_of;
+using nabla::testing::rnd;
 using autograd::gradgradcheck;
 using autograd::variable_list;
 using nabla::testing::expect_error;
@@ -15,7 +17,6 @@ using nabla::testing::values;
 
 namespace {
 
-Tensor rnd(IntArrayRef shape) { return (rand(shape, kDouble) * 2 - 1).requires_grad_(); }
 Tensor longs(std::initializer_list<int64_t> v) { return tensor(std::vector<int64_t>(v), kLong); }
 Tensor mask_of(std::initializer_list<int64_t> v, IntArrayRef shape) {
   return longs(v).to(kBool).reshape(shape);
@@ -29,7 +30,6 @@ void check_grads(F f, const variable_list& inputs, const char* what) {
   EXPECT_NO_THROW(gradgradcheck(fn, inputs)) << what;
 }
 
-std::string node_name(const Tensor& t) { return t.grad_fn() ? t.grad_fn()->name() : "none"; }
 
 }  // namespace
 
@@ -38,26 +38,26 @@ TEST(IndexingGrad, NodeNamesAsLibTorch) {
   Tensor idx = longs({0, 2, 2});
   Tensor mask = x.detach() > 0;
   Tensor gi = longs({0, 1, 2, 0}).reshape({2, 2});
-  EXPECT_EQ(node_name(x.index({idx})), "IndexBackward0");
-  EXPECT_EQ(node_name(x.index({Slice(), idx})), "IndexBackward0");
-  EXPECT_EQ(node_name(x.index({mask})), "IndexBackward0");
-  EXPECT_EQ(node_name(x.index({"..."})), "AliasBackward0");
+  EXPECT_EQ(name_of(x.index({idx})), "IndexBackward0");
+  EXPECT_EQ(name_of(x.index({Slice(), idx})), "IndexBackward0");
+  EXPECT_EQ(name_of(x.index({mask})), "IndexBackward0");
+  EXPECT_EQ(name_of(x.index({"..."})), "AliasBackward0");
   // Basic indices are view ops (views.cpp); a boolean scalar adds an index tensor.
-  EXPECT_EQ(node_name(x.index({0})), "SelectBackward0");
-  EXPECT_EQ(node_name(x.index({Slice()})), "SliceBackward0");
-  EXPECT_EQ(node_name(x.index({Slice(1)})), "SliceBackward0");
-  EXPECT_EQ(node_name(x.index({None})), "UnsqueezeBackward0");
-  EXPECT_EQ(node_name(x.index({true})), "IndexBackward0");
-  EXPECT_EQ(node_name(x.index({false})), "IndexBackward0");
-  EXPECT_EQ(node_name(x.index(std::vector<optional<Tensor>>{nullopt, idx})), "IndexBackward0");
-  EXPECT_EQ(node_name(x[idx]), "IndexBackward0");
-  EXPECT_EQ(node_name(x.index_put({idx}, v.index({Slice(0, 1)}))), "IndexPutBackward0");
-  EXPECT_EQ(node_name(x.index_put({idx}, v.index({Slice(0, 1)}), true)), "IndexPutBackward0");
-  EXPECT_EQ(node_name(index_put(x, {idx}, v.index({Slice(0, 1)}))), "IndexPutBackward0");
+  EXPECT_EQ(name_of(x.index({0})), "SelectBackward0");
+  EXPECT_EQ(name_of(x.index({Slice()})), "SliceBackward0");
+  EXPECT_EQ(name_of(x.index({Slice(1)})), "SliceBackward0");
+  EXPECT_EQ(name_of(x.index({None})), "UnsqueezeBackward0");
+  EXPECT_EQ(name_of(x.index({true})), "IndexBackward0");
+  EXPECT_EQ(name_of(x.index({false})), "IndexBackward0");
+  EXPECT_EQ(name_of(x.index(std::vector<optional<Tensor>>{nullopt, idx})), "IndexBackward0");
+  EXPECT_EQ(name_of(x[idx]), "IndexBackward0");
+  EXPECT_EQ(name_of(x.index_put({idx}, v.index({Slice(0, 1)}))), "IndexPutBackward0");
+  EXPECT_EQ(name_of(x.index_put({idx}, v.index({Slice(0, 1)}), true)), "IndexPutBackward0");
+  EXPECT_EQ(name_of(index_put(x, {idx}, v.index({Slice(0, 1)}))), "IndexPutBackward0");
   {
     Tensor y = x * 1;
     y.index_put_(std::vector<optional<Tensor>>{idx}, v.index({Slice(0, 1)}));
-    EXPECT_EQ(node_name(y), "IndexPutBackward0");
+    EXPECT_EQ(name_of(y), "IndexPutBackward0");
   }
   {
     // Index tensors only: self is written directly. With basic indices the write goes
@@ -67,55 +67,55 @@ TEST(IndexingGrad, NodeNamesAsLibTorch) {
     b.index_put_({Slice(), 1}, 5.0);
     c.index_put_({Slice(), 1}, v.index({0, Slice(0, 3)}));
     d.index_put_({Slice(), idx.clamp_max(3)}, 2.0);
-    EXPECT_EQ(node_name(a), "IndexPutBackward0");
-    EXPECT_EQ(node_name(b), "CopySlices");
-    EXPECT_EQ(node_name(c), "CopySlices");
-    EXPECT_EQ(node_name(d), "CopySlices");
+    EXPECT_EQ(name_of(a), "IndexPutBackward0");
+    EXPECT_EQ(name_of(b), "CopySlices");
+    EXPECT_EQ(name_of(c), "CopySlices");
+    EXPECT_EQ(name_of(d), "CopySlices");
   }
-  EXPECT_EQ(node_name(x.index_select(1, idx)), "IndexSelectBackward0");
-  EXPECT_EQ(node_name(index_select(x, -1, idx.to(kInt))), "IndexSelectBackward0");
-  EXPECT_EQ(node_name(x.gather(0, gi)), "GatherBackward0");
-  EXPECT_EQ(node_name(gather(x, 0, gi)), "GatherBackward0");
-  EXPECT_EQ(node_name(x.scatter(0, gi, v)), "ScatterBackward0");
-  EXPECT_EQ(node_name(x.scatter(0, gi, 2.0)), "ScatterBackward1");
-  EXPECT_EQ(node_name(x.scatter_add(0, gi, v)), "ScatterAddBackward0");
+  EXPECT_EQ(name_of(x.index_select(1, idx)), "IndexSelectBackward0");
+  EXPECT_EQ(name_of(index_select(x, -1, idx.to(kInt))), "IndexSelectBackward0");
+  EXPECT_EQ(name_of(x.gather(0, gi)), "GatherBackward0");
+  EXPECT_EQ(name_of(gather(x, 0, gi)), "GatherBackward0");
+  EXPECT_EQ(name_of(x.scatter(0, gi, v)), "ScatterBackward0");
+  EXPECT_EQ(name_of(x.scatter(0, gi, 2.0)), "ScatterBackward1");
+  EXPECT_EQ(name_of(x.scatter_add(0, gi, v)), "ScatterAddBackward0");
   {
     Tensor a = x * 1, b = x * 1, c = x * 1;
     a.scatter_(0, gi, v);
     b.scatter_(0, gi, 1.0);
     c.scatter_add_(0, gi, v);
-    EXPECT_EQ(node_name(a), "ScatterBackward0");
-    EXPECT_EQ(node_name(b), "ScatterBackward1");
-    EXPECT_EQ(node_name(c), "ScatterAddBackward0");
+    EXPECT_EQ(name_of(a), "ScatterBackward0");
+    EXPECT_EQ(name_of(b), "ScatterBackward1");
+    EXPECT_EQ(name_of(c), "ScatterAddBackward0");
   }
   Tensor val = scalar_tensor(3.0, kDouble).requires_grad_();
-  EXPECT_EQ(node_name(x.masked_fill(mask, 1.0)), "MaskedFillBackward0");
-  EXPECT_EQ(node_name(x.masked_fill(mask, val)), "MaskedFillBackward1");
-  EXPECT_EQ(node_name(x.masked_fill(mask, scalar_tensor(3.0, kDouble))), "MaskedFillBackward1");
-  EXPECT_EQ(node_name(x.detach().masked_fill(mask, val)), "MaskedFillBackward1");
-  EXPECT_EQ(node_name(rnd({4}).masked_fill(mask, 1.0)), "MaskedFillBackward0");
+  EXPECT_EQ(name_of(x.masked_fill(mask, 1.0)), "MaskedFillBackward0");
+  EXPECT_EQ(name_of(x.masked_fill(mask, val)), "MaskedFillBackward1");
+  EXPECT_EQ(name_of(x.masked_fill(mask, scalar_tensor(3.0, kDouble))), "MaskedFillBackward1");
+  EXPECT_EQ(name_of(x.detach().masked_fill(mask, val)), "MaskedFillBackward1");
+  EXPECT_EQ(name_of(rnd({4}).masked_fill(mask, 1.0)), "MaskedFillBackward0");
   {
     Tensor a = x * 1, b = x * 1;
     a.masked_fill_(mask, 1.0);
     b.masked_fill_(mask, val);
-    EXPECT_EQ(node_name(a), "MaskedFillBackward0");
-    EXPECT_EQ(node_name(b), "MaskedFillBackward1");
+    EXPECT_EQ(name_of(a), "MaskedFillBackward0");
+    EXPECT_EQ(name_of(b), "MaskedFillBackward1");
   }
-  EXPECT_EQ(node_name(x.masked_select(mask)), "MaskedSelectBackward0");
-  EXPECT_EQ(node_name(x.nonzero()), "none");
+  EXPECT_EQ(name_of(x.masked_select(mask)), "MaskedSelectBackward0");
+  EXPECT_EQ(name_of(x.nonzero()), "none");
   EXPECT_FALSE(x.nonzero().requires_grad());
 }
 
 TEST(IndexingGrad, NothingRecordedWithoutGrad) {
   Tensor x = rand({3, 4}, kDouble), idx = longs({0, 2});
-  EXPECT_EQ(node_name(x.index({idx})), "none");
-  EXPECT_EQ(node_name(x.gather(0, longs({0, 1}).reshape({1, 2}))), "none");
-  EXPECT_EQ(node_name(x.masked_fill(x > 0.5, 1.0)), "none");
+  EXPECT_EQ(name_of(x.index({idx})), "none");
+  EXPECT_EQ(name_of(x.gather(0, longs({0, 1}).reshape({1, 2}))), "none");
+  EXPECT_EQ(name_of(x.masked_fill(x > 0.5, 1.0)), "none");
   Tensor w = rnd({3, 4});
   NoGradGuard guard;
-  EXPECT_EQ(node_name(w.index({idx})), "none");
-  EXPECT_EQ(node_name(w.index_put({idx}, zeros({4}, kDouble))), "none");
-  EXPECT_EQ(node_name(w.masked_select(w > 0)), "none");
+  EXPECT_EQ(name_of(w.index({idx})), "none");
+  EXPECT_EQ(name_of(w.index_put({idx}, zeros({4}, kDouble))), "none");
+  EXPECT_EQ(name_of(w.masked_select(w > 0)), "none");
   EXPECT_FALSE(w.index_select(0, idx).requires_grad());
 }
 
@@ -226,7 +226,7 @@ TEST(IndexingGrad, BasicIndexGradsThroughViews) {
       },
       {x}, "bool then tensor");
   Tensor y = x.index({Slice(1), longs({0})});
-  EXPECT_EQ(node_name(y), "IndexBackward0");
+  EXPECT_EQ(name_of(y), "IndexBackward0");
 }
 
 TEST(IndexingGrad, IndexPutGradcheck) {
@@ -349,7 +349,7 @@ TEST(IndexingGrad, IndexPutTensorIndexList) {
   Tensor y = a * 1;
   y.index_put_({Slice(), 1}, b);
   EXPECT_EQ(values(y), (std::vector<double>{0, 5, 0, 0, 6, 0}));
-  EXPECT_EQ(node_name(y), "CopySlices");  // written through the view y.index({Slice(), 1})
+  EXPECT_EQ(name_of(y), "CopySlices");  // written through the view y.index({Slice(), 1})
   y.backward(arange(6, kDouble).reshape({2, 3}));
   EXPECT_EQ(values(a.grad()), (std::vector<double>{0, 0, 2, 3, 0, 5}));
   EXPECT_EQ(values(b.grad()), (std::vector<double>{1, 4}));
@@ -549,7 +549,7 @@ TEST(IndexingGrad, InPlaceThroughViews) {
   check_grads(col, {x, rnd({3})}, "index_put_ on a column");
   Tensor y = x * 1;
   y.index({"..."}).masked_fill_(x.detach() > 0, 0.0);
-  EXPECT_EQ(node_name(y), "CopySlices");
+  EXPECT_EQ(name_of(y), "CopySlices");
   // A view of a leaf that requires grad is refused, and so is a view made under no_grad
   // of a tensor that requires grad, written with grad on (even without recording).
   expect_error([&] { x.index({"..."}).masked_fill_(mask, 1.0); }, {"masked_fill_", "leaf"});

@@ -9,6 +9,8 @@
 
 using namespace nabla;
 using autograd::gradcheck;
+using nabla::testing::name_of;
+using nabla::testing::rnd;
 using autograd::gradgradcheck;
 using autograd::variable_list;
 using nabla::testing::values;
@@ -17,7 +19,6 @@ namespace {
 
 // gradcheck perturbs its (contiguous) inputs; non-contiguous operands are made inside
 // the checked function (x.t(), slices), which also runs their views' backward.
-Tensor rnd(IntArrayRef shape) { return (rand(shape, kDouble) * 2 - 1).requires_grad_(); }
 
 using Fn2 = std::function<Tensor(const Tensor&, const Tensor&)>;
 
@@ -28,7 +29,6 @@ void check2(const char* name, const Fn2& f, const Tensor& a, const Tensor& b) {
   EXPECT_NO_THROW(gradgradcheck(fn, {a, b})) << name;
 }
 
-std::string name_of(const Tensor& t) { return t.grad_fn() ? t.grad_fn()->name() : "none"; }
 
 }  // namespace
 

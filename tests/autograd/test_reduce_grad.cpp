@@ -10,15 +10,14 @@
 
 using namespace nabla;
 using autograd::gradcheck;
+using nabla::testing::name_of;
+using nabla::testing::rnd;
 using autograd::gradgradcheck;
 using autograd::variable_list;
 using nabla::testing::values;
 
 namespace {
 
-Tensor rnd(IntArrayRef shape, double lo = -1, double hi = 1) {
-  return (rand(shape, kDouble) * (hi - lo) + lo).requires_grad_();
-}
 // Distinct values (no ties), so max / sort are differentiable everywhere.
 Tensor distinct(IntArrayRef shape) {
   int64_t n = 1;

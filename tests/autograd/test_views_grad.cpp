@@ -8,6 +8,8 @@
 
 using namespace nabla;
 using autograd::gradcheck;
+using nabla::testing::name_of;
+using nabla::testing::rnd;
 using autograd::gradgradcheck;
 using autograd::variable_list;
 using nabla::testing::expect_error;
@@ -15,9 +17,7 @@ using nabla::testing::values;
 
 namespace {
 
-Tensor rnd(IntArrayRef shape) { return (rand(shape, kDouble) * 2 - 1).requires_grad_(); }
 
-std::string name_of(const Tensor& t) { return t.grad_fn() ? t.grad_fn()->name() : "<leaf>"; }
 
 // One-input view op: the function, the input shape, the expected node name.
 struct Case {

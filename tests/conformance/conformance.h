@@ -113,23 +113,6 @@ struct Opt {
   }
 };
 
-/// An entry from one generic lambda, instantiated for both libraries.
-template <class F>
-OpEntry op(std::string group, std::string name, Gen gen, F f, const Opt& o = {}) {
-  OpEntry e;
-  e.group = std::move(group);
-  e.name = std::move(name);
-  e.gen = std::move(gen);
-  e.nabla_fn = [f](const std::vector<NTensor>& x) -> Outputs<NTensor> { return f(x); };
-  e.torch_fn = [f](const std::vector<TTensor>& x) -> Outputs<TTensor> { return f(x); };
-  e.dtypes = o.types;
-  e.tol = o.t;
-  e.error_fragment = o.error_fragment;
-  e.known_difference = o.known;
-  e.check_strides = o.strides;
-  return e;
-}
-
 /// An entry whose two sides must be spelled differently (factories: nabla::zeros and
 /// at::zeros take no tensor argument for lookup to find).
 template <class FN, class FT>
@@ -146,6 +129,12 @@ OpEntry op2(std::string group, std::string name, Gen gen, FN fn, FT ft, const Op
   e.known_difference = o.known;
   e.check_strides = o.strides;
   return e;
+}
+
+/// An entry from one generic lambda, instantiated for both libraries.
+template <class F>
+OpEntry op(std::string group, std::string name, Gen gen, F f, const Opt& o = {}) {
+  return op2(std::move(group), std::move(name), std::move(gen), f, f, o);
 }
 
 /// The table. Each table file adds its entries at static-initialisation time:

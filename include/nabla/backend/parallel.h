@@ -12,12 +12,27 @@ int get_num_threads();
 /// True while the calling thread runs inside a parallel_for body.
 bool in_parallel_region();
 
+namespace detail {
+/// The threaded part of parallel_for (thread_pool.cpp).
+void parallel_for_threads(int64_t begin, int64_t end, int64_t grain_size,
+                          const std::function<void(int64_t, int64_t)>& fn);
+}  // namespace detail
+
 /// Calls fn(chunk_begin, chunk_end) over disjoint chunks covering [begin, end).
 /// Chunks have at least `grain_size` iterations; when the range is smaller than two
 /// grains, or one thread is set, or the caller is already inside a parallel region,
 /// fn runs once inline on the whole range. Exceptions from fn reach the caller.
-void parallel_for(int64_t begin, int64_t end, int64_t grain_size,
-                  const std::function<void(int64_t, int64_t)>& fn);
+/// The small-range test is inline here, so callers need no check of their own and tiny
+/// tensors do not even build a std::function.
+template <class F>
+void parallel_for(int64_t begin, int64_t end, int64_t grain_size, F&& fn) {
+  if (begin >= end) return;
+  if (end - begin < 2 * (grain_size < 1 ? 1 : grain_size)) {
+    fn(begin, end);
+    return;
+  }
+  detail::parallel_for_threads(begin, end, grain_size, std::ref(fn));
+}
 
 /// Default grain for cheap elementwise work: below this many elements, one thread.
 constexpr int64_t kGrainSize = 32768;

@@ -131,11 +131,7 @@ void for_each_row(const LoopPlan<N>& p, Row&& row, int64_t grain = kGrainSize) {
     }
   };
   int64_t grain_rows = std::max<int64_t>(1, grain / std::max<int64_t>(n, 1));
-  if (rows < 2 * grain_rows) {
-    run(0, rows);
-  } else {
-    parallel_for(0, rows, grain_rows, run);
-  }
+  parallel_for(0, rows, grain_rows, run);
 }
 
 }  // namespace nabla::cpu

@@ -263,13 +263,9 @@ class Odometer {
 // Runs fn(task) for tasks [0, n), in parallel when each chunk of `grain` tasks is worth it.
 template <class F>
 void for_tasks(int64_t n, int64_t grain, F&& fn) {
-  auto run = [&](int64_t b, int64_t e) {
+  parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
     for (int64_t t = b; t < e; ++t) fn(t);
-  };
-  if (n < 2 * grain)
-    run(0, n);
-  else
-    parallel_for(0, n, grain, run);
+  });
 }
 
 // Inner mode: the smallest-stride dim is reduced.
@@ -331,10 +327,7 @@ void reduce_inner(const ReducePlan& p, T* out, const T* in) {
     for (int64_t gi = g0; gi < g1; ++gi, g.next())
       out[g.out()] = Op::finish(reduce_units(g.in(), 0, units));
   };
-  if (groups < 2 * grain)
-    run(0, groups);
-  else
-    parallel_for(0, groups, grain, run);
+  parallel_for(0, groups, grain, run);
 }
 
 // Outer mode: the smallest-stride dim is kept; input rows are added into blocks of
@@ -505,10 +498,7 @@ void arg_reduce_typed(const Tensor& out_index, const Tensor& out_value, const Te
         ov[g.out()] = best;
       }
     };
-    if (groups < 2 * grain)
-      run(0, groups);
-    else
-      parallel_for(0, groups, grain, run);
+    parallel_for(0, groups, grain, run);
     return;
   }
   const RDim col = p.kept.back();
@@ -562,10 +552,7 @@ void for_each_line(const Tensor& out, const Tensor& in, int64_t dim, int64_t wor
     od.seek(l0);
     for (int64_t l = l0; l < l1; ++l, od.next()) fn(od.in(), od.out());
   };
-  if (lines < 2 * grain)
-    run(0, lines);
-  else
-    parallel_for(0, lines, grain, run);
+  parallel_for(0, lines, grain, run);
 }
 
 template <class T>

@@ -188,8 +188,8 @@ int get_num_threads() { return ThreadPool::instance().num_threads(); }
 
 bool in_parallel_region() { return t_in_parallel; }
 
-void parallel_for(int64_t begin, int64_t end, int64_t grain_size,
-                  const std::function<void(int64_t, int64_t)>& fn) {
+void detail::parallel_for_threads(int64_t begin, int64_t end, int64_t grain_size,
+                                  const std::function<void(int64_t, int64_t)>& fn) {
   if (begin >= end) return;
   int64_t n = end - begin;
   grain_size = std::max<int64_t>(grain_size, 1);
