@@ -1,0 +1,81 @@
+#pragma once
+// Archives: the flat, named collection of tensors that save/load write and read, as
+// LibTorch's torch::serialize::OutputArchive / InputArchive. On disk an archive is one
+// safetensors file (SPEC.md §7): every tensor under its dotted key ("conv1.weight",
+// "state.0.exp_avg"), scalars as 0-d tensors, and string metadata in "__metadata__".
+// Nested archives flatten: writing archive B under key "opt" stores B's "lr" as "opt.lr".
+//
+// Modules write their parameters and buffers (Module::save), optimizers their state; the
+// free functions nabla::save / nabla::load (nabla/serialize.h) wrap them.
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "nabla/core/ordered_dict.h"
+#include "nabla/core/tensor.h"
+
+namespace nabla::serialize {
+
+class OutputArchive {
+ public:
+  /// Stores `tensor` (its data at call time, detached; any dtype, any layout) under `key`.
+  /// A key written twice is an error.
+  void write(const std::string& key, const Tensor& tensor, bool is_buffer = false);
+  /// Stores every entry of `nested` under "key.<its key>".
+  void write(const std::string& key, const OutputArchive& nested);
+  /// Scalars, stored as 0-d float64 / int64 tensors.
+  void write(const std::string& key, double value);
+  void write(const std::string& key, int64_t value);
+  /// A string stored in the safetensors "__metadata__" map (not a tensor).
+  void write_metadata(const std::string& key, const std::string& value);
+
+  /// Writes the archive as a safetensors file, atomically: a temporary file in the same
+  /// directory, fsync, rename. A failure leaves any previous file untouched and raises
+  /// nabla::Error naming the path and the reason.
+  void save_to(const std::string& filename) const;
+  void save_to(std::ostream& stream) const;
+
+  const OrderedDict<std::string, Tensor>& tensors() const { return tensors_; }
+  const std::map<std::string, std::string>& metadata() const { return metadata_; }
+
+ private:
+  OrderedDict<std::string, Tensor> tensors_{"Archive key"};
+  std::map<std::string, std::string> metadata_;
+};
+
+class InputArchive {
+ public:
+  /// Reads a safetensors file. Malformed, truncated or hostile files (huge declared
+  /// lengths, offsets past the end, bad JSON, unknown dtypes, overlapping ranges) raise
+  /// nabla::Error naming the file and the problem, without large allocations.
+  void load_from(const std::string& filename);
+  void load_from(std::istream& stream);
+
+  /// Reads `key` into `tensor`: an undefined tensor is assigned the stored one; a
+  /// defined tensor (a parameter) must have the stored shape and dtype and receives its
+  /// values in place, under no_grad, keeping requires_grad. Missing key, shape or dtype
+  /// mismatch raise nabla::Error naming the key, what was stored and what was expected.
+  void read(const std::string& key, Tensor& tensor, bool is_buffer = false);
+  bool try_read(const std::string& key, Tensor& tensor, bool is_buffer = false);
+  /// The entries under "key." as an archive of their own (keys without the prefix).
+  void read(const std::string& key, InputArchive& nested) const;
+  bool try_read(const std::string& key, InputArchive& nested) const;
+  void read(const std::string& key, double& value);
+  void read(const std::string& key, int64_t& value);
+  std::string read_metadata(const std::string& key) const;
+
+  /// Every tensor key, in file order; and the keys no read() has asked for yet (load
+  /// uses them to report unexpected entries).
+  std::vector<std::string> keys() const;
+  std::vector<std::string> unread_keys() const;
+  bool contains(const std::string& key) const { return tensors_.contains(key); }
+
+ private:
+  OrderedDict<std::string, Tensor> tensors_{"Archive key"};
+  std::map<std::string, std::string> metadata_;
+  std::map<std::string, bool> read_;
+};
+
+}  // namespace nabla::serialize
