@@ -22,4 +22,4 @@
 #include "nabla/ops/pooling.h"
 #include "nabla/ops/rnn.h"
 #include "nabla/ops/upsample.h"
-#include "nabla/nn/functional.h"
+#include "nabla/nn.h"

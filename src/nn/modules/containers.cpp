@@ -1,0 +1,140 @@
+// Sequential, ModuleList, ModuleDict, Functional.
+#include <ostream>
+
+#include "nabla/nn/modules/container/functional.h"
+#include "nabla/nn/modules/container/modulelist.h"
+#include "nabla/nn/modules/container/sequential.h"
+
+namespace nabla::nn {
+
+// ---- Sequential ------------------------------------------------------------------------
+
+void SequentialImpl::reset() {}
+
+std::shared_ptr<Module> SequentialImpl::clone(const optional<Device>& device) const {
+  auto copy = std::make_shared<SequentialImpl>();
+  for (const auto& item : children_) {
+    // The stored AnyModule forwards through the original; rebuild it around the clone.
+    auto cloned = item.value()->clone(device);
+    copy->children_.insert(item.key(), cloned);
+    copy->modules_.push_back(modules_[copy->modules_.size()].rebind(cloned));
+  }
+  copy->train(is_training());
+  return copy;
+}
+
+void SequentialImpl::pretty_print(std::ostream& stream) const { stream << "nabla::nn::Sequential"; }
+
+Tensor SequentialImpl::forward(const Tensor& input) {
+  NABLA_CHECK(!modules_.empty(), "Sequential::forward: the Sequential is empty");
+  Tensor x = input;
+  for (const auto& m : modules_) x = m.forward(x);
+  return x;
+}
+
+void SequentialImpl::push_back(std::string name, AnyModule module) {
+  NABLA_CHECK(!module.is_empty(), "Sequential::push_back: module '", name, "' is empty");
+  register_module(std::move(name), module.ptr());
+  modules_.push_back(std::move(module));
+}
+
+const AnyModule& SequentialImpl::operator[](size_t index) const {
+  NABLA_CHECK(index < modules_.size(), "Sequential: index ", index,
+              " is out of range for a Sequential of ", modules_.size(), " modules");
+  return modules_[index];
+}
+
+// ---- ModuleList ------------------------------------------------------------------------
+
+std::shared_ptr<Module> ModuleListImpl::clone(const optional<Device>& device) const {
+  auto copy = std::make_shared<ModuleListImpl>();
+  for (const auto& m : modules_) copy->push_back(m->clone(device));
+  copy->train(is_training());
+  return copy;
+}
+
+void ModuleListImpl::pretty_print(std::ostream& stream) const { stream << "nabla::nn::ModuleList"; }
+
+void ModuleListImpl::push_back(std::shared_ptr<Module> module) {
+  NABLA_CHECK(module != nullptr, "ModuleList::push_back: the module is null");
+  modules_.push_back(module);
+  register_module(std::to_string(modules_.size() - 1), std::move(module));
+}
+
+void ModuleListImpl::insert(size_t index, std::shared_ptr<Module> module) {
+  NABLA_CHECK(module != nullptr, "ModuleList::insert: the module is null");
+  NABLA_CHECK(index <= modules_.size(), "ModuleList::insert: index ", index,
+              " is out of range for a list of ", modules_.size(), " modules");
+  modules_.insert(modules_.begin() + static_cast<std::ptrdiff_t>(index), std::move(module));
+  renumber();
+}
+
+void ModuleListImpl::renumber() {
+  children_.clear();
+  for (size_t i = 0; i < modules_.size(); ++i) children_.insert(std::to_string(i), modules_[i]);
+}
+
+const std::shared_ptr<Module>& ModuleListImpl::ptr(size_t index) const {
+  NABLA_CHECK(index < modules_.size(), "ModuleList: index ", index,
+              " is out of range for a list of ", modules_.size(), " modules");
+  return modules_[index];
+}
+
+// ---- ModuleDict ------------------------------------------------------------------------
+
+ModuleDictImpl::ModuleDictImpl(
+    const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& modules) {
+  update(modules);
+}
+
+ModuleDictImpl::ModuleDictImpl(const OrderedDict<std::string, std::shared_ptr<Module>>& modules) {
+  for (const auto& item : modules) insert(item.key(), item.value());
+}
+
+std::shared_ptr<Module> ModuleDictImpl::clone(const optional<Device>& device) const {
+  auto copy = std::make_shared<ModuleDictImpl>();
+  for (const auto& item : children_) copy->insert(item.key(), item.value()->clone(device));
+  copy->train(is_training());
+  return copy;
+}
+
+void ModuleDictImpl::pretty_print(std::ostream& stream) const { stream << "nabla::nn::ModuleDict"; }
+
+void ModuleDictImpl::insert(const std::string& key, std::shared_ptr<Module> module) {
+  NABLA_CHECK(module != nullptr, "ModuleDict::insert: module '", key, "' is null");
+  if (children_.contains(key))
+    replace_module(key, std::move(module));
+  else
+    register_module(key, std::move(module));
+}
+
+void ModuleDictImpl::update(
+    const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& modules) {
+  for (const auto& [key, module] : modules) insert(key, module);
+}
+
+std::shared_ptr<Module> ModuleDictImpl::pop(const std::string& key) {
+  auto module = (*this)[key];
+  children_.erase(key);
+  return module;
+}
+
+void ModuleDictImpl::clear() { children_.clear(); }
+
+std::shared_ptr<Module> ModuleDictImpl::operator[](const std::string& key) const {
+  const auto* found = children_.find(key);
+  NABLA_CHECK(found != nullptr, "ModuleDict: no module named '", key, "'");
+  return *found;
+}
+
+// ---- Functional ------------------------------------------------------------------------
+
+FunctionalImpl::FunctionalImpl(Function function) : function_(std::move(function)) {
+  NABLA_CHECK(function_ != nullptr, "Functional: the function is empty");
+}
+
+void FunctionalImpl::pretty_print(std::ostream& stream) const { stream << "nabla::nn::Functional()"; }
+
+Tensor FunctionalImpl::forward(Tensor input) { return function_(std::move(input)); }
+
+}  // namespace nabla::nn

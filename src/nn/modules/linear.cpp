@@ -1,0 +1,63 @@
+// Linear, Identity, Flatten, Unflatten.
+#include "nabla/nn/modules/linear.h"
+
+#include <cmath>
+#include <ostream>
+
+#include "nabla/nn/init.h"
+#include "nabla/ops/factories.h"
+#include "nabla/ops/functions.h"
+
+namespace nabla::nn {
+
+LinearImpl::LinearImpl(const LinearOptions& options_) : options(options_) {
+  NABLA_CHECK(options.in_features() >= 0 && options.out_features() >= 0,
+              "Linear: in_features and out_features must be non-negative, got ",
+              options.in_features(), " and ", options.out_features());
+  reset();
+}
+
+void LinearImpl::reset() {
+  weight = register_parameter("weight", empty({options.out_features(), options.in_features()}));
+  bias = register_parameter("bias", options.bias() ? empty({options.out_features()}) : Tensor(),
+                            options.bias());
+  reset_parameters();
+}
+
+void LinearImpl::reset_parameters() {
+  // kaiming_uniform_(a = sqrt(5)) gives bound 1/sqrt(fan_in); PyTorch uses it for both.
+  const double bound =
+      options.in_features() > 0 ? 1.0 / std::sqrt(static_cast<double>(options.in_features())) : 0.0;
+  init::uniform_(weight, -bound, bound);
+  if (bias.defined()) init::uniform_(bias, -bound, bound);
+}
+
+void LinearImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "nabla::nn::Linear(in_features=" << options.in_features()
+         << ", out_features=" << options.out_features() << ", bias=" << options.bias() << ")";
+}
+
+Tensor LinearImpl::forward(const Tensor& input) { return linear(input, weight, bias); }
+
+void IdentityImpl::pretty_print(std::ostream& stream) const { stream << "nabla::nn::Identity()"; }
+
+void FlattenImpl::pretty_print(std::ostream& stream) const {
+  stream << "nabla::nn::Flatten(start_dim=" << options.start_dim() << ", end_dim=" << options.end_dim()
+         << ")";
+}
+
+Tensor FlattenImpl::forward(const Tensor& input) {
+  return input.flatten(options.start_dim(), options.end_dim());
+}
+
+void UnflattenImpl::pretty_print(std::ostream& stream) const {
+  stream << "nabla::nn::Unflatten(dim=" << options.dim() << ", unflattened_size={";
+  for (size_t i = 0; i < options.sizes().size(); ++i) stream << (i ? ", " : "") << options.sizes()[i];
+  stream << "})";
+}
+
+Tensor UnflattenImpl::forward(const Tensor& input) {
+  return input.unflatten(options.dim(), options.sizes());
+}
+
+}  // namespace nabla::nn
