@@ -23,3 +23,4 @@
 #include "nabla/ops/rnn.h"
 #include "nabla/ops/upsample.h"
 #include "nabla/nn.h"
+#include "nabla/serialize.h"

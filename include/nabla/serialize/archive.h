@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "nabla/core/optional.h"
 #include "nabla/core/ordered_dict.h"
 #include "nabla/core/tensor.h"
 
@@ -47,6 +49,8 @@ class OutputArchive {
 
 class InputArchive {
  public:
+  InputArchive();
+
   /// Reads a safetensors file. Malformed, truncated or hostile files (huge declared
   /// lengths, offsets past the end, bad JSON, unknown dtypes, overlapping ranges) raise
   /// nabla::Error naming the file and the problem, without large allocations.
@@ -59,23 +63,26 @@ class InputArchive {
   /// mismatch raise nabla::Error naming the key, what was stored and what was expected.
   void read(const std::string& key, Tensor& tensor, bool is_buffer = false);
   bool try_read(const std::string& key, Tensor& tensor, bool is_buffer = false);
-  /// The entries under "key." as an archive of their own (keys without the prefix).
+  /// The entries under "key." as an archive of their own (keys without the prefix). It
+  /// shares this archive's record of which entries were read.
   void read(const std::string& key, InputArchive& nested) const;
   bool try_read(const std::string& key, InputArchive& nested) const;
   void read(const std::string& key, double& value);
   void read(const std::string& key, int64_t& value);
-  std::string read_metadata(const std::string& key) const;
+  /// A "__metadata__" string (empty optional when absent).
+  optional<std::string> read_metadata(const std::string& key) const;
 
-  /// Every tensor key, in file order; and the keys no read() has asked for yet (load
-  /// uses them to report unexpected entries).
+  /// The tensor keys under this archive's prefix, in file order; and those no read()
+  /// has asked for yet (nabla::load reports them as unexpected entries).
   std::vector<std::string> keys() const;
   std::vector<std::string> unread_keys() const;
-  bool contains(const std::string& key) const { return tensors_.contains(key); }
+  bool contains(const std::string& key) const;
 
  private:
-  OrderedDict<std::string, Tensor> tensors_{"Archive key"};
-  std::map<std::string, std::string> metadata_;
-  std::map<std::string, bool> read_;
+  struct State;
+  const Tensor* find(const std::string& key) const;
+  std::shared_ptr<State> state_;
+  std::string prefix_;  // "" at the top, "conv1." for a nested archive
 };
 
 }  // namespace nabla::serialize

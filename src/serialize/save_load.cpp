@@ -1,0 +1,47 @@
+// nabla::save / nabla::load of tensors, and the unread-entry check of module loading.
+#include <string>
+
+#include "nabla/serialize.h"
+
+namespace nabla {
+
+void serialize::detail::check_all_read(const InputArchive& archive, const std::string& what,
+                                       const std::string& path) {
+  const auto extra = archive.unread_keys();
+  if (extra.empty()) return;
+  std::string list;
+  for (size_t i = 0; i < extra.size() && i < 10; ++i) list += (i ? ", " : "") + extra[i];
+  if (extra.size() > 10) list += ", ... (" + std::to_string(extra.size()) + " in all)";
+  NABLA_CHECK(false, "load: '", path, "' has entries that ", what, " does not have: ", list);
+}
+
+void save(const Tensor& tensor, const std::string& path) { save(std::vector<Tensor>{tensor}, path); }
+
+void save(const std::vector<Tensor>& tensors, const std::string& path) {
+  serialize::OutputArchive archive;
+  for (size_t i = 0; i < tensors.size(); ++i) archive.write(std::to_string(i), tensors[i]);
+  archive.save_to(path);
+}
+
+void load(Tensor& tensor, const std::string& path) {
+  std::vector<Tensor> tensors;
+  load(tensors, path);
+  NABLA_CHECK(tensors.size() == 1, "load: '", path, "' holds ", tensors.size(),
+              " tensors; load it into a std::vector<Tensor>");
+  tensor = tensors[0];
+}
+
+void load(std::vector<Tensor>& tensors, const std::string& path) {
+  serialize::InputArchive archive;
+  archive.load_from(path);
+  const auto keys = archive.keys();
+  std::vector<Tensor> out(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    NABLA_CHECK(archive.contains(std::to_string(i)), "load: '", path,
+                "' is not a list of tensors (no entry '", i, "'; it has '", keys[0], "', ...)");
+    archive.read(std::to_string(i), out[i]);
+  }
+  tensors = std::move(out);
+}
+
+}  // namespace nabla
