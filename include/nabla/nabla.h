@@ -23,4 +23,7 @@
 #include "nabla/ops/rnn.h"
 #include "nabla/ops/upsample.h"
 #include "nabla/nn.h"
+#include "nabla/optim.h"
 #include "nabla/serialize.h"
+#include "nabla/utils.h"
+#include "nabla/data.h"

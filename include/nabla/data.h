@@ -1,0 +1,8 @@
+#pragma once
+// nabla::data: datasets, transforms, samplers and the data loader (torch::data).
+#include "nabla/data/dataloader.h"
+#include "nabla/data/datasets.h"
+#include "nabla/data/example.h"
+#include "nabla/data/mnist.h"
+#include "nabla/data/samplers.h"
+#include "nabla/data/transforms.h"

@@ -1,0 +1,95 @@
+#pragma once
+// Transforms, as torch::data::transforms: Lambda (any function of an example), Normalize
+// (per-channel (x - mean) / std of the data), Stack (a vector of examples -> one batched
+// example).
+#include <functional>
+#include <vector>
+
+#include "nabla/data/example.h"
+#include "nabla/ops/factories.h"
+#include "nabla/ops/functions.h"
+
+namespace nabla::data::transforms {
+
+template <class InputBatch, class OutputBatch>
+class BatchTransform {
+ public:
+  using InputBatchType = InputBatch;
+  using OutputBatchType = OutputBatch;
+  virtual ~BatchTransform() = default;
+  virtual OutputBatch apply_batch(InputBatch input_batch) = 0;
+};
+
+/// Applies apply() to every example of a batch.
+template <class Input, class Output = Input>
+class Transform : public BatchTransform<std::vector<Input>, std::vector<Output>> {
+ public:
+  virtual Output apply(Input input) = 0;
+  std::vector<Output> apply_batch(std::vector<Input> batch) override {
+    std::vector<Output> out;
+    out.reserve(batch.size());
+    for (auto& e : batch) out.push_back(apply(std::move(e)));
+    return out;
+  }
+};
+
+template <class Input, class Output = Input>
+class Lambda : public Transform<Input, Output> {
+ public:
+  explicit Lambda(std::function<Output(Input)> fn) : fn_(std::move(fn)) {}
+  Output apply(Input input) override { return fn_(std::move(input)); }
+
+ private:
+  std::function<Output(Input)> fn_;
+};
+
+template <class InputBatch, class OutputBatch = InputBatch>
+class BatchLambda : public BatchTransform<InputBatch, OutputBatch> {
+ public:
+  explicit BatchLambda(std::function<OutputBatch(InputBatch)> fn) : fn_(std::move(fn)) {}
+  OutputBatch apply_batch(InputBatch batch) override { return fn_(std::move(batch)); }
+
+ private:
+  std::function<OutputBatch(InputBatch)> fn_;
+};
+
+/// Transforms the data tensor of each example, keeping the target.
+template <class Target = Tensor>
+class TensorTransform : public Transform<Example<Tensor, Target>> {
+ public:
+  virtual Tensor operator()(Tensor input) = 0;
+  Example<Tensor, Target> apply(Example<Tensor, Target> e) override {
+    return {(*this)(std::move(e.data)), std::move(e.target)};
+  }
+};
+
+/// (x - mean) / stddev per channel (dim 0 of each example; one value for all channels).
+template <class Target = Tensor>
+class Normalize : public TensorTransform<Target> {
+ public:
+  Normalize(ArrayRef<double> mean, ArrayRef<double> stddev)
+      : mean_(tensor(std::vector<double>(mean.begin(), mean.end()), kFloat).view({-1, 1, 1})),
+        stddev_(tensor(std::vector<double>(stddev.begin(), stddev.end()), kFloat).view({-1, 1, 1})) {}
+  Tensor operator()(Tensor input) override { return input.sub(mean_).div(stddev_); }
+  Tensor mean_, stddev_;
+};
+
+template <class E = Example<>>
+struct Stack;
+
+/// Stacks data and targets along a new first dimension.
+template <>
+struct Stack<Example<>> : BatchTransform<std::vector<Example<>>, Example<>> {
+  Example<> apply_batch(std::vector<Example<>> examples) override {
+    std::vector<Tensor> data, targets;
+    data.reserve(examples.size());
+    targets.reserve(examples.size());
+    for (auto& e : examples) {
+      data.push_back(std::move(e.data));
+      targets.push_back(std::move(e.target));
+    }
+    return {stack(data), stack(targets)};
+  }
+};
+
+}  // namespace nabla::data::transforms

@@ -1,0 +1,44 @@
+#pragma once
+// RMSprop (torch::optim::RMSprop): v = alpha v + (1 - alpha) g^2; centered subtracts the
+// squared running mean of g; momentum keeps a buffer of g / (sqrt(v) + eps).
+#include "nabla/optim/optimizer.h"
+
+namespace nabla::optim {
+
+struct RMSpropOptions : OptimizerCloneableOptions<RMSpropOptions> {
+  RMSpropOptions(double lr = 1e-2) : lr_(lr) {}  // NOLINT
+  NABLA_ARG(double, lr);
+  NABLA_ARG(double, alpha) = 0.99;
+  NABLA_ARG(double, eps) = 1e-8;
+  NABLA_ARG(double, weight_decay) = 0;
+  NABLA_ARG(double, momentum) = 0;
+  NABLA_ARG(bool, centered) = false;
+ public:
+  void save(serialize::OutputArchive& archive) const override;
+  void load(serialize::InputArchive& archive) override;
+};
+
+struct RMSpropParamState : OptimizerCloneableParamState<RMSpropParamState> {
+  NABLA_ARG(int64_t, step) = 0;
+  NABLA_ARG(Tensor, square_avg);
+  NABLA_ARG(Tensor, momentum_buffer);
+  NABLA_ARG(Tensor, grad_avg);
+ public:
+  void save(serialize::OutputArchive& archive) const override;
+  void load(serialize::InputArchive& archive) override;
+};
+
+class RMSprop : public Optimizer {
+ public:
+  RMSprop(std::vector<OptimizerParamGroup> param_groups, RMSpropOptions defaults = {});
+  RMSprop(std::vector<Tensor> params, RMSpropOptions defaults = {})
+      : RMSprop(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, std::move(defaults)) {}
+  Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  std::unique_ptr<OptimizerParamState> make_state(const Tensor&) const override {
+    return std::make_unique<RMSpropParamState>();
+  }
+};
+
+}  // namespace nabla::optim

@@ -1,0 +1,330 @@
+// SGD, Adam, AdamW, RMSprop, Adagrad: LibTorch 1.13's update rules
+// (torch/csrc/api/src/optim/*.cpp), step for step.
+#include <cmath>
+
+#include "nabla/autograd/grad_mode.h"
+#include "nabla/ops/factories.h"
+#include "nabla/ops/functions.h"
+#include "nabla/optim/adagrad.h"
+#include "nabla/optim/adam.h"
+#include "nabla/optim/rmsprop.h"
+#include "nabla/optim/sgd.h"
+#include "nabla/serialize/archive.h"
+
+namespace nabla::optim {
+
+namespace {
+
+void put(serialize::OutputArchive& a, const char* key, double v) { a.write(key, v); }
+void put(serialize::OutputArchive& a, const char* key, bool v) { a.write(key, int64_t{v}); }
+void put_tensor(serialize::OutputArchive& a, const char* key, const Tensor& t) {
+  if (t.defined()) a.write(key, t);
+}
+double get_double(serialize::InputArchive& a, const char* key) {
+  double v = 0;
+  a.read(key, v);
+  return v;
+}
+bool get_bool(serialize::InputArchive& a, const char* key) {
+  int64_t v = 0;
+  a.read(key, v);
+  return v != 0;
+}
+Tensor get_tensor(serialize::InputArchive& a, const char* key) {
+  Tensor t;
+  a.try_read(key, t);
+  return t;
+}
+
+void check_lr(const char* who, double lr) {
+  NABLA_CHECK(lr >= 0, who, ": invalid learning rate ", lr, " (expected >= 0)");
+}
+void check_non_negative(const char* who, const char* what, double v) {
+  NABLA_CHECK(v >= 0, who, ": invalid ", what, " ", v, " (expected >= 0)");
+}
+void check_betas(const char* who, const betas_t& b) {
+  auto [b1, b2] = b;
+  NABLA_CHECK(b1 >= 0 && b1 < 1 && b2 >= 0 && b2 < 1, who, ": invalid betas (", b1, ", ", b2,
+              "): each must be in [0, 1)");
+}
+
+// The Adam/AdamW core shared by both (weight decay handled by the caller).
+void adam_update(const Tensor& p, const Tensor& grad, AdamParamState& s, double lr, const betas_t& betas,
+                 double eps, bool amsgrad) {
+  auto [beta1, beta2] = betas;
+  if (!s.exp_avg().defined()) {
+    s.exp_avg(zeros_like(p));
+    s.exp_avg_sq(zeros_like(p));
+    if (amsgrad) s.max_exp_avg_sq(zeros_like(p));
+  }
+  s.step(s.step() + 1);
+  const double bias1 = 1 - std::pow(beta1, static_cast<double>(s.step()));
+  const double bias2 = 1 - std::pow(beta2, static_cast<double>(s.step()));
+  s.exp_avg().mul_(beta1).add_(grad, 1 - beta1);
+  s.exp_avg_sq().mul_(beta2).addcmul_(grad, grad, 1 - beta2);
+  Tensor denom;
+  if (amsgrad) {
+    if (!s.max_exp_avg_sq().defined()) s.max_exp_avg_sq(zeros_like(p));
+    s.max_exp_avg_sq().copy_(maximum(s.max_exp_avg_sq(), s.exp_avg_sq()));
+    denom = (s.max_exp_avg_sq().sqrt() / std::sqrt(bias2)).add_(eps);
+  } else {
+    denom = (s.exp_avg_sq().sqrt() / std::sqrt(bias2)).add_(eps);
+  }
+  p.addcdiv_(s.exp_avg(), denom, -lr / bias1);
+}
+
+}  // namespace
+
+// ---- options and state serialisation ---------------------------------------------------
+
+void SGDOptions::save(serialize::OutputArchive& a) const {
+  put(a, "lr", lr());
+  put(a, "momentum", momentum());
+  put(a, "dampening", dampening());
+  put(a, "weight_decay", weight_decay());
+  put(a, "nesterov", nesterov());
+}
+void SGDOptions::load(serialize::InputArchive& a) {
+  lr(get_double(a, "lr")).momentum(get_double(a, "momentum")).dampening(get_double(a, "dampening"));
+  weight_decay(get_double(a, "weight_decay")).nesterov(get_bool(a, "nesterov"));
+}
+void SGDParamState::save(serialize::OutputArchive& a) const { put_tensor(a, "momentum_buffer", momentum_buffer()); }
+void SGDParamState::load(serialize::InputArchive& a) { momentum_buffer(get_tensor(a, "momentum_buffer")); }
+
+template <class O>
+void save_adam_options(const O& o, serialize::OutputArchive& a) {
+  put(a, "lr", o.lr());
+  put(a, "beta1", std::get<0>(o.betas()));
+  put(a, "beta2", std::get<1>(o.betas()));
+  put(a, "eps", o.eps());
+  put(a, "weight_decay", o.weight_decay());
+  put(a, "amsgrad", o.amsgrad());
+}
+template <class O>
+void load_adam_options(O& o, serialize::InputArchive& a) {
+  o.lr(get_double(a, "lr")).betas({get_double(a, "beta1"), get_double(a, "beta2")});
+  o.eps(get_double(a, "eps")).weight_decay(get_double(a, "weight_decay")).amsgrad(get_bool(a, "amsgrad"));
+}
+void AdamOptions::save(serialize::OutputArchive& a) const { save_adam_options(*this, a); }
+void AdamOptions::load(serialize::InputArchive& a) { load_adam_options(*this, a); }
+void AdamWOptions::save(serialize::OutputArchive& a) const { save_adam_options(*this, a); }
+void AdamWOptions::load(serialize::InputArchive& a) { load_adam_options(*this, a); }
+
+void AdamParamState::save(serialize::OutputArchive& a) const {
+  a.write("step", step());
+  put_tensor(a, "exp_avg", exp_avg());
+  put_tensor(a, "exp_avg_sq", exp_avg_sq());
+  put_tensor(a, "max_exp_avg_sq", max_exp_avg_sq());
+}
+void AdamParamState::load(serialize::InputArchive& a) {
+  int64_t s = 0;
+  a.read("step", s);
+  step(s).exp_avg(get_tensor(a, "exp_avg")).exp_avg_sq(get_tensor(a, "exp_avg_sq"));
+  max_exp_avg_sq(get_tensor(a, "max_exp_avg_sq"));
+}
+
+void RMSpropOptions::save(serialize::OutputArchive& a) const {
+  put(a, "lr", lr());
+  put(a, "alpha", alpha());
+  put(a, "eps", eps());
+  put(a, "weight_decay", weight_decay());
+  put(a, "momentum", momentum());
+  put(a, "centered", centered());
+}
+void RMSpropOptions::load(serialize::InputArchive& a) {
+  lr(get_double(a, "lr")).alpha(get_double(a, "alpha")).eps(get_double(a, "eps"));
+  weight_decay(get_double(a, "weight_decay")).momentum(get_double(a, "momentum")).centered(get_bool(a, "centered"));
+}
+void RMSpropParamState::save(serialize::OutputArchive& a) const {
+  a.write("step", step());
+  put_tensor(a, "square_avg", square_avg());
+  put_tensor(a, "momentum_buffer", momentum_buffer());
+  put_tensor(a, "grad_avg", grad_avg());
+}
+void RMSpropParamState::load(serialize::InputArchive& a) {
+  int64_t s = 0;
+  a.read("step", s);
+  step(s).square_avg(get_tensor(a, "square_avg")).momentum_buffer(get_tensor(a, "momentum_buffer"));
+  grad_avg(get_tensor(a, "grad_avg"));
+}
+
+void AdagradOptions::save(serialize::OutputArchive& a) const {
+  put(a, "lr", lr());
+  put(a, "lr_decay", lr_decay());
+  put(a, "weight_decay", weight_decay());
+  put(a, "initial_accumulator_value", initial_accumulator_value());
+  put(a, "eps", eps());
+}
+void AdagradOptions::load(serialize::InputArchive& a) {
+  lr(get_double(a, "lr")).lr_decay(get_double(a, "lr_decay")).weight_decay(get_double(a, "weight_decay"));
+  initial_accumulator_value(get_double(a, "initial_accumulator_value")).eps(get_double(a, "eps"));
+}
+void AdagradParamState::save(serialize::OutputArchive& a) const {
+  a.write("step", step());
+  put_tensor(a, "sum", sum());
+}
+void AdagradParamState::load(serialize::InputArchive& a) {
+  int64_t s = 0;
+  a.read("step", s);
+  step(s).sum(get_tensor(a, "sum"));
+}
+
+// ---- the updates -----------------------------------------------------------------------
+
+SGD::SGD(std::vector<OptimizerParamGroup> groups, SGDOptions defaults)
+    : Optimizer(std::move(groups), std::make_unique<SGDOptions>(defaults)) {
+  check_lr("SGD", defaults.lr());
+  check_non_negative("SGD", "momentum", defaults.momentum());
+  check_non_negative("SGD", "weight_decay", defaults.weight_decay());
+  NABLA_CHECK(!defaults.nesterov() || (defaults.momentum() > 0 && defaults.dampening() == 0),
+              "SGD: Nesterov momentum requires a momentum and zero dampening");
+}
+
+Tensor SGD::step(LossClosure closure) {
+  Tensor loss = run_closure(closure);
+  NoGradGuard guard;
+  for (auto& group : param_groups_) {
+    const auto& o = static_cast<const SGDOptions&>(group.options());
+    for (const auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      Tensor d = p.grad();
+      if (o.weight_decay() != 0) d = d.add(p, o.weight_decay());
+      if (o.momentum() != 0) {
+        auto& s = state_for<SGDParamState>(p, [] { return std::make_unique<SGDParamState>(); });
+        if (!s.momentum_buffer().defined()) {
+          s.momentum_buffer(d.clone().detach());
+        } else {
+          s.momentum_buffer().mul_(o.momentum()).add_(d, 1 - o.dampening());
+        }
+        d = o.nesterov() ? d.add(s.momentum_buffer(), o.momentum()) : s.momentum_buffer();
+      }
+      p.add_(d, -o.lr());
+    }
+  }
+  return loss;
+}
+
+Adam::Adam(std::vector<OptimizerParamGroup> groups, AdamOptions defaults)
+    : Optimizer(std::move(groups), std::make_unique<AdamOptions>(defaults)) {
+  check_lr("Adam", defaults.lr());
+  check_non_negative("Adam", "eps", defaults.eps());
+  check_non_negative("Adam", "weight_decay", defaults.weight_decay());
+  check_betas("Adam", defaults.betas());
+}
+
+Tensor Adam::step(LossClosure closure) {
+  Tensor loss = run_closure(closure);
+  NoGradGuard guard;
+  for (auto& group : param_groups_) {
+    const auto& o = static_cast<const AdamOptions&>(group.options());
+    for (const auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      Tensor grad = p.grad();
+      if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
+      auto& s = state_for<AdamParamState>(p, [] { return std::make_unique<AdamParamState>(); });
+      adam_update(p, grad, s, o.lr(), o.betas(), o.eps(), o.amsgrad());
+    }
+  }
+  return loss;
+}
+
+AdamW::AdamW(std::vector<OptimizerParamGroup> groups, AdamWOptions defaults)
+    : Optimizer(std::move(groups), std::make_unique<AdamWOptions>(defaults)) {
+  check_lr("AdamW", defaults.lr());
+  check_non_negative("AdamW", "eps", defaults.eps());
+  check_non_negative("AdamW", "weight_decay", defaults.weight_decay());
+  check_betas("AdamW", defaults.betas());
+}
+
+Tensor AdamW::step(LossClosure closure) {
+  Tensor loss = run_closure(closure);
+  NoGradGuard guard;
+  for (auto& group : param_groups_) {
+    const auto& o = static_cast<const AdamWOptions&>(group.options());
+    for (const auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      if (o.weight_decay() != 0) p.mul_(1 - o.lr() * o.weight_decay());
+      auto& s = state_for<AdamParamState>(p, [] { return std::make_unique<AdamParamState>(); });
+      adam_update(p, p.grad(), s, o.lr(), o.betas(), o.eps(), o.amsgrad());
+    }
+  }
+  return loss;
+}
+
+RMSprop::RMSprop(std::vector<OptimizerParamGroup> groups, RMSpropOptions defaults)
+    : Optimizer(std::move(groups), std::make_unique<RMSpropOptions>(defaults)) {
+  check_lr("RMSprop", defaults.lr());
+  check_non_negative("RMSprop", "eps", defaults.eps());
+  check_non_negative("RMSprop", "momentum", defaults.momentum());
+  check_non_negative("RMSprop", "weight_decay", defaults.weight_decay());
+  check_non_negative("RMSprop", "alpha", defaults.alpha());
+}
+
+Tensor RMSprop::step(LossClosure closure) {
+  Tensor loss = run_closure(closure);
+  NoGradGuard guard;
+  for (auto& group : param_groups_) {
+    const auto& o = static_cast<const RMSpropOptions&>(group.options());
+    for (const auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      auto& s = state_for<RMSpropParamState>(p, [] { return std::make_unique<RMSpropParamState>(); });
+      if (!s.square_avg().defined()) {
+        s.square_avg(zeros_like(p));
+        if (o.momentum() > 0) s.momentum_buffer(zeros_like(p));
+        if (o.centered()) s.grad_avg(zeros_like(p));
+      }
+      s.step(s.step() + 1);
+      Tensor grad = p.grad();
+      if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
+      s.square_avg().mul_(o.alpha()).addcmul_(grad, grad, 1 - o.alpha());
+      Tensor avg;
+      if (o.centered()) {
+        s.grad_avg().mul_(o.alpha()).add_(grad, 1 - o.alpha());
+        avg = s.square_avg().addcmul(s.grad_avg(), s.grad_avg(), -1).sqrt().add_(o.eps());
+      } else {
+        avg = s.square_avg().sqrt().add_(o.eps());
+      }
+      if (o.momentum() > 0) {
+        s.momentum_buffer().mul_(o.momentum()).addcdiv_(grad, avg);
+        p.add_(s.momentum_buffer(), -o.lr());
+      } else {
+        p.addcdiv_(grad, avg, -o.lr());
+      }
+    }
+  }
+  return loss;
+}
+
+Adagrad::Adagrad(std::vector<OptimizerParamGroup> groups, AdagradOptions defaults)
+    : Optimizer(std::move(groups), std::make_unique<AdagradOptions>(defaults)) {
+  check_lr("Adagrad", defaults.lr());
+  check_non_negative("Adagrad", "lr_decay", defaults.lr_decay());
+  check_non_negative("Adagrad", "weight_decay", defaults.weight_decay());
+  check_non_negative("Adagrad", "initial_accumulator_value", defaults.initial_accumulator_value());
+  check_non_negative("Adagrad", "eps", defaults.eps());
+}
+
+Tensor Adagrad::step(LossClosure closure) {
+  Tensor loss = run_closure(closure);
+  NoGradGuard guard;
+  for (auto& group : param_groups_) {
+    const auto& o = static_cast<const AdagradOptions&>(group.options());
+    for (const auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      auto& s = state_for<AdagradParamState>(p, [&] {
+        auto st = std::make_unique<AdagradParamState>();
+        st->sum(full_like(p, o.initial_accumulator_value()));
+        return st;
+      });
+      s.step(s.step() + 1);
+      Tensor grad = p.grad();
+      if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
+      const double clr = o.lr() / (1 + static_cast<double>(s.step() - 1) * o.lr_decay());
+      s.sum().addcmul_(grad, grad, 1.0);
+      p.addcdiv_(grad, s.sum().sqrt().add_(o.eps()), -clr);
+    }
+  }
+  return loss;
+}
+
+}  // namespace nabla::optim
