@@ -76,6 +76,16 @@ struct OpEntry {
   std::string known_difference;
   /// Views: also compare strides and storage offset (a view must alias like LibTorch's).
   bool check_strides = false;
+  /// Gradient checks in float64 on the entry's samples (floating tensor inputs are
+  /// differentiated; integer inputs such as targets pass through): every input's
+  /// gradient against LibTorch's for the same random output gradients, and against
+  /// central finite differences (gradcheck) on samples of at most kGradcheckMaxElems
+  /// input elements; `gradgrad` adds gradgradcheck (second derivatives).
+  bool grad = false;
+  bool gradgrad = false;
+  /// Why finite differences cannot check this entry (e.g. it computes through float32),
+  /// empty when they can. The LibTorch comparison still runs.
+  std::string no_finite_differences;
 };
 
 /// Optional settings of an entry, chained: `Opt().dtypes(kFloatsAndLong).tol32(1e-4, 1e-5)`.
@@ -111,6 +121,15 @@ struct Opt {
     strides = true;
     return *this;
   }
+  bool grad_checks = false, gradgrad_checks = false;
+  Opt& grad() {
+    grad_checks = true;
+    return *this;
+  }
+  Opt& gradgrad() {
+    grad_checks = gradgrad_checks = true;
+    return *this;
+  }
 };
 
 /// An entry whose two sides must be spelled differently (factories: nabla::zeros and
@@ -128,6 +147,8 @@ OpEntry op2(std::string group, std::string name, Gen gen, FN fn, FT ft, const Op
   e.error_fragment = o.error_fragment;
   e.known_difference = o.known;
   e.check_strides = o.strides;
+  e.grad = o.grad_checks;
+  e.gradgrad = o.gradgrad_checks;
   return e;
 }
 
@@ -149,6 +170,9 @@ struct Coverage {
   long expected_errors = 0;  // cases where LibTorch threw and nabla threw nabla::Error
   long promotion_cases = 0;
   long error_cases = 0;
+  long grad_cases = 0;      // samples whose gradients were compared with LibTorch's
+  long gradcheck_cases = 0;  // samples checked against finite differences
+  long gradgrad_cases = 0;
   std::vector<std::string> known_differences;  // entries that still differ
 };
 Coverage& coverage();

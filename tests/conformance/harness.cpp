@@ -12,6 +12,7 @@
 
 #include "bridge.h"
 #include "conformance.h"
+#include "grad_checks.h"
 
 namespace conform {
 
@@ -78,6 +79,13 @@ class EntryTest : public ::testing::Test {
                               std::to_string(seed) + ", inputs " + s.what + "]";
           run_case(s, where, fail);
         }
+      }
+    }
+    if (e_->grad) {
+      try {
+        run_grad_checks(*e_, fail);
+      } catch (const std::exception& err) {
+        fail("[gradient]", std::string("threw: ") + err.what());
       }
     }
     if (known) {
@@ -167,6 +175,9 @@ class CoverageReport : public ::testing::Environment {
               << " value cases (" << c.expected_errors
               << " where both LibTorch and nabla rejected the input), " << c.promotion_cases
               << " dtype-promotion cases, " << c.error_cases << " error cases\n";
+    std::cout << "[conformance] gradients: " << c.grad_cases << " samples against LibTorch, "
+              << c.gradcheck_cases << " against finite differences, " << c.gradgrad_cases
+              << " second-derivative checks\n";
     if (!c.known_differences.empty()) {
       std::cout << "[conformance] " << c.known_differences.size() << " known differences:";
       for (const auto& k : c.known_differences) std::cout << " " << k;

@@ -1,0 +1,121 @@
+#pragma once
+// Options of the losses (torch/nn/options/loss.h); F::XxxFuncOptions are the same types.
+#include "nabla/core/optional.h"
+#include "nabla/core/tensor.h"
+#include "nabla/nn/enum.h"
+#include "nabla/nn/options/arg.h"
+
+namespace nabla::nn {
+
+/// Options holding only a reduction (MSELoss, L1Loss, SoftMarginLoss).
+#define NABLA_REDUCTION_OPTIONS(Name)                           \
+  struct Name {                                                 \
+    Name() = default;                                           \
+    Name(reduction_t reduction) : reduction_(reduction) {}      \
+    NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};      \
+  }
+NABLA_REDUCTION_OPTIONS(MSELossOptions);
+NABLA_REDUCTION_OPTIONS(L1LossOptions);
+NABLA_REDUCTION_OPTIONS(SoftMarginLossOptions);
+#undef NABLA_REDUCTION_OPTIONS
+
+struct SmoothL1LossOptions {
+  SmoothL1LossOptions() = default;
+  SmoothL1LossOptions(reduction_t reduction) : reduction_(reduction) {}  // NOLINT
+  NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
+  NABLA_ARG(optional<double>, beta) = nullopt;  // 1.0 when unset
+};
+
+struct HuberLossOptions {
+  HuberLossOptions() = default;
+  HuberLossOptions(reduction_t reduction) : reduction_(reduction) {}  // NOLINT
+  NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
+  NABLA_ARG(double, delta) = 1.0;
+};
+
+struct NLLLossOptions {
+  NABLA_ARG(Tensor, weight) = {};
+  NABLA_ARG(int64_t, ignore_index) = -100;
+  NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
+};
+
+struct CrossEntropyLossOptions {
+  NABLA_ARG(Tensor, weight) = {};
+  NABLA_ARG(int64_t, ignore_index) = -100;
+  NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
+  NABLA_ARG(double, label_smoothing) = 0.0;
+};
+
+struct BCELossOptions {
+  NABLA_ARG(Tensor, weight) = {};
+  NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
+};
+
+struct BCEWithLogitsLossOptions {
+  NABLA_ARG(Tensor, weight) = {};
+  NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
+  NABLA_ARG(Tensor, pos_weight) = {};
+};
+
+struct KLDivLossOptions {
+  KLDivLossOptions() = default;
+  KLDivLossOptions(kldiv_reduction_t reduction) : reduction_(reduction) {}  // NOLINT
+  NABLA_ARG(kldiv_reduction_t, reduction) = enumtype::kMean{};
+  NABLA_ARG(bool, log_target) = false;
+};
+
+struct MarginRankingLossOptions {
+  NABLA_ARG(double, margin) = 0;
+  NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
+};
+
+struct HingeEmbeddingLossOptions {
+  NABLA_ARG(double, margin) = 1.0;
+  NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
+};
+
+struct CosineEmbeddingLossOptions {
+  NABLA_ARG(double, margin) = 0.0;
+  NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
+};
+
+struct PoissonNLLLossOptions {
+  NABLA_ARG(bool, log_input) = true;
+  NABLA_ARG(bool, full) = false;
+  NABLA_ARG(double, eps) = 1e-8;
+  NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
+};
+
+struct TripletMarginLossOptions {
+  NABLA_ARG(double, margin) = 1.0;
+  NABLA_ARG(double, p) = 2.0;
+  NABLA_ARG(double, eps) = 1e-6;
+  NABLA_ARG(bool, swap) = false;
+  NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
+};
+
+struct MultiLabelSoftMarginLossOptions {
+  NABLA_ARG(Tensor, weight) = {};
+  NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
+};
+
+namespace functional {
+using MSELossFuncOptions = MSELossOptions;
+using L1LossFuncOptions = L1LossOptions;
+using SoftMarginLossFuncOptions = SoftMarginLossOptions;
+using SmoothL1LossFuncOptions = SmoothL1LossOptions;
+using HuberLossFuncOptions = HuberLossOptions;
+using NLLLossFuncOptions = NLLLossOptions;
+using CrossEntropyFuncOptions = CrossEntropyLossOptions;
+using BinaryCrossEntropyFuncOptions = BCELossOptions;
+using BinaryCrossEntropyWithLogitsFuncOptions = BCEWithLogitsLossOptions;
+using KLDivFuncOptions = KLDivLossOptions;
+using MarginRankingLossFuncOptions = MarginRankingLossOptions;
+using HingeEmbeddingLossFuncOptions = HingeEmbeddingLossOptions;
+using CosineEmbeddingLossFuncOptions = CosineEmbeddingLossOptions;
+using PoissonNLLLossFuncOptions = PoissonNLLLossOptions;
+using TripletMarginLossFuncOptions = TripletMarginLossOptions;
+using MultilabelSoftMarginLossFuncOptions = MultiLabelSoftMarginLossOptions;
+}  // namespace functional
+
+}  // namespace nabla::nn

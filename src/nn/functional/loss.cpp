@@ -1,0 +1,104 @@
+// F:: losses: options unpacked onto the at::-style free functions.
+#include "nabla/nn/functional/loss.h"
+
+#include "nabla/ops/functions.h"
+
+namespace nabla::nn::functional {
+
+int64_t reduction_code(const reduction_t& reduction) {
+  if (std::holds_alternative<enumtype::kNone>(reduction)) return Reduction::None;
+  if (std::holds_alternative<enumtype::kSum>(reduction)) return Reduction::Sum;
+  return Reduction::Mean;
+}
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& o) {
+  return nabla::mse_loss(input, target, reduction_code(o.reduction()));
+}
+
+Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& o) {
+  return nabla::l1_loss(input, target, reduction_code(o.reduction()));
+}
+
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1LossFuncOptions& o) {
+  return nabla::smooth_l1_loss(input, target, reduction_code(o.reduction()), o.beta().value_or(1.0));
+}
+
+Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFuncOptions& o) {
+  return nabla::huber_loss(input, target, reduction_code(o.reduction()), o.delta());
+}
+
+Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& o) {
+  return nabla::nll_loss_nd(input, target, o.weight(), reduction_code(o.reduction()), o.ignore_index());
+}
+
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& o) {
+  return nabla::cross_entropy_loss(input, target, o.weight(), reduction_code(o.reduction()), o.ignore_index(),
+                                   o.label_smoothing());
+}
+
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const BinaryCrossEntropyFuncOptions& o) {
+  return nabla::binary_cross_entropy(input, target, o.weight(), reduction_code(o.reduction()));
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const BinaryCrossEntropyWithLogitsFuncOptions& o) {
+  return nabla::binary_cross_entropy_with_logits(input, target, o.weight(), o.pos_weight(),
+                                                 reduction_code(o.reduction()));
+}
+
+Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions& o) {
+  if (std::holds_alternative<enumtype::kBatchMean>(o.reduction())) {
+    Tensor sum = nabla::kl_div(input, target, Reduction::Sum, o.log_target());
+    return input.dim() == 0 ? sum : sum / input.size(0);
+  }
+  int64_t code = std::holds_alternative<enumtype::kNone>(o.reduction())  ? Reduction::None
+                 : std::holds_alternative<enumtype::kSum>(o.reduction()) ? Reduction::Sum
+                                                                         : Reduction::Mean;
+  return nabla::kl_div(input, target, code, o.log_target());
+}
+
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target, const SoftMarginLossFuncOptions& o) {
+  return nabla::soft_margin_loss(input, target, reduction_code(o.reduction()));
+}
+
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                           const MarginRankingLossFuncOptions& o) {
+  return nabla::margin_ranking_loss(input1, input2, target, o.margin(), reduction_code(o.reduction()));
+}
+
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, const HingeEmbeddingLossFuncOptions& o) {
+  return nabla::hinge_embedding_loss(input, target, o.margin(), reduction_code(o.reduction()));
+}
+
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                             const CosineEmbeddingLossFuncOptions& o) {
+  return nabla::cosine_embedding_loss(input1, input2, target, o.margin(), reduction_code(o.reduction()));
+}
+
+Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, const PoissonNLLLossFuncOptions& o) {
+  return nabla::poisson_nll_loss(input, target, o.log_input(), o.full(), o.eps(), reduction_code(o.reduction()));
+}
+
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                           const TripletMarginLossFuncOptions& o) {
+  return nabla::triplet_margin_loss(anchor, positive, negative, o.margin(), o.p(), o.eps(), o.swap(),
+                                    reduction_code(o.reduction()));
+}
+
+Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
+                                   const MultilabelSoftMarginLossFuncOptions& o) {
+  NABLA_CHECK(input.defined() && target.defined() && input.sizes() == target.sizes(),
+              "multilabel_soft_margin_loss: target must have input's shape");
+  // log(sigmoid(x)) = -softplus(-x), computed stably as in binary_cross_entropy_with_logits.
+  auto log_sigmoid = [](const Tensor& x) { return -((-x.abs()).exp().log1p() + (-x).clamp_min(0)); };
+  Tensor loss = -(target * log_sigmoid(input) + (1 - target) * log_sigmoid(-input));
+  if (o.weight().defined()) loss = loss * o.weight();
+  loss = loss.sum(input.dim() - 1) / input.size(input.dim() - 1);
+  switch (reduction_code(o.reduction())) {
+    case Reduction::None: return loss;
+    case Reduction::Sum: return loss.sum();
+    default: return loss.mean();
+  }
+}
+
+}  // namespace nabla::nn::functional

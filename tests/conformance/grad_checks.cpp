@@ -1,0 +1,112 @@
+// Gradient checks of the op table: for every float64 sample of an entry, the gradients of
+// sum_i (out_i * g_i) with the same random g_i in both libraries must agree, and nabla's
+// must match central finite differences (gradcheck) and, for gradgrad entries, second
+// derivatives too (gradgradcheck).
+#include "grad_checks.h"
+
+#include <cmath>
+
+#include <nabla/autograd/gradcheck.h>
+
+namespace conform {
+
+namespace {
+
+template <class T, class G>
+T weighted_sum(const std::vector<T>& outs, G&& g_for) {
+  T loss;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (!outs[i].is_floating_point() || !outs[i].requires_grad()) continue;
+    T term = (outs[i] * g_for(i)).sum();
+    loss = loss.defined() ? loss + term : term;
+  }
+  return loss;
+}
+
+bool all_finite(const nabla::Tensor& t) {
+  return !t.is_floating_point() || t.numel() == 0 || nabla::isfinite(t).all().template item<bool>();
+}
+
+}  // namespace
+
+void run_grad_checks(const OpEntry& e, const std::function<void(const std::string&, const std::string&)>& fail) {
+  for (int seed = 1; seed <= 2; ++seed) {
+    Rng rng(static_cast<uint64_t>(seed) * 104729u + std::hash<std::string>{}(e.name));
+    for (const Sample& s : e.gen(rng, nabla::kDouble)) {
+      const std::string where = "[gradient, seed " + std::to_string(seed) + ", inputs " + s.what + "]";
+      bool finite = true;
+      int64_t float_elems = 0;
+      for (const auto& t : s.inputs) {
+        finite = finite && all_finite(t);
+        if (t.is_floating_point()) float_elems += t.numel();
+      }
+      if (!finite || float_elems == 0) continue;
+      std::vector<nabla::Tensor> nin;
+      std::vector<at::Tensor> tin;
+      for (const auto& t : s.inputs) {
+        nin.push_back(t.detach().requires_grad_(t.is_floating_point()));
+        tin.push_back(to_torch(t).detach().requires_grad_(t.is_floating_point()));
+      }
+      std::vector<at::Tensor> tout;
+      try {
+        tout = e.torch_fn(tin).list;
+      } catch (const std::exception&) {
+        continue;  // an error sample: the value check covers it
+      }
+      std::vector<nabla::Tensor> nout = e.nabla_fn(nin).list;
+      if (nout.size() != tout.size()) return fail(where, "output counts differ");
+      std::vector<nabla::Tensor> gs;
+      for (const auto& o : nout) gs.push_back(make(rng, o.sizes().vec(), nabla::kDouble));
+      nabla::Tensor nloss = weighted_sum(nout, [&](size_t i) { return gs[i]; });
+      at::Tensor tloss = weighted_sum(tout, [&](size_t i) { return to_torch(gs[i]); });
+      if (nloss.defined() != tloss.defined()) {
+        fail(where, std::string("only ") + (nloss.defined() ? "nabla" : "LibTorch") + " has a differentiable output");
+        continue;
+      }
+      if (!nloss.defined()) continue;
+      ++coverage().grad_cases;
+      nloss.backward();
+      tloss.backward();
+      for (size_t i = 0; i < nin.size(); ++i) {
+        if (!nin[i].is_floating_point()) continue;
+        at::Tensor want = tin[i].grad().defined() ? tin[i].grad() : at::zeros_like(tin[i]);
+        nabla::Tensor got = nin[i].grad().defined() ? nin[i].grad() : nabla::zeros_like(nin[i]);
+        std::string diff = compare(want, got, 1e-9, 1e-11);
+        if (!diff.empty()) fail(where, "gradient of input " + std::to_string(i) + " vs LibTorch: " + diff);
+      }
+      if (float_elems > kGradcheckMaxElems || !e.no_finite_differences.empty()) continue;
+      // A non-finite output (a mean over an empty batch) has no finite differences.
+      bool finite_out = true;
+      for (const auto& o : nout) finite_out = finite_out && all_finite(o.detach());
+      if (!finite_out) continue;
+      // Finite differences: a function of the floating inputs only.
+      std::vector<size_t> float_pos;
+      nabla::autograd::variable_list fd_inputs;
+      for (size_t i = 0; i < s.inputs.size(); ++i)
+        if (s.inputs[i].is_floating_point()) {
+          float_pos.push_back(i);
+          fd_inputs.push_back(s.inputs[i].detach().clone().requires_grad_());
+        }
+      auto fn = [&](const nabla::autograd::variable_list& xs) {
+        std::vector<nabla::Tensor> all = s.inputs;
+        for (size_t k = 0; k < float_pos.size(); ++k) all[float_pos[k]] = xs[k];
+        nabla::autograd::variable_list outs;
+        for (auto& o : e.nabla_fn(all).list)
+          if (o.is_floating_point() && o.requires_grad()) outs.push_back(o);
+        return outs;
+      };
+      try {
+        ++coverage().gradcheck_cases;
+        nabla::autograd::gradcheck(fn, fd_inputs);
+        if (e.gradgrad && float_elems <= kGradcheckMaxElems / 2) {
+          ++coverage().gradgrad_cases;
+          nabla::autograd::gradgradcheck(fn, fd_inputs);
+        }
+      } catch (const nabla::Error& err) {
+        fail(where, std::string("finite differences: ") + err.what());
+      }
+    }
+  }
+}
+
+}  // namespace conform
