@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(cmake g++ make pkg-config libopenblas-dev zlib1g-dev nlohmann-json3-dev libgtest-dev)
 for arg in "$@"; do
   case "$arg" in
-    --with-libtorch) packages+=(libtorch-dev) ;;  # tests and benchmarks only
+    --with-libtorch) packages+=(libtorch-dev python3-numpy) ;;  # tests and benchmarks only (numpy: .npy interchange tests)
     --with-data) packages+=(dataset-fashion-mnist) ;;
     --with-bench) packages+=(libtorch-dev libbenchmark-dev) ;;
     *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;

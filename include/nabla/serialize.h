@@ -12,6 +12,7 @@
 
 #include "nabla/core/tensor.h"
 #include "nabla/serialize/archive.h"
+#include "nabla/serialize/numpy.h"
 
 namespace nabla {
 
