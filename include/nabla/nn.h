@@ -9,5 +9,6 @@
 #include "nabla/nn/modules/container/sequential.h"
 #include "nabla/nn/modules/linear.h"
 #include "nabla/nn/modules/loss.h"
+#include "nabla/nn/modules/rnn.h"
 #include "nabla/nn/pimpl.h"
 #include "nabla/nn/utils/clip_grad.h"

@@ -1,0 +1,95 @@
+// Module trees against LibTorch's: parameter names and shapes, and forward/backward on
+// shared weights (LibTorch's initial weights copied into nabla's module).
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <nabla/nabla.h>
+
+namespace {
+
+nabla::Tensor to_nabla(const at::Tensor& t) {
+  at::Tensor c = t.detach().contiguous().to(at::kDouble);
+  std::vector<double> v(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+  return nabla::tensor(v, nabla::kDouble).view(c.sizes().vec()).to(nabla::kFloat);
+}
+
+void expect_close(const at::Tensor& want, const nabla::Tensor& got, double tol, const std::string& what) {
+  ASSERT_EQ(want.sizes().vec(), got.sizes().vec()) << what;
+  at::Tensor w = want.detach().contiguous().to(at::kDouble);
+  nabla::Tensor g = got.detach().contiguous().to(nabla::kDouble);
+  for (int64_t i = 0; i < w.numel(); ++i)
+    ASSERT_NEAR(g.data_ptr<double>()[i], w.data_ptr<double>()[i], tol) << what << " element " << i;
+}
+
+// Names and shapes must agree; then LibTorch's values are copied into nabla's parameters.
+template <class TM, class NM>
+void match_parameters(TM& t, NM& n) {
+  auto tp = t->named_parameters();
+  auto np = n->named_parameters();
+  ASSERT_EQ(tp.size(), np.size());
+  for (size_t i = 0; i < tp.size(); ++i) {
+    EXPECT_EQ(tp[i].key(), np[i].key());
+    EXPECT_EQ(tp[i].value().sizes().vec(), np[i].value().sizes().vec()) << tp[i].key();
+    nabla::NoGradGuard g;
+    np[i].value().copy_(to_nabla(tp[i].value()));
+  }
+}
+
+}  // namespace
+
+TEST(ModulesVsLibTorch, SequentialNamesAndForward) {
+  torch::nn::Sequential t(torch::nn::Linear(5, 4), torch::nn::Functional(torch::relu), torch::nn::Linear(4, 2));
+  nabla::nn::Sequential n(nabla::nn::Linear(5, 4), nabla::nn::Functional(nabla::relu), nabla::nn::Linear(4, 2));
+  match_parameters(t, n);
+  at::Tensor x = torch::randn({3, 5});
+  expect_close(t->forward(x), n->forward(to_nabla(x)), 1e-5, "sequential forward");
+}
+
+TEST(ModulesVsLibTorch, RecurrentModules) {
+  for (bool bidirectional : {false, true}) {
+    torch::nn::LSTM tl(torch::nn::LSTMOptions(3, 4).num_layers(2).bidirectional(bidirectional).batch_first(true));
+    nabla::nn::LSTM nl(nabla::nn::LSTMOptions(3, 4).num_layers(2).bidirectional(bidirectional).batch_first(true));
+    match_parameters(tl, nl);
+    at::Tensor x = torch::randn({2, 5, 3});
+    auto [ty, ts] = tl->forward(x);
+    auto [ny, ns] = nl->forward(to_nabla(x));
+    expect_close(ty, ny, 1e-5, "lstm output");
+    expect_close(std::get<1>(ts), std::get<1>(ns), 1e-5, "lstm c_n");
+
+    torch::nn::GRU tg(torch::nn::GRUOptions(3, 4).bidirectional(bidirectional));
+    nabla::nn::GRU ng(nabla::nn::GRUOptions(3, 4).bidirectional(bidirectional));
+    match_parameters(tg, ng);
+    at::Tensor s = torch::randn({6, 2, 3});
+    expect_close(std::get<0>(tg->forward(s)), std::get<0>(ng->forward(to_nabla(s))), 1e-5, "gru output");
+
+    torch::nn::RNN tr(torch::nn::RNNOptions(3, 4).nonlinearity(torch::kReLU).num_layers(2).bidirectional(bidirectional));
+    nabla::nn::RNN nr(nabla::nn::RNNOptions(3, 4).nonlinearity(nabla::kReLU).num_layers(2).bidirectional(bidirectional));
+    match_parameters(tr, nr);
+    expect_close(std::get<1>(tr->forward(s)), std::get<1>(nr->forward(to_nabla(s))), 1e-5, "rnn h_n");
+  }
+  torch::nn::LSTMCell tc(3, 4);
+  nabla::nn::LSTMCell nc(3, 4);
+  match_parameters(tc, nc);
+  at::Tensor x = torch::randn({2, 3});
+  expect_close(std::get<1>(tc->forward(x)), std::get<1>(nc->forward(to_nabla(x))), 1e-5, "lstm cell");
+  torch::nn::GRUCell tgc(3, 4);
+  nabla::nn::GRUCell ngc(3, 4);
+  match_parameters(tgc, ngc);
+  expect_close(tgc->forward(x), ngc->forward(to_nabla(x)), 1e-5, "gru cell");
+}
+
+TEST(ModulesVsLibTorch, DefaultInitDistributions) {
+  // Same distribution as LibTorch: compare the bounds (uniform ±1/sqrt(fan_in)) via the
+  // max and standard deviation of large layers.
+  torch::manual_seed(0);
+  nabla::manual_seed(0);
+  torch::nn::Linear t(400, 300);
+  nabla::nn::Linear n(400, 300);
+  EXPECT_NEAR(n->weight.abs().max().item<double>(), t->weight.abs().max().item<double>(), 1e-3);
+  EXPECT_NEAR(n->weight.std().item<double>(), t->weight.std().item<double>(), 1e-3);
+  EXPECT_NEAR(n->bias.abs().max().item<double>(), t->bias.abs().max().item<double>(), 2e-3);
+  torch::nn::LSTM tl(10, 25);
+  nabla::nn::LSTM nl(10, 25);
+  EXPECT_NEAR(nl->named_parameters()["weight_hh_l0"].abs().max().item<double>(),
+              tl->named_parameters()["weight_hh_l0"].abs().max().item<double>(), 1e-3);
+}
