@@ -269,4 +269,14 @@ void ProfilingBackend::scatter(const Tensor& self, int64_t dim, const Tensor& in
   inner_.scatter(self, dim, index, src, accumulate);
 }
 
+void ProfilingBackend::im2col(const Tensor& cols, const Tensor& image, const WindowGeometry& g) {
+  RecordFunction rec("im2col", EventKind::Kernel);
+  inner_.im2col(cols, image, g);
+}
+
+void ProfilingBackend::col2im(const Tensor& image, const Tensor& cols, const WindowGeometry& g) {
+  RecordFunction rec("col2im", EventKind::Kernel);
+  inner_.col2im(image, cols, g);
+}
+
 }  // namespace nabla

@@ -32,6 +32,8 @@ class ProfilingBackend final : public Backend {
   void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
   void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                bool accumulate) override;
+  void im2col(const Tensor& cols, const Tensor& image, const WindowGeometry& g) override;
+  void col2im(const Tensor& image, const Tensor& cols, const WindowGeometry& g) override;
 
  private:
   Backend& inner_;

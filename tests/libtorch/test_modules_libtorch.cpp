@@ -93,3 +93,39 @@ TEST(ModulesVsLibTorch, DefaultInitDistributions) {
   EXPECT_NEAR(nl->named_parameters()["weight_hh_l0"].abs().max().item<double>(),
               tl->named_parameters()["weight_hh_l0"].abs().max().item<double>(), 1e-3);
 }
+
+TEST(ModulesVsLibTorch, ConvolutionalNetwork) {
+  // The W3 model, as modules in both libraries, on shared weights: forward and the
+  // gradients of every parameter.
+  torch::nn::Sequential t(torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 4, 3).padding(1)), torch::nn::ReLU(),
+                          torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(2)),
+                          torch::nn::Conv2d(torch::nn::Conv2dOptions(4, 6, 3).padding(1).stride(2)),
+                          torch::nn::AdaptiveAvgPool2d(torch::nn::AdaptiveAvgPool2dOptions({2, 2})), torch::nn::Flatten(),
+                          torch::nn::Linear(24, 3));
+  nabla::nn::Sequential n(nabla::nn::Conv2d(nabla::nn::Conv2dOptions(1, 4, 3).padding(1)),
+                          nabla::nn::Functional(nabla::relu), nabla::nn::MaxPool2d(nabla::nn::MaxPool2dOptions(2)),
+                          nabla::nn::Conv2d(nabla::nn::Conv2dOptions(4, 6, 3).padding(1).stride(2)),
+                          nabla::nn::AdaptiveAvgPool2d(nabla::nn::AdaptiveAvgPool2dOptions({2, 2})),
+                          nabla::nn::Flatten(), nabla::nn::Linear(24, 3));
+  // Names differ only where LibTorch's ReLU is a module; compare shapes in order.
+  auto tp = t->parameters();
+  auto np = n->parameters();
+  ASSERT_EQ(tp.size(), np.size());
+  for (size_t i = 0; i < tp.size(); ++i) {
+    ASSERT_EQ(tp[i].sizes().vec(), np[i].sizes().vec());
+    nabla::NoGradGuard g;
+    np[i].copy_(to_nabla(tp[i]));
+  }
+  at::Tensor x = torch::randn({5, 1, 12, 12});
+  at::Tensor ty = t->forward(x);
+  nabla::Tensor ny = n->forward(to_nabla(x));
+  expect_close(ty, ny, 1e-5, "cnn forward");
+  ty.pow(2).sum().backward();
+  ny.pow(2).sum().backward();
+  for (size_t i = 0; i < tp.size(); ++i) expect_close(tp[i].grad(), np[i].grad(), 1e-4, "cnn gradient " + std::to_string(i));
+  torch::nn::ConvTranspose2d tt(torch::nn::ConvTranspose2dOptions(3, 2, 4).stride(2).padding(1));
+  nabla::nn::ConvTranspose2d nt(nabla::nn::ConvTranspose2dOptions(3, 2, 4).stride(2).padding(1));
+  match_parameters(tt, nt);
+  at::Tensor z = torch::randn({2, 3, 5, 5});
+  expect_close(tt->forward(z), nt->forward(to_nabla(z)), 1e-5, "conv transpose");
+}

@@ -50,6 +50,16 @@ enum class BinaryOp : uint8_t {
 
 enum class ReduceOp : uint8_t { Sum, Prod, Max, Min, All, Any };
 
+/// The sliding-window geometry of im2col / col2im (convolution and pooling): a kernel
+/// kh x kw with stride, zero padding and dilation over an h x w image, giving oh x ow
+/// window positions.
+struct WindowGeometry {
+  int64_t h, w;    // image
+  int64_t kh, kw;  // kernel
+  int64_t sh, sw, ph, pw, dh, dw;
+  int64_t oh, ow;  // positions: (h + 2 ph - dh (kh - 1) - 1) / sh + 1, likewise ow
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -105,6 +115,15 @@ class Backend {
   /// self[..index[..i..]..] = src[..i..] (or += when accumulate) along dim.
   virtual void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                        bool accumulate) = 0;
+
+  // ---- Sliding windows (convolution, pooling) -----------------------------------------
+  /// cols [B, C * kh * kw, oh * ow] from image [B, C, h, w] (both contiguous, float or
+  /// double): cols[b, (c, i, j), (y, x)] = image[b, c, y sh - ph + i dh, x sw - pw + j dw],
+  /// 0 outside the image.
+  virtual void im2col(const Tensor& cols, const Tensor& image, const WindowGeometry& g) = 0;
+  /// The adjoint: image [B, C, h, w] = the sum of every cols entry into its image
+  /// position (assigns image; entries falling in the padding are dropped).
+  virtual void col2im(const Tensor& image, const Tensor& cols, const WindowGeometry& g) = 0;
 };
 
 /// The backend of a device; a nabla::Error for a device this build does not have.
