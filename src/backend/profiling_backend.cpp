@@ -279,4 +279,10 @@ void ProfilingBackend::col2im(const Tensor& image, const Tensor& cols, const Win
   inner_.col2im(image, cols, g);
 }
 
+void ProfilingBackend::max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& image,
+                                  const WindowGeometry& g) {
+  RecordFunction rec("max_pool2d", EventKind::Kernel);
+  inner_.max_pool2d(values, indices, image, g);
+}
+
 }  // namespace nabla

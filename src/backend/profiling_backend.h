@@ -34,6 +34,8 @@ class ProfilingBackend final : public Backend {
                bool accumulate) override;
   void im2col(const Tensor& cols, const Tensor& image, const WindowGeometry& g) override;
   void col2im(const Tensor& image, const Tensor& cols, const WindowGeometry& g) override;
+  void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& image,
+                  const WindowGeometry& g) override;
 
  private:
   Backend& inner_;

@@ -117,13 +117,21 @@ class Backend {
                        bool accumulate) = 0;
 
   // ---- Sliding windows (convolution, pooling) -----------------------------------------
-  /// cols [B, C * kh * kw, oh * ow] from image [B, C, h, w] (both contiguous, float or
-  /// double): cols[b, (c, i, j), (y, x)] = image[b, c, y sh - ph + i dh, x sw - pw + j dw],
-  /// 0 outside the image.
+  /// cols [B, C * kh * kw, oh * ow] from image [B, C, h, w] (float or double; image
+  /// contiguous; cols any strides for its first two dims, its last dim contiguous — so a
+  /// [C kh kw, B, L] buffer viewed with permute(1, 0, 2) works):
+  /// cols[b, (c, i, j), (y, x)] = image[b, c, y sh - ph + i dh, x sw - pw + j dw], 0 outside.
   virtual void im2col(const Tensor& cols, const Tensor& image, const WindowGeometry& g) = 0;
-  /// The adjoint: image [B, C, h, w] = the sum of every cols entry into its image
-  /// position (assigns image; entries falling in the padding are dropped).
+  /// The adjoint: image [B, C, h, w] (contiguous) = the sum of every cols entry (strides
+  /// as for im2col) into its image position (assigns; entries in the padding are dropped).
   virtual void col2im(const Tensor& image, const Tensor& cols, const WindowGeometry& g) = 0;
+  /// Max pooling of image [B, C, h, w] (contiguous; float, double, int64 or uint8) over
+  /// g's windows (oh, ow given by the op, ceil_mode included; positions outside the image
+  /// are skipped): values [B, C, oh, ow] and indices (int64, flat position in the h x w
+  /// plane of the first maximum of each window; NaN wins).
+  virtual void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& image,
+                          const WindowGeometry& g) = 0;
+
 };
 
 /// The backend of a device; a nabla::Error for a device this build does not have.

@@ -32,6 +32,8 @@ class CpuBackend final : public Backend {
                bool accumulate) override;
   void im2col(const Tensor& cols, const Tensor& image, const WindowGeometry& g) override;
   void col2im(const Tensor& image, const Tensor& cols, const WindowGeometry& g) override;
+  void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& image,
+                  const WindowGeometry& g) override;
 };
 
 }  // namespace nabla::cpu

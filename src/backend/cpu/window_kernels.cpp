@@ -2,7 +2,9 @@
 // over (batch, channel) planes: each plane owns its rows of the column matrix, so
 // col2im's accumulation needs no synchronisation.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "cpu_backend.h"
 #include "loops.h"
@@ -12,12 +14,12 @@ namespace nabla::cpu {
 
 namespace {
 
+// `cols` points at this plane's first row; consecutive (i, j) rows are row_stride apart.
 template <class T>
-void im2col_plane(T* cols, const T* img, const WindowGeometry& g) {
-  const int64_t positions = g.oh * g.ow;
+void im2col_plane(T* cols, int64_t row_stride, const T* img, const WindowGeometry& g) {
   for (int64_t i = 0; i < g.kh; ++i)
     for (int64_t j = 0; j < g.kw; ++j) {
-      T* row = cols + (i * g.kw + j) * positions;
+      T* row = cols + (i * g.kw + j) * row_stride;
       for (int64_t y = 0; y < g.oh; ++y) {
         T* out = row + y * g.ow;
         const int64_t iy = y * g.sh - g.ph + i * g.dh;
@@ -44,12 +46,11 @@ void im2col_plane(T* cols, const T* img, const WindowGeometry& g) {
 }
 
 template <class T>
-void col2im_plane(T* img, const T* cols, const WindowGeometry& g) {
+void col2im_plane(T* img, const T* cols, int64_t row_stride, const WindowGeometry& g) {
   std::fill(img, img + g.h * g.w, T(0));
-  const int64_t positions = g.oh * g.ow;
   for (int64_t i = 0; i < g.kh; ++i)
     for (int64_t j = 0; j < g.kw; ++j) {
-      const T* row = cols + (i * g.kw + j) * positions;
+      const T* row = cols + (i * g.kw + j) * row_stride;
       for (int64_t y = 0; y < g.oh; ++y) {
         const int64_t iy = y * g.sh - g.ph + i * g.dh;
         if (iy < 0 || iy >= g.h) continue;
@@ -69,6 +70,111 @@ void col2im_plane(T* img, const T* cols, const WindowGeometry& g) {
     }
 }
 
+// Branch-free update (random data would mispredict a branch half the time): take v when
+// it is larger, or NaN while the best is not (NaN wins, then stays); ties keep the first.
+template <class T>
+inline void consider(T v, int64_t at, T& best, int64_t& best_at) {
+  bool take = v > best;
+  if constexpr (std::is_floating_point_v<T>) take = take | ((v != v) & (best == best));
+  const int64_t mask = -static_cast<int64_t>(take);  // all ones when taking
+  best_at = (at & mask) | (best_at & ~mask);
+  if constexpr (std::is_same_v<T, float>) {
+    uint32_t vb, bb;
+    std::memcpy(&vb, &v, 4);
+    std::memcpy(&bb, &best, 4);
+    const uint32_t m = static_cast<uint32_t>(mask);
+    bb = (vb & m) | (bb & ~m);
+    std::memcpy(&best, &bb, 4);
+  } else if constexpr (std::is_same_v<T, double>) {
+    uint64_t vb, bb;
+    std::memcpy(&vb, &v, 8);
+    std::memcpy(&bb, &best, 8);
+    const auto m = static_cast<uint64_t>(mask);
+    bb = (vb & m) | (bb & ~m);
+    std::memcpy(&best, &bb, 8);
+  } else {
+    best = take ? v : best;
+  }
+}
+
+// Windows entirely inside the image. The kernel offset is the outer loop and the output
+// column the inner one, so consecutive iterations are independent (no dependency chain
+// through one running maximum) and the compiler can vectorize across columns. Every
+// scalar is a by-value parameter, so it stays in a register.
+template <class T>
+void max_pool_interior(T* __restrict values, int64_t* __restrict indices, const T* __restrict img, int64_t w,
+                       int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
+                       int64_t dw) {
+  for (int64_t y = 0; y < oh; ++y) {
+    T* best = values + y * ow;
+    int64_t* best_at = indices + y * ow;
+    const int64_t row0 = y * sh * w;
+    for (int64_t x = 0; x < ow; ++x) {
+      best[x] = img[row0 + x * sw];
+      best_at[x] = row0 + x * sw;
+    }
+    for (int64_t i = 0; i < kh; ++i)
+      for (int64_t j = 0; j < kw; ++j) {
+        if (i == 0 && j == 0) continue;
+        const int64_t base = row0 + i * dh * w + j * dw;
+        for (int64_t x = 0; x < ow; ++x) {
+          const int64_t at = base + x * sw;
+          const T v = img[at];
+          bool take = v > best[x];
+          if constexpr (std::is_floating_point_v<T>) take = take | ((v != v) & (best[x] == best[x]));
+          best[x] = take ? v : best[x];
+          best_at[x] = take ? at : best_at[x];
+        }
+      }
+  }
+}
+
+template <class T>
+void max_pool_plane(T* values, int64_t* indices, const T* img, const WindowGeometry& geometry) {
+  // A local copy: stores through `indices` (int64) could alias the geometry's int64
+  // fields, which would make the compiler reload them in every iteration.
+  const WindowGeometry g = geometry;
+  // Windows entirely inside the image (no padding, no ceil_mode overhang): no bounds checks.
+  const bool interior = g.ph == 0 && g.pw == 0 && (g.oh - 1) * g.sh + (g.kh - 1) * g.dh < g.h &&
+                        (g.ow - 1) * g.sw + (g.kw - 1) * g.dw < g.w;
+  if (interior) return max_pool_interior(values, indices, img, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
+  for (int64_t y = 0; y < g.oh; ++y) {
+    const int64_t y0 = y * g.sh - g.ph;
+    for (int64_t x = 0; x < g.ow; ++x) {
+      const int64_t x0 = x * g.sw - g.pw;
+      T best;
+      int64_t best_at;
+      if (interior) {
+        best = img[y0 * g.w + x0];
+        best_at = y0 * g.w + x0;
+        for (int64_t i = 0; i < g.kh; ++i) {
+          const int64_t row = (y0 + i * g.dh) * g.w;
+          for (int64_t j = 0; j < g.kw; ++j) consider(img[row + x0 + j * g.dw], row + x0 + j * g.dw, best, best_at);
+        }
+      } else {
+        best_at = -1;
+        best = T(0);
+        for (int64_t i = 0; i < g.kh; ++i) {
+          const int64_t iy = y0 + i * g.dh;
+          if (iy < 0 || iy >= g.h) continue;
+          for (int64_t j = 0; j < g.kw; ++j) {
+            const int64_t ix = x0 + j * g.dw;
+            if (ix < 0 || ix >= g.w) continue;
+            if (best_at < 0) {
+              best = img[iy * g.w + ix];
+              best_at = iy * g.w + ix;
+            } else {
+              consider(img[iy * g.w + ix], iy * g.w + ix, best, best_at);
+            }
+          }
+        }
+      }
+      values[y * g.ow + x] = best;
+      indices[y * g.ow + x] = best_at;
+    }
+  }
+}
+
 template <class F>
 void for_each_plane(int64_t planes, int64_t plane_work, F&& body) {
   const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(plane_work, 1));
@@ -79,15 +185,21 @@ void for_each_plane(int64_t planes, int64_t plane_work, F&& body) {
 
 }  // namespace
 
+// Plane p = (b, c) owns rows c * kh * kw ... of batch b: its first row is at
+// b * stride(0) + c * kh * kw * stride(1).
 void CpuBackend::im2col(const Tensor& cols, const Tensor& image, const WindowGeometry& g) {
-  const int64_t planes = image.size(0) * image.size(1);
-  const int64_t rows = g.kh * g.kw * g.oh * g.ow;
+  const int64_t channels = image.size(1), planes = image.size(0) * channels;
+  const int64_t k = g.kh * g.kw, work = k * g.oh * g.ow;
+  const int64_t s0 = cols.stride(0), s1 = cols.stride(1);
+  NABLA_ASSERT(cols.stride(2) == 1, "im2col: the last dim of cols must be contiguous");
   dispatch_all(image.scalar_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T>) {
       T* c = cols.data_ptr<T>();
       const T* im = image.data_ptr<T>();
-      for_each_plane(planes, rows, [&](int64_t p) { im2col_plane(c + p * rows, im + p * g.h * g.w, g); });
+      for_each_plane(planes, work, [&](int64_t p) {
+        im2col_plane(c + (p / channels) * s0 + (p % channels) * k * s1, s1, im + p * g.h * g.w, g);
+      });
     } else {
       NABLA_CHECK(false, "im2col: floating tensors only, got ", image.scalar_type());
     }
@@ -95,16 +207,38 @@ void CpuBackend::im2col(const Tensor& cols, const Tensor& image, const WindowGeo
 }
 
 void CpuBackend::col2im(const Tensor& image, const Tensor& cols, const WindowGeometry& g) {
-  const int64_t planes = image.size(0) * image.size(1);
-  const int64_t rows = g.kh * g.kw * g.oh * g.ow;
+  const int64_t channels = image.size(1), planes = image.size(0) * channels;
+  const int64_t k = g.kh * g.kw, work = k * g.oh * g.ow;
+  const int64_t s0 = cols.stride(0), s1 = cols.stride(1);
+  NABLA_ASSERT(cols.stride(2) == 1, "col2im: the last dim of cols must be contiguous");
   dispatch_all(image.scalar_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T>) {
       T* im = image.data_ptr<T>();
       const T* c = cols.data_ptr<T>();
-      for_each_plane(planes, rows, [&](int64_t p) { col2im_plane(im + p * g.h * g.w, c + p * rows, g); });
+      for_each_plane(planes, work, [&](int64_t p) {
+        col2im_plane(im + p * g.h * g.w, c + (p / channels) * s0 + (p % channels) * k * s1, s1, g);
+      });
     } else {
       NABLA_CHECK(false, "col2im: floating tensors only, got ", image.scalar_type());
+    }
+  });
+}
+
+void CpuBackend::max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& image,
+                            const WindowGeometry& g) {
+  const int64_t planes = image.size(0) * image.size(1);
+  dispatch_all(image.scalar_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int32_t>) {
+      NABLA_CHECK(false, "max_pool2d: unsupported dtype ", image.scalar_type());
+    } else {
+      T* v = values.data_ptr<T>();
+      int64_t* ix = indices.data_ptr<int64_t>();
+      const T* im = image.data_ptr<T>();
+      const int64_t out = g.oh * g.ow;
+      for_each_plane(planes, out * g.kh * g.kw,
+                     [&](int64_t p) { max_pool_plane(v + p * out, ix + p * out, im + p * g.h * g.w, g); });
     }
   });
 }

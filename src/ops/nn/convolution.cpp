@@ -5,6 +5,7 @@
 
 #include "nabla/ops/convolution.h"
 #include "nabla/ops/functions.h"
+#include "window.h"
 
 namespace nabla {
 
@@ -71,16 +72,19 @@ Tensor conv2d_impl(const char* op, const Tensor& input, const Tensor& weight, co
   const int64_t kh = weight.size(2), kw = weight.size(3);
   const int64_t oh = (x.size(2) + 2 * a.padding[0] - a.dilation[0] * (kh - 1) - 1) / a.stride[0] + 1;
   const int64_t ow = (x.size(3) + 2 * a.padding[1] - a.dilation[1] * (kw - 1) - 1) / a.stride[1] + 1;
-  Tensor cols = im2col(x, {kh, kw}, a.dilation, a.padding, a.stride);  // [N, C kh kw, L]
   const int64_t k = weight.size(1) * kh * kw, positions = oh * ow;
   Tensor out;
   if (groups == 1) {
-    out = matmul(weight.reshape({out_channels, k}), cols);  // [N, O, L]
+    // One gemm for the whole batch: [O, K] @ [K, N L], then [O, N, L] -> [N, O, L].
+    Tensor cols = ops::im2col_batch_inner(x, {kh, kw}, a.dilation, a.padding, a.stride);
+    out = weight.reshape({out_channels, k}).mm(cols).view({out_channels, n, positions}).transpose(0, 1);
+    if (!bias.defined()) out = out.contiguous();
   } else {
+    Tensor cols = im2col(x, {kh, kw}, a.dilation, a.padding, a.stride);  // [N, C kh kw, L]
     out = matmul(weight.reshape({groups, out_channels / groups, k}), cols.view({n, groups, k, positions}))
               .reshape({n, out_channels, positions});
   }
-  if (bias.defined()) out = out + bias.view({1, out_channels, 1});
+  if (bias.defined()) out = out + bias.view({1, out_channels, 1});  // also makes it contiguous
   out = out.view({n, out_channels, oh, ow});
   return batched ? out : out.squeeze(0);
 }

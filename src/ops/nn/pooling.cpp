@@ -9,6 +9,9 @@
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/pooling.h"
+#include "nabla/autograd/grad_mode.h"
+#include "autograd/formula.h"
+#include "nabla/backend/backend.h"
 
 namespace nabla {
 
@@ -80,43 +83,38 @@ std::vector<int64_t> out_shape(const Tensor& x, int64_t oh, int64_t ow) {
   return s;
 }
 
-// Flat input position (iy * W + ix) of window element k at output position l.
-Tensor window_positions(const Pool2d& g, int64_t h, int64_t w) {
-  std::vector<int64_t> table;
-  table.reserve(static_cast<size_t>(g.oh * g.ow * g.kh * g.kw));
-  for (int64_t y = 0; y < g.oh; ++y)
-    for (int64_t x = 0; x < g.ow; ++x)
-      for (int64_t i = 0; i < g.kh; ++i)
-        for (int64_t j = 0; j < g.kw; ++j) {
-          const int64_t iy = y * g.sh - g.ph + i * g.dh, ix = x * g.sw - g.pw + j * g.dw;
-          table.push_back(iy >= 0 && iy < h && ix >= 0 && ix < w ? iy * w + ix : -1);
-        }
-  return tensor(table, kLong);  // [L * K], position-major
-}
-
 }  // namespace
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
                                                    IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   const char* op = "max_pool2d";
   check_input(op, input);
+  NABLA_CHECK(input.scalar_type() != kBool && input.scalar_type() != kInt, op, ": unsupported dtype ",
+              input.scalar_type());
   const Pool2d g = pool_geometry(op, input, kernel_size, stride, padding, dilation, ceil_mode, true);
-  Tensor cols = windows(input, g, -std::numeric_limits<double>::infinity());  // [P, K, L]
-  auto [values, arg] = cols.max(1);                                            // [P, L]
-  const int64_t k = g.kh * g.kw, positions = g.oh * g.ow;
-  Tensor flat = arange(positions, TensorOptions(kLong)).unsqueeze(0) * k + arg;
-  Tensor indices = window_positions(g, input.size(-2), input.size(-1)).index_select(0, flat.reshape({-1}));
+  const int64_t h = input.size(-2), w = input.size(-1);
+  Tensor x = input.reshape({-1, 1, h, w}).contiguous();
   const auto shape = out_shape(input, g.oh, g.ow);
-  return {values.view(shape), indices.view(shape)};
+  Tensor values = empty(shape, TensorOptions(input.scalar_type()));
+  Tensor indices = empty(shape, TensorOptions(kLong));
+  if (values.numel() > 0)
+    backend_for(x).max_pool2d(values, indices, x.detach(),
+                              WindowGeometry{h, w, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow});
+  // The kernel finds the maxima; a gather at those positions makes the values
+  // differentiable (its backward scatters the gradient to the arg-max positions).
+  if (autograd::any_requires_grad(input)) {
+    std::vector<int64_t> flat(input.sizes().begin(), input.sizes().end() - 2);
+    flat.push_back(h * w);
+    std::vector<int64_t> flat_out(shape.begin(), shape.end() - 2);
+    flat_out.push_back(g.oh * g.ow);
+    values = input.reshape(flat).gather(-1, indices.view(flat_out)).view(shape);
+  }
+  return {values, indices};
 }
 
 Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   IntArrayRef dilation, bool ceil_mode) {
-  const char* op = "max_pool2d";
-  check_input(op, input);
-  const Pool2d g = pool_geometry(op, input, kernel_size, stride, padding, dilation, ceil_mode, true);
-  Tensor cols = windows(input, g, -std::numeric_limits<double>::infinity());
-  return std::get<0>(cols.max(1)).view(out_shape(input, g.oh, g.ow));
+  return std::get<0>(max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode));
 }
 
 Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,

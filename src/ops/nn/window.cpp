@@ -7,6 +7,7 @@
 #include "nabla/backend/backend.h"
 #include "nabla/ops/convolution.h"
 #include "ops/op_utils.h"
+#include "window.h"
 
 namespace nabla {
 
@@ -55,6 +56,21 @@ variable_list col2im_backward(FormulaNode& n, const variable_list& grads) {
 const autograd::Formula kIm2Col{"Im2ColBackward0", im2col_backward};
 const autograd::Formula kCol2Im{"Col2ImBackward0", col2im_backward};
 
+// Batch-inner forms: node->list holds the geometry then the batch size.
+variable_list im2col_inner_backward(FormulaNode& n, const variable_list& grads) {
+  const auto& l = n.list;
+  return {ops::col2im_batch_inner(grads[0], l[10], {l[0], l[1]}, {l[2], l[3]}, {l[4], l[5]}, {l[6], l[7]},
+                                  {l[8], l[9]})};
+}
+
+variable_list col2im_inner_backward(FormulaNode& n, const variable_list& grads) {
+  const auto& l = n.list;
+  return {ops::im2col_batch_inner(grads[0], {l[2], l[3]}, {l[4], l[5]}, {l[6], l[7]}, {l[8], l[9]})};
+}
+
+const autograd::Formula kIm2ColInner{"Im2ColBackward0", im2col_inner_backward};
+const autograd::Formula kCol2ImInner{"Col2ImBackward0", col2im_inner_backward};
+
 }  // namespace
 
 Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
@@ -99,6 +115,46 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
     autograd::set_history(out, node);
   }
   return batched ? out : out.squeeze(0);
+}
+
+Tensor ops::im2col_batch_inner(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation,
+                               IntArrayRef padding, IntArrayRef stride) {
+  NABLA_CHECK(input.defined() && input.dim() == 4 && input.is_floating_point(),
+              "im2col: expected a floating 4-d input");
+  Tensor x = input.contiguous();
+  const WindowGeometry g = geometry("im2col", x.size(2), x.size(3), kernel_size, dilation, padding, stride);
+  const int64_t n = x.size(0), rows = x.size(1) * g.kh * g.kw, positions = g.oh * g.ow;
+  Tensor out = ops::empty_tensor({rows, n * positions}, x.scalar_type());
+  // The kernel writes plane b's rows through a [N, rows, L] view of the [rows, N, L] buffer.
+  if (out.numel() > 0) backend_for(x).im2col(out.view({rows, n, positions}).permute({1, 0, 2}), x.detach(), g);
+  if (autograd::any_requires_grad(x)) {
+    auto node = autograd::make_node(kIm2ColInner, {&x});
+    save_geometry(*node, g);
+    node->list.push_back(n);
+    autograd::set_history(out, node);
+  }
+  return out;
+}
+
+Tensor ops::col2im_batch_inner(const Tensor& cols, int64_t batch, IntArrayRef output_size, IntArrayRef kernel_size,
+                               IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  auto size = pair_of("col2im", "output_size", output_size);
+  const WindowGeometry g = geometry("col2im", size[0], size[1], kernel_size, dilation, padding, stride);
+  const int64_t k = g.kh * g.kw, positions = g.oh * g.ow;
+  NABLA_CHECK(cols.defined() && cols.dim() == 2 && cols.size(0) % k == 0 && cols.size(1) == batch * positions,
+              "col2im: columns of shape ", cols.sizes(), " do not fit ", batch, " images of ", positions,
+              " window positions");
+  Tensor c = cols.contiguous();
+  Tensor out = ops::empty_tensor({batch, c.size(0) / k, size[0], size[1]}, c.scalar_type());
+  if (out.numel() > 0)
+    backend_for(c).col2im(out, c.detach().view({c.size(0), batch, positions}).permute({1, 0, 2}), g);
+  if (autograd::any_requires_grad(c)) {
+    auto node = autograd::make_node(kCol2ImInner, {&c});
+    save_geometry(*node, g);
+    node->list.push_back(batch);
+    autograd::set_history(out, node);
+  }
+  return out;
 }
 
 }  // namespace nabla
