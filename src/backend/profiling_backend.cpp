@@ -285,4 +285,9 @@ void ProfilingBackend::max_pool2d(const Tensor& values, const Tensor& indices, c
   inner_.max_pool2d(values, indices, image, g);
 }
 
+void ProfilingBackend::softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) {
+  RecordFunction rec(log ? "log_softmax" : "softmax", EventKind::Kernel);
+  inner_.softmax(out, in, dim, log);
+}
+
 }  // namespace nabla

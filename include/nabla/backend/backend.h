@@ -132,6 +132,10 @@ class Backend {
   virtual void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& image,
                           const WindowGeometry& g) = 0;
 
+  // ---- Normalization (softmax, batch/layer/group norm) --------------------------------
+  /// out = softmax (log_softmax when `log`) of `in` along `dim`, max-subtracted so any
+  /// finite logits give finite results. in and out contiguous, same sizes, float or double.
+  virtual void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) = 0;
 };
 
 /// The backend of a device; a nabla::Error for a device this build does not have.

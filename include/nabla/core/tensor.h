@@ -346,6 +346,9 @@ class Tensor {
   Tensor norm(const Scalar& p = 2) const;
   Tensor norm(optional<Scalar> p, IntArrayRef dim, bool keepdim = false) const;
   Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;
+  /// Stable softmax / log_softmax along dim (src/ops/nn/softmax.cpp); dtype converts first.
+  Tensor softmax(int64_t dim, optional<ScalarType> dtype = nullopt) const;
+  Tensor log_softmax(int64_t dim, optional<ScalarType> dtype = nullopt) const;
   Tensor all() const;
   Tensor all(int64_t dim, bool keepdim = false) const;
   Tensor any() const;

@@ -34,6 +34,7 @@ class CpuBackend final : public Backend {
   void col2im(const Tensor& image, const Tensor& cols, const WindowGeometry& g) override;
   void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& image,
                   const WindowGeometry& g) override;
+  void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) override;
 };
 
 }  // namespace nabla::cpu
