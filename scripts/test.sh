@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds from scratch in build-test/,
-# and runs every test (conformance against LibTorch included).
+# and runs every test (conformance against LibTorch and the examples' smoke tests included;
+# those need Fashion-MNIST from Debian's dataset-fashion-mnist).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh --with-libtorch
+bash scripts/setup.sh --with-libtorch --with-data
 jobs=$(nproc)
 cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Release -DNABLA_BUILD_TESTS=ON \
   -DNABLA_CONFORMANCE=ON -DNABLA_BUILD_EXAMPLES=ON ${NABLA_CMAKE_ARGS:-} >/dev/null
