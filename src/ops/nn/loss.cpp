@@ -130,7 +130,7 @@ Tensor cross_entropy_loss(const Tensor& input, const Tensor& target, const Tenso
   NABLA_CHECK(input.is_floating_point(), "cross_entropy: input must be floating, got ", input.scalar_type());
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
   const int64_t classes = input.size(class_dim);
-  Tensor logp = input - input.logsumexp(class_dim, true);
+  Tensor logp = input.log_softmax(class_dim);
   std::vector<int64_t> wshape(static_cast<size_t>(input.dim()), 1);
   wshape[static_cast<size_t>(class_dim)] = classes;
   if (target.is_floating_point()) {  // class probabilities
