@@ -7,7 +7,7 @@ packages=(cmake g++ make pkg-config libopenblas-dev zlib1g-dev nlohmann-json3-de
 for arg in "$@"; do
   case "$arg" in
     --with-libtorch) packages+=(libtorch-dev python3-numpy) ;;  # tests and benchmarks only (numpy: .npy interchange tests)
-    --with-data) packages+=(dataset-fashion-mnist) ;;
+    --with-data) packages+=(dataset-fashion-mnist libpng-dev) ;;  # examples: data and PNG output
     --with-bench) packages+=(libtorch-dev libbenchmark-dev) ;;
     *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
   esac
