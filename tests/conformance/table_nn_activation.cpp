@@ -38,9 +38,80 @@ std::vector<OpEntry> softmax_entries(const std::string& g) {
   return out;
 }
 
+// x in [-6, 6] avoids the kinks only by chance; the kinks themselves (0, ±lambda, the
+// clamp bounds) are probed by edge_samples, values only.
+std::vector<OpEntry> pointwise_entries(const std::string& g) {
+  std::vector<OpEntry> out;
+  const Opt o = Opt().tol32(1e-5, 1e-6).gradgrad();
+  const Gen u = unary(kWide);
+  auto add = [&](const std::string& name, auto f) { out.push_back(op(g, name, u, f, o)); };
+  add("hardtanh", [](const auto& x) { return hardtanh(x[0]); });
+  add("hardtanh_bounds", [](const auto& x) { return hardtanh(x[0], -0.5, 2.0); });
+  add("relu6", [](const auto& x) { return relu6(x[0]); });
+  // LibTorch's hardsigmoid and celu backward kernels round 1/6 and 1/alpha through float
+  // even in float64 (gradients off by ~1e-8 relative); ours are exact (finite
+  // differences check them), so the gradient comparison reports a known difference.
+  const Opt o64 = Opt(o).differs("LibTorch's float64 hardsigmoid/celu backward rounds 1/6 and "
+                                 "1/alpha to float (~1e-8 relative); nabla's gradients pass gradcheck");
+  out.push_back(op(g, "hardsigmoid", u, [](const auto& x) { return hardsigmoid(x[0]); }, o64));
+  add("hardswish", [](const auto& x) { return hardswish(x[0]); });
+  add("selu", [](const auto& x) { return selu(x[0]); });
+  add("celu", [](const auto& x) { return celu(x[0], 1.0); });
+  out.push_back(op(g, "celu_alpha", u, [](const auto& x) { return celu(x[0], 0.7); }, o64));
+  add("mish", [](const auto& x) { return mish(x[0]); });
+  add("log_sigmoid", [](const auto& x) { return log_sigmoid(x[0]); });
+  add("threshold", [](const auto& x) { return threshold(x[0], 0.3, -2.0); });
+  add("hardshrink", [](const auto& x) { return hardshrink(x[0], 0.5); });
+  add("softshrink", [](const auto& x) { return softshrink(x[0], 0.5); });
+  add("rrelu_eval", [](const auto& x) { return rrelu(x[0], 0.1, 0.3, false); });
+  add("leaky_relu", [](const auto& x) { return leaky_relu(x[0], 0.2); });
+  add("elu", [](const auto& x) { return elu(x[0], 1.3); });
+  add("gelu", [](const auto& x) { return gelu(x[0]); });
+  add("gelu_tanh", [](const auto& x) { return gelu(x[0], "tanh"); });
+  add("silu", [](const auto& x) { return silu(x[0]); });
+  add("softplus", [](const auto& x) { return softplus(x[0], 2.0, 3.0); });
+  // No ATen op: LibTorch's functional spells them out.
+  out.push_back(op2(g, "softsign", u, [](const auto& x) { return nabla::softsign(x[0]); },
+                    [](const auto& x) { return x[0] / (x[0].abs() + 1); }, o));
+  out.push_back(op2(g, "tanhshrink", u, [](const auto& x) { return nabla::tanhshrink(x[0]); },
+                    [](const auto& x) { return x[0] - x[0].tanh(); }, o));
+  // Extremes: ±100 and beyond stay finite with finite gradients.
+  const Opt big = Opt().tol32(1e-5, 1e-5).grad();
+  for (auto [name, dom] : {std::pair<std::string, Dom>{"_extreme", Dom{-120, 120}}}) {
+    out.push_back(op(g, "log_sigmoid" + name, unary(dom), [](const auto& x) { return log_sigmoid(x[0]); }, big));
+    out.push_back(op(g, "softplus" + name, unary(dom), [](const auto& x) { return softplus(x[0]); }, big));
+    out.push_back(op(g, "sigmoid" + name, unary(dom), [](const auto& x) { return x[0].sigmoid(); }, big));
+    out.push_back(op(g, "mish" + name, unary(dom), [](const auto& x) { return mish(x[0]); }, big));
+    out.push_back(op(g, "selu" + name, unary(dom), [](const auto& x) { return selu(x[0]); }, big));
+    out.push_back(op(g, "gelu" + name, unary(dom), [](const auto& x) { return gelu(x[0]); }, big));
+  }
+  // Kinks and specials (values only: derivatives at kinks are conventions).
+  const Gen sp = unary(kSpecials);
+  out.push_back(op(g, "hardtanh_specials", sp, [](const auto& x) { return hardtanh(x[0]); }));
+  out.push_back(op(g, "hardshrink_specials", sp, [](const auto& x) { return hardshrink(x[0], 0.0); }));
+  out.push_back(op(g, "softshrink_specials", sp, [](const auto& x) { return softshrink(x[0], 0.0); }));
+  out.push_back(op(g, "threshold_specials", sp, [](const auto& x) { return threshold(x[0], 0.0, 7.0); }));
+  out.push_back(op(g, "relu6_specials", sp, [](const auto& x) { return relu6(x[0]); }));
+  out.push_back(op(g, "hardswish_specials", sp, [](const auto& x) { return hardswish(x[0]); }));
+  out.push_back(op(g, "log_sigmoid_specials", sp, [](const auto& x) { return log_sigmoid(x[0]); }));
+  // glu over dims, prelu with one or per-channel weights.
+  out.push_back(op(g, "glu", layouts({{{{4, 6}, Layout::Contiguous}}, {{{6, 4}, Layout::Transposed}}, {{{2, 4, 3}, Layout::Contiguous}}}, kWide),
+                   [](const auto& x) { return glu(x[0], x[0].dim() == 3 ? 1 : -1); }, o));
+  out.push_back(op(g, "glu_dim0", fixed({{{4, 3}}, {{0, 2}}}), [](const auto& x) { return glu(x[0], 0); }, o));
+  out.push_back(op(g, "glu_odd", fixed({{{3, 5}}}), [](const auto& x) { return glu(x[0], 1); }, Opt().throws("glu")));
+  out.push_back(op(g, "prelu", fixed({{{5}, {1}}, {{2, 3}, {3}}, {{2, 3, 4}, {3}}, {{2, 3, 2, 2}, {1}}, {{0, 3, 2}, {3}}}, kWide),
+                   [](const auto& x) { return prelu(x[0], x[1]); }, o));
+  out.push_back(op(g, "prelu_transposed", layouts({{{{4, 3}, Layout::Transposed}, {{3}, Layout::Contiguous}}}, kWide),
+                   [](const auto& x) { return prelu(x[0], x[1]); }, o));
+  out.push_back(op(g, "prelu_bad_weight", fixed({{{2, 3}, {2}}}), [](const auto& x) { return prelu(x[0], x[1]); },
+                   Opt().throws("prelu")));
+  return out;
+}
+
 std::vector<OpEntry> activation_entries() {
   const std::string g = "nn_activation";
   std::vector<OpEntry> out = softmax_entries(g);
+  for (auto& e : pointwise_entries(g)) out.push_back(std::move(e));
   return out;
 }
 
