@@ -2,11 +2,14 @@
 // conv(32->64, 3, p1)-relu-maxpool2-fc(3136->128)-relu-fc(128->10), batch 64,
 // cross-entropy, Adam: ms per step, median over --runs steps after warm-up, nabla and
 // LibTorch in the same process at the same thread count.
-// W5: `--only nabla` / `--only libtorch` runs one library and prints the process's peak
-// resident memory (VmHWM), for side-by-side runs in separate processes.
+// `--only nabla` / `--only libtorch` runs one library alone and prints its peak resident
+// memory; this binary maps LibTorch either way, so W5 uses bench_w5 (nabla only) for
+// nabla's side.
 #include <torch/torch.h>
 
 #include <nabla/nabla.h>
+
+#include "w3_nabla.h"
 
 #include <algorithm>
 #include <chrono>
@@ -18,7 +21,6 @@
 
 namespace {
 
-constexpr int64_t kBatch = 64;
 
 template <class F>
 double median_ms(F&& step, int runs) {
@@ -40,28 +42,6 @@ long peak_rss_kib() {
     if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
   return -1;
 }
-
-struct NablaW3 {
-  nabla::nn::Sequential net{nabla::nn::Conv2d(nabla::nn::Conv2dOptions(1, 32, 3).padding(1)),
-                            nabla::nn::Functional(nabla::relu),
-                            nabla::nn::MaxPool2d(nabla::nn::MaxPool2dOptions(2)),
-                            nabla::nn::Conv2d(nabla::nn::Conv2dOptions(32, 64, 3).padding(1)),
-                            nabla::nn::Functional(nabla::relu),
-                            nabla::nn::MaxPool2d(nabla::nn::MaxPool2dOptions(2)),
-                            nabla::nn::Flatten(),
-                            nabla::nn::Linear(3136, 128),
-                            nabla::nn::Functional(nabla::relu),
-                            nabla::nn::Linear(128, 10)};
-  nabla::optim::Adam opt{net->parameters(), nabla::optim::AdamOptions(1e-3)};
-  nabla::Tensor x = nabla::rand({kBatch, 1, 28, 28});
-  nabla::Tensor y = nabla::randint(0, 10, {kBatch}, nabla::kLong);
-  void step() {
-    opt.zero_grad();
-    auto loss = nabla::nn::functional::cross_entropy(net->forward(x), y);
-    loss.backward();
-    opt.step();
-  }
-};
 
 struct TorchW3 {
   torch::nn::Sequential net{torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 32, 3).padding(1)),
