@@ -1,6 +1,7 @@
 #pragma once
 // nabla::nn: modules, containers, initialisation, functional and utilities (torch::nn).
 #include "nabla/nn/cloneable.h"
+#include "nabla/nn/modules/activation.h"
 #include "nabla/nn/functional.h"
 #include "nabla/nn/init.h"
 #include "nabla/nn/module.h"
