@@ -290,4 +290,17 @@ void ProfilingBackend::softmax(const Tensor& out, const Tensor& in, int64_t dim,
   inner_.softmax(out, in, dim, log);
 }
 
+void ProfilingBackend::moments(const Tensor& mean, const Tensor& var, const Tensor& in, int64_t n,
+                               int64_t c, int64_t s) {
+  RecordFunction rec("moments", EventKind::Kernel);
+  inner_.moments(mean, var, in, n, c, s);
+}
+
+void ProfilingBackend::channel_affine(const Tensor& out, const Tensor& in, const Tensor& center,
+                                      const Tensor& scale, const Tensor& shift, int64_t n,
+                                      int64_t c, int64_t s) {
+  RecordFunction rec("channel_affine", EventKind::Kernel);
+  inner_.channel_affine(out, in, center, scale, shift, n, c, s);
+}
+
 }  // namespace nabla

@@ -136,6 +136,17 @@ class Backend {
   /// out = softmax (log_softmax when `log`) of `in` along `dim`, max-subtracted so any
   /// finite logits give finite results. in and out contiguous, same sizes, float or double.
   virtual void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) = 0;
+  /// Per-channel statistics of `in` viewed as [N, C, S] (contiguous; float or double):
+  /// mean[c] and the biased variance var[c] over its N * S elements (two passes, double
+  /// accumulation). mean and var are contiguous [C] of in's dtype. N * S == 0 gives NaN.
+  virtual void moments(const Tensor& mean, const Tensor& var, const Tensor& in, int64_t n,
+                       int64_t c, int64_t s) = 0;
+  /// out[n, c, s] = (in[n, c, s] - center[c]) * scale[c] + shift[c] for in and out viewed
+  /// as [N, C, S] (contiguous, same dtype, may be the same tensor; center, scale and shift
+  /// contiguous [C]). Centering first keeps precision when |mean| >> std.
+  virtual void channel_affine(const Tensor& out, const Tensor& in, const Tensor& center,
+                              const Tensor& scale, const Tensor& shift, int64_t n, int64_t c,
+                              int64_t s) = 0;
 };
 
 /// The backend of a device; a nabla::Error for a device this build does not have.

@@ -1,0 +1,302 @@
+// batch_norm, layer_norm, group_norm, instance_norm. Each forward is one statistics
+// kernel (Backend::moments) and one or two affine passes (Backend::channel_affine), run
+// without recording; one node per op records the backward, written with differentiable
+// ops so that create_graph gives second derivatives.
+#include "autograd/formula.h"
+#include "nabla/autograd/grad_mode.h"
+#include "nabla/ops/factories.h"
+#include "nabla/ops/functions.h"
+#include "nabla/ops/normalization.h"
+#include "ops/op_utils.h"
+
+namespace nabla {
+
+namespace {
+
+using autograd::FormulaNode;
+using autograd::variable_list;
+
+// ---- Shared pieces ---------------------------------------------------------------------
+
+void check_input(const Tensor& input, const char* op) {
+  ops::check_defined(input, op);
+  NABLA_CHECK(input.is_floating_point(), op, ": expected a floating point input, got ",
+              input.scalar_type());
+}
+
+// A per-channel parameter: undefined, or `numel` elements of a floating dtype.
+void check_param(const Tensor& p, int64_t numel, const char* op, const char* what) {
+  if (!p.defined()) return;
+  NABLA_CHECK(p.numel() == numel && p.dim() == 1, op, ": ", what, " should have ", numel,
+              " elements (one per channel) in a 1-d tensor, got sizes ", p.sizes());
+}
+
+// d(input) for y = xhat(x) with gh = dL/dxhat and statistics over `dims`:
+// rstd * (gh - mean(gh) - xhat * mean(gh * xhat)).
+Tensor normalized_input_grad(const Tensor& gh, const Tensor& xhat, const Tensor& rstd,
+                             IntArrayRef dims) {
+  return rstd * (gh - gh.mean(dims, true) - xhat * (gh * xhat).mean(dims, true));
+}
+
+// Under create_graph the statistics must be functions of x (the saved ones are
+// constants); recomputed here with differentiable ops: (mean, rstd) over `dims`.
+std::pair<Tensor, Tensor> differentiable_stats(const Tensor& x, IntArrayRef dims, double eps) {
+  Tensor m = x.mean(dims, true);
+  return {m, ((x - m).square().mean(dims, true) + eps).rsqrt()};
+}
+
+Tensor contiguous_param(const Tensor& p, ScalarType t) { return p.to(t).contiguous(); }
+
+// ---- batch_norm ---------------------------------------------------------------------------
+// Inputs: x, weight, bias. Saved: [0] x, [1] weight, [2] mean, [3] invstd (batch or
+// running statistics, [C]). flag = training, a = eps.
+variable_list batch_norm_bw(FormulaNode& n, const variable_list& g) {
+  Tensor x = n.saved(0), w = n.saved(1);
+  const int64_t N = x.size(0), C = x.size(1);
+  Tensor x3 = x.reshape({N, C, -1}), g3 = g[0].reshape({N, C, -1});
+  const std::vector<int64_t> dims = {0, 2};
+  Tensor m = n.saved(2).view({1, C, 1}), r = n.saved(3).view({1, C, 1});
+  if (n.flag && GradMode::is_enabled()) std::tie(m, r) = differentiable_stats(x3, dims, n.a);
+  Tensor xhat = (x3 - m) * r;
+  Tensor gx, gw, gb;
+  if (n.needs_input_grad(0)) {
+    Tensor gh = w.defined() ? g3 * w.view({1, C, 1}) : g3;
+    gx = (n.flag ? normalized_input_grad(gh, xhat, r, dims) : gh * r).view(x.sizes());
+  }
+  if (n.needs_input_grad(1)) gw = (g3 * xhat).sum(dims);
+  if (n.needs_input_grad(2)) gb = g3.sum(dims);
+  return {gx, gw, gb};
+}
+const autograd::Formula kBatchNorm{"NativeBatchNormBackward0", batch_norm_bw};
+
+// ---- layer_norm -------------------------------------------------------------------------
+// Inputs: x, weight, bias. Saved: [0] x, [1] weight, [2] mean [M], [3] rstd [M].
+// list = {M, K}, a = eps.
+variable_list layer_norm_bw(FormulaNode& n, const variable_list& g) {
+  Tensor x = n.saved(0), w = n.saved(1);
+  const int64_t M = n.list[0], K = n.list[1];
+  Tensor x2 = x.reshape({M, K}), g2 = g[0].reshape({M, K});
+  const std::vector<int64_t> dims = {1};
+  Tensor m = n.saved(2).view({M, 1}), r = n.saved(3).view({M, 1});
+  if (GradMode::is_enabled()) std::tie(m, r) = differentiable_stats(x2, dims, n.a);
+  Tensor xhat = (x2 - m) * r;
+  Tensor gx, gw, gb;
+  if (n.needs_input_grad(0)) {
+    Tensor gh = w.defined() ? g2 * w.reshape({1, K}) : g2;
+    gx = normalized_input_grad(gh, xhat, r, dims).view(x.sizes());
+  }
+  if (n.needs_input_grad(1)) gw = (g2 * xhat).sum({0}).view(w.sizes());
+  if (n.needs_input_grad(2)) gb = g2.sum({0}).view(IntArrayRef(n.shape0.data(), n.shape0.size()));
+  return {gx, gw, gb};
+}
+const autograd::Formula kLayerNorm{"NativeLayerNormBackward0", layer_norm_bw};
+
+// ---- group_norm -------------------------------------------------------------------------
+// Inputs: x, weight, bias. Saved: [0] x, [1] weight, [2] mean [N G], [3] rstd [N G].
+// list = {N, C, G}, a = eps.
+variable_list group_norm_bw(FormulaNode& n, const variable_list& g) {
+  Tensor x = n.saved(0), w = n.saved(1);
+  const int64_t N = n.list[0], C = n.list[1], G = n.list[2];
+  if (x.numel() == 0)  // nothing to normalize; weight and bias get zero gradients
+    return {n.needs_input_grad(0) ? zeros_like(x) : Tensor(),
+            n.needs_input_grad(1) ? zeros({C}, x.options()) : Tensor(),
+            n.needs_input_grad(2) ? zeros({C}, x.options()) : Tensor()};
+  Tensor x3 = x.reshape({N, G, -1});
+  const std::vector<int64_t> dims = {2};
+  Tensor m = n.saved(2).view({N, G, 1}), r = n.saved(3).view({N, G, 1});
+  if (GradMode::is_enabled()) std::tie(m, r) = differentiable_stats(x3, dims, n.a);
+  Tensor xhat = (x3 - m) * r;
+  Tensor gc = g[0].reshape({N, C, -1});  // per channel
+  Tensor gx, gw, gb;
+  if (n.needs_input_grad(0)) {
+    Tensor gh = (w.defined() ? gc * w.view({1, C, 1}) : gc).reshape({N, G, -1});
+    gx = normalized_input_grad(gh, xhat, r, dims).view(x.sizes());
+  }
+  if (n.needs_input_grad(1)) gw = (gc * xhat.reshape({N, C, -1})).sum({0, 2});
+  if (n.needs_input_grad(2)) gb = gc.sum({0, 2});
+  return {gx, gw, gb};
+}
+const autograd::Formula kGroupNorm{"NativeGroupNormBackward0", group_norm_bw};
+
+// The node of a normalization: edges to (x, weight, bias), the saved tensors.
+std::shared_ptr<FormulaNode> record(const autograd::Formula& f, const Tensor& out, const Tensor& x,
+                                    const Tensor& w, const Tensor& b, const Tensor& mean,
+                                    const Tensor& rstd, double eps) {
+  auto node = autograd::make_node(f, {&x, &w, &b});
+  node->a = eps;
+  node->save(x);
+  node->save(w);
+  node->save(mean);
+  node->save(rstd);
+  autograd::set_history(out, node);
+  return node;
+}
+
+}  // namespace
+
+Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                  const Tensor& running_mean, const Tensor& running_var, bool training,
+                  double momentum, double eps, bool /*cudnn_enabled*/) {
+  const char* op = "batch_norm";
+  check_input(input, op);
+  NABLA_CHECK(input.dim() >= 2, op, ": expected an input of at least 2 dims [N, C, *], got sizes ",
+              input.sizes());
+  const int64_t N = input.size(0), C = input.size(1);
+  check_param(weight, C, op, "weight");
+  check_param(bias, C, op, "bias");
+  check_param(running_mean, C, op, "running_mean");
+  check_param(running_var, C, op, "running_var");
+  NABLA_CHECK(training || (running_mean.defined() && running_var.defined()), op,
+              ": running_mean and running_var must be defined in evaluation mode (training=false)");
+  const ScalarType t = input.scalar_type();
+  if (input.numel() == 0) {
+    // LibTorch's empty-input path: a copy (affine by the first weight and bias, which
+    // keeps the graph connected); running stats untouched.
+    Tensor out = input.clone();
+    if (weight.defined() && C > 0) out = out * weight[0];
+    if (bias.defined() && C > 0) out = out + bias[0];
+    return out;
+  }
+  const int64_t S = input.numel() / (N * C);
+  Tensor x = input.contiguous();
+  Tensor mean, invstd, out;
+  {
+    NoGradGuard no_grad;
+    if (training) {
+      mean = ops::empty_tensor({C}, t, x.device());
+      Tensor var = ops::empty_tensor({C}, t, x.device());
+      backend_for(x).moments(mean, var, x, N, C, S);
+      invstd = (var + eps).rsqrt();
+      const double count = static_cast<double>(N * S);
+      if (running_mean.defined()) running_mean.mul_(1 - momentum).add_(mean, momentum);
+      if (running_var.defined())
+        running_var.mul_(1 - momentum).add_(var * (count / (count - 1)), momentum);
+    } else {
+      mean = running_mean.to(t).clone().contiguous();  // later buffer updates must not reach it
+      invstd = (running_var.to(t) + eps).rsqrt();
+    }
+    Tensor scale = weight.defined() ? invstd * weight.to(t) : invstd;
+    Tensor shift = bias.defined() ? contiguous_param(bias, t) : zeros({C}, TensorOptions(t));
+    out = ops::empty_tensor(x.sizes(), t, x.device());
+    backend_for(x).channel_affine(out, x, mean, scale.contiguous(), shift, N, C, S);
+  }
+  if (autograd::any_requires_grad(input, weight, bias))
+    record(kBatchNorm, out, input, weight, bias, mean, invstd, eps)->flag = training;
+  return out;
+}
+
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight,
+                  const Tensor& bias, double eps, bool /*cudnn_enable*/) {
+  const char* op = "layer_norm";
+  check_input(input, op);
+  const int64_t nd = static_cast<int64_t>(normalized_shape.size());
+  NABLA_CHECK(nd >= 1, op, ": expected normalized_shape to be at least 1-dimensional, i.e., "
+              "containing at least one element, but got normalized_shape = ", normalized_shape);
+  bool match = input.dim() >= nd;
+  for (int64_t i = 0; match && i < nd; ++i) match = input.size(input.dim() - nd + i) == normalized_shape[i];
+  NABLA_CHECK(match, op, ": given normalized_shape=", normalized_shape, ", expected input with shape [*",
+              normalized_shape, "], but got input of size ", input.sizes());
+  for (const auto& [p, what] : {std::pair<const Tensor*, const char*>{&weight, "weight"}, {&bias, "bias"}})
+    NABLA_CHECK(!p->defined() || p->sizes() == normalized_shape, op, ": expected ", what,
+                " to be of same shape as normalized_shape, but got ", what, " of shape ", p->sizes(),
+                " and normalized_shape = ", normalized_shape);
+  const ScalarType t = input.scalar_type();
+  int64_t K = 1;
+  for (int64_t s : normalized_shape) K *= s;
+  const int64_t M = K == 0 ? 0 : input.numel() / K;
+  Tensor x = input.contiguous();
+  Tensor mean = ops::empty_tensor({M}, t, x.device()), rstd, out;
+  {
+    NoGradGuard no_grad;
+    Tensor var = ops::empty_tensor({M}, t, x.device());
+    out = ops::empty_tensor(x.sizes(), t, x.device());
+    if (input.numel() > 0) {
+      backend_for(x).moments(mean, var, x, 1, M, K);
+      rstd = (var + eps).rsqrt();
+      backend_for(x).channel_affine(out, x, mean, rstd, zeros_like(mean), 1, M, K);
+      if (weight.defined() || bias.defined()) {
+        Tensor w = weight.defined() ? contiguous_param(weight, t) : ones({K}, TensorOptions(t));
+        Tensor b = bias.defined() ? contiguous_param(bias, t) : zeros_like(w);
+        backend_for(x).channel_affine(out, out, zeros_like(w).reshape({K}), w.reshape({K}), b.reshape({K}), M, K, 1);
+      }
+    } else {
+      rstd = var;
+    }
+  }
+  if (autograd::any_requires_grad(input, weight, bias)) {
+    auto node = record(kLayerNorm, out, input, weight, bias, mean, rstd, eps);
+    node->list = {M, K};
+    node->shape0.assign(normalized_shape.begin(), normalized_shape.end());
+  }
+  return out;
+}
+
+Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias,
+                  double eps, bool /*cudnn_enabled*/) {
+  const char* op = "group_norm";
+  check_input(input, op);
+  NABLA_CHECK(input.dim() >= 2, op, ": expected an input of at least 2 dims [N, C, *], got sizes ",
+              input.sizes());
+  const int64_t N = input.size(0), C = input.size(1), G = num_groups;
+  NABLA_CHECK(G > 0 && C % G == 0, op, ": expected number of channels in input to be divisible by "
+              "num_groups, but got input of shape ", input.sizes(), " and num_groups=", G);
+  check_param(weight, C, op, "weight");
+  check_param(bias, C, op, "bias");
+  const ScalarType t = input.scalar_type();
+  const int64_t S = N * C == 0 ? 0 : input.numel() / (N * C);
+  const int64_t K = (C / G) * S;
+  Tensor x = input.contiguous();
+  Tensor mean = ops::empty_tensor({N * G}, t, x.device()), rstd, out;
+  {
+    NoGradGuard no_grad;
+    Tensor var = ops::empty_tensor({N * G}, t, x.device());
+    out = ops::empty_tensor(x.sizes(), t, x.device());
+    if (input.numel() > 0) {
+      backend_for(x).moments(mean, var, x, 1, N * G, K);
+      rstd = (var + eps).rsqrt();
+      backend_for(x).channel_affine(out, x, mean, rstd, zeros_like(mean), 1, N * G, K);
+      if (weight.defined() || bias.defined()) {
+        Tensor w = weight.defined() ? contiguous_param(weight, t) : ones({C}, TensorOptions(t));
+        Tensor b = bias.defined() ? contiguous_param(bias, t) : zeros({C}, TensorOptions(t));
+        backend_for(x).channel_affine(out, out, zeros_like(w), w, b, N, C, S);
+      }
+    } else {
+      rstd = var;
+    }
+  }
+  if (autograd::any_requires_grad(input, weight, bias))
+    record(kGroupNorm, out, input, weight, bias, mean, rstd, eps)->list = {N, C, G};
+  return out;
+}
+
+Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                     const Tensor& running_mean, const Tensor& running_var, bool use_input_stats,
+                     double momentum, double eps, bool cudnn_enabled) {
+  const char* op = "instance_norm";
+  check_input(input, op);
+  NABLA_CHECK(input.dim() >= 2, op, ": expected an input of at least 2 dims [N, C, *], got sizes ",
+              input.sizes());
+  NABLA_CHECK(use_input_stats || (running_mean.defined() && running_var.defined()), op,
+              ": expected running_mean and running_var to be defined when use_input_stats is false");
+  const int64_t N = input.size(0), C = input.size(1);
+  check_param(weight, C, op, "weight");
+  check_param(bias, C, op, "bias");
+  check_param(running_mean, C, op, "running_mean");
+  check_param(running_var, C, op, "running_var");
+  // Every (sample, channel) becomes a channel of a batch of one.
+  std::vector<int64_t> shape = input.sizes().vec();
+  shape[0] = 1;
+  shape[1] = N * C;
+  auto rep = [N](const Tensor& p) { return p.defined() ? p.repeat({N}) : Tensor(); };
+  Tensor rm = rep(running_mean), rv = rep(running_var);
+  Tensor out = batch_norm(input.reshape(shape), rep(weight), rep(bias), rm, rv, use_input_stats,
+                          momentum, eps, cudnn_enabled);
+  if (use_input_stats && N > 0) {
+    NoGradGuard no_grad;
+    if (running_mean.defined()) running_mean.copy_(rm.view({N, C}).mean({0}));
+    if (running_var.defined()) running_var.copy_(rv.view({N, C}).mean({0}));
+  }
+  return out.view(input.sizes());
+}
+
+}  // namespace nabla

@@ -1,0 +1,232 @@
+// Normalization: hand values, running statistics, evaluation mode, F:: spellings,
+// grad_fn names, first and second derivatives, errors.
+#include <cmath>
+
+#include "test_util.h"
+
+using namespace nabla;
+namespace F = nabla::nn::functional;
+using nabla::testing::expect_error;
+using nabla::testing::name_of;
+using nabla::testing::rnd;
+using nabla::testing::values;
+using V = std::vector<double>;
+using autograd::variable_list;
+
+namespace {
+
+void expect_values(const Tensor& t, const V& want, double tol = 1e-6) {
+  V got = values(t);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
+}
+
+void expect_close(const Tensor& a, const Tensor& b, double tol = 1e-5) {
+  ASSERT_EQ(a.sizes(), b.sizes());
+  expect_values(a, values(b), tol);
+}
+
+// Reference: normalize x over `dims` (biased variance), in double.
+Tensor ref_norm(const Tensor& x, IntArrayRef dims, double eps) {
+  Tensor xd = x.to(kDouble);
+  Tensor m = xd.mean(dims, true);
+  return (xd - m) / ((xd - m).square().mean(dims, true) + eps).sqrt();
+}
+
+void check_derivatives(const autograd::TensorFn& f, const variable_list& in) {
+  EXPECT_TRUE(autograd::gradcheck(f, in));
+  EXPECT_TRUE(autograd::gradgradcheck(f, in));
+}
+
+}  // namespace
+
+TEST(BatchNorm, TrainingValuesAndRunningStats) {
+  // Channel 0: {1, 3, 5, 7} (mean 4, biased var 5, unbiased 20/3); channel 1: constant 2.
+  Tensor x = tensor({{1.0, 2.0}, {3.0, 2.0}, {5.0, 2.0}, {7.0, 2.0}});
+  Tensor rm = zeros({2}), rv = ones({2});
+  Tensor y = batch_norm(x, tensor({2.0, 1.0}), tensor({0.5, -1.0}), rm, rv, true, 0.1, 1e-5);
+  const double s = 1 / std::sqrt(5.0 + 1e-5);
+  expect_values(y, {2 * -3 * s + 0.5, -1, 2 * -1 * s + 0.5, -1, 2 * 1 * s + 0.5, -1, 2 * 3 * s + 0.5, -1}, 1e-5);
+  expect_values(rm, {0.4, 0.2});
+  expect_values(rv, {0.9 + 0.1 * 20.0 / 3, 0.9});
+  EXPECT_GT(rm._version(), 0u);  // updated in place
+  // Evaluation uses the running stats and leaves them alone.
+  Tensor e = batch_norm(x, {}, {}, rm, rv, false, 0.1, 1e-5);
+  expect_values(e.select(1, 0), values((x.select(1, 0) - 0.4) / std::sqrt(0.9 + 2.0 / 3 + 1e-5)));
+  expect_values(rm, {0.4, 0.2});
+}
+
+TEST(BatchNorm, ShapesAndLayouts) {
+  for (auto shape : {std::vector<int64_t>{8, 3}, {4, 3, 5}, {2, 3, 4, 5}}) {
+    Tensor x = randn(shape) * 3 + 2;
+    Tensor y = batch_norm(x, {}, {}, {}, {}, true, 0.1, 1e-5);
+    std::vector<int64_t> dims = {0};
+    for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
+    expect_close(y, ref_norm(x, dims, 1e-5), 1e-4);
+  }
+  Tensor t = randn({5, 4}).t();  // [4, 5], channels-first strides
+  expect_close(batch_norm(t, {}, {}, {}, {}, true, 0.1, 1e-5), ref_norm(t, {0}, 1e-5), 1e-4);
+  // Precision with a large mean: float32 data 1000 ± 1.
+  Tensor big = rand({64, 2, 16}) * 2 + 999;
+  expect_close(batch_norm(big, {}, {}, {}, {}, true, 0.1, 1e-5), ref_norm(big, {0, 2}, 1e-5), 2e-3);
+  // Large enough to take the parallel paths.
+  Tensor large = randn({64, 16, 32, 32});
+  expect_close(batch_norm(large, {}, {}, {}, {}, true, 0.1, 1e-5).slice(1, 0, 2),
+               ref_norm(large, {0, 2, 3}, 1e-5).slice(1, 0, 2), 1e-4);
+}
+
+TEST(BatchNorm, EmptyBatch) {
+  Tensor rm = zeros({3});
+  Tensor y = batch_norm(randn({0, 3}), ones({3}), zeros({3}), rm, ones({3}), true, 0.1, 1e-5);
+  EXPECT_EQ(y.sizes(), IntArrayRef({0, 3}));
+  expect_values(rm, {0, 0, 0});
+}
+
+TEST(BatchNorm, Derivatives) {
+  auto train = [](const variable_list& in) -> variable_list {
+    return {batch_norm(in[0], in[1], in[2], {}, {}, true, 0.1, 1e-5)};
+  };
+  check_derivatives(train, {rnd({4, 3}), rnd({3}), rnd({3})});
+  check_derivatives(train, {rnd({2, 2, 3}), rnd({2}), rnd({2})});
+  auto no_affine = [](const variable_list& in) -> variable_list {
+    return {batch_norm(in[0], {}, {}, {}, {}, true, 0.1, 1e-5)};
+  };
+  check_derivatives(no_affine, {rnd({2, 2, 2, 2})});
+  Tensor rm = rand({3}, kDouble), rv = rand({3}, kDouble) + 0.5;
+  auto eval = [&](const variable_list& in) -> variable_list {
+    return {batch_norm(in[0], in[1], in[2], rm, rv, false, 0.1, 1e-5)};
+  };
+  check_derivatives(eval, {rnd({4, 3}), rnd({3}), rnd({3})});
+  Tensor x = rnd({3, 2});
+  EXPECT_EQ(name_of(batch_norm(x, {}, {}, {}, {}, true, 0.1, 1e-5)), "NativeBatchNormBackward0");
+}
+
+TEST(BatchNorm, Errors) {
+  expect_error([] { batch_norm(randn({3}), {}, {}, {}, {}, true, 0.1, 1e-5); }, {"batch_norm", "2 dims", "[3]"});
+  expect_error([] { batch_norm(randn({4, 3}), ones({2}), {}, {}, {}, true, 0.1, 1e-5); },
+               {"batch_norm", "weight", "3"});
+  expect_error([] { batch_norm(randn({4, 3}), {}, {}, zeros({4}), ones({3}), true, 0.1, 1e-5); },
+               {"batch_norm", "running_mean", "3"});
+  expect_error([] { batch_norm(randn({4, 3}), {}, {}, {}, {}, false, 0.1, 1e-5); },
+               {"batch_norm", "evaluation"});
+  expect_error([] { batch_norm(tensor({{1, 2}}), {}, {}, {}, {}, true, 0.1, 1e-5); }, {"batch_norm", "floating"});
+  expect_error([] { F::batch_norm(randn({1, 3}), {}, {}, F::BatchNormFuncOptions().training(true)); },
+               {"batch_norm", "more than 1 value per channel"});
+}
+
+TEST(BatchNorm, Functional) {
+  Tensor x = randn({6, 2, 3});
+  Tensor rm = zeros({2}), rv = ones({2});
+  Tensor w = rand({2}), b = rand({2});
+  Tensor y = F::batch_norm(x, rm, rv, F::BatchNormFuncOptions().weight(w).bias(b).training(true).momentum(0.5).eps(1e-3));
+  Tensor rm2 = zeros({2}), rv2 = ones({2});
+  expect_close(y, batch_norm(x, w, b, rm2, rv2, true, 0.5, 1e-3));
+  expect_close(rm, rm2);
+  expect_close(rv, rv2);
+  expect_close(F::batch_norm(x, rm, rv), batch_norm(x, {}, {}, rm, rv, false, 0.1, 1e-5));
+}
+
+TEST(InstanceNorm, ValuesAndRunningStats) {
+  Tensor x = randn({3, 2, 5}) * 2 + 1;
+  Tensor rm = zeros({2}), rv = ones({2});
+  Tensor y = instance_norm(x, {}, {}, rm, rv, true, 0.1, 1e-5);
+  expect_close(y, ref_norm(x, {2}, 1e-5), 1e-4);
+  // Running stats: the batch mean of the per-instance statistics (unbiased variance).
+  expect_close(rm, x.mean({2}).mean({0}) * 0.1, 1e-5);
+  expect_close(rv, x.var({2}).mean({0}) * 0.1 + 0.9, 1e-4);
+  Tensor w = rand({2}), b = rand({2});
+  expect_close(F::instance_norm(x, F::InstanceNormFuncOptions().weight(w).bias(b)),
+               ref_norm(x, {2}, 1e-5) * w.view({1, 2, 1}) + b.view({1, 2, 1}), 1e-4);
+  auto f = [](const variable_list& in) -> variable_list {
+    return {instance_norm(in[0], in[1], in[2], {}, {}, true, 0.1, 1e-5)};
+  };
+  check_derivatives(f, {rnd({2, 2, 3}), rnd({2}), rnd({2})});
+  expect_error([] { instance_norm(randn({2, 3, 4}), {}, {}, {}, {}, false, 0.1, 1e-5); },
+               {"instance_norm", "running_mean"});
+  expect_error([] { instance_norm(randn({2, 3, 4}), ones({2}), {}, {}, {}, true, 0.1, 1e-5); },
+               {"instance_norm", "weight"});
+}
+
+TEST(LayerNorm, ValuesAndFunctional) {
+  Tensor x = tensor({{1.0, 2.0, 3.0}, {-1.0, 0.0, 4.0}});
+  const double s = std::sqrt(2.0 / 3 + 1e-5);
+  expect_values(layer_norm(x, {3}), {-1 / s, 0, 1 / s, values(ref_norm(x, {1}, 1e-5))[3],
+                                     values(ref_norm(x, {1}, 1e-5))[4], values(ref_norm(x, {1}, 1e-5))[5]});
+  Tensor x3 = randn({2, 3, 4}) + 5;
+  Tensor w = rand({3, 4}), b = rand({3, 4});
+  expect_close(layer_norm(x3, {3, 4}, w, b), ref_norm(x3, {1, 2}, 1e-5) * w + b, 1e-4);
+  expect_close(F::layer_norm(x3, F::LayerNormFuncOptions({4}).eps(1e-3)), ref_norm(x3, {2}, 1e-3), 1e-4);
+  expect_close(F::layer_norm(x3, F::LayerNormFuncOptions({3, 4}).weight(w).bias(b)), layer_norm(x3, {3, 4}, w, b));
+  Tensor t = randn({4, 3}).t();
+  expect_close(layer_norm(t, {4}), ref_norm(t, {1}, 1e-5), 1e-4);
+  EXPECT_EQ(layer_norm(randn({0, 4}), {4}).sizes(), IntArrayRef({0, 4}));
+  EXPECT_EQ(name_of(layer_norm(rnd({2, 3}), {3})), "NativeLayerNormBackward0");
+}
+
+TEST(LayerNorm, Derivatives) {
+  auto f = [](const variable_list& in) -> variable_list { return {layer_norm(in[0], {3}, in[1], in[2])}; };
+  check_derivatives(f, {rnd({2, 3}), rnd({3}), rnd({3})});
+  auto g = [](const variable_list& in) -> variable_list { return {layer_norm(in[0], {2, 2})}; };
+  check_derivatives(g, {rnd({3, 2, 2})});
+}
+
+TEST(LayerNorm, Errors) {
+  expect_error([] { layer_norm(randn({2, 3}), {4}); }, {"layer_norm", "normalized_shape", "[2, 3]"});
+  expect_error([] { layer_norm(randn({2, 3}), {}); }, {"layer_norm", "normalized_shape"});
+  expect_error([] { layer_norm(randn({2, 3}), {3}, ones({2})); }, {"layer_norm", "weight"});
+  expect_error([] { layer_norm(randn({3}), {2, 3}); }, {"layer_norm"});
+}
+
+TEST(GroupNorm, ValuesDerivativesErrors) {
+  Tensor x = randn({2, 6, 5}) * 2 - 1;
+  Tensor ref = ref_norm(x.view({2, 3, 10}), {2}, 1e-5).view({2, 6, 5});
+  expect_close(group_norm(x, 3), ref, 1e-4);
+  Tensor w = rand({6}), b = rand({6});
+  expect_close(F::group_norm(x, F::GroupNormFuncOptions(3).weight(w).bias(b)),
+               ref * w.view({1, 6, 1}) + b.view({1, 6, 1}), 1e-4);
+  EXPECT_EQ(group_norm(randn({0, 4, 2}), 2).sizes(), IntArrayRef({0, 4, 2}));
+  EXPECT_EQ(name_of(group_norm(rnd({2, 4}), 2)), "NativeGroupNormBackward0");
+  auto f = [](const variable_list& in) -> variable_list { return {group_norm(in[0], 2, in[1], in[2])}; };
+  check_derivatives(f, {rnd({2, 4, 3}), rnd({4}), rnd({4})});
+  auto g = [](const variable_list& in) -> variable_list { return {group_norm(in[0], 1)}; };
+  check_derivatives(g, {rnd({2, 2, 2})});
+  expect_error([] { group_norm(randn({2, 6, 3}), 4); }, {"group_norm", "divisible", "num_groups=4"});
+  expect_error([] { group_norm(randn({6}), 3); }, {"group_norm", "2 dims"});
+  expect_error([] { group_norm(randn({2, 6}), 3, ones({3})); }, {"group_norm", "weight", "6"});
+}
+
+TEST(Normalize, Functional) {
+  Tensor x = tensor({{3.0, 4.0}, {0.0, 0.0}});
+  expect_values(F::normalize(x), {0.6, 0.8, 0, 0});
+  Tensor l1 = F::normalize(x, F::NormalizeFuncOptions().p(1).dim(0));
+  // (Compared with a tensor: GCC 12 -march=native on this machine miscompiled the braced
+  // list {1, 1, 0, 0} right here into {1, 1, 1, 1}.)
+  expect_close(l1, tensor({{1.0, 1.0}, {0.0, 0.0}}));
+  Tensor out = empty({2, 2}, kDouble);
+  F::normalize(x, F::NormalizeFuncOptions().out(out));
+  expect_values(out, {0.6, 0.8, 0, 0});
+  auto f = [](const variable_list& in) -> variable_list { return {F::normalize(in[0])}; };
+  check_derivatives(f, {rnd({3, 4})});
+}
+
+TEST(LocalResponseNorm, Functional) {
+  Tensor x = randn({2, 5, 3});
+  const int64_t size = 3;
+  const double alpha = 0.5, beta = 0.75, k = 2;
+  Tensor y = F::local_response_norm(x, F::LocalResponseNormFuncOptions(size).alpha(alpha).beta(beta).k(k));
+  // By hand: channel c sees channels c - 1 .. c + 1 (zero outside), divided by size.
+  auto xa = x.accessor<float, 3>();
+  auto ya = y.accessor<float, 3>();
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t c = 0; c < 5; ++c)
+      for (int64_t l = 0; l < 3; ++l) {
+        double s = 0;
+        for (int64_t j = c - 1; j <= c + 1; ++j)
+          if (j >= 0 && j < 5) s += xa[n][j][l] * xa[n][j][l];
+        EXPECT_NEAR(ya[n][c][l], xa[n][c][l] / std::pow(k + alpha * s / size, beta), 1e-5);
+      }
+  EXPECT_EQ(F::local_response_norm(randn({2, 4, 2, 2}), F::LocalResponseNormFuncOptions(2)).sizes(),
+            IntArrayRef({2, 4, 2, 2}));
+  expect_error([] { F::local_response_norm(randn({2, 3}), F::LocalResponseNormFuncOptions(2)); },
+               {"local_response_norm", "3D"});
+}
