@@ -129,3 +129,19 @@ TEST(ModulesVsLibTorch, ConvolutionalNetwork) {
   at::Tensor z = torch::randn({2, 3, 5, 5});
   expect_close(tt->forward(z), nt->forward(to_nabla(z)), 1e-5, "conv transpose");
 }
+
+TEST(ModulesVsLibTorch, BilinearAndDistances) {
+  torch::nn::Bilinear tb(3, 4, 2);
+  nabla::nn::Bilinear nb(3, 4, 2);
+  match_parameters(tb, nb);
+  at::Tensor a = torch::randn({5, 3}), b = torch::randn({5, 4});
+  expect_close(tb->forward(a, b), nb->forward(to_nabla(a), to_nabla(b)), 1e-5, "bilinear");
+  at::Tensor x = torch::randn({4, 6}), y = torch::randn({4, 6});
+  y[1] = x[1] * 0;  // a zero row: eps decides
+  expect_close(torch::nn::functional::cosine_similarity(x, y),
+               nabla::nn::functional::cosine_similarity(to_nabla(x), to_nabla(y)), 1e-5, "cosine_similarity");
+  expect_close(torch::nn::functional::pairwise_distance(x, y, torch::nn::functional::PairwiseDistanceFuncOptions().p(1.5)),
+               nabla::nn::functional::pairwise_distance(to_nabla(x), to_nabla(y),
+                                                        nabla::nn::functional::PairwiseDistanceFuncOptions().p(1.5)),
+               1e-5, "pairwise_distance");
+}

@@ -6,8 +6,10 @@
 // kernels are the free functions of nabla/ops/<family>.h.
 #include "nabla/nn/functional/activation.h"
 #include "nabla/nn/functional/conv.h"
+#include "nabla/nn/functional/distance.h"
 #include "nabla/nn/functional/dropout.h"
 #include "nabla/nn/functional/embedding.h"
+#include "nabla/nn/functional/linear.h"
 #include "nabla/nn/functional/loss.h"
 #include "nabla/nn/functional/normalization.h"
 #include "nabla/nn/functional/padding.h"

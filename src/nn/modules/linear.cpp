@@ -4,6 +4,7 @@
 #include <cmath>
 #include <ostream>
 
+#include "nabla/nn/functional/linear.h"
 #include "nabla/nn/init.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
@@ -38,6 +39,40 @@ void LinearImpl::pretty_print(std::ostream& stream) const {
 }
 
 Tensor LinearImpl::forward(const Tensor& input) { return linear(input, weight, bias); }
+
+BilinearImpl::BilinearImpl(const BilinearOptions& options_) : options(options_) {
+  NABLA_CHECK(options.in1_features() > 0 && options.in2_features() > 0 && options.out_features() > 0,
+              "Bilinear: feature counts must be positive");
+  reset();
+}
+
+void BilinearImpl::reset() {
+  weight = register_parameter("weight",
+                              empty({options.out_features(), options.in1_features(), options.in2_features()}));
+  bias = register_parameter("bias", options.bias() ? empty({options.out_features()}) : Tensor(), options.bias());
+  const double bound = 1.0 / std::sqrt(static_cast<double>(options.in1_features()));
+  init::uniform_(weight, -bound, bound);
+  if (bias.defined()) init::uniform_(bias, -bound, bound);
+}
+
+void BilinearImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "nabla::nn::Bilinear(in1_features=" << options.in1_features()
+         << ", in2_features=" << options.in2_features() << ", out_features=" << options.out_features()
+         << ", bias=" << options.bias() << ")";
+}
+
+Tensor BilinearImpl::forward(const Tensor& input1, const Tensor& input2) {
+  return nabla::bilinear(input1, input2, weight, bias);
+}
+
+void CosineSimilarityImpl::pretty_print(std::ostream& stream) const {
+  stream << "nabla::nn::CosineSimilarity(dim=" << options.dim() << ", eps=" << options.eps() << ")";
+}
+
+void PairwiseDistanceImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "nabla::nn::PairwiseDistance(p=" << options.p() << ", eps=" << options.eps()
+         << ", keepdim=" << options.keepdim() << ")";
+}
 
 void IdentityImpl::pretty_print(std::ostream& stream) const { stream << "nabla::nn::Identity()"; }
 

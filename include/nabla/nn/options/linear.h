@@ -15,6 +15,15 @@ struct LinearOptions {
   NABLA_ARG(bool, bias) = true;
 };
 
+struct BilinearOptions {
+  BilinearOptions(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : in1_features_(in1_features), in2_features_(in2_features), out_features_(out_features) {}
+  NABLA_ARG(int64_t, in1_features);
+  NABLA_ARG(int64_t, in2_features);
+  NABLA_ARG(int64_t, out_features);
+  NABLA_ARG(bool, bias) = true;
+};
+
 struct FlattenOptions {
   NABLA_ARG(int64_t, start_dim) = 1;
   NABLA_ARG(int64_t, end_dim) = -1;
