@@ -1,0 +1,119 @@
+// embedding as one index_select, with its own node so that padding_idx and
+// scale_grad_by_freq shape the weight gradient (written with differentiable ops:
+// index_put with accumulation is linear in the gradient); embedding_renorm_; one_hot.
+#include <algorithm>
+#include <vector>
+
+#include "autograd/formula.h"
+#include "nabla/ops/embedding.h"
+#include "nabla/ops/factories.h"
+#include "nabla/ops/functions.h"
+#include "ops/op_utils.h"
+
+namespace nabla {
+
+namespace {
+
+using autograd::FormulaNode;
+using autograd::variable_list;
+
+// Saved: [0] flat int64 indices. dim = padding_idx, flag = scale_grad_by_freq,
+// list = {V, D}.
+variable_list embedding_bw(FormulaNode& n, const variable_list& g) {
+  Tensor idx = n.saved(0);
+  const int64_t V = n.list[0], D = n.list[1];
+  Tensor g2 = g[0].reshape({idx.numel(), D});
+  if (n.flag) {
+    Tensor counts = zeros({V}, g2.options()).index_put({idx}, ones({idx.numel()}, g2.options()), true);
+    g2 = g2 / counts.index_select(0, idx).unsqueeze(1);
+  }
+  if (n.dim >= 0) g2 = g2 * (idx != n.dim).to(g2.scalar_type()).unsqueeze(1);
+  return {zeros({V, D}, g2.options()).index_put({idx}, g2, true)};
+}
+const autograd::Formula kEmbedding{"EmbeddingBackward0", embedding_bw};
+
+// Flat int64 copy of integer indices, checked against [0, bound).
+Tensor checked_indices(const Tensor& indices, int64_t bound, const char* op) {
+  ops::check_defined(indices, op);
+  NABLA_CHECK(indices.scalar_type() == kLong || indices.scalar_type() == kInt, op,
+              ": expected indices of scalar type Long or Int, got ", indices.scalar_type());
+  Tensor idx = indices.reshape({-1}).to(kLong).contiguous();
+  const int64_t* p = idx.data_ptr<int64_t>();
+  for (int64_t i = 0; i < idx.numel(); ++i)
+    NABLA_CHECK(p[i] >= 0 && p[i] < bound, op, ": index ", p[i], " is out of range for ", bound,
+                " rows (expected 0 <= index < ", bound, ")");
+  return idx;
+}
+
+}  // namespace
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx,
+                 bool scale_grad_by_freq, bool sparse) {
+  const char* op = "embedding";
+  ops::check_defined(weight, op);
+  NABLA_CHECK(weight.dim() == 2, op, ": weight must be 2-D [num_embeddings, embedding_dim], got sizes ",
+              weight.sizes());
+  NABLA_CHECK(!sparse, op, ": sparse gradients are not supported (nabla has no sparse tensors); "
+              "use sparse = false");
+  const int64_t V = weight.size(0), D = weight.size(1);
+  Tensor idx = checked_indices(indices, V, op);
+  std::vector<int64_t> shape = indices.sizes().vec();
+  shape.push_back(D);
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = weight.index_select(0, idx).view(shape);
+  }
+  if (autograd::any_requires_grad(weight)) {
+    auto node = autograd::make_node(kEmbedding, {&weight});
+    node->save(idx);
+    node->dim = padding_idx;
+    node->flag = scale_grad_by_freq;
+    node->list = {V, D};
+    autograd::set_history(out, node);
+  }
+  return out;
+}
+
+const Tensor& embedding_renorm_(const Tensor& self, const Tensor& indices, double max_norm,
+                                double norm_type) {
+  const char* op = "embedding_renorm_";
+  ops::check_defined(self, op);
+  NABLA_CHECK(self.dim() == 2, op, ": weight must be 2-D, got sizes ", self.sizes());
+  Tensor idx = checked_indices(indices, self.size(0), op);
+  // Each named row once.
+  std::vector<int64_t> rows(idx.data_ptr<int64_t>(), idx.data_ptr<int64_t>() + idx.numel());
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  if (rows.empty()) return self;
+  NoGradGuard no_grad;
+  Tensor r = tensor(rows, TensorOptions(kLong));
+  Tensor sub = self.index_select(0, r);
+  Tensor norms = sub.norm(norm_type, {1}, true);
+  Tensor scale = where(norms > max_norm, max_norm / (norms + 1e-7), ones_like(norms));
+  self.index_put_({optional<Tensor>(r)}, sub * scale);
+  return self;
+}
+
+Tensor one_hot(const Tensor& self, int64_t num_classes) {
+  const char* op = "one_hot";
+  ops::check_defined(self, op);
+  NABLA_CHECK(self.scalar_type() == kLong, op, ": one_hot is only applicable to index tensors "
+              "(int64), got ", self.scalar_type());
+  if (self.numel() == 0) {
+    NABLA_CHECK(num_classes > 0, op, ": can not infer total number of classes from empty tensor");
+  } else {
+    const int64_t lo = self.min().item<int64_t>(), hi = self.max().item<int64_t>();
+    NABLA_CHECK(lo >= 0, op, ": class values must be non-negative, got ", lo);
+    if (num_classes == -1) num_classes = hi + 1;
+    NABLA_CHECK(hi < num_classes, op, ": class values must be smaller than num_classes (",
+                num_classes, "), got ", hi);
+  }
+  std::vector<int64_t> shape = self.sizes().vec();
+  shape.push_back(num_classes);
+  Tensor out = zeros(shape, TensorOptions(kLong).device(self.device()));
+  if (self.numel() == 0) return out;
+  return out.scatter_(-1, self.unsqueeze(-1), 1);
+}
+
+}  // namespace nabla
