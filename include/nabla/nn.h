@@ -11,6 +11,7 @@
 #include "nabla/nn/modules/conv.h"
 #include "nabla/nn/modules/linear.h"
 #include "nabla/nn/modules/loss.h"
+#include "nabla/nn/modules/normalization.h"
 #include "nabla/nn/modules/pooling.h"
 #include "nabla/nn/modules/rnn.h"
 #include "nabla/nn/pimpl.h"

@@ -145,3 +145,44 @@ TEST(ModulesVsLibTorch, BilinearAndDistances) {
                                                         nabla::nn::functional::PairwiseDistanceFuncOptions().p(1.5)),
                1e-5, "pairwise_distance");
 }
+
+TEST(ModulesVsLibTorch, NormalizationModules) {
+  // Train-mode forward (batch statistics, running-stat updates with momentum and with the
+  // cumulative average), then eval-mode forward from the running statistics.
+  for (bool cumulative : {false, true}) {
+    auto topt = torch::nn::BatchNorm2dOptions(3);
+    auto nopt = nabla::nn::BatchNorm2dOptions(3);
+    if (cumulative) {
+      topt.momentum(c10::nullopt);
+      nopt.momentum(nabla::nullopt);
+    }
+    torch::nn::BatchNorm2d tb(topt);
+    nabla::nn::BatchNorm2d nb(nopt);
+    match_parameters(tb, nb);
+    for (int step = 0; step < 3; ++step) {
+      at::Tensor x = torch::randn({4, 3, 5, 5}) * 2 + 1;
+      expect_close(tb->forward(x), nb->forward(to_nabla(x)), 1e-4, "batch_norm train");
+    }
+    expect_close(tb->running_mean, nb->running_mean, 1e-5, "running_mean");
+    expect_close(tb->running_var, nb->running_var, 1e-4, "running_var");
+    EXPECT_EQ(nb->num_batches_tracked.item<int64_t>(), 3);
+    tb->eval();
+    nb->eval();
+    at::Tensor x = torch::randn({2, 3, 4, 4});
+    expect_close(tb->forward(x), nb->forward(to_nabla(x)), 1e-4, "batch_norm eval");
+  }
+  torch::nn::BatchNorm1d tb1(4);
+  nabla::nn::BatchNorm1d nb1(4);
+  at::Tensor v = torch::randn({6, 4});
+  expect_close(tb1->forward(v), nb1->forward(to_nabla(v)), 1e-4, "batch_norm1d");
+  torch::nn::LayerNorm tl(torch::nn::LayerNormOptions({5, 6}));
+  nabla::nn::LayerNorm nl(nabla::nn::LayerNormOptions({5, 6}));
+  at::Tensor y = torch::randn({3, 5, 6});
+  expect_close(tl->forward(y), nl->forward(to_nabla(y)), 1e-4, "layer_norm");
+  torch::nn::GroupNorm tg(torch::nn::GroupNormOptions(2, 4));
+  nabla::nn::GroupNorm ng(nabla::nn::GroupNormOptions(2, 4));
+  at::Tensor z = torch::randn({3, 4, 5});
+  expect_close(tg->forward(z), ng->forward(to_nabla(z)), 1e-4, "group_norm");
+  EXPECT_EQ(ng->named_parameters().keys(), (std::vector<std::string>{"weight", "bias"}));
+  EXPECT_EQ(nb1->named_buffers().keys(), (std::vector<std::string>{"running_mean", "running_var", "num_batches_tracked"}));
+}
