@@ -9,6 +9,7 @@
 #include "nabla/nn/modules/container/modulelist.h"
 #include "nabla/nn/modules/container/sequential.h"
 #include "nabla/nn/modules/conv.h"
+#include "nabla/nn/modules/dropout_embedding.h"
 #include "nabla/nn/modules/linear.h"
 #include "nabla/nn/modules/loss.h"
 #include "nabla/nn/modules/normalization.h"
