@@ -290,6 +290,12 @@ void ProfilingBackend::softmax(const Tensor& out, const Tensor& in, int64_t dim,
   inner_.softmax(out, in, dim, log);
 }
 
+void ProfilingBackend::softmax_backward(const Tensor& grad_in, const Tensor& grad_out,
+                                        const Tensor& out, int64_t dim, bool log) {
+  RecordFunction rec(log ? "log_softmax_backward" : "softmax_backward", EventKind::Kernel);
+  inner_.softmax_backward(grad_in, grad_out, out, dim, log);
+}
+
 void ProfilingBackend::moments(const Tensor& mean, const Tensor& var, const Tensor& in, int64_t n,
                                int64_t c, int64_t s) {
   RecordFunction rec("moments", EventKind::Kernel);

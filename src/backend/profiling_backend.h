@@ -37,6 +37,8 @@ class ProfilingBackend final : public Backend {
   void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& image,
                   const WindowGeometry& g) override;
   void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) override;
+  void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out,
+                        int64_t dim, bool log) override;
   void moments(const Tensor& mean, const Tensor& var, const Tensor& in, int64_t n, int64_t c,
                int64_t s) override;
   void channel_affine(const Tensor& out, const Tensor& in, const Tensor& center,

@@ -136,6 +136,11 @@ class Backend {
   /// out = softmax (log_softmax when `log`) of `in` along `dim`, max-subtracted so any
   /// finite logits give finite results. in and out contiguous, same sizes, float or double.
   virtual void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) = 0;
+  /// First-order backward of softmax along `dim` from its output y and the output
+  /// gradient g: grad_in = y * (g - sum(g * y)), or for log_softmax g - exp(y) * sum(g).
+  /// All contiguous, same sizes, float or double.
+  virtual void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out,
+                                int64_t dim, bool log) = 0;
   /// Per-channel statistics of `in` viewed as [N, C, S] (contiguous; float or double):
   /// mean[c] and the biased variance var[c] over its N * S elements (two passes, double
   /// accumulation). mean and var are contiguous [C] of in's dtype. N * S == 0 gives NaN.

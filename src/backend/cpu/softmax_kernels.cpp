@@ -5,6 +5,8 @@
 // running max / sum vectors of length `inner` and sweep the n planes, again contiguous.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -15,10 +17,63 @@ namespace nabla::cpu {
 
 namespace {
 
+// exp for float in a form the compiler vectorizes (std::exp is a scalar libm call that
+// sets errno): x = n ln2 + r with |r| <= ln2 / 2, exp(r) by Cephes' degree-7 polynomial
+// (about 1 ulp), 2^n assembled in the exponent bits. Below -87.3 (2^n no longer a
+// normal float) the result is 0; NaN passes through; +inf is not needed (inputs are
+// x - max <= 0).
+inline float vec_exp(float x) {
+  const float xc = std::max(x, -87.3f);
+  const float t = xc * 1.44269504088896341f + 12582912.0f;  // round to nearest integer
+  const float n = t - 12582912.0f;
+  const float r = (xc - n * 0.693359375f) + n * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  const float e = p * scale;
+  return x < -87.3f ? 0.0f : (x != x ? x : e);
+}
+inline double vec_exp(double x) { return std::exp(x); }
+
+// Sum with 8 independent lanes, so the float loop vectorizes (one accumulator would be
+// a serial dependency chain the compiler may not reorder).
+template <class T>
+T lane_sum(const T* p, int64_t n) {
+  T acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) acc[k] += p[i + k];
+  T s = 0;
+  for (; i < n; ++i) s += p[i];
+  for (int k = 0; k < 8; ++k) s += acc[k];
+  return s;
+}
+
 // NaN-propagating max: a row holding a NaN gives NaN everywhere, as in LibTorch.
 template <class T>
 inline T nan_max(T a, T b) {
   return (a > b || std::isnan(a)) ? a : b;
+}
+
+// Row maximum with 8 lanes (vectorizes like lane_sum).
+template <class T>
+T lane_max(const T* p, int64_t n) {
+  constexpr T lo = -std::numeric_limits<T>::infinity();
+  T acc[8] = {lo, lo, lo, lo, lo, lo, lo, lo};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) acc[k] = nan_max(acc[k], p[i + k]);
+  T m = lo;
+  for (; i < n; ++i) m = nan_max(m, p[i]);
+  for (int k = 0; k < 8; ++k) m = nan_max(m, acc[k]);
+  return m;
 }
 
 template <class T>
@@ -28,20 +83,16 @@ void softmax_rows(T* out, const T* in, int64_t rows, int64_t n, bool log) {
     for (int64_t r = r0; r < r1; ++r) {
       const T* x = in + r * n;
       T* y = out + r * n;
-      T m = -std::numeric_limits<T>::infinity();
-      for (int64_t j = 0; j < n; ++j) m = nan_max(m, x[j]);
-      T sum = 0;
+      const T m = lane_max(x, n);
+      // exp(x - m) goes to y first (log_softmax overwrites it), then one lane sum.
+      for (int64_t j = 0; j < n; ++j) y[j] = vec_exp(x[j] - m);
+      const T sum = lane_sum(y, n);
       if (log) {
-        for (int64_t j = 0; j < n; ++j) sum += std::exp(x[j] - m);
         // (x - m) - log(sum), not x - (m + log(sum)): the latter rounds log(sum) away
         // when |m| is large.
         const T lse = std::log(sum);
         for (int64_t j = 0; j < n; ++j) y[j] = (x[j] - m) - lse;
       } else {
-        for (int64_t j = 0; j < n; ++j) {
-          y[j] = std::exp(x[j] - m);
-          sum += y[j];
-        }
         const T inv = T(1) / sum;
         for (int64_t j = 0; j < n; ++j) y[j] *= inv;
       }
@@ -63,13 +114,10 @@ void softmax_columns(T* y, const T* x, int64_t n, int64_t inner, int64_t i0, int
   for (int64_t j = 0; j < n; ++j) {
     const T* xj = x + j * inner + i0;
     T* yj = y + j * inner + i0;
-    if (log) {
-      for (int64_t i = 0; i < w; ++i) s[i] += std::exp(xj[i] - m[i]);
-    } else {
-      for (int64_t i = 0; i < w; ++i) {
-        yj[i] = std::exp(xj[i] - m[i]);
-        s[i] += yj[i];
-      }
+    // Column sums: each s[i] is its own accumulator, so this vectorizes across i.
+    for (int64_t i = 0; i < w; ++i) {
+      yj[i] = vec_exp(xj[i] - m[i]);
+      s[i] += yj[i];
     }
   }
   if (log) {
@@ -123,7 +171,65 @@ void softmax_impl(const Tensor& out, const Tensor& in, int64_t dim, bool log) {
   }
 }
 
+// Backward over [outer, n, inner]: per (outer, column) the sum over n of g * y (softmax)
+// or of g (log_softmax), then one elementwise pass. inner == 1 is the contiguous-row case.
+template <class T>
+void softmax_backward_impl(T* gi, const T* g, const T* y, int64_t outer, int64_t n, int64_t inner,
+                           bool log) {
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n * inner, 1));
+  parallel_for(0, outer, grain, [&](int64_t o0, int64_t o1) {
+    std::vector<T> s(static_cast<size_t>(inner));
+    for (int64_t o = o0; o < o1; ++o) {
+      const T* go = g + o * n * inner;
+      const T* yo = y + o * n * inner;
+      T* gio = gi + o * n * inner;
+      if (inner == 1) {
+        T acc = 0;
+        if (log) {
+          acc = lane_sum(go, n);
+          for (int64_t j = 0; j < n; ++j) gio[j] = go[j] - vec_exp(yo[j]) * acc;
+        } else {
+          for (int64_t j = 0; j < n; ++j) gio[j] = go[j] * yo[j];  // scratch for the sum
+          acc = lane_sum(gio, n);
+          for (int64_t j = 0; j < n; ++j) gio[j] = yo[j] * (go[j] - acc);
+        }
+        continue;
+      }
+      std::fill(s.begin(), s.end(), T(0));
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < inner; ++i) s[i] += log ? go[j * inner + i] : go[j * inner + i] * yo[j * inner + i];
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < inner; ++i) {
+          const int64_t k = j * inner + i;
+          gio[k] = log ? go[k] - vec_exp(yo[k]) * s[i] : yo[k] * (go[k] - s[i]);
+        }
+    }
+  });
+}
+
+template <class T>
+void softmax_backward_dispatch(const Tensor& gi, const Tensor& g, const Tensor& y, int64_t dim, bool log) {
+  IntArrayRef sizes = y.sizes();
+  int64_t outer = 1, inner = 1;
+  const int64_t n = sizes.empty() ? 1 : sizes[dim];
+  for (int64_t d = 0; d < dim; ++d) outer *= sizes[d];
+  for (int64_t d = dim + 1; d < static_cast<int64_t>(sizes.size()); ++d) inner *= sizes[d];
+  if (y.numel() == 0) return;
+  softmax_backward_impl(gi.data_ptr<T>(), g.data_ptr<T>(), y.data_ptr<T>(), outer, n, inner, log);
+}
+
 }  // namespace
+
+void CpuBackend::softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out,
+                                  int64_t dim, bool log) {
+  NABLA_ASSERT(grad_in.is_contiguous() && grad_out.is_contiguous() && out.is_contiguous(),
+               "softmax_backward kernel: contiguous operands");
+  switch (out.scalar_type()) {
+    case kFloat: return softmax_backward_dispatch<float>(grad_in, grad_out, out, dim, log);
+    case kDouble: return softmax_backward_dispatch<double>(grad_in, grad_out, out, dim, log);
+    default: NABLA_CHECK(false, "softmax_backward kernel: float or double expected, got ", out.scalar_type());
+  }
+}
 
 void CpuBackend::softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) {
   NABLA_ASSERT(in.is_contiguous() && out.is_contiguous(), "softmax kernel: contiguous operands");
