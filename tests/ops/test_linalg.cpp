@@ -100,7 +100,8 @@ TEST(Linalg, GemmAllLayoutsAndShapes) {
   const int64_t dims[][3] = {{1, 1, 5}, {4, 1, 3},    {1, 5, 3}, {4, 5, 1},
                              {7, 6, 9}, {33, 17, 65}, {3, 4, 2}};
   for (ScalarType dt : {kFloat, kDouble, kLong, kInt}) {
-    const double tol = dt == kFloat ? 1e-5 : 1e-12;
+    // float32: sums of up to 65 products, scaled by 3 in addmm_, cancel down to ~1e-5.
+    const double tol = dt == kFloat ? 1e-4 : 1e-12;
     for (auto& d : dims) {
       int64_t m = d[0], n = d[1], k = d[2];
       for (MatLayout la : kLayouts)
