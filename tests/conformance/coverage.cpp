@@ -42,6 +42,7 @@ const std::map<std::string, std::vector<std::string>> kAliases = {
     {"bce", {"binary_cross_entropy"}},
     {"bce_with_logits", {"binary_cross_entropy_with_logits"}},
     {"rnn", {"rnn_tanh", "rnn_relu"}},
+    {"dropout2d", {"feature_dropout"}},  // at::feature_dropout is dropout2d's kernel
 };
 
 bool covers(const std::string& entry, const std::string& name) {
