@@ -241,3 +241,18 @@ TEST(Utils, ClipGradNormAndValue) {
   EXPECT_EQ(p2[2].item<double>(), 6);
   expect_error([&] { nn::utils::vector_to_parameters(nabla::arange(6, nabla::kFloat), {p1, p2}); }, {"7"});
 }
+
+TEST(Module, RecurrentModulesClone) {
+  nn::LSTM lstm(nn::LSTMOptions(3, 4).num_layers(2));
+  auto copy = std::dynamic_pointer_cast<nn::LSTMImpl>(lstm->clone());
+  ASSERT_NE(copy, nullptr);
+  Tensor x = nabla::randn({5, 2, 3});
+  EXPECT_TRUE(std::get<0>(copy->forward(x)).equal(std::get<0>(lstm->forward(x))));
+  copy->named_parameters()["weight_hh_l1"].data().fill_(0);
+  EXPECT_FALSE(std::get<0>(copy->forward(x)).equal(std::get<0>(lstm->forward(x))));
+  nn::GRUCell cell(3, 4);
+  auto cell_copy = std::dynamic_pointer_cast<nn::GRUCellImpl>(cell->clone());
+  ASSERT_NE(cell_copy, nullptr);
+  EXPECT_TRUE(cell_copy->forward(x[0]).equal(cell->forward(x[0])));
+  EXPECT_NE(cell_copy->weight_ih.data_ptr(), cell->weight_ih.data_ptr());
+}

@@ -12,7 +12,8 @@ namespace nabla::nn {
 
 namespace detail {
 
-RNNImplBase::RNNImplBase(const char* kind, int64_t gates, int64_t input_size, int64_t hidden_size,
+template <class Derived>
+RNNImplBase<Derived>::RNNImplBase(const char* kind, int64_t gates, int64_t input_size, int64_t hidden_size,
                          int64_t num_layers, bool bias, bool batch_first, double dropout, bool bidirectional)
     : kind_(kind), gates_(gates), input_size_(input_size), hidden_size_(hidden_size), num_layers_(num_layers),
       bias_(bias), batch_first_(batch_first), dropout_(dropout), bidirectional_(bidirectional) {
@@ -22,64 +23,92 @@ RNNImplBase::RNNImplBase(const char* kind, int64_t gates, int64_t input_size, in
   create_parameters();
 }
 
-void RNNImplBase::create_parameters() {
+template <class Derived>
+void RNNImplBase<Derived>::reset() {
+  create_parameters();
+}
+
+template <class Derived>
+void RNNImplBase<Derived>::create_parameters() {
   const int64_t dirs = bidirectional_ ? 2 : 1;
   for (int64_t l = 0; l < num_layers_; ++l)
     for (int64_t d = 0; d < dirs; ++d) {
       const std::string suffix = "_l" + std::to_string(l) + (d == 1 ? "_reverse" : "");
       const int64_t in = l == 0 ? input_size_ : hidden_size_ * dirs;
-      register_parameter("weight_ih" + suffix, empty({gates_ * hidden_size_, in}));
-      register_parameter("weight_hh" + suffix, empty({gates_ * hidden_size_, hidden_size_}));
+      this->register_parameter("weight_ih" + suffix, empty({gates_ * hidden_size_, in}));
+      this->register_parameter("weight_hh" + suffix, empty({gates_ * hidden_size_, hidden_size_}));
       if (bias_) {
-        register_parameter("bias_ih" + suffix, empty({gates_ * hidden_size_}));
-        register_parameter("bias_hh" + suffix, empty({gates_ * hidden_size_}));
+        this->register_parameter("bias_ih" + suffix, empty({gates_ * hidden_size_}));
+        this->register_parameter("bias_hh" + suffix, empty({gates_ * hidden_size_}));
       }
     }
   reset_parameters();
 }
 
-void RNNImplBase::reset_parameters() {
+template <class Derived>
+void RNNImplBase<Derived>::reset_parameters() {
   const double bound = 1.0 / std::sqrt(static_cast<double>(hidden_size_));
-  for (auto& p : parameters_) init::uniform_(p.value(), -bound, bound);
+  for (auto& p : this->parameters_) init::uniform_(p.value(), -bound, bound);
 }
 
-std::vector<Tensor> RNNImplBase::flat_weights() const { return parameters_.values(); }
+template <class Derived>
+std::vector<Tensor> RNNImplBase<Derived>::flat_weights() const {
+  return this->parameters_.values();
+}
 
-void RNNImplBase::pretty_print(std::ostream& stream) const {
+template <class Derived>
+void RNNImplBase<Derived>::pretty_print(std::ostream& stream) const {
   stream << std::boolalpha << "nabla::nn::" << kind_ << "(input_size=" << input_size_ << ", hidden_size=" << hidden_size_
          << ", num_layers=" << num_layers_ << ", bias=" << bias_ << ", batch_first=" << batch_first_
          << ", dropout=" << dropout_ << ", bidirectional=" << bidirectional_ << ")";
 }
 
-RNNCellImplBase::RNNCellImplBase(const char* kind, int64_t gates, int64_t input_size, int64_t hidden_size, bool bias)
-    : kind_(kind), input_size_(input_size), hidden_size_(hidden_size), bias_(bias) {
+template <class Derived>
+RNNCellImplBase<Derived>::RNNCellImplBase(const char* kind, int64_t gates, int64_t input_size, int64_t hidden_size,
+                                          bool bias)
+    : kind_(kind), gates_(gates), input_size_(input_size), hidden_size_(hidden_size), bias_(bias) {
   NABLA_CHECK(input_size > 0 && hidden_size > 0, kind, ": input_size and hidden_size must be positive");
-  weight_ih = register_parameter("weight_ih", empty({gates * hidden_size, input_size}));
-  weight_hh = register_parameter("weight_hh", empty({gates * hidden_size, hidden_size}));
-  if (bias) {
-    bias_ih = register_parameter("bias_ih", empty({gates * hidden_size}));
-    bias_hh = register_parameter("bias_hh", empty({gates * hidden_size}));
+  reset();
+}
+
+template <class Derived>
+void RNNCellImplBase<Derived>::reset() {
+  weight_ih = this->register_parameter("weight_ih", empty({gates_ * hidden_size_, input_size_}));
+  weight_hh = this->register_parameter("weight_hh", empty({gates_ * hidden_size_, hidden_size_}));
+  if (bias_) {
+    bias_ih = this->register_parameter("bias_ih", empty({gates_ * hidden_size_}));
+    bias_hh = this->register_parameter("bias_hh", empty({gates_ * hidden_size_}));
   }
   reset_parameters();
 }
 
-void RNNCellImplBase::reset_parameters() {
+template <class Derived>
+void RNNCellImplBase<Derived>::reset_parameters() {
   const double bound = 1.0 / std::sqrt(static_cast<double>(hidden_size_));
-  for (auto& p : parameters_) init::uniform_(p.value(), -bound, bound);
+  for (auto& p : this->parameters_) init::uniform_(p.value(), -bound, bound);
 }
 
-void RNNCellImplBase::pretty_print(std::ostream& stream) const {
+template <class Derived>
+void RNNCellImplBase<Derived>::pretty_print(std::ostream& stream) const {
   stream << std::boolalpha << "nabla::nn::" << kind_ << "(" << input_size_ << ", " << hidden_size_
          << (bias_ ? "" : ", bias=false") << ")";
 }
 
-Tensor RNNCellImplBase::state_or_zeros(const Tensor& input, const Tensor& hx) const {
+template <class Derived>
+Tensor RNNCellImplBase<Derived>::state_or_zeros(const Tensor& input, const Tensor& hx) const {
   if (hx.defined()) return hx;
   NABLA_CHECK(input.defined() && (input.dim() == 1 || input.dim() == 2), kind_,
               ": input must be 1-d or 2-d, got ", input.defined() ? input.dim() : 0, " dims");
   return input.dim() == 1 ? zeros({hidden_size_}, TensorOptions(input.scalar_type()))
                           : zeros({input.size(0), hidden_size_}, TensorOptions(input.scalar_type()));
 }
+
+template class RNNImplBase<RNNImpl>;
+template class RNNImplBase<LSTMImpl>;
+template class RNNImplBase<GRUImpl>;
+template class RNNCellImplBase<RNNCellImpl>;
+template class RNNCellImplBase<LSTMCellImpl>;
+template class RNNCellImplBase<GRUCellImpl>;
 
 }  // namespace detail
 

@@ -72,11 +72,15 @@ struct GRUCellOptions {
 };
 
 namespace detail {
-/// What the three sequence modules share: parameter creation, naming, printing.
-class RNNImplBase : public Module {
+/// What the three sequence modules share: parameter creation, naming, printing; derived
+/// from Cloneable, so clone() deep-copies them.
+template <class Derived>
+class RNNImplBase : public Cloneable<Derived> {
  public:
   RNNImplBase(const char* kind, int64_t gates, int64_t input_size, int64_t hidden_size, int64_t num_layers,
               bool bias, bool batch_first, double dropout, bool bidirectional);
+  /// Registers fresh parameters (uniform ±1/sqrt(hidden_size)).
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   /// The parameters in the flat order nabla::lstm / gru expect.
@@ -92,7 +96,7 @@ class RNNImplBase : public Module {
 };
 }  // namespace detail
 
-class RNNImpl : public detail::RNNImplBase {
+class RNNImpl : public detail::RNNImplBase<RNNImpl> {
  public:
   RNNImpl(int64_t input_size, int64_t hidden_size) : RNNImpl(RNNOptions(input_size, hidden_size)) {}
   explicit RNNImpl(const RNNOptions& options);
@@ -102,7 +106,7 @@ class RNNImpl : public detail::RNNImplBase {
 };
 NABLA_MODULE(RNN);
 
-class LSTMImpl : public detail::RNNImplBase {
+class LSTMImpl : public detail::RNNImplBase<LSTMImpl> {
  public:
   LSTMImpl(int64_t input_size, int64_t hidden_size) : LSTMImpl(LSTMOptions(input_size, hidden_size)) {}
   explicit LSTMImpl(const LSTMOptions& options);
@@ -113,7 +117,7 @@ class LSTMImpl : public detail::RNNImplBase {
 };
 NABLA_MODULE(LSTM);
 
-class GRUImpl : public detail::RNNImplBase {
+class GRUImpl : public detail::RNNImplBase<GRUImpl> {
  public:
   GRUImpl(int64_t input_size, int64_t hidden_size) : GRUImpl(GRUOptions(input_size, hidden_size)) {}
   explicit GRUImpl(const GRUOptions& options);
@@ -123,9 +127,11 @@ class GRUImpl : public detail::RNNImplBase {
 NABLA_MODULE(GRU);
 
 namespace detail {
-class RNNCellImplBase : public Module {
+template <class Derived>
+class RNNCellImplBase : public Cloneable<Derived> {
  public:
   RNNCellImplBase(const char* kind, int64_t gates, int64_t input_size, int64_t hidden_size, bool bias);
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   Tensor weight_ih, weight_hh, bias_ih, bias_hh;
@@ -134,12 +140,12 @@ class RNNCellImplBase : public Module {
   /// hx, or zeros of the right shape when undefined.
   Tensor state_or_zeros(const Tensor& input, const Tensor& hx) const;
   const char* kind_;
-  int64_t input_size_, hidden_size_;
+  int64_t gates_, input_size_, hidden_size_;
   bool bias_;
 };
 }  // namespace detail
 
-class RNNCellImpl : public detail::RNNCellImplBase {
+class RNNCellImpl : public detail::RNNCellImplBase<RNNCellImpl> {
  public:
   RNNCellImpl(int64_t input_size, int64_t hidden_size) : RNNCellImpl(RNNCellOptions(input_size, hidden_size)) {}
   explicit RNNCellImpl(const RNNCellOptions& options);
@@ -148,7 +154,7 @@ class RNNCellImpl : public detail::RNNCellImplBase {
 };
 NABLA_MODULE(RNNCell);
 
-class LSTMCellImpl : public detail::RNNCellImplBase {
+class LSTMCellImpl : public detail::RNNCellImplBase<LSTMCellImpl> {
  public:
   LSTMCellImpl(int64_t input_size, int64_t hidden_size) : LSTMCellImpl(LSTMCellOptions(input_size, hidden_size)) {}
   explicit LSTMCellImpl(const LSTMCellOptions& options);
@@ -157,7 +163,7 @@ class LSTMCellImpl : public detail::RNNCellImplBase {
 };
 NABLA_MODULE(LSTMCell);
 
-class GRUCellImpl : public detail::RNNCellImplBase {
+class GRUCellImpl : public detail::RNNCellImplBase<GRUCellImpl> {
  public:
   GRUCellImpl(int64_t input_size, int64_t hidden_size) : GRUCellImpl(GRUCellOptions(input_size, hidden_size)) {}
   explicit GRUCellImpl(const GRUCellOptions& options);
