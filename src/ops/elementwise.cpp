@@ -257,7 +257,8 @@ const Tensor& Tensor::div_(const Tensor& o) const { return binary_op_(BinaryOp::
 const Tensor& Tensor::div_(const Scalar& o) const { return binary_op_(BinaryOp::Div, *this, o, "div_"); }
 const Tensor& Tensor::pow_(const Tensor& e) const { return binary_op_(BinaryOp::Pow, *this, e, "pow_"); }
 const Tensor& Tensor::pow_(const Scalar& e) const {
-  Tensor r = pow(e);
+  // With autograd, pow reads a clone: its node saves the old value, which copy_ overwrites.
+  Tensor r = (autograd::any_requires_grad(*this) ? clone() : *this).pow(e);
   ops::check_inplace(*this, r.sizes(), r.scalar_type(), "pow_");
   return copy_(r);
 }

@@ -4,6 +4,7 @@
 #include "ops/reduce_backward.h"
 
 #include <cmath>
+#include <limits>
 
 #include "autograd/formula.h"
 #include "nabla/ops/factories.h"
@@ -117,6 +118,8 @@ variable_list select_dim_bw(FormulaNode& n, const variable_list& g) {
 // Saved: [0] = x, [1] = out (std only). d var / d x = 2 (x - mean) / (N - correction);
 // d std = d var / (2 std), taken as 0 where std == 0 (LibTorch), not inf * 0.
 Tensor var_grad(FormulaNode& n, const Tensor& x, const Tensor& gk) {
+  // A 0-d input with correction 1: LibTorch 1.13 gives g * inf (not inf * 0 = nan).
+  if (n.shape0.empty() && n.a == 0) return gk * std::numeric_limits<double>::infinity();
   Tensor mean = n.dims.empty() ? x : x.mean(n.dims, /*keepdim=*/true);
   return gk * (2.0 / n.a) * (x - mean);
 }

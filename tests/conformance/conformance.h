@@ -76,16 +76,20 @@ struct OpEntry {
   std::string known_difference;
   /// Views: also compare strides and storage offset (a view must alias like LibTorch's).
   bool check_strides = false;
-  /// Gradient checks in float64 on the entry's samples (floating tensor inputs are
-  /// differentiated; integer inputs such as targets pass through): every input's
-  /// gradient against LibTorch's for the same random output gradients, and against
-  /// central finite differences (gradcheck) on samples of at most kGradcheckMaxElems
-  /// input elements; `gradgrad` adds gradgradcheck (second derivatives).
-  bool grad = false;
+  /// Gradient checks in float64 on the entry's samples, on for every entry that is not
+  /// an error entry (floating tensor inputs are differentiated; integer inputs such as
+  /// targets pass through): every input's gradient against LibTorch's for the same random
+  /// output gradients, and against central finite differences (gradcheck) on samples of
+  /// at most kGradcheckMaxElems input elements; `gradgrad` adds gradgradcheck (second
+  /// derivatives). An op without a differentiable output in either library is skipped.
+  bool grad = true;
   bool gradgrad = false;
-  /// Why finite differences cannot check this entry (e.g. it computes through float32),
-  /// empty when they can. The LibTorch comparison still runs.
+  /// Why finite differences cannot check this entry (e.g. it computes through float32,
+  /// or its samples sit on a jump), empty when they can. The LibTorch comparison still runs.
   std::string no_finite_differences;
+  /// Finite differences only on samples whose floating inputs hold no repeated value:
+  /// for max/min/sort-like ops, ties are points where the op has no derivative.
+  bool fd_distinct = false;
 };
 
 /// Optional settings of an entry, chained: `Opt().dtypes(kFloatsAndLong).tol32(1e-4, 1e-5)`.
@@ -121,13 +125,21 @@ struct Opt {
     strides = true;
     return *this;
   }
-  bool grad_checks = false, gradgrad_checks = false;
-  Opt& grad() {
-    grad_checks = true;
+  bool gradgrad_checks = false, distinct = false;
+  std::string no_fd_reason;
+  /// Also check second derivatives (gradgradcheck).
+  Opt& gradgrad() {
+    gradgrad_checks = true;
     return *this;
   }
-  Opt& gradgrad() {
-    grad_checks = gradgrad_checks = true;
+  /// Skip finite differences for this entry, saying why.
+  Opt& no_fd(std::string why) {
+    no_fd_reason = std::move(why);
+    return *this;
+  }
+  /// Finite differences only where the sample has no ties (see OpEntry::fd_distinct).
+  Opt& fd_distinct() {
+    distinct = true;
     return *this;
   }
 };
@@ -147,8 +159,10 @@ OpEntry op2(std::string group, std::string name, Gen gen, FN fn, FT ft, const Op
   e.error_fragment = o.error_fragment;
   e.known_difference = o.known;
   e.check_strides = o.strides;
-  e.grad = o.grad_checks;
+  e.grad = o.error_fragment.empty();
   e.gradgrad = o.gradgrad_checks;
+  e.no_finite_differences = o.no_fd_reason;
+  e.fd_distinct = o.distinct;
   return e;
 }
 

@@ -19,6 +19,7 @@ const Opt kTranscendental = Opt().dtypes(kAllTypes).tol32(2e-5, 2e-6).tol64(1e-1
 std::vector<OpEntry> unary_entries() {
   const std::string g = "elementwise";
   const Opt all = Opt().dtypes(kAllTypes);
+  const std::string kJumps = "a step function: the samples' zeros sit on its jumps";
   const Opt tr = kTranscendental;
   return {
       op(
@@ -96,20 +97,24 @@ std::vector<OpEntry> unary_entries() {
       op(
           g, "erf", unary(kAny), [](const auto& x) { return x[0].erf(); }, tr),
       op(
-          g, "floor", unary(kSpecials), [](const auto& x) { return x[0].floor(); }, all),
+          g, "floor", unary(kSpecials), [](const auto& x) { return x[0].floor(); },
+          Opt(all).no_fd(kJumps)),
       op(
-          g, "ceil", unary(kSpecials), [](const auto& x) { return x[0].ceil(); }, all),
+          g, "ceil", unary(kSpecials), [](const auto& x) { return x[0].ceil(); },
+          Opt(all).no_fd(kJumps)),
       op(
           g, "round", unary(kWide), [](const auto& x) { return x[0].round(); }, all),
       op(
           g, "round_half_even", fixed({{{8}}}, {-4, 4}),
           [](const auto& x) { return x[0].mul(4).round().mul(0.5); }, all),
       op(
-          g, "trunc", unary(kSpecials), [](const auto& x) { return x[0].trunc(); }, all),
+          g, "trunc", unary(kSpecials), [](const auto& x) { return x[0].trunc(); },
+          Opt(all).no_fd(kJumps)),
       op(
           g, "frac", unary(kWide), [](const auto& x) { return x[0].frac(); }, all),
       op(
-          g, "sign", unary(kSpecials), [](const auto& x) { return x[0].sign(); }, all),
+          g, "sign", unary(kSpecials), [](const auto& x) { return x[0].sign(); },
+          Opt(all).no_fd(kJumps)),
       op(
           g, "reciprocal", unary(kSpecials), [](const auto& x) { return x[0].reciprocal(); }, tr),
       op(

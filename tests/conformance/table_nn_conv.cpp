@@ -18,7 +18,7 @@ T none() {
 
 std::vector<OpEntry> conv_entries() {
   const std::string g = "nn_conv";
-  const Opt o = Opt().tol32(1e-4, 1e-5).grad();
+  const Opt o = Opt().tol32(1e-4, 1e-5);
   // (input, weight, bias) layouts.
   const Gen basic = layouts({{{{2, 3, 7, 6}, C}, {{4, 3, 3, 3}, C}, {{4}, C}},
                              {{{2, 3, 7, 6}, L::Transposed}, {{4, 3, 3, 3}, C}, {{4}, C}},
@@ -67,7 +67,7 @@ std::vector<OpEntry> conv_entries() {
 
 std::vector<OpEntry> pool_entries() {
   const std::string g = "nn_pool";
-  const Opt o = Opt().tol32(1e-5, 1e-6).grad();
+  const Opt o = Opt().tol32(1e-5, 1e-6);
   const Gen img = layouts({{{{2, 3, 7, 6}, C}}, {{{2, 3, 8, 8}, L::Transposed}}, {{{3, 5, 5}, C}}, {{{0, 2, 4, 4}, C}}});
   return {
       op(g, "max_pool2d", img, [](const auto& x) { return max_pool2d(x[0], V{2}); }, o),

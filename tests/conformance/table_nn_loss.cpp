@@ -67,7 +67,7 @@ Gen probability_samples() {
 std::vector<OpEntry> loss_entries() {
   const std::string g = "nn_loss";
   std::vector<OpEntry> out;
-  const Opt o = Opt().tol32(1e-5, 1e-5).grad();
+  const Opt o = Opt().tol32(1e-5, 1e-5);
   for (int64_t r : kReductions) {
     const std::string suffix = r == kNone ? "_none" : (r == kMean ? "_mean" : "_sum");
     out.push_back(op(g, "mse_loss" + suffix, pair_samples(), [r](const auto& x) { return mse_loss(x[0], x[1], r); }, o));

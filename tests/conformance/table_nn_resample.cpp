@@ -20,7 +20,7 @@ Gen images(std::vector<Shape> shapes) {
 
 std::vector<OpEntry> resample_entries() {
   const std::string g = "nn_resample";
-  const Opt o = Opt().tol32(1e-5, 1e-5).grad();
+  const Opt o = Opt().tol32(1e-5, 1e-5);
   const Gen img1 = images({{2, 3, 6}, {1, 1, 4}});
   const Gen img2 = images({{2, 2, 5, 4}, {1, 3, 3, 3}});
   const Gen img3 = images({{1, 2, 3, 4, 2}});

@@ -42,7 +42,7 @@ std::vector<T> tail(const std::vector<T>& x, size_t from) {
 
 std::vector<OpEntry> rnn_entries() {
   const std::string g = "nn_rnn";
-  const Opt o = Opt().tol32(1e-5, 1e-5).grad();
+  const Opt o = Opt().tol32(1e-5, 1e-5);
   std::vector<OpEntry> out;
   const std::vector<std::pair<std::string, Config>> configs = {
       {"", {0, 3, 4, 1, 5, 2, false, false, false, true}},

@@ -392,7 +392,11 @@ std::vector<OpEntry> index_entries() {
           Opt(o).differs("index_put_ of a 0-d int64 value into an int32 tensor: LibTorch casts it, "
                          "nabla rejects the dtype mismatch")),
       op(
-          g, "index_put_tensor", with_index({4, 5}, {3}, 4),
+          g, "index_put_tensor",
+          [](Rng& rng, ScalarType t) {  // distinct rows: a repeated one is written once but
+                                        // gets the values' gradient twice, as in LibTorch
+            return Samples{sample_of({make(rng, {4, 5}, t), make_permutation(rng, 4).narrow(0, 0, 3)})};
+          },
           [](const auto& x) {
             auto y = x[0].clone();
             y.index_put_({x[1]}, y.select(0, 0).clone());

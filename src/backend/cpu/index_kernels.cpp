@@ -9,16 +9,20 @@
 #include <cstdlib>
 
 #include "backend/cpu/cpu_backend.h"
+#include "nabla/core/object_pool.h"
 #include "backend/cpu/loops.h"
 
 namespace nabla::cpu {
 namespace {
 
 // `t` restricted to the leading `sizes` of each dim (same strides), with `dim` cut to 1.
+// A plain view of the storage: kernels record no autograd history (Tensor::as_strided
+// would, and would refuse inputs that require grad and overlap themselves).
 Tensor shrink_to(const Tensor& t, IntArrayRef sizes, int64_t dim) {
   DimVector sz(sizes.begin(), sizes.end());
   sz[dim] = 1;
-  return t.as_strided(sz, t.strides(), t.storage_offset());
+  return Tensor(detail::make_pooled<TensorImpl>(t.impl()->storage(), t.scalar_type(), IntArrayRef(sz),
+                                                t.strides(), t.storage_offset()));
 }
 
 // Rows carry `k` elements of work each along the indexed dim; keep chunks near kGrainSize.

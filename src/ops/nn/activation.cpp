@@ -35,6 +35,11 @@ const Tensor& apply_inplace(const Tensor& self, const char* op, F f) {
   return self;
 }
 
+autograd::variable_list log_sigmoid_bw(autograd::FormulaNode& n, const autograd::variable_list& g) {
+  return {g[0] * (-n.saved(0)).sigmoid()};
+}
+const autograd::Formula kLogSigmoid{"LogSigmoidBackward0", log_sigmoid_bw};
+
 void check_floating(const Tensor& x, const char* op) {
   ops::check_defined(x, op);
   NABLA_CHECK(x.is_floating_point(), op, ": expected a floating point input, got ",
@@ -104,8 +109,20 @@ const Tensor& silu_(const Tensor& self) {
 Tensor log_sigmoid(const Tensor& self) {
   check_floating(self, "log_sigmoid");
   // min(x, 0) - log1p(exp(-|x|)): exp never overflows and nothing is cut off at a
-  // threshold (-softplus(-x) would return x itself below -20, off by exp(x)).
-  return self.clamp_max(0) - (-self.abs()).exp().log1p();
+  // threshold (-softplus(-x) would return x itself below -20, off by exp(x)). Recorded
+  // as one node with d/dx = sigmoid(-x) (1/2 at 0, as LibTorch; the pieces' kinks at 0
+  // would give 1).
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = self.clamp_max(0) - (-self.abs()).exp().log1p();
+  }
+  if (autograd::any_requires_grad(self)) {
+    auto node = autograd::make_node(kLogSigmoid, {&self});
+    node->save(self);
+    autograd::set_history(out, node);
+  }
+  return out;
 }
 Tensor softsign(const Tensor& self) {
   check_floating(self, "softsign");
