@@ -1,6 +1,9 @@
 # Compiler flags shared by the library, its tests, benchmarks and examples.
 function(nabla_apply_build_flags target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  # Nothing reads errno: without it std::sqrt, std::floor, ... become inline vector
+  # instructions instead of scalar libm calls. IEEE results (NaN, inf, rounding) are kept.
+  target_compile_options(${target} PRIVATE -fno-math-errno)
   if(NABLA_NATIVE)
     target_compile_options(${target} PRIVATE -march=native)
   endif()

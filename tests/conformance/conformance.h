@@ -90,6 +90,9 @@ struct OpEntry {
   /// Finite differences only on samples whose floating inputs hold no repeated value:
   /// for max/min/sort-like ops, ties are points where the op has no derivative.
   bool fd_distinct = false;
+  /// Inputs worth timing for bench/bench_ops.cpp (a training-sized sample, e.g. W3's
+  /// shapes); empty: the benchmark times the largest of gen's samples.
+  Gen bench;
 };
 
 /// Optional settings of an entry, chained: `Opt().dtypes(kFloatsAndLong).tol32(1e-4, 1e-5)`.
@@ -127,6 +130,12 @@ struct Opt {
   }
   bool gradgrad_checks = false, distinct = false;
   std::string no_fd_reason;
+  Gen bench_gen;
+  /// The sample bench_ops times (see OpEntry::bench).
+  Opt& bench(Gen g) {
+    bench_gen = std::move(g);
+    return *this;
+  }
   /// Also check second derivatives (gradgradcheck).
   Opt& gradgrad() {
     gradgrad_checks = true;
@@ -163,6 +172,7 @@ OpEntry op2(std::string group, std::string name, Gen gen, FN fn, FT ft, const Op
   e.gradgrad = o.gradgrad_checks;
   e.no_finite_differences = o.no_fd_reason;
   e.fd_distinct = o.distinct;
+  e.bench = o.bench_gen;
   return e;
 }
 

@@ -16,21 +16,6 @@
 
 namespace conform {
 
-std::vector<OpEntry>& registry() {
-  static std::vector<OpEntry> r;
-  return r;
-}
-
-bool add_entries(std::vector<OpEntry> entries) {
-  for (auto& e : entries) registry().push_back(std::move(e));
-  return true;
-}
-
-Coverage& coverage() {
-  static Coverage c;
-  return c;
-}
-
 namespace {
 
 constexpr int kSeeds = 3;

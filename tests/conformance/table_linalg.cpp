@@ -36,11 +36,13 @@ std::vector<OpEntry> linalg_entries() {
                                     {{{3, 4}, C}, {{3, 4}, C}}});
   return {
       op(
-          g, "mm", mm_pairs, [](const auto& x) { return x[0].mm(x[1]); }, o),
+          g, "mm", mm_pairs, [](const auto& x) { return x[0].mm(x[1]); },
+          Opt(o).bench(fixed({{{64, 784}, {784, 256}}}))),  // bench_ops: W2's first layer
       op(
           g, "mm_free", mm_pairs, [](const auto& x) { return mm(x[0], x[1]); }, o),
       op(
-          g, "matmul", matmul_pairs, [](const auto& x) { return x[0].matmul(x[1]); }, o),
+          g, "matmul", matmul_pairs, [](const auto& x) { return x[0].matmul(x[1]); },
+          Opt(o).bench(fixed({{{8, 64, 128}, {128, 256}}}))),
       op(
           g, "matmul_free", matmul_pairs, [](const auto& x) { return matmul(x[0], x[1]); }, o),
       op(
@@ -50,7 +52,7 @@ std::vector<OpEntry> linalg_entries() {
                    {{{0, 3, 4}, C}, {{0, 4, 5}, C}},
                    {{{2, 3, 4}, C}, {{3, 4, 5}, C}},
                    {{{3, 4}, C}, {{4, 5}, C}}}),
-          [](const auto& x) { return x[0].bmm(x[1]); }, o),
+          [](const auto& x) { return x[0].bmm(x[1]); }, Opt(o).bench(fixed({{{32, 64, 64}, {32, 64, 64}}}))),
       op(
           g, "mv",
           layouts({{{{3, 4}, C}, {{4}, C}},
@@ -95,7 +97,8 @@ std::vector<OpEntry> linalg_entries() {
                    {{{5, 2, 4}, C}, {{3, 4}, L::Transposed}, {{3}, C}},
                    {{{4}, C}, {{3, 4}, C}, {{3}, C}},
                    {{{0, 4}, C}, {{3, 4}, C}, {{3}, C}}}),
-          [](const auto& x) { return linear(x[0], x[1], x[2]); }, Opt(o).dtypes(kFloats)),
+          [](const auto& x) { return linear(x[0], x[1], x[2]); },
+          Opt(o).dtypes(kFloats).bench(fixed({{{64, 3136}, {128, 3136}, {128}}}))),  // W3's first Linear
       op(
           g, "linear_no_bias",
           layouts({{{{2, 4}, C}, {{3, 4}, C}}, {{{6, 4}, L::Transposed}, {{3, 4}, C}}}),

@@ -76,7 +76,12 @@ OpEntry not_a_derivative(OpEntry e) {
 std::vector<OpEntry> embedding_entries(const std::string& g) {
   std::vector<OpEntry> out;
   const Opt o = Opt().gradgrad();
-  out.push_back(op(g, "embedding", embedding_samples(), [](const auto& x) { return embedding(x[0], x[1], -1, false, false); }, o));
+  // bench_ops: a 10000-word vocabulary of 128 features, [64, 32] indices.
+  const Gen vocab = [](Rng& rng, nabla::ScalarType dtype) {
+    return Samples{sample_of({make(rng, {10000, 128}, dtype), make_index(rng, {64, 32}, 10000)})};
+  };
+  out.push_back(op(g, "embedding", embedding_samples(), [](const auto& x) { return embedding(x[0], x[1], -1, false, false); },
+                   Opt(o).bench(vocab)));
   out.push_back(not_a_derivative(op(g, "embedding_padding_idx", embedding_samples(), [](const auto& x) { return embedding(x[0], x[1], 0, false, false); }, o)));
   out.push_back(not_a_derivative(op(g, "embedding_scale_grad_by_freq", embedding_samples(), [](const auto& x) { return embedding(x[0], x[1], -1, true, false); }, o)));
   out.push_back(not_a_derivative(op(g, "embedding_padding_and_freq", embedding_samples(), [](const auto& x) { return embedding(x[0], x[1], 2, true, false); }, o)));

@@ -30,6 +30,18 @@ Gen class_samples(bool spatial, bool extreme = false) {
   };
 }
 
+// bench_ops' sizes: a batch of 64 over 10 classes (W2/W3's loss), and [64, 128] pairs.
+Gen class_bench() {
+  return [](Rng& rng, nabla::ScalarType dtype) {
+    return Samples{sample_of({make(rng, {64, 10}, dtype, kWide), make_index(rng, {64}, 10), make(rng, {10}, dtype, kPositive)})};
+  };
+}
+Gen pair_bench(Dom dt = kAny) {
+  return [=](Rng& rng, nabla::ScalarType dtype) {
+    return Samples{sample_of({make(rng, {64, 128}, dtype), make(rng, {64, 128}, dtype, dt)})};
+  };
+}
+
 // (logits [N, C], class probabilities [N, C], weight [C]) for probability targets.
 Gen soft_target_samples() {
   return [](Rng& rng, nabla::ScalarType dtype) {
@@ -68,25 +80,27 @@ std::vector<OpEntry> loss_entries() {
   const std::string g = "nn_loss";
   std::vector<OpEntry> out;
   const Opt o = Opt().tol32(1e-5, 1e-5);
+  const Opt oc = Opt(o).bench(class_bench()), opair = Opt(o).bench(pair_bench()),
+            opair01 = Opt(o).bench(pair_bench({0, 1}));
   for (int64_t r : kReductions) {
     const std::string suffix = r == kNone ? "_none" : (r == kMean ? "_mean" : "_sum");
-    out.push_back(op(g, "mse_loss" + suffix, pair_samples(), [r](const auto& x) { return mse_loss(x[0], x[1], r); }, o));
-    out.push_back(op(g, "l1_loss" + suffix, pair_samples(), [r](const auto& x) { return l1_loss(x[0], x[1], r); }, o));
+    out.push_back(op(g, "mse_loss" + suffix, pair_samples(), [r](const auto& x) { return mse_loss(x[0], x[1], r); }, opair));
+    out.push_back(op(g, "l1_loss" + suffix, pair_samples(), [r](const auto& x) { return l1_loss(x[0], x[1], r); }, opair));
     out.push_back(op(g, "smooth_l1_loss" + suffix, pair_samples(),
-                     [r](const auto& x) { return smooth_l1_loss(x[0], x[1], r, 0.7); }, o));
-    out.push_back(op(g, "huber_loss" + suffix, pair_samples(), [r](const auto& x) { return huber_loss(x[0], x[1], r, 0.6); }, o));
+                     [r](const auto& x) { return smooth_l1_loss(x[0], x[1], r, 0.7); }, opair));
+    out.push_back(op(g, "huber_loss" + suffix, pair_samples(), [r](const auto& x) { return huber_loss(x[0], x[1], r, 0.6); }, opair));
     out.push_back(op(g, "nll_loss" + suffix, class_samples(false),
-                     [r](const auto& x) { return nll_loss(x[0], x[1], {}, r, -100); }, o));
+                     [r](const auto& x) { return nll_loss(x[0], x[1], {}, r, -100); }, oc));
     out.push_back(op(g, "nll_loss_weight_ignore" + suffix, class_samples(false),
-                     [r](const auto& x) { return nll_loss(x[0], x[1], x[2], r, 1); }, o));
+                     [r](const auto& x) { return nll_loss(x[0], x[1], x[2], r, 1); }, oc));
     out.push_back(op(g, "nll_loss_nd" + suffix, class_samples(true),
                      [r](const auto& x) { return nll_loss_nd(x[0], x[1], x[2], r, 0); }, o));
     out.push_back(op(g, "cross_entropy" + suffix, class_samples(false),
-                     [r](const auto& x) { return cross_entropy_loss(x[0], x[1], {}, r, -100, 0.0); }, o));
+                     [r](const auto& x) { return cross_entropy_loss(x[0], x[1], {}, r, -100, 0.0); }, oc));
     out.push_back(op(g, "cross_entropy_smoothing" + suffix, class_samples(false),
-                     [r](const auto& x) { return cross_entropy_loss(x[0], x[1], {}, r, -100, 0.2); }, o));
+                     [r](const auto& x) { return cross_entropy_loss(x[0], x[1], {}, r, -100, 0.2); }, oc));
     out.push_back(op(g, "cross_entropy_weight_ignore_smoothing" + suffix, class_samples(false),
-                     [r](const auto& x) { return cross_entropy_loss(x[0], x[1], x[2], r, 1, 0.1); }, o));
+                     [r](const auto& x) { return cross_entropy_loss(x[0], x[1], x[2], r, 1, 0.1); }, oc));
     out.push_back(op(g, "cross_entropy_spatial" + suffix, class_samples(true),
                      [r](const auto& x) { return cross_entropy_loss(x[0], x[1], x[2], r, 2, 0.3); }, o));
     out.push_back(op(g, "cross_entropy_probabilities" + suffix, soft_target_samples(),
@@ -94,16 +108,16 @@ std::vector<OpEntry> loss_entries() {
     out.push_back(op(g, "binary_cross_entropy" + suffix, probability_samples(),
                      [r](const auto& x) { return binary_cross_entropy(x[0], x[1], x[2], r); }, o));
     out.push_back(op(g, "binary_cross_entropy_with_logits" + suffix, pair_samples({0, 1}),
-                     [r](const auto& x) { return binary_cross_entropy_with_logits(x[0] * 20, x[1], {}, x[1] + 0.5, r); }, o));
+                     [r](const auto& x) { return binary_cross_entropy_with_logits(x[0] * 20, x[1], {}, x[1] + 0.5, r); }, opair01));
     out.push_back(op(g, "kl_div" + suffix, pair_samples({0, 1}),
-                     [r](const auto& x) { return kl_div(x[0], x[1], r, false); }, o));
-    out.push_back(op(g, "kl_div_log_target" + suffix, pair_samples(), [r](const auto& x) { return kl_div(x[0], x[1], r, true); }, o));
+                     [r](const auto& x) { return kl_div(x[0], x[1], r, false); }, opair01));
+    out.push_back(op(g, "kl_div_log_target" + suffix, pair_samples(), [r](const auto& x) { return kl_div(x[0], x[1], r, true); }, opair));
     out.push_back(op(g, "soft_margin_loss" + suffix, pair_samples(),
-                     [r](const auto& x) { return soft_margin_loss(x[0], x[1].sign(), r); }, o));
+                     [r](const auto& x) { return soft_margin_loss(x[0], x[1].sign(), r); }, opair));
     out.push_back(op(g, "margin_ranking_loss" + suffix, pair_samples(),
-                     [r](const auto& x) { return margin_ranking_loss(x[0], x[1], x[1].sign(), 0.3, r); }, o));
+                     [r](const auto& x) { return margin_ranking_loss(x[0], x[1], x[1].sign(), 0.3, r); }, opair));
     out.push_back(op(g, "hinge_embedding_loss" + suffix, pair_samples(),
-                     [r](const auto& x) { return hinge_embedding_loss(x[0], x[1].sign(), 0.8, r); }, o));
+                     [r](const auto& x) { return hinge_embedding_loss(x[0], x[1].sign(), 0.8, r); }, opair));
     out.push_back(op(g, "poisson_nll_loss" + suffix, pair_samples(kPositive),
                      [r](const auto& x) { return poisson_nll_loss(x[0], x[1] * 3, true, true, 1e-8, r); }, o));
   }

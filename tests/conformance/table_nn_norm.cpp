@@ -31,6 +31,16 @@ Gen bn_offset_samples() {
   };
 }
 
+// One sample of bench_ops' size: (input `shape`, then `params` tensors of size shape[dim]).
+Gen sized(Shape shape, int dim, int params, bool positive_last = false) {
+  return [=](Rng& rng, nabla::ScalarType dtype) {
+    std::vector<nabla::Tensor> in{make(rng, shape, dtype, kWide)};
+    for (int i = 0; i < params; ++i)
+      in.push_back(make(rng, {shape[static_cast<size_t>(dim)]}, dtype, positive_last && i == params - 1 ? kPositive : kAny));
+    return Samples{sample_of(std::move(in))};
+  };
+}
+
 // (input, weight, bias) for layer_norm over the last one or two dims.
 Gen ln_samples() {
   return [](Rng& rng, nabla::ScalarType dtype) {
@@ -77,7 +87,7 @@ std::vector<OpEntry> norm_entries() {
     auto rm = x[3].detach().clone(), rv = x[4].detach().clone();
     auto y = batch_norm(x[0], x[1], x[2], rm, rv, true, 0.1, 1e-5, false);
     return std::vector<std::decay_t<decltype(y)>>{y, rm, rv};
-  }, o));
+  }, Opt(o).bench(sized({64, 32, 28, 28}, 1, 4, true))));
   out.push_back(op(g, "batch_norm_train_no_affine", bn_samples(), [](const auto& x) {
     auto none = undefined_like(x[0]);
     return batch_norm(x[0], none, none, none, none, true, 0.1, 1e-5, false);
@@ -98,7 +108,7 @@ std::vector<OpEntry> norm_entries() {
   }, Opt().throws("batch_norm")));
   out.push_back(op(g, "layer_norm", ln_samples(), [](const auto& x) {
     return layer_norm(x[0], {x[0].size(-1)}, x[1], x[2], 1e-5, false);
-  }, o));
+  }, Opt(o).bench(sized({128, 768}, 1, 2))));
   out.push_back(op(g, "layer_norm_no_affine", ln_samples(), [](const auto& x) {
     return layer_norm(x[0], {x[0].size(-1)}, undefined_like(x[0]), undefined_like(x[0]), 1e-5, false);
   }, o));
@@ -108,7 +118,8 @@ std::vector<OpEntry> norm_entries() {
   out.push_back(op(g, "layer_norm_bad_shape", fixed({{{2, 3}}}), [](const auto& x) {
     return layer_norm(x[0], {4}, undefined_like(x[0]), undefined_like(x[0]), 1e-5, false);
   }, Opt().throws("layer_norm")));
-  out.push_back(op(g, "group_norm", gn_samples(), [](const auto& x) { return group_norm(x[0], 3, x[1], x[2], 1e-5, false); }, o));
+  out.push_back(op(g, "group_norm", gn_samples(), [](const auto& x) { return group_norm(x[0], 3, x[1], x[2], 1e-5, false); },
+                   Opt(o).bench(sized({64, 48, 14, 14}, 1, 2))));
   out.push_back(op(g, "group_norm_one_group", gn_samples(), [](const auto& x) {
     return group_norm(x[0], 1, x[1], undefined_like(x[0]), 1e-5, false);
   }, o));

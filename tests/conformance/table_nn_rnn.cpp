@@ -80,12 +80,20 @@ std::vector<OpEntry> rnn_entries() {
       return std::vector<T>{u(y), u(h)};
     };
     const bool ub = cfg.unbatched;
+    // bench_ops times the one-layer entries at 35 steps x batch 32, 128 features.
+    auto bench = [&](Config c, bool is_lstm) {
+      if (!suffix.empty()) return o;
+      c.input = c.hidden = 128;
+      c.steps = 35;
+      c.batch = 32;
+      return Opt(o).bench(rnn_samples(c, is_lstm));
+    };
     out.push_back(op2(g, "lstm" + suffix, rnn_samples(l, true), [=](const auto& x) { return lstm_fn(x, false); },
-                      [=](const auto& x) { return lstm_fn(x, ub); }, o));
+                      [=](const auto& x) { return lstm_fn(x, ub); }, bench(l, true)));
     out.push_back(op2(g, "gru" + suffix, rnn_samples(gr, false), [=](const auto& x) { return gru_fn(x, false); },
-                      [=](const auto& x) { return gru_fn(x, ub); }, o));
+                      [=](const auto& x) { return gru_fn(x, ub); }, bench(gr, false)));
     out.push_back(op2(g, "rnn_tanh" + suffix, rnn_samples(r, false), [=](const auto& x) { return tanh_fn(x, false); },
-                      [=](const auto& x) { return tanh_fn(x, ub); }, o));
+                      [=](const auto& x) { return tanh_fn(x, ub); }, bench(r, false)));
   }
   Config rr{1, 3, 4, 1, 3, 2, false, false, false, true};
   out.push_back(op(g, "rnn_relu", rnn_samples(rr, false),

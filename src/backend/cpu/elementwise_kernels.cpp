@@ -5,6 +5,7 @@
 
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/loops.h"
+#include "backend/cpu/vec_math.h"
 
 namespace nabla::cpu {
 namespace {
@@ -64,12 +65,13 @@ T sign_of(T x) {
 }
 
 template <class T>
-T gelu(T x, bool tanh_approx) {
-  if (tanh_approx) {
-    const T k = T(0.7978845608028654);  // sqrt(2/pi)
-    return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
-  }
-  return T(0.5) * x * (T(1) + std::erf(x * T(0.7071067811865476)));
+NABLA_VEC_INLINE T gelu_tanh(T x) {
+  const T k = T(0.7978845608028654);  // sqrt(2/pi)
+  return T(0.5) * x * (T(1) + vec_tanh(k * (x + T(0.044715) * x * x * x)));
+}
+template <class T>
+NABLA_VEC_INLINE T gelu_erf(T x) {
+  return T(0.5) * x * (T(1) + vec_erf(x * T(0.7071067811865476)));
 }
 
 // Python-style floor modulo (the sign follows the divisor), as torch.remainder.
@@ -151,8 +153,13 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
     }
     case UnaryOp::PowScalar:
       if constexpr (is_float_v<T>) {
+        // Small integer and half-integer powers without std::pow (a scalar libm call).
         if (prm.a == 2) return run_unary<T, T>(out, in, [](T x) { return x * x; });
+        if (prm.a == 3) return run_unary<T, T>(out, in, [](T x) { return x * x * x; });
         if (prm.a == 1) return run_unary<T, T>(out, in, [](T x) { return x; });
+        if (prm.a == 0) return run_unary<T, T>(out, in, [](T) { return T(1); });  // NaN^0 = 1 too
+        if (prm.a == -1) return run_unary<T, T>(out, in, [](T x) { return T(1) / x; });
+        if (prm.a == -2) return run_unary<T, T>(out, in, [](T x) { return T(1) / (x * x); });
         if (prm.a == 0.5) return run_unary<T, T>(out, in, [](T x) { return std::sqrt(x); });
         // As rsqrt, so -inf gives NaN like LibTorch (std::pow gives 0).
         if (prm.a == -0.5) return run_unary<T, T>(out, in, [](T x) { return T(1) / std::sqrt(x); });
@@ -182,7 +189,7 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
     switch (op) {
       case UnaryOp::Sqrt: return run_unary<T, T>(out, in, [](T x) { return std::sqrt(x); });
       case UnaryOp::Rsqrt: return run_unary<T, T>(out, in, [](T x) { return T(1) / std::sqrt(x); });
-      case UnaryOp::Exp: return run_unary<T, T>(out, in, [](T x) { return std::exp(x); });
+      case UnaryOp::Exp: return run_unary<T, T>(out, in, [](T x) { return vec_exp(x); });
       case UnaryOp::Exp2: return run_unary<T, T>(out, in, [](T x) { return std::exp2(x); });
       case UnaryOp::Log: return run_unary<T, T>(out, in, [](T x) { return std::log(x); });
       case UnaryOp::Log2: return run_unary<T, T>(out, in, [](T x) { return std::log2(x); });
@@ -197,10 +204,9 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
       case UnaryOp::Atan: return run_unary<T, T>(out, in, [](T x) { return std::atan(x); });
       case UnaryOp::Sinh: return run_unary<T, T>(out, in, [](T x) { return std::sinh(x); });
       case UnaryOp::Cosh: return run_unary<T, T>(out, in, [](T x) { return std::cosh(x); });
-      case UnaryOp::Tanh: return run_unary<T, T>(out, in, [](T x) { return std::tanh(x); });
-      case UnaryOp::Sigmoid:
-        return run_unary<T, T>(out, in, [](T x) { return T(1) / (T(1) + std::exp(-x)); });
-      case UnaryOp::Erf: return run_unary<T, T>(out, in, [](T x) { return std::erf(x); });
+      case UnaryOp::Tanh: return run_unary<T, T>(out, in, [](T x) { return vec_tanh(x); });
+      case UnaryOp::Sigmoid: return run_unary<T, T>(out, in, [](T x) { return vec_sigmoid(x); });
+      case UnaryOp::Erf: return run_unary<T, T>(out, in, [](T x) { return vec_erf(x); });
       case UnaryOp::Floor: return run_unary<T, T>(out, in, [](T x) { return std::floor(x); });
       case UnaryOp::Ceil: return run_unary<T, T>(out, in, [](T x) { return std::ceil(x); });
       // Round half to even, as torch.round.
@@ -216,12 +222,11 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
         return run_unary<T, T>(out, in, [pa, pb](T x) {
           return x * pa > pb ? x : std::log1p(std::exp(x * pa)) / pa;
         });
-      case UnaryOp::Gelu: {
-        bool approx = prm.a != 0;
-        return run_unary<T, T>(out, in, [approx](T x) { return gelu(x, approx); });
-      }
+      case UnaryOp::Gelu:
+        if (prm.a != 0) return run_unary<T, T>(out, in, [](T x) { return gelu_tanh(x); });
+        return run_unary<T, T>(out, in, [](T x) { return gelu_erf(x); });
       case UnaryOp::Silu:
-        return run_unary<T, T>(out, in, [](T x) { return x / (T(1) + std::exp(-x)); });
+        return run_unary<T, T>(out, in, [](T x) { return x / (T(1) + vec_exp(-x)); });
       default: break;
     }
   } else {
@@ -365,6 +370,28 @@ void CpuBackend::where(const Tensor& out, const Tensor& cond, const Tensor& a, c
     using T = typename decltype(tag)::type;
     auto plan = make_plan<4>({&out, &cond, &a, &b});
     for_each_row(plan, [](char** p, const int64_t* s, int64_t n) {
+      // Contiguous output and condition with each value operand contiguous or a
+      // broadcast scalar (where(c, x, 0.0), threshold, masks): loops that vectorize.
+      constexpr int64_t e = sizeof(T);
+      if (s[0] == e && s[1] == 1 && (s[2] == e || s[2] == 0) && (s[3] == e || s[3] == 0)) {
+        T* __restrict o = reinterpret_cast<T*>(p[0]);
+        const uint8_t* __restrict c = reinterpret_cast<const uint8_t*>(p[1]);
+        const T* __restrict a = reinterpret_cast<const T*>(p[2]);
+        const T* __restrict b = reinterpret_cast<const T*>(p[3]);
+        if (s[2] == e && s[3] == e) {
+          for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? a[i] : b[i];
+        } else if (s[2] == 0 && s[3] == e) {
+          const T av = *a;
+          for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? av : b[i];
+        } else if (s[2] == e) {
+          const T bv = *b;
+          for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? a[i] : bv;
+        } else {
+          const T av = *a, bv = *b;
+          for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? av : bv;
+        }
+        return;
+      }
       for (int64_t i = 0; i < n; ++i) {
         bool c = *reinterpret_cast<const bool*>(p[1] + i * s[1]);
         *reinterpret_cast<T*>(p[0] + i * s[0]) =

@@ -11,36 +11,12 @@
 #include <vector>
 
 #include "cpu_backend.h"
+#include "vec_math.h"
 #include "nabla/backend/parallel.h"
 
 namespace nabla::cpu {
 
 namespace {
-
-// exp for float in a form the compiler vectorizes (std::exp is a scalar libm call that
-// sets errno): x = n ln2 + r with |r| <= ln2 / 2, exp(r) by Cephes' degree-7 polynomial
-// (about 1 ulp), 2^n assembled in the exponent bits. Below -87.3 (2^n no longer a
-// normal float) the result is 0; NaN passes through; +inf is not needed (inputs are
-// x - max <= 0).
-inline float vec_exp(float x) {
-  const float xc = std::max(x, -87.3f);
-  const float t = xc * 1.44269504088896341f + 12582912.0f;  // round to nearest integer
-  const float n = t - 12582912.0f;
-  const float r = (xc - n * 0.693359375f) + n * 2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
-  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  const float e = p * scale;
-  return x < -87.3f ? 0.0f : (x != x ? x : e);
-}
-inline double vec_exp(double x) { return std::exp(x); }
 
 // Sum with 8 independent lanes, so the float loop vectorizes (one accumulator would be
 // a serial dependency chain the compiler may not reorder).
