@@ -1,9 +1,10 @@
 # Compiler flags shared by the library, its tests, benchmarks and examples.
 function(nabla_apply_build_flags target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
-  # Nothing reads errno: without it std::sqrt, std::floor, ... become inline vector
-  # instructions instead of scalar libm calls. IEEE results (NaN, inf, rounding) are kept.
-  target_compile_options(${target} PRIVATE -fno-math-errno)
+  # Nothing reads errno or enables floating-point traps: without them std::sqrt,
+  # std::floor, ... become inline vector instructions instead of scalar libm calls, and
+  # loops with selects (vec_math.h) vectorize. IEEE results (NaN, inf, rounding) are kept.
+  target_compile_options(${target} PRIVATE -fno-math-errno -fno-trapping-math)
   if(NABLA_NATIVE)
     target_compile_options(${target} PRIVATE -march=native)
   endif()

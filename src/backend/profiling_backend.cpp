@@ -132,6 +132,8 @@ const char* kernel_name(BinaryOp op) {
       return "binary.SigmoidBackward";
     case BinaryOp::ReluBackward:
       return "binary.ReluBackward";
+    case BinaryOp::LeakyReluBackward:
+      return "binary.LeakyReluBackward";
     case BinaryOp::Eq:
       return "binary.Eq";
     case BinaryOp::Ne:

@@ -113,9 +113,9 @@ const Formula kRemainder0{"RemainderBackward0", remainder_bw}, kRemainder1{"Rema
 Tensor x_of(FormulaNode& n) { return n.saved(0); }
 
 // out = op(g, y) in g's dtype and shape (y has the same shape).
-Tensor fused_backward(BinaryOp op, const Tensor& g, const Tensor& y) {
+Tensor fused_backward(BinaryOp op, const Tensor& g, const Tensor& y, double alpha = 1) {
   Tensor out = empty_tensor(g.sizes(), g.scalar_type(), g.device());
-  backend_for(g).binary(op, out, g, cast(y, g.scalar_type()), 1);
+  backend_for(g).binary(op, out, g, cast(y, g.scalar_type()), alpha);
   return out;
 }
 Tensor out_of(FormulaNode& n) { return n.saved(1); }
@@ -139,7 +139,7 @@ NABLA_UNARY_BW(acos_bw, gr * -(1 - x_of(n).square()).rsqrt())
 NABLA_UNARY_BW(atan_bw, gr / (1 + x_of(n).square()))
 NABLA_UNARY_BW(sinh_bw, gr * x_of(n).cosh())
 NABLA_UNARY_BW(cosh_bw, gr * x_of(n).sinh())
-// tanh, sigmoid and relu run one fused kernel for first-order gradients; with
+// tanh, sigmoid, relu and leaky_relu run one fused kernel for first-order gradients; with
 // create_graph the composite form records a differentiable graph instead.
 NABLA_UNARY_BW(tanh_bw, GradMode::is_enabled() ? gr * (1 - out_of(n).square())
                                                : fused_backward(BinaryOp::TanhBackward, gr, out_of(n)))
@@ -154,7 +154,8 @@ NABLA_UNARY_BW(reciprocal_bw, gr * -out_of(n).square())
 NABLA_UNARY_BW(square_bw, gr * 2 * x_of(n))
 NABLA_UNARY_BW(pow_scalar_bw, n.a == 0 ? zeros_like(gr) : gr * n.a * x_of(n).pow(n.a - 1))
 NABLA_UNARY_BW(clamp_bw, gr * (x_of(n) >= n.a).logical_and(x_of(n) <= n.b))
-NABLA_UNARY_BW(leaky_relu_bw, gr * sel(x_of(n) > 0, ones_like(gr), full_like(gr, n.a)))
+NABLA_UNARY_BW(leaky_relu_bw, GradMode::is_enabled() ? gr * sel(x_of(n) > 0, ones_like(gr), full_like(gr, n.a))
+                                                     : fused_backward(BinaryOp::LeakyReluBackward, gr, x_of(n), n.a))
 NABLA_UNARY_BW(elu_bw, sel(x_of(n) > 0, gr, gr * (out_of(n) + n.a)))
 NABLA_UNARY_BW(silu_bw, gr * x_of(n).sigmoid() * (1 + x_of(n) * (1 - x_of(n).sigmoid())))
 NABLA_UNARY_BW(softplus_bw, sel(x_of(n) * n.a > n.b, gr, gr * (x_of(n) * n.a).sigmoid()))

@@ -44,6 +44,7 @@ enum class BinaryOp : uint8_t {
   TanhBackward,     // a * (1 - b^2)
   SigmoidBackward,  // a * b * (1 - b)
   ReluBackward,     // b > 0 ? a : 0
+  LeakyReluBackward,  // b > 0 ? a : a * alpha (b = the input)
   // Output dtype bool:
   Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor,
 };

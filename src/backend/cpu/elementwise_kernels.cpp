@@ -191,11 +191,11 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
       case UnaryOp::Rsqrt: return run_unary<T, T>(out, in, [](T x) { return T(1) / std::sqrt(x); });
       case UnaryOp::Exp: return run_unary<T, T>(out, in, [](T x) { return vec_exp(x); });
       case UnaryOp::Exp2: return run_unary<T, T>(out, in, [](T x) { return std::exp2(x); });
-      case UnaryOp::Log: return run_unary<T, T>(out, in, [](T x) { return std::log(x); });
+      case UnaryOp::Log: return run_unary<T, T>(out, in, [](T x) { return vec_log(x); });
       case UnaryOp::Log2: return run_unary<T, T>(out, in, [](T x) { return std::log2(x); });
       case UnaryOp::Log10: return run_unary<T, T>(out, in, [](T x) { return std::log10(x); });
-      case UnaryOp::Log1p: return run_unary<T, T>(out, in, [](T x) { return std::log1p(x); });
-      case UnaryOp::Expm1: return run_unary<T, T>(out, in, [](T x) { return std::expm1(x); });
+      case UnaryOp::Log1p: return run_unary<T, T>(out, in, [](T x) { return vec_log1p(x); });
+      case UnaryOp::Expm1: return run_unary<T, T>(out, in, [](T x) { return vec_expm1(x); });
       case UnaryOp::Sin: return run_unary<T, T>(out, in, [](T x) { return std::sin(x); });
       case UnaryOp::Cos: return run_unary<T, T>(out, in, [](T x) { return std::cos(x); });
       case UnaryOp::Tan: return run_unary<T, T>(out, in, [](T x) { return std::tan(x); });
@@ -217,10 +217,10 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
       case UnaryOp::LeakyRelu:
         return run_unary<T, T>(out, in, [pa](T x) { return x > T(0) ? x : x * pa; });
       case UnaryOp::Elu:
-        return run_unary<T, T>(out, in, [pa](T x) { return x > T(0) ? x : pa * std::expm1(x); });
+        return run_unary<T, T>(out, in, [pa](T x) { return x > T(0) ? x : pa * vec_expm1(x); });
       case UnaryOp::Softplus:
         return run_unary<T, T>(out, in, [pa, pb](T x) {
-          return x * pa > pb ? x : std::log1p(std::exp(x * pa)) / pa;
+          return x * pa > pb ? x : vec_log1p(vec_exp(x * pa)) / pa;
         });
       case UnaryOp::Gelu:
         if (prm.a != 0) return run_unary<T, T>(out, in, [](T x) { return gelu_tanh(x); });
@@ -298,6 +298,10 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
         break;
       case BinaryOp::ReluBackward:
         if constexpr (is_float_v<T>) return run_binary<T, T>(out, a, b, [](T g, T y) { return y > T(0) ? g : T(0); });
+        break;
+      case BinaryOp::LeakyReluBackward:
+        if constexpr (is_float_v<T>)
+          return run_binary<T, T>(out, a, b, [alpha](T g, T x) { return x > T(0) ? g : g * alpha; });
         break;
       case BinaryOp::Maximum:
         if constexpr (is_float_v<T>)

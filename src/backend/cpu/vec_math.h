@@ -1,5 +1,5 @@
 #pragma once
-// Float exp, tanh, erf and sigmoid written as straight-line arithmetic the compiler
+// Float exp, expm1, log, log1p, tanh, erf and sigmoid written as straight-line arithmetic the compiler
 // vectorizes (std::exp and friends are scalar libm calls, 5-20x slower over a tensor).
 // Each handles the whole float range: ±inf, NaN and results that overflow or underflow
 // come out as libm's. Doubles use libm (the overloads below), so float64 results — the
@@ -78,6 +78,63 @@ NABLA_VEC_INLINE float vec_erf(float x) {
   return a < 1.0f ? small : big;
 }
 NABLA_VEC_INLINE double vec_erf(double x) { return std::erf(x); }
+
+/// log: x = m 2^e with m in [sqrt(1/2), sqrt(2)), log(m) by Cephes logf's polynomial in
+/// m - 1 (about 1 ulp); subnormals are scaled into the normal range first. 0 gives -inf,
+/// negatives NaN, +inf and NaN themselves.
+NABLA_VEC_INLINE float vec_log(float x) {
+  const bool sub = x < 1.17549435e-38f;  // subnormal (or 0, negative: fixed up below)
+  const float xs = sub ? x * 8388608.0f : x;
+  int32_t bits;
+  std::memcpy(&bits, &xs, sizeof bits);
+  float e = static_cast<float>(((bits >> 23) & 0xff) - 126) - (sub ? 23.0f : 0.0f);
+  bits = (bits & 0x007fffff) | 0x3f000000;  // mantissa in [0.5, 1)
+  float m;
+  std::memcpy(&m, &bits, sizeof m);
+  const bool low = m < 0.707106781186547524f;
+  e = low ? e - 1.0f : e;
+  m = low ? m + m - 1.0f : m - 1.0f;
+  const float z = m * m;
+  float y = 7.0376836292e-2f;
+  y = y * m - 1.1514610310e-1f;
+  y = y * m + 1.1676998740e-1f;
+  y = y * m - 1.2420140846e-1f;
+  y = y * m + 1.4249322787e-1f;
+  y = y * m - 1.6668057665e-1f;
+  y = y * m + 2.0000714765e-1f;
+  y = y * m - 2.4999993993e-1f;
+  y = y * m + 3.3333331174e-1f;
+  y = y * m * z - 2.12194440e-4f * e - 0.5f * z;
+  const float r = (m + y) + 0.693359375f * e;
+  const float special = x == 0.0f ? -INFINITY : (x < 0.0f ? NAN : x);  // ±0, negative, inf, NaN
+  return (x > 0.0f && x < INFINITY) ? r : special;
+}
+NABLA_VEC_INLINE double vec_log(double x) { return std::log(x); }
+
+/// log1p: log(u) * x / (u - 1) with u = 1 + x, which cancels the rounding of u (exact
+/// where u == 1: the result is x).
+NABLA_VEC_INLINE float vec_log1p(float x) {
+  const float u = 1.0f + x;
+  const float r = u == 1.0f ? x : vec_log(u) * x / (u - 1.0f);
+  return x == INFINITY ? x : r;
+}
+NABLA_VEC_INLINE double vec_log1p(double x) { return std::log1p(x); }
+
+/// expm1: its Taylor series to x^9 below |x| = 0.5 (truncation error under 1e-9
+/// relative), where exp(x) - 1 would lose digits; exp(x) - 1 above.
+NABLA_VEC_INLINE float vec_expm1(float x) {
+  float p = 2.7557319223985893e-06f;
+  p = p * x + 2.48015873015873e-05f;
+  p = p * x + 1.984126984126984e-04f;
+  p = p * x + 1.388888888888889e-03f;
+  p = p * x + 8.333333333333333e-03f;
+  p = p * x + 4.1666666666666664e-02f;
+  p = p * x + 1.6666666666666666e-01f;
+  p = p * x + 0.5f;
+  const float small = p * x * x + x;
+  return std::fabs(x) < 0.5f ? small : vec_exp(x) - 1.0f;
+}
+NABLA_VEC_INLINE double vec_expm1(double x) { return std::expm1(x); }
 
 NABLA_VEC_INLINE float vec_sigmoid(float x) { return 1.0f / (1.0f + vec_exp(-x)); }
 NABLA_VEC_INLINE double vec_sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
