@@ -52,7 +52,7 @@ NABLA_VEC_INLINE float vec_tanh(float x) {
        3.33332819422e-1f) * s * x + x;
   const float e = vec_exp(2.0f * std::min(a, 10.0f));  // NaN stays NaN through min(a, 10)
   const float big = std::copysign(1.0f - 2.0f / (e + 1.0f), x);
-  return a < 0.625f ? small : big;
+  return a < 0.625f ? (x == 0.0f ? x : small) : big;  // -0 stays -0
 }
 NABLA_VEC_INLINE double vec_tanh(double x) { return std::tanh(x); }
 
@@ -115,7 +115,7 @@ NABLA_VEC_INLINE double vec_log(double x) { return std::log(x); }
 /// where u == 1: the result is x).
 NABLA_VEC_INLINE float vec_log1p(float x) {
   const float u = 1.0f + x;
-  const float r = u == 1.0f ? x : vec_log(u) * x / (u - 1.0f);
+  const float r = u == 1.0f ? x : vec_log(u) * (x / (u - 1.0f));  // x / (u - 1) first: no overflow
   return x == INFINITY ? x : r;
 }
 NABLA_VEC_INLINE double vec_log1p(double x) { return std::log1p(x); }
@@ -132,11 +132,16 @@ NABLA_VEC_INLINE float vec_expm1(float x) {
   p = p * x + 1.6666666666666666e-01f;
   p = p * x + 0.5f;
   const float small = p * x * x + x;
-  return std::fabs(x) < 0.5f ? small : vec_exp(x) - 1.0f;
+  return std::fabs(x) < 0.5f ? (x == 0.0f ? x : small) : vec_exp(x) - 1.0f;  // -0 stays -0
 }
 NABLA_VEC_INLINE double vec_expm1(double x) { return std::expm1(x); }
 
-NABLA_VEC_INLINE float vec_sigmoid(float x) { return 1.0f / (1.0f + vec_exp(-x)); }
+/// sigmoid: 1 / (1 + e) for x >= 0 and e / (1 + e) below, with e = exp(-|x|) <= 1, so
+/// nothing overflows and tiny results keep their digits.
+NABLA_VEC_INLINE float vec_sigmoid(float x) {
+  const float e = vec_exp(-std::fabs(x)), r = 1.0f / (1.0f + e);
+  return x >= 0.0f ? r : e * r;
+}
 NABLA_VEC_INLINE double vec_sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
 }  // namespace nabla::cpu
