@@ -61,7 +61,11 @@ Tensor as_1d_if_scalar(const Tensor& t) { return t.dim() == 0 ? reshape_any(t, {
 
 // Raises unless every value of the int64 tensor `index` lies in [0, size).
 void check_index_values(const Tensor& index, int64_t size, int64_t dim, const char* op) {
-  Tensor c = index.contiguous();
+  // Broadcast (stride 0) dims repeat the same values: check one copy of them.
+  DimVector distinct(index.sizes().begin(), index.sizes().end());
+  for (int64_t d = 0; d < index.dim(); ++d)
+    if (index.stride(d) == 0) distinct[static_cast<size_t>(d)] = 1;
+  Tensor c = ops::make_view(index, distinct, index.strides(), index.storage_offset()).contiguous();
   const int64_t* p = c.data_ptr<int64_t>();
   for (int64_t i = 0, n = c.numel(); i < n; ++i)
     NABLA_CHECK(p[i] >= 0 && p[i] < size, op, ": index ", p[i], " is out of bounds for dimension ",

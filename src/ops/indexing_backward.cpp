@@ -81,11 +81,14 @@ variable_list index_put_bw(FormulaNode& n, const variable_list& g) {
 // Saved: [0] = index; n.dim = the (wrapped) dim; shape0 = self's shape, shape1 = src's.
 
 // grad_self [self] = zeros with g [.., k, ..] added at rows index [k] of dim
+// (index_add as a scatter_add with the index broadcast along the other dims: the
+// scatter kernel walks memory in order whichever dim is indexed).
 variable_list index_select_bw(FormulaNode& n, const variable_list& g) {
   if (n.shape0.empty()) return {g[0]};  // 0-d self: the one element was selected once
-  IndexList idx(static_cast<size_t>(n.dim));
-  idx.emplace_back(n.saved(0));
-  return {zeros_of(n.shape0, g[0]).index_put(idx, g[0], /*accumulate=*/true)};
+  DimVector shape(g[0].dim(), 1);
+  shape[static_cast<size_t>(n.dim)] = g[0].size(n.dim);
+  Tensor index = n.saved(0).reshape(shape).expand(g[0].sizes());
+  return {zeros_of(n.shape0, g[0]).scatter_add(n.dim, index, g[0])};
 }
 
 // grad_self [self] = zeros.scatter_add(dim, index, g [index])

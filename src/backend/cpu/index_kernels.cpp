@@ -65,15 +65,17 @@ void CpuBackend::index_select(const Tensor& out, const Tensor& in, int64_t dim,
     for_each_row(
         plan,
         [&](char** p, const int64_t* s, int64_t n) {
-          for (int64_t j = 0; j < k; ++j) {
-            char* o = p[0] + j * os;
-            char* i = p[1] + idx[j * idx_stride] * is;
-            if (s[0] == sizeof(T) && s[1] == sizeof(T)) {
-              std::copy_n(reinterpret_cast<const T*>(i), n, reinterpret_cast<T*>(o));
-            } else {
-              for (int64_t e = 0; e < n; ++e) at<T>(o, e * s[0]) = at<T>(i, e * s[1]);
-            }
+          if (s[0] == sizeof(T) && s[1] == sizeof(T)) {  // rows contiguous: one copy per index
+            for (int64_t j = 0; j < k; ++j)
+              std::copy_n(reinterpret_cast<const T*>(p[1] + idx[j * idx_stride] * is), n,
+                          reinterpret_cast<T*>(p[0] + j * os));
+            return;
           }
+          // Otherwise the smaller stride innermost: selecting along the last dim walks each
+          // row once instead of sweeping the whole tensor once per index.
+          walk(n, k, s[0], os, [&](int64_t e, int64_t j) {
+            at<T>(p[0], e * s[0] + j * os) = at<T>(p[1], e * s[1] + idx[j * idx_stride] * is);
+          });
         },
         grain_for(k));
   });
@@ -134,7 +136,7 @@ void CpuBackend::scatter(const Tensor& self, int64_t dim, const Tensor& index, c
               d = static_cast<T>(d + v);
             }
           };
-          walk(n, k, s[0], xs, one);
+          walk(n, k, s[2], ss, one);  // src's strides: the index may be expanded (stride 0)
         },
         grain_for(k));
   });
