@@ -133,12 +133,14 @@ Row measure(const OpEntry& e, const conform::Sample& s, const Args& a) {
   const std::vector<TTensor> tin = to_torch_all(nin);
   std::tie(row.fwd_n, row.fwd_t) = time_pair([&] { e.nabla_fn(nin); }, [&] { e.torch_fn(tin); }, a);
 
-  // Forward + backward on leaves that require grad.
+  // Forward + backward on leaves that require grad (those LibTorch can differentiate).
+  const std::vector<size_t> wanted = conform::differentiable_inputs(e, nin);
   std::vector<NTensor> ngin;
   std::vector<TTensor> tgin;
-  for (const auto& t : nin) {
-    ngin.push_back(t.detach().requires_grad_(t.is_floating_point()));
-    tgin.push_back(conform::to_torch(t).detach().requires_grad_(t.is_floating_point()));
+  for (size_t i = 0; i < nin.size(); ++i) {
+    const bool want = std::find(wanted.begin(), wanted.end(), i) != wanted.end();
+    ngin.push_back(nin[i].detach().requires_grad_(want));
+    tgin.push_back(conform::to_torch(nin[i]).detach().requires_grad_(want));
   }
   std::vector<NTensor> nout;
   std::vector<TTensor> tout;

@@ -187,6 +187,12 @@ OpEntry op(std::string group, std::string name, Gen gen, F f, const Opt& o = {})
 std::vector<OpEntry>& registry();
 bool add_entries(std::vector<OpEntry> entries);
 
+/// The inputs (by position) of a sample to differentiate: all floating ones, or, when
+/// LibTorch refuses to differentiate some (nll_loss's weight, the target of
+/// binary_cross_entropy_with_logits), those it accepts one at a time. Empty when the
+/// sample is an error case for LibTorch.
+std::vector<size_t> differentiable_inputs(const OpEntry& e, const std::vector<nabla::Tensor>& inputs);
+
 /// Counters for the coverage summary printed at the end of the run.
 struct Coverage {
   int entries_run = 0;
