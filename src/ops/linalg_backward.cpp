@@ -78,12 +78,17 @@ variable_list batched_matmul_bw(FormulaNode& n, const variable_list& g) {
 }
 
 // Saved: [0] = m1, [1] = m2 (as save_operands, shifted by self); shape0 = self's sizes,
-// a = beta.
+// a = beta, flag = m2 was a transposed view.
 variable_list addmm_bw(FormulaNode& n, const variable_list& g) {
   Tensor gs, g1, g2;
   if (n.needs_input_grad(0)) gs = sum_to(n.a == 1 ? g[0] : g[0] * n.a, n.shape0);
   if (n.needs_input_grad(1)) g1 = scaled(g[0].mm(n.saved(1).t()), n.alpha);  // [n,m] @ [m,k]
-  if (n.needs_input_grad(2)) g2 = scaled(n.saved(0).t().mm(g[0]), n.alpha);  // [k,n] @ [n,m]
+  if (n.needs_input_grad(2)) {
+    // [k,n] @ [n,m]; when mat2 is a transposed view (linear's weight.t()) the same product
+    // is formed as (g^T @ mat1)^T, so the weight's gradient comes out contiguous (no copy
+    // in AccumulateGrad) and the gemm runs in the orientation LibTorch uses.
+    g2 = scaled(n.flag ? g[0].t().mm(n.saved(0)).t() : n.saved(0).t().mm(g[0]), n.alpha);
+  }
   return {gs, g1, g2};
 }
 
@@ -147,6 +152,7 @@ void record_addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const 
   node->shape0.assign(self.sizes().begin(), self.sizes().end());
   node->a = beta.toDouble();
   node->alpha = alpha;
+  node->flag = m2.dim() == 2 && m2.size(1) > 1 && m2.stride(0) == 1;  // m2 is a transposed view
   node->save(node->needs_input_grad(2) ? m1 : Tensor());
   node->save(node->needs_input_grad(1) ? m2 : Tensor());
   autograd::set_history(out, node);
