@@ -12,6 +12,7 @@
 #include "nabla/autograd/grad_mode.h"
 #include "autograd/formula.h"
 #include "nabla/backend/backend.h"
+#include "ops/indexing_backward.h"
 
 namespace nabla {
 
@@ -95,21 +96,22 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
   const int64_t h = input.size(-2), w = input.size(-1);
   Tensor x = input.reshape({-1, 1, h, w}).contiguous();
   const auto shape = out_shape(input, g.oh, g.ow);
-  Tensor values = empty(shape, TensorOptions(input.scalar_type()));
-  Tensor indices = empty(shape, TensorOptions(kLong));
+  // The kernel writes the maxima into [..., oh * ow] buffers viewed as [..., oh, ow].
+  std::vector<int64_t> flat_out(shape.begin(), shape.end() - 2);
+  flat_out.push_back(g.oh * g.ow);
+  Tensor values = empty(flat_out, TensorOptions(input.scalar_type()));
+  Tensor indices = empty(flat_out, TensorOptions(kLong));
   if (values.numel() > 0)
-    backend_for(x).max_pool2d(values, indices, x.detach(),
+    backend_for(x).max_pool2d(values.view(shape), indices.view(shape), x.detach(),
                               WindowGeometry{h, w, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow});
-  // The kernel finds the maxima; a gather at those positions makes the values
-  // differentiable (its backward scatters the gradient to the arg-max positions).
+  // The values are those of a gather of the flattened input at the arg-max positions:
+  // recorded as one (GatherBackward0 scatters the gradient there), without recomputing.
   if (autograd::any_requires_grad(input)) {
     std::vector<int64_t> flat(input.sizes().begin(), input.sizes().end() - 2);
     flat.push_back(h * w);
-    std::vector<int64_t> flat_out(shape.begin(), shape.end() - 2);
-    flat_out.push_back(g.oh * g.ow);
-    values = input.reshape(flat).gather(-1, indices.view(flat_out)).view(shape);
+    ops::record_gather(input.reshape(flat), static_cast<int64_t>(flat.size()) - 1, indices, values);
   }
-  return {values, indices};
+  return {values.view(shape), indices.view(shape)};
 }
 
 Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
