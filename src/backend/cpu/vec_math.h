@@ -1,6 +1,7 @@
 #pragma once
-// Float exp, expm1, log, log1p, tanh, erf and sigmoid written as straight-line arithmetic the compiler
-// vectorizes (std::exp and friends are scalar libm calls, 5-20x slower over a tensor).
+// Float exp, expm1, log, log1p, tanh, erf and sigmoid written as straight-line
+// arithmetic the compiler vectorizes (std::exp and friends are scalar libm calls, 5-20x
+// slower over a tensor); tests/backend/test_vec_math.cpp bounds their errors.
 // Each handles the whole float range: ±inf, NaN and results that overflow or underflow
 // come out as libm's. Doubles use libm (the overloads below), so float64 results — the
 // ones the gradient checks compare — are unchanged.
