@@ -58,7 +58,8 @@ template <class FN, class FT>
 std::pair<double, double> time_pair(FN fn, FT ft, const Args& a) {
   fn();
   ft();  // warm-up: allocator caches, lazy initialisation
-  const int nn = calls_per_round(seconds_for(fn, 1), a), nt = calls_per_round(seconds_for(ft, 1), a);
+  const int nn = calls_per_round(seconds_for(fn, 1), a),
+            nt = calls_per_round(seconds_for(ft, 1), a);
   std::vector<double> tn, tt;
   for (int r = 0; r < a.rounds; ++r) {
     tn.push_back(seconds_for(fn, nn) / nn);
@@ -156,7 +157,8 @@ Row measure(const OpEntry& e, const conform::Sample& s, const Args& a) {
   std::vector<TTensor> tg;
   conform::Rng rng(777);
   for (const auto& o : nout) {
-    ng.push_back(conform::make(rng, o.sizes().vec(), o.is_floating_point() ? o.scalar_type() : nabla::kFloat));
+    ng.push_back(conform::make(rng, o.sizes().vec(),
+                               o.is_floating_point() ? o.scalar_type() : nabla::kFloat));
     tg.push_back(conform::to_torch(ng.back()).to(tout[ng.size() - 1].scalar_type()));
   }
   auto nabla_step = [&] {
@@ -217,12 +219,17 @@ Args parse(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (k == "--threads") a.threads = std::atoi(value().c_str());
-    else if (k == "--filter") a.filter = value();
-    else if (k == "--min-ms") a.min_ms = std::atof(value().c_str());
-    else if (k == "--rounds") a.rounds = std::atoi(value().c_str());
+    if (k == "--threads")
+      a.threads = std::atoi(value().c_str());
+    else if (k == "--filter")
+      a.filter = value();
+    else if (k == "--min-ms")
+      a.min_ms = std::atof(value().c_str());
+    else if (k == "--rounds")
+      a.rounds = std::atoi(value().c_str());
     else {
-      std::fprintf(stderr, "usage: bench_ops [--threads N] [--filter TEXT] [--min-ms M] [--rounds R]\n");
+      std::fprintf(stderr,
+                   "usage: bench_ops [--threads N] [--filter TEXT] [--min-ms M] [--rounds R]\n");
       std::exit(2);
     }
   }
@@ -257,25 +264,30 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr, "\n");
 
-  std::printf("bench_ops: %d thread(s), median of %d rounds of >= %.1f ms; times in µs per call;\n"
-              "ratio = nabla / LibTorch (below 1: nabla faster)\n\n",
-              a.threads, a.rounds, a.min_ms);
-  std::printf("| op | inputs | fwd nabla | fwd LibTorch | fwd ratio | fwd+bwd nabla | fwd+bwd LibTorch | fwd+bwd ratio |\n");
+  std::printf(
+      "bench_ops: %d thread(s), median of %d rounds of >= %.1f ms; times in µs per call;\n"
+      "ratio = nabla / LibTorch (below 1: nabla faster)\n\n",
+      a.threads, a.rounds, a.min_ms);
+  std::printf(
+      "| op | inputs | fwd nabla | fwd LibTorch | fwd ratio | fwd+bwd nabla | fwd+bwd LibTorch | "
+      "fwd+bwd ratio |\n");
   std::printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
   std::map<std::string, std::pair<GeoMean, GeoMean>> groups;
   GeoMean all_fwd, all_bwd;
   for (const Row& r : rows) {
     std::printf("| %s.%s | %s | %s | %s | %s | %s | %s | %s |%s\n", r.group.c_str(), r.name.c_str(),
-                r.inputs.c_str(), fmt(r.fwd_n).c_str(), fmt(r.fwd_t).c_str(), ratio(r.fwd_n, r.fwd_t).c_str(),
-                fmt(r.bwd_n).c_str(), fmt(r.bwd_t).c_str(), ratio(r.bwd_n, r.bwd_t).c_str(),
-                r.note.empty() ? "" : (" " + r.note).c_str());
+                r.inputs.c_str(), fmt(r.fwd_n).c_str(), fmt(r.fwd_t).c_str(),
+                ratio(r.fwd_n, r.fwd_t).c_str(), fmt(r.bwd_n).c_str(), fmt(r.bwd_t).c_str(),
+                ratio(r.bwd_n, r.bwd_t).c_str(), r.note.empty() ? "" : (" " + r.note).c_str());
     groups[r.group].first.add(r.fwd_n, r.fwd_t);
     groups[r.group].second.add(r.bwd_n, r.bwd_t);
     all_fwd.add(r.fwd_n, r.fwd_t);
     all_bwd.add(r.bwd_n, r.bwd_t);
   }
-  std::printf("\nGeometric mean of the ratios (entries):\n\n| group | fwd | fwd+bwd |\n|---|---:|---:|\n");
-  for (const auto& [g, m] : groups) std::printf("| %s | %s | %s |\n", g.c_str(), m.first.str().c_str(), m.second.str().c_str());
+  std::printf(
+      "\nGeometric mean of the ratios (entries):\n\n| group | fwd | fwd+bwd |\n|---|---:|---:|\n");
+  for (const auto& [g, m] : groups)
+    std::printf("| %s | %s | %s |\n", g.c_str(), m.first.str().c_str(), m.second.str().c_str());
   std::printf("| **all** | %s | %s |\n", all_fwd.str().c_str(), all_bwd.str().c_str());
 
   // The entries where nabla is slowest relative to LibTorch, by the worse of the two ratios.
@@ -285,12 +297,13 @@ int main(int argc, char** argv) {
     if (!std::isnan(r.bwd_n) && !std::isnan(r.bwd_t)) w = std::max(w, r.bwd_n / r.bwd_t);
     if (!std::isnan(w)) worst.push_back({w, &r});
   }
-  std::sort(worst.begin(), worst.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  std::sort(worst.begin(), worst.end(),
+            [](const auto& x, const auto& y) { return x.first > y.first; });
   std::printf("\nSlowest ratios:\n\n");
   for (size_t i = 0; i < std::min<size_t>(15, worst.size()); ++i)
-    std::printf("- %s.%s: %.2f (fwd %s vs %s µs, fwd+bwd %s vs %s µs)\n", worst[i].second->group.c_str(),
-                worst[i].second->name.c_str(), worst[i].first, fmt(worst[i].second->fwd_n).c_str(),
-                fmt(worst[i].second->fwd_t).c_str(), fmt(worst[i].second->bwd_n).c_str(),
-                fmt(worst[i].second->bwd_t).c_str());
+    std::printf("- %s.%s: %.2f (fwd %s vs %s µs, fwd+bwd %s vs %s µs)\n",
+                worst[i].second->group.c_str(), worst[i].second->name.c_str(), worst[i].first,
+                fmt(worst[i].second->fwd_n).c_str(), fmt(worst[i].second->fwd_t).c_str(),
+                fmt(worst[i].second->bwd_n).c_str(), fmt(worst[i].second->bwd_t).c_str());
   return 0;
 }

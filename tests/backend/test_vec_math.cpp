@@ -28,7 +28,8 @@ float from_bits(uint32_t b) {
 double ulps(float got, double want, double abs_floor) {
   const float w = static_cast<float>(want);
   if (std::isinf(w) || std::isinf(got)) return got == w ? 0 : 1e30;
-  const double spacing = std::max<double>(std::nextafter(std::fabs(w), kInf) - std::fabs(w), abs_floor);
+  const double spacing =
+      std::max<double>(std::nextafter(std::fabs(w), kInf) - std::fabs(w), abs_floor);
   return std::fabs(static_cast<double>(got) - want) / spacing;
 }
 
@@ -52,39 +53,45 @@ Sweep sweep(F f, R ref, float lo, float hi, double abs_floor) {
 
 TEST(VecMath, ExpWithinTwoUlps) {
   // Up to overflow (inf) and down into the subnormal results (measured in subnormal steps).
-  auto s = sweep([](float x) { return vec_exp(x); }, [](double x) { return std::exp(x); }, -110.0f, 90.0f, 1.5e-45);
+  auto s = sweep([](float x) { return vec_exp(x); }, [](double x) { return std::exp(x); }, -110.0f,
+                 90.0f, 1.5e-45);
   EXPECT_LE(s.worst, 2.0) << "at x = " << s.at;
 }
 
 TEST(VecMath, LogWithinTwoUlps) {
-  auto s = sweep([](float x) { return vec_log(x); }, [](double x) { return std::log(x); }, 1e-45f, 3.4e38f, 0);
+  auto s = sweep([](float x) { return vec_log(x); }, [](double x) { return std::log(x); }, 1e-45f,
+                 3.4e38f, 0);
   EXPECT_LE(s.worst, 2.0) << "at x = " << s.at;
 }
 
 TEST(VecMath, Log1pWithinThreeUlps) {
-  auto s = sweep([](float x) { return vec_log1p(x); }, [](double x) { return std::log1p(x); }, -0.99999f, 3.4e38f, 0);
+  auto s = sweep([](float x) { return vec_log1p(x); }, [](double x) { return std::log1p(x); },
+                 -0.99999f, 3.4e38f, 0);
   EXPECT_LE(s.worst, 3.0) << "at x = " << s.at;
 }
 
 TEST(VecMath, Expm1WithinThreeUlps) {
-  auto s = sweep([](float x) { return vec_expm1(x); }, [](double x) { return std::expm1(x); }, -100.0f, 88.0f, 0);
+  auto s = sweep([](float x) { return vec_expm1(x); }, [](double x) { return std::expm1(x); },
+                 -100.0f, 88.0f, 0);
   EXPECT_LE(s.worst, 3.0) << "at x = " << s.at;
 }
 
 TEST(VecMath, TanhWithinThreeUlps) {
-  auto s = sweep([](float x) { return vec_tanh(x); }, [](double x) { return std::tanh(x); }, -3.4e38f, 3.4e38f, 0);
+  auto s = sweep([](float x) { return vec_tanh(x); }, [](double x) { return std::tanh(x); },
+                 -3.4e38f, 3.4e38f, 0);
   EXPECT_LE(s.worst, 3.0) << "at x = " << s.at;
 }
 
 TEST(VecMath, SigmoidWithinThreeUlps) {
-  auto s = sweep([](float x) { return vec_sigmoid(x); }, [](double x) { return 1 / (1 + std::exp(-x)); }, -3.4e38f,
-                 3.4e38f, 1.5e-45);
+  auto s = sweep([](float x) { return vec_sigmoid(x); },
+                 [](double x) { return 1 / (1 + std::exp(-x)); }, -3.4e38f, 3.4e38f, 1.5e-45);
   EXPECT_LE(s.worst, 3.0) << "at x = " << s.at;
 }
 
 TEST(VecMath, ErfWithinThreeUlpsOrTwoTenMillionths) {
   // Below |x| = 1 (Taylor series) relative accuracy; above, absolute 2e-7 (A&S 7.1.26).
-  auto small = sweep([](float x) { return vec_erf(x); }, [](double x) { return std::erf(x); }, -1.0f, 1.0f, 0);
+  auto small = sweep([](float x) { return vec_erf(x); }, [](double x) { return std::erf(x); },
+                     -1.0f, 1.0f, 0);
   EXPECT_LE(small.worst, 3.0) << "at x = " << small.at;
   double worst_abs = 0;
   for (uint64_t b = 0; b < 0xFFFFFFFFull; b += 1009) {

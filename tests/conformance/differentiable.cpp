@@ -5,7 +5,8 @@
 
 namespace conform {
 
-std::vector<size_t> differentiable_inputs(const OpEntry& e, const std::vector<nabla::Tensor>& inputs) {
+std::vector<size_t> differentiable_inputs(const OpEntry& e,
+                                          const std::vector<nabla::Tensor>& inputs) {
   std::vector<size_t> floats;
   for (size_t i = 0; i < inputs.size(); ++i)
     if (inputs[i].is_floating_point()) floats.push_back(i);

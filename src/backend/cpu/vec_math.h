@@ -48,9 +48,12 @@ NABLA_VEC_INLINE double vec_exp(double x) { return std::exp(x); }
 /// 1 - 2 / (exp(2|x|) + 1) with the sign of x.
 NABLA_VEC_INLINE float vec_tanh(float x) {
   const float a = std::fabs(x), s = x * x;
-  const float small =
-      ((((-5.70498872745e-3f * s + 2.06390887954e-2f) * s - 5.37397155531e-2f) * s + 1.33314422036e-1f) * s -
-       3.33332819422e-1f) * s * x + x;
+  float p = -5.70498872745e-3f;
+  p = p * s + 2.06390887954e-2f;
+  p = p * s - 5.37397155531e-2f;
+  p = p * s + 1.33314422036e-1f;
+  p = p * s - 3.33332819422e-1f;
+  const float small = p * s * x + x;
   const float e = vec_exp(2.0f * std::min(a, 10.0f));  // NaN stays NaN through min(a, 10)
   const float big = std::copysign(1.0f - 2.0f / (e + 1.0f), x);
   return a < 0.625f ? (x == 0.0f ? x : small) : big;  // -0 stays -0
@@ -74,7 +77,12 @@ NABLA_VEC_INLINE float vec_erf(float x) {
   p = p * s + 1.1283791670955126f;
   const float small = x * p;
   const float t = 1.0f / (1.0f + 0.3275911f * a);
-  const float q = ((((1.061405429f * t - 1.453152027f) * t + 1.421413741f) * t - 0.284496736f) * t + 0.254829592f) * t;
+  float q = 1.061405429f;
+  q = q * t - 1.453152027f;
+  q = q * t + 1.421413741f;
+  q = q * t - 0.284496736f;
+  q = q * t + 0.254829592f;
+  q = q * t;
   const float big = std::copysign(1.0f - q * vec_exp(-s), x);
   return a < 1.0f ? small : big;
 }
