@@ -257,10 +257,15 @@ const Tensor& Tensor::div_(const Tensor& o) const { return binary_op_(BinaryOp::
 const Tensor& Tensor::div_(const Scalar& o) const { return binary_op_(BinaryOp::Div, *this, o, "div_"); }
 const Tensor& Tensor::pow_(const Tensor& e) const { return binary_op_(BinaryOp::Pow, *this, e, "pow_"); }
 const Tensor& Tensor::pow_(const Scalar& e) const {
-  // With autograd, pow reads a clone: its node saves the old value, which copy_ overwrites.
-  Tensor r = (autograd::any_requires_grad(*this) ? clone() : *this).pow(e);
+  // As the other in-place ops (unary_op_): with autograd, pow reads a clone (its node
+  // saves the old value, which the write overwrites) and self takes over its history.
+  const bool grad = autograd::any_requires_grad(*this);
+  Tensor r = (grad ? clone() : *this).pow(e);
   ops::check_inplace(*this, r.sizes(), r.scalar_type(), "pow_");
-  return copy_(r);
+  if (grad) return ops::assign_with_history(*this, r, "pow_");
+  backend_for(*this).copy(*this, r);
+  ops::bump_version(*this);
+  return *this;
 }
 
 namespace {

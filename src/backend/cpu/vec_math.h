@@ -16,6 +16,14 @@
 
 namespace nabla::cpu {
 
+/// c0 x^n + c1 x^(n-1) + ... + cn by Horner's rule (highest coefficient first).
+template <class... C>
+NABLA_VEC_INLINE float horner(float x, float c0, C... cs) {
+  float p = c0;
+  ((p = p * x + cs), ...);
+  return p;
+}
+
 /// 2^n as a float for n in [-126, 127], assembled in the exponent bits.
 NABLA_VEC_INLINE float pow2i(int32_t n) {
   const int32_t bits = (n + 127) << 23;
@@ -31,12 +39,8 @@ NABLA_VEC_INLINE float vec_exp(float x) {
   const float xc = std::min(std::max(x, -104.0f), 88.8f);
   const float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round to nearest
   const float r = (xc - n * 0.693359375f) + n * 2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
+  float p = horner(r, 1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f,
+                   1.6666665459e-1f, 5.0000001201e-1f);
   p = p * r * r + r + 1.0f;
   const int32_t ni = static_cast<int32_t>(n), half = ni >> 1;
   const float e = p * pow2i(half) * pow2i(ni - half);
@@ -48,11 +52,8 @@ NABLA_VEC_INLINE double vec_exp(double x) { return std::exp(x); }
 /// 1 - 2 / (exp(2|x|) + 1) with the sign of x.
 NABLA_VEC_INLINE float vec_tanh(float x) {
   const float a = std::fabs(x), s = x * x;
-  float p = -5.70498872745e-3f;
-  p = p * s + 2.06390887954e-2f;
-  p = p * s - 5.37397155531e-2f;
-  p = p * s + 1.33314422036e-1f;
-  p = p * s - 3.33332819422e-1f;
+  const float p = horner(s, -5.70498872745e-3f, 2.06390887954e-2f, -5.37397155531e-2f,
+                         1.33314422036e-1f, -3.33332819422e-1f);
   const float small = p * s * x + x;
   const float e = vec_exp(2.0f * std::min(a, 10.0f));  // NaN stays NaN through min(a, 10)
   const float big = std::copysign(1.0f - 2.0f / (e + 1.0f), x);
@@ -64,25 +65,14 @@ NABLA_VEC_INLINE double vec_tanh(double x) { return std::tanh(x); }
 /// Abramowitz & Stegun 7.1.26 (absolute error at most 1.5e-7, about 2 ulp of erf there).
 NABLA_VEC_INLINE float vec_erf(float x) {
   const float a = std::fabs(x), s = x * x;
-  float p = 1.4807192815879218e-08f;
-  p = p * s - 1.6365844691234924e-07f;
-  p = p * s + 1.6462114365889246e-06f;
-  p = p * s - 1.492565035840625e-05f;
-  p = p * s + 1.2055332981789664e-04f;
-  p = p * s - 8.548327023450852e-04f;
-  p = p * s + 5.223977625442188e-03f;
-  p = p * s - 2.6866170645131252e-02f;
-  p = p * s + 1.1283791670955126e-01f;
-  p = p * s - 3.7612638903183754e-01f;
-  p = p * s + 1.1283791670955126f;
+  const float p = horner(s, 1.4807192815879218e-08f, -1.6365844691234924e-07f,
+                         1.6462114365889246e-06f, -1.492565035840625e-05f, 1.2055332981789664e-04f,
+                         -8.548327023450852e-04f, 5.223977625442188e-03f, -2.6866170645131252e-02f,
+                         1.1283791670955126e-01f, -3.7612638903183754e-01f, 1.1283791670955126f);
   const float small = x * p;
   const float t = 1.0f / (1.0f + 0.3275911f * a);
-  float q = 1.061405429f;
-  q = q * t - 1.453152027f;
-  q = q * t + 1.421413741f;
-  q = q * t - 0.284496736f;
-  q = q * t + 0.254829592f;
-  q = q * t;
+  const float q =
+      horner(t, 1.061405429f, -1.453152027f, 1.421413741f, -0.284496736f, 0.254829592f) * t;
   const float big = std::copysign(1.0f - q * vec_exp(-s), x);
   return a < 1.0f ? small : big;
 }
@@ -104,15 +94,9 @@ NABLA_VEC_INLINE float vec_log(float x) {
   e = low ? e - 1.0f : e;
   m = low ? m + m - 1.0f : m - 1.0f;
   const float z = m * m;
-  float y = 7.0376836292e-2f;
-  y = y * m - 1.1514610310e-1f;
-  y = y * m + 1.1676998740e-1f;
-  y = y * m - 1.2420140846e-1f;
-  y = y * m + 1.4249322787e-1f;
-  y = y * m - 1.6668057665e-1f;
-  y = y * m + 2.0000714765e-1f;
-  y = y * m - 2.4999993993e-1f;
-  y = y * m + 3.3333331174e-1f;
+  float y = horner(m, 7.0376836292e-2f, -1.1514610310e-1f, 1.1676998740e-1f, -1.2420140846e-1f,
+                   1.4249322787e-1f, -1.6668057665e-1f, 2.0000714765e-1f, -2.4999993993e-1f,
+                   3.3333331174e-1f);
   y = y * m * z - 2.12194440e-4f * e - 0.5f * z;
   const float r = (m + y) + 0.693359375f * e;
   const float special = x == 0.0f ? -INFINITY : (x < 0.0f ? NAN : x);  // ±0, negative, inf, NaN
@@ -132,14 +116,9 @@ NABLA_VEC_INLINE double vec_log1p(double x) { return std::log1p(x); }
 /// expm1: its Taylor series to x^9 below |x| = 0.5 (truncation error under 1e-9
 /// relative), where exp(x) - 1 would lose digits; exp(x) - 1 above.
 NABLA_VEC_INLINE float vec_expm1(float x) {
-  float p = 2.7557319223985893e-06f;
-  p = p * x + 2.48015873015873e-05f;
-  p = p * x + 1.984126984126984e-04f;
-  p = p * x + 1.388888888888889e-03f;
-  p = p * x + 8.333333333333333e-03f;
-  p = p * x + 4.1666666666666664e-02f;
-  p = p * x + 1.6666666666666666e-01f;
-  p = p * x + 0.5f;
+  const float p = horner(x, 2.7557319223985893e-06f, 2.48015873015873e-05f, 1.984126984126984e-04f,
+                         1.388888888888889e-03f, 8.333333333333333e-03f, 4.1666666666666664e-02f,
+                         1.6666666666666666e-01f, 0.5f);
   const float small = p * x * x + x;
   return std::fabs(x) < 0.5f ? (x == 0.0f ? x : small) : vec_exp(x) - 1.0f;  // -0 stays -0
 }
