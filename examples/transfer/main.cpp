@@ -37,7 +37,7 @@ std::pair<Tensor, Tensor> classes(const data::datasets::MNIST& split, int64_t lo
 double train_and_test(FeaturesImpl& features, nn::Linear& head, const std::pair<Tensor, Tensor>& train,
                       const std::pair<Tensor, Tensor>& test, const std::vector<Tensor>& params, int epochs) {
   nabla::optim::Adam opt(params, nabla::optim::AdamOptions(1e-3));
-  auto loader = data::make_data_loader(data::datasets::TensorDataset(train.first, train.second).map(data::transforms::Stack<>()),
+  auto loader = data::make_data_loader(data::datasets::TensorPairDataset(train.first, train.second).map(data::transforms::Stack<>()),
                                        data::DataLoaderOptions(64));
   for (int e = 1; e <= epochs; ++e) {
     double loss_sum = 0;

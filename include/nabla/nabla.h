@@ -1,29 +1,87 @@
 #pragma once
 // The umbrella header: everything a LibTorch-style program uses. Kept light (no kernel
-// templates) so a hello-world compiles in about a second.
+// templates) so a hello-world compiles in a few seconds.
+//
+// The standard headers below are those <torch/torch.h> and <torch/script.h> bring in
+// (LibTorch 1.13, as `g++ -H` lists them): programs written for LibTorch use std::isnan,
+// std::cout, std::ifstream, std::map, ... without including them, and must port unchanged.
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bitset>
+#include <cassert>
+#include <cctype>
+#include <chrono>
+#include <cinttypes>
+#include <climits>
+#include <cmath>
+#include <complex>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <deque>
+#include <exception>
+#include <forward_list>
+#include <fstream>
+#include <functional>
+#include <initializer_list>
+#include <iomanip>
+#include <iostream>
+#include <iterator>
+#include <limits>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <ostream>
+#include <queue>
+#include <set>
+#include <sstream>
+#include <stack>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <tuple>
+#include <type_traits>
+#include <typeindex>
+#include <typeinfo>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
 #include "nabla/autograd/autograd.h"
 #include "nabla/autograd/checkpoint.h"
 #include "nabla/autograd/function.h"
-#include "nabla/autograd/gradcheck.h"
 #include "nabla/autograd/grad_mode.h"
+#include "nabla/autograd/gradcheck.h"
 #include "nabla/backend/parallel.h"
+#include "nabla/core/context.h"
 #include "nabla/core/error.h"
 #include "nabla/core/generator.h"
 #include "nabla/core/tensor.h"
-#include "nabla/ops/factories.h"
-#include "nabla/ops/functions.h"
+#include "nabla/data.h"
+#include "nabla/nn.h"
 #include "nabla/ops/activation.h"
 #include "nabla/ops/convolution.h"
 #include "nabla/ops/dropout.h"
 #include "nabla/ops/embedding.h"
+#include "nabla/ops/factories.h"
+#include "nabla/ops/functions.h"
 #include "nabla/ops/loss.h"
 #include "nabla/ops/normalization.h"
+#include "nabla/ops/out_functions.h"
 #include "nabla/ops/padding.h"
 #include "nabla/ops/pooling.h"
 #include "nabla/ops/rnn.h"
 #include "nabla/ops/upsample.h"
-#include "nabla/nn.h"
 #include "nabla/optim.h"
 #include "nabla/serialize.h"
 #include "nabla/utils.h"
-#include "nabla/data.h"
+#include "nabla/version.h"

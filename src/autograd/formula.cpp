@@ -65,9 +65,11 @@ static void finish_node(FormulaNode& node) {
   if (AnomalyMode::is_enabled()) node.set_creation_trace(capture_trace());
 }
 
-std::shared_ptr<FormulaNode> make_node(const Formula& f, std::initializer_list<const Tensor*> inputs) {
+std::shared_ptr<FormulaNode> make_node(const Formula& f,
+                                       std::initializer_list<const Tensor*> inputs) {
   auto node = detail::make_pooled<FormulaNode>(f);
-  for (const Tensor* t : inputs) node->add_next_edge(t && t->defined() ? gradient_edge(*t) : Edge());
+  for (const Tensor* t : inputs)
+    node->add_next_edge(t && t->defined() ? gradient_edge(*t) : Edge());
   finish_node(*node);
   return node;
 }
@@ -84,5 +86,16 @@ void set_history(const Tensor& out, const std::shared_ptr<Node>& node) {
   meta.output_nr = node->add_input_metadata(out);
   meta.grad_fn = node;
 }
+
+}  // namespace nabla::autograd
+
+namespace nabla::autograd {
+
+void set_history(const variable_list& outputs, const std::shared_ptr<Node>& node) {
+  for (const Tensor& t : outputs)
+    if (t.defined()) set_history(t, node);
+}
+
+void deleteNode(Node* function) { delete function; }  // ~Node releases its edges iteratively
 
 }  // namespace nabla::autograd

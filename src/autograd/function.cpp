@@ -29,7 +29,9 @@ double IValue::toDouble() const {
 int64_t IValue::toInt() const { return get_as<decltype(v_), int64_t>(v_, "an int"); }
 bool IValue::toBool() const { return get_as<decltype(v_), bool>(v_, "a bool"); }
 const Tensor& IValue::toTensor() const { return get_as<decltype(v_), Tensor>(v_, "a Tensor"); }
-const std::string& IValue::toStringRef() const { return get_as<decltype(v_), std::string>(v_, "a string"); }
+const std::string& IValue::toStringRef() const {
+  return get_as<decltype(v_), std::string>(v_, "a string");
+}
 const std::vector<int64_t>& IValue::toIntVector() const {
   return get_as<decltype(v_), std::vector<int64_t>>(v_, "an int list");
 }
@@ -65,15 +67,26 @@ variable_list CustomNode::apply(variable_list&& grads) {
       }
   }
   variable_list result = backward_(&ctx, std::move(grads));
-  NABLA_CHECK(result.size() == num_args, name(), ": function backward returned an incorrect number of gradients (expected ",
-              num_args, ", got ", result.size(), ")");
+  // As LibTorch: extra trailing gradients are accepted when all are undefined (a forward
+  // with a defaulted `Tensor bias = {}` argument called without it, whose backward still
+  // returns {grad_input, grad_weight, grad_bias}).
+  if (result.size() > num_args) {
+    bool all_undefined = true;
+    for (size_t i = num_args; i < result.size(); ++i)
+      all_undefined = all_undefined && !result[i].defined();
+    if (all_undefined) result.resize(num_args);
+  }
+  NABLA_CHECK(result.size() == num_args, "function ", name(),
+              " returned an incorrect number of gradients (expected ", num_args, ", got ",
+              result.size(), ")");
   variable_list out(num_outputs());
   for (size_t e = 0; e < num_outputs(); ++e) {
     Tensor& g = result[tensor_arg_index[e]];
     if (!should_compute_output(e) || !g.defined()) continue;
     const InputMetadata& m = next_edge(e).function->input_metadata(next_edge(e).input_nr);
-    NABLA_CHECK(g.sizes() == IntArrayRef(m.shape), name(), ": function backward returned a gradient of shape ",
-                g.sizes(), " for argument ", tensor_arg_index[e], " of shape ", IntArrayRef(m.shape));
+    NABLA_CHECK(g.sizes() == IntArrayRef(m.shape), name(),
+                ": function backward returned a gradient of shape ", g.sizes(), " for argument ",
+                tensor_arg_index[e], " of shape ", IntArrayRef(m.shape));
     out[e] = g;
   }
   return out;

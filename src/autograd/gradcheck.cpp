@@ -1,6 +1,7 @@
 #include "nabla/autograd/gradcheck.h"
 
 #include <cmath>
+#include <vector>
 
 #include "nabla/autograd/autograd.h"
 #include "nabla/ops/factories.h"
@@ -15,7 +16,8 @@ bool fail(const GradcheckOptions& o, const std::string& msg) {
 
 variable_list run(const TensorFn& fn, const variable_list& inputs) {
   variable_list outs = fn(inputs);
-  for (const Tensor& t : outs) NABLA_CHECK(t.defined(), "gradcheck: the function returned an undefined tensor");
+  for (const Tensor& t : outs)
+    NABLA_CHECK(t.defined(), "gradcheck: the function returned an undefined tensor");
   return outs;
 }
 
@@ -48,9 +50,10 @@ bool gradcheck(const TensorFn& fn, const variable_list& inputs, GradcheckOptions
         analytic[i].assign(n_out, std::vector<double>(inputs[i].numel(), 0.0));
       }
     for (int64_t k = 0; k < n_out; ++k) {
-      Tensor go = zeros_like(out);
+      Tensor go = zeros(out.sizes(), out.options());  // row-major, so element k is go.view(-1)[k]
       go.view({-1})[k].fill_(1.0);
-      variable_list g = grad({out}, diff_inputs, {go}, /*retain_graph=*/true, false, /*allow_unused=*/true);
+      variable_list g =
+          grad({out}, diff_inputs, {go}, /*retain_graph=*/true, false, /*allow_unused=*/true);
       for (size_t d = 0; d < g.size(); ++d) {
         if (!g[d].defined()) continue;
         Tensor gd = g[d].to(kDouble).contiguous();
@@ -62,26 +65,36 @@ bool gradcheck(const TensorFn& fn, const variable_list& inputs, GradcheckOptions
     // Numerical Jacobian by central differences, perturbing each input element in place.
     for (size_t d = 0; d < diff_index.size(); ++d) {
       size_t i = diff_index[d];
-      Tensor flat = inputs[i].detach().view({-1});
-      for (int64_t j = 0; j < flat.numel(); ++j) {
-        double orig = flat[j].item<double>();
+      const Tensor base = inputs[i].detach();
+      for (int64_t j = 0; j < base.numel(); ++j) {
+        // Element j in row-major order, as a 0-d view (the input may have any strides).
+        std::vector<int64_t> index(static_cast<size_t>(base.dim()));
+        for (int64_t d = base.dim() - 1, rest = j; d >= 0; --d) {
+          index[static_cast<size_t>(d)] = rest % base.size(d);
+          rest /= base.size(d);
+        }
+        Tensor elem = base;
+        for (int64_t idx : index) elem = elem.select(0, idx);
+        double orig = elem.item<double>();
         // fn may itself use autograd (gradgradcheck), so it runs with grad mode on; the
         // perturbation writes through a detached alias.
-        flat[j].fill_(orig + o.eps);
+        elem.fill_(orig + o.eps);
         // Copied at once: an output may alias the perturbed input.
         Tensor plus_oi = run(fn, inputs)[oi].detach().to(kDouble, false, true);
-        flat[j].fill_(orig - o.eps);
+        elem.fill_(orig - o.eps);
         Tensor minus_oi = run(fn, inputs)[oi].detach().to(kDouble, false, true);
-        flat[j].fill_(orig);
+        elem.fill_(orig);
         Tensor num = (plus_oi - minus_oi) / (2 * o.eps);
         Tensor numc = num.contiguous();
         const double* np = numc.data_ptr<double>();
         for (int64_t k = 0; k < n_out; ++k) {
           double a = analytic[i][k][j], nv = np[k];
-          if (std::isnan(a) != std::isnan(nv) || std::fabs(a - nv) > o.atol + o.rtol * std::fabs(nv)) {
-            return fail(o, str("gradcheck: Jacobian mismatch for output ", oi, " with respect to input ", i,
-                               ": d out[", k, "] / d in[", j, "] numerical ", nv, " vs analytical ", a,
-                               " (", outputs[oi].grad_fn() ? outputs[oi].grad_fn()->name() : "leaf", ")"));
+          if (std::isnan(a) != std::isnan(nv) ||
+              std::fabs(a - nv) > o.atol + o.rtol * std::fabs(nv)) {
+            return fail(
+                o, str("gradcheck: Jacobian mismatch for output ", oi, " with respect to input ", i,
+                       ": d out[", k, "] / d in[", j, "] numerical ", nv, " vs analytical ", a,
+                       " (", outputs[oi].grad_fn() ? outputs[oi].grad_fn()->name() : "leaf", ")"));
           }
         }
       }
@@ -90,8 +103,8 @@ bool gradcheck(const TensorFn& fn, const variable_list& inputs, GradcheckOptions
   return true;
 }
 
-bool gradgradcheck(const TensorFn& fn, const variable_list& inputs, const variable_list& grad_outputs,
-                   GradcheckOptions o) {
+bool gradgradcheck(const TensorFn& fn, const variable_list& inputs,
+                   const variable_list& grad_outputs, GradcheckOptions o) {
   variable_list outputs = run(fn, inputs);
   variable_list vs = grad_outputs;
   if (vs.empty()) {
@@ -110,7 +123,8 @@ bool gradgradcheck(const TensorFn& fn, const variable_list& inputs, const variab
       if (t.defined() && t.requires_grad()) diff.push_back(t);
     variable_list g = grad(outs, diff, v, true, /*create_graph=*/true, /*allow_unused=*/true);
     variable_list res;
-    for (size_t k = 0; k < g.size(); ++k) res.push_back(g[k].defined() ? g[k] : zeros_like(diff[k]));
+    for (size_t k = 0; k < g.size(); ++k)
+      res.push_back(g[k].defined() ? g[k] : zeros_like(diff[k]));
     return res;
   };
   return gradcheck(first_grad, all, o);

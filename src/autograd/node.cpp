@@ -1,5 +1,9 @@
 #include "nabla/autograd/node.h"
 
+#include <typeinfo>
+
+#include "nabla/autograd/function.h"
+
 #include <algorithm>
 
 #include "nabla/core/autograd_meta.h"
@@ -44,6 +48,8 @@ Node::~Node() {
   for (auto& e : next_edges_) release_node(std::move(e.function));
 }
 
+std::string Node::name() const { return detail::demangle_type(typeid(*this).name()); }
+
 void Node::add_next_edge(Edge e) {
   if (e.function) topological_nr_ = std::max(topological_nr_, e.function->topological_nr() + 1);
   next_edges_.push_back(std::move(e));
@@ -69,7 +75,8 @@ unsigned Node::add_tensor_pre_hook(uint32_t input_nr, TensorHook fn) {
 }
 
 bool Node::remove_tensor_pre_hook(unsigned id) {
-  auto it = std::find_if(pre_hooks_.begin(), pre_hooks_.end(), [&](const PreHook& h) { return h.id == id; });
+  auto it = std::find_if(pre_hooks_.begin(), pre_hooks_.end(),
+                         [&](const PreHook& h) { return h.id == id; });
   if (it == pre_hooks_.end()) return false;
   pre_hooks_.erase(it);
   return true;
@@ -92,8 +99,10 @@ void Node::run_pre_hooks(variable_list& grads) {
     if (!impl || nr >= grads.size() || !grads[nr].defined()) continue;
     // Like LibTorch, a retained non-leaf gradient accumulates across backward calls.
     Tensor& g = impl->ensure_autograd_meta().grad;
-    if (!g.defined()) g = grads[nr].clone();
-    else g = g + grads[nr];
+    if (!g.defined())
+      g = grads[nr].clone();
+    else
+      g = g + grads[nr];
   }
 }
 

@@ -176,15 +176,15 @@ const char* kernel_name(ReduceOp op) {
 
 namespace {
 
-const char* distribution_name(Backend::Distribution d) {
+const char* distribution_name(KernelBackend::Distribution d) {
   switch (d) {
-    case Backend::Distribution::Uniform:
+    case KernelBackend::Distribution::Uniform:
       return "random.Uniform";
-    case Backend::Distribution::Normal:
+    case KernelBackend::Distribution::Normal:
       return "random.Normal";
-    case Backend::Distribution::Bernoulli:
+    case KernelBackend::Distribution::Bernoulli:
       return "random.Bernoulli";
-    case Backend::Distribution::RandInt:
+    case KernelBackend::Distribution::RandInt:
       return "random.RandInt";
   }
   return "random";

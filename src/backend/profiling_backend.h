@@ -1,16 +1,16 @@
 #pragma once
 // The profiling proxy (include/nabla/autograd/profiler.h): while a profile runs,
-// backend_for() hands out this Backend, which times each kernel call as a Kernel event
+// backend_for() hands out this KernelBackend, which times each kernel call as a Kernel event
 // named after the entry and its op ("binary.Mul", "unary.Tanh", "reduce.Sum", "gemm", ...)
-// and forwards it unchanged to the device's own backend. A new Backend entry must be
+// and forwards it unchanged to the device's own backend. A new KernelBackend entry must be
 // forwarded here too (the compiler says so: this class would stay abstract).
 #include "nabla/backend/backend.h"
 
 namespace nabla {
 
-class ProfilingBackend final : public Backend {
+class ProfilingBackend final : public KernelBackend {
  public:
-  explicit ProfilingBackend(Backend& inner) : inner_(inner) {}
+  explicit ProfilingBackend(KernelBackend& inner) : inner_(inner) {}
   DeviceType device_type() const override { return inner_.device_type(); }
   void copy(const Tensor& dst, const Tensor& src) override;
   void fill(const Tensor& dst, const Scalar& value) override;
@@ -46,7 +46,7 @@ class ProfilingBackend final : public Backend {
                       int64_t s) override;
 
  private:
-  Backend& inner_;
+  KernelBackend& inner_;
 };
 
 /// The event names the proxy uses ("unary.Tanh", "binary.Mul", "reduce.Sum").

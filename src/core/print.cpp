@@ -87,6 +87,8 @@ class ElementFormatter {
       case kFloat:
       case kDouble:
         return format_float(read_float(off));
+      default:
+        break;  // 16-bit floats are printed through float32 (render)
     }
     return "?";
   }
@@ -276,6 +278,13 @@ void append_trailer(std::string& out, const Tensor& t) {
 
 std::string render(const Tensor& t) {
   if (!t.defined()) return "[ Tensor (undefined) ]";
+  // 16-bit floats print their values as float32 (the trailer keeps their dtype).
+  if (isReducedFloatingType(t.scalar_type())) {
+    std::string body = render(t.to(kFloat));
+    std::string trailer;
+    append_trailer(trailer, t);
+    return body.substr(0, body.rfind(" Tensor(")) + trailer;
+  }
   std::string out;
   if (t.numel() == 0) {
     out += "[]\n";
@@ -294,6 +303,15 @@ std::string render(const Tensor& t) {
 }  // namespace
 
 std::string Tensor::toString() const { return render(*this); }
+
+std::ostream& operator<<(std::ostream& os, const std::vector<Tensor>& tensors) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (i == 100) return os << " ...";
+    if (i > 0) os << ' ';
+    os << tensors[i];
+  }
+  return os;
+}
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   // write() rather than <<, so a width left on the stream does not pad the whole text.

@@ -1,4 +1,4 @@
-// IDX (MNIST) and CSV readers; TensorDataset.
+// IDX (MNIST) and CSV readers; TensorDataset, TensorPairDataset.
 #include "nabla/data/mnist.h"
 
 #include <zlib.h>
@@ -130,16 +130,30 @@ Example<> MNIST::get(size_t index) {
 
 optional<size_t> MNIST::size() const { return static_cast<size_t>(images_.size(0)); }
 
-TensorDataset::TensorDataset(Tensor data, Tensor target) : data_(std::move(data)), target_(std::move(target)) {
+TensorDataset::TensorDataset(const std::vector<Tensor>& tensors) : TensorDataset(stack(tensors)) {}
+
+TensorDataset::TensorDataset(Tensor tensor) : tensor(std::move(tensor)) {
+  NABLA_CHECK(this->tensor.defined() && this->tensor.dim() > 0,
+              "TensorDataset: needs a tensor of at least one dimension (its rows are the examples), got ",
+              this->tensor.defined() ? std::to_string(this->tensor.dim()) + " dimensions" : "an undefined tensor");
+}
+
+TensorExample TensorDataset::get(size_t index) {
+  NABLA_CHECK(index < static_cast<size_t>(tensor.size(0)), "TensorDataset: index ", index, " out of range for ",
+              tensor.size(0), " examples");
+  return tensor[static_cast<int64_t>(index)];
+}
+
+TensorPairDataset::TensorPairDataset(Tensor data, Tensor target) : data_(std::move(data)), target_(std::move(target)) {
   NABLA_CHECK(data_.defined() && target_.defined() && data_.dim() > 0 && target_.dim() > 0 &&
                   data_.size(0) == target_.size(0),
-              "TensorDataset: data and target need the same first dimension, got ",
+              "TensorPairDataset: data and target need the same first dimension, got ",
               data_.defined() ? data_.sizes().vec() : std::vector<int64_t>{}, " and ",
               target_.defined() ? target_.sizes().vec() : std::vector<int64_t>{});
 }
 
-Example<> TensorDataset::get(size_t index) {
-  NABLA_CHECK(index < static_cast<size_t>(data_.size(0)), "TensorDataset: index ", index, " out of range for ",
+Example<> TensorPairDataset::get(size_t index) {
+  NABLA_CHECK(index < static_cast<size_t>(data_.size(0)), "TensorPairDataset: index ", index, " out of range for ",
               data_.size(0), " examples");
   return {data_[static_cast<int64_t>(index)], target_[static_cast<int64_t>(index)]};
 }

@@ -17,14 +17,17 @@ Tensor finish(Tensor t, const TensorOptions& o) {
 
 Tensor filled(IntArrayRef size, const Scalar& v, const TensorOptions& o, ScalarType dtype) {
   Tensor t = ops::empty_tensor(size, dtype, o.device());
-  backend_for(t).fill(t, v);
+  if (isReducedFloatingType(dtype))
+    ops::fill_reduced(t, v);
+  else
+    backend_for(t).fill(t, v);
   return finish(t, o);
 }
 
-Tensor random_tensor(Backend::Distribution d, IntArrayRef size, optional<Generator> gen,
+Tensor random_tensor(KernelBackend::Distribution d, IntArrayRef size, optional<Generator> gen,
                      const TensorOptions& o, double a, double b, const char* op) {
   Tensor t = ops::empty_tensor(size, o.dtype(), o.device());
-  if (d == Backend::Distribution::Uniform || d == Backend::Distribution::Normal)
+  if (d == KernelBackend::Distribution::Uniform || d == KernelBackend::Distribution::Normal)
     NABLA_CHECK(t.is_floating_point(), op, ": expected a floating dtype, got ", t.scalar_type());
   Generator& g = gen ? *gen : default_generator();
   auto [seed, offset] = g.reserve(static_cast<uint64_t>(t.numel()));
@@ -40,8 +43,15 @@ TensorOptions like(const Tensor& t, const TensorOptions& o) {
 
 }  // namespace
 
-Tensor empty(IntArrayRef size, const TensorOptions& o) {
-  return finish(ops::empty_tensor(size, o.dtype(), o.device()), o);
+Tensor empty(IntArrayRef size, const TensorOptions& o, optional<MemoryFormat> mf) {
+  NABLA_CHECK(!(mf && o.has_memory_format()),
+              "empty: cannot set memory_format both in TensorOptions and as an explicit argument; "
+              "please delete the redundant setter");
+  const MemoryFormat format = mf ? *mf : o.memory_format_opt().value_or(MemoryFormat::Contiguous);
+  NABLA_CHECK(format != MemoryFormat::Preserve,
+              "empty: memory format Preserve needs a tensor to follow "
+              "(use empty_like)");
+  return finish(ops::empty_tensor(size, o.dtype(), o.device(), format), o);
 }
 Tensor zeros(IntArrayRef size, const TensorOptions& o) { return filled(size, 0, o, o.dtype()); }
 Tensor ones(IntArrayRef size, const TensorOptions& o) { return filled(size, 1, o, o.dtype()); }
@@ -95,7 +105,8 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
   // Like LibTorch, fill the second half from the end so `end` is exact.
   int64_t half = steps / 2;
   for (int64_t i = 0; i < steps; ++i)
-    p[i] = i < half ? s + step * static_cast<double>(i) : e - step * static_cast<double>(steps - 1 - i);
+    p[i] = i < half ? s + step * static_cast<double>(i)
+                    : e - step * static_cast<double>(steps - 1 - i);
   Tensor t = ops::empty_tensor({steps}, o.dtype(), o.device());
   backend_for(t).copy(t, idx);
   return finish(t, o);
@@ -121,16 +132,16 @@ Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
 
 Tensor rand(IntArrayRef size, const TensorOptions& o) { return rand(size, nullopt, o); }
 Tensor rand(IntArrayRef size, optional<Generator> g, const TensorOptions& o) {
-  return random_tensor(Backend::Distribution::Uniform, size, g, o, 0, 1, "rand");
+  return random_tensor(KernelBackend::Distribution::Uniform, size, g, o, 0, 1, "rand");
 }
 Tensor randn(IntArrayRef size, const TensorOptions& o) { return randn(size, nullopt, o); }
 Tensor randn(IntArrayRef size, optional<Generator> g, const TensorOptions& o) {
-  return random_tensor(Backend::Distribution::Normal, size, g, o, 0, 1, "randn");
+  return random_tensor(KernelBackend::Distribution::Normal, size, g, o, 0, 1, "randn");
 }
 Tensor normal(double mean, double std, IntArrayRef size, optional<Generator> g,
               const TensorOptions& o) {
   NABLA_CHECK(std >= 0, "normal: expects std >= 0.0, but found std ", std);
-  return random_tensor(Backend::Distribution::Normal, size, g, o, mean, std, "normal");
+  return random_tensor(KernelBackend::Distribution::Normal, size, g, o, mean, std, "normal");
 }
 Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& o) {
   return randint(0, high, size, nullopt, o);
@@ -143,8 +154,8 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef size, optional<Generator> 
   NABLA_CHECK(low < high, "randint: expects 'from' to be less than 'to', but got from=", low,
               " >= to=", high);
   TensorOptions opts = o.has_dtype() ? o : o.dtype(kLong);
-  return random_tensor(Backend::Distribution::RandInt, size, g, opts, static_cast<double>(low),
-                       static_cast<double>(high), "randint");
+  return random_tensor(KernelBackend::Distribution::RandInt, size, g, opts,
+                       static_cast<double>(low), static_cast<double>(high), "randint");
 }
 
 Tensor randperm(int64_t n, const TensorOptions& o) { return randperm(n, nullopt, o); }
@@ -170,19 +181,104 @@ Tensor bernoulli(const Tensor& p, optional<Generator> g) {
   return u.lt(p).to(p.scalar_type());
 }
 
-Tensor empty_like(const Tensor& t, const TensorOptions& o) { return empty(t.sizes(), like(t, o)); }
-Tensor zeros_like(const Tensor& t, const TensorOptions& o) { return zeros(t.sizes(), like(t, o)); }
-Tensor ones_like(const Tensor& t, const TensorOptions& o) { return ones(t.sizes(), like(t, o)); }
-Tensor full_like(const Tensor& t, const Scalar& v, const TensorOptions& o) {
-  return full(t.sizes(), v, like(t, o));
+namespace {
+// The layout of a *_like result: the explicit format, else the options', else Preserve.
+MemoryFormat like_format(const TensorOptions& o, optional<MemoryFormat> mf) {
+  NABLA_CHECK(!(mf && o.has_memory_format()),
+              "*_like: cannot set memory_format both in TensorOptions and as an explicit argument");
+  return mf ? *mf : o.memory_format_opt().value_or(MemoryFormat::Preserve);
 }
-Tensor rand_like(const Tensor& t, const TensorOptions& o) { return rand(t.sizes(), like(t, o)); }
-Tensor randn_like(const Tensor& t, const TensorOptions& o) { return randn(t.sizes(), like(t, o)); }
-Tensor randint_like(const Tensor& t, int64_t high, const TensorOptions& o) {
-  return randint(0, high, t.sizes(), like(t, o));
+Tensor filled_like(const Tensor& t, const Scalar& v, const TensorOptions& o,
+                   optional<MemoryFormat> mf) {
+  TensorOptions lo = like(t, o);
+  Tensor r = ops::empty_tensor(t.sizes(), lo.dtype(), lo.device(), like_format(o, mf), &t);
+  if (isReducedFloatingType(r.scalar_type()))
+    ops::fill_reduced(r, v);
+  else
+    backend_for(r).fill(r, v);
+  return finish(r, lo);
 }
-Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& o) {
-  return randint(low, high, t.sizes(), like(t, o));
+// Random values are drawn in row-major order (the generator's stream does not depend on
+// the layout) and then laid out as asked.
+Tensor laid_out_like(Tensor r, const Tensor& t, const TensorOptions& o, optional<MemoryFormat> mf) {
+  Tensor shaped = ops::empty_tensor(t.sizes(), r.scalar_type(), r.device(), like_format(o, mf), &t);
+  if (shaped.is_contiguous()) return r;
+  backend_for(shaped).copy(shaped, r);
+  return finish(shaped, o);
+}
+}  // namespace
+
+Tensor empty_like(const Tensor& t, const TensorOptions& o, optional<MemoryFormat> mf) {
+  TensorOptions lo = like(t, o);
+  return finish(ops::empty_tensor(t.sizes(), lo.dtype(), lo.device(), like_format(o, mf), &t), lo);
+}
+Tensor zeros_like(const Tensor& t, const TensorOptions& o, optional<MemoryFormat> mf) {
+  return filled_like(t, 0, o, mf);
+}
+Tensor ones_like(const Tensor& t, const TensorOptions& o, optional<MemoryFormat> mf) {
+  return filled_like(t, 1, o, mf);
+}
+Tensor full_like(const Tensor& t, const Scalar& v, const TensorOptions& o,
+                 optional<MemoryFormat> mf) {
+  return filled_like(t, v, o, mf);
+}
+Tensor rand_like(const Tensor& t, const TensorOptions& o, optional<MemoryFormat> mf) {
+  return laid_out_like(rand(t.sizes(), like(t, o)), t, o, mf);
+}
+Tensor randn_like(const Tensor& t, const TensorOptions& o, optional<MemoryFormat> mf) {
+  return laid_out_like(randn(t.sizes(), like(t, o)), t, o, mf);
+}
+Tensor randint_like(const Tensor& t, int64_t high, const TensorOptions& o,
+                    optional<MemoryFormat> mf) {
+  return laid_out_like(randint(0, high, t.sizes(), like(t, o)), t, o, mf);
+}
+Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& o,
+                    optional<MemoryFormat> mf) {
+  return laid_out_like(randint(low, high, t.sizes(), like(t, o)), t, o, mf);
+}
+
+namespace {
+// new_*: this tensor's dtype and device unless the options name others.
+TensorOptions new_options(const Tensor& self, const TensorOptions& o) {
+  ops::check_defined(self, "new_*");
+  TensorOptions r = self.options().dtype(o.has_dtype() ? o.dtype() : self.scalar_type());
+  return r.requires_grad(o.requires_grad()).memory_format(o.memory_format_opt());
+}
+}  // namespace
+
+Tensor Tensor::new_empty(IntArrayRef size, const TensorOptions& o) const {
+  return empty(size, new_options(*this, o));
+}
+Tensor Tensor::new_empty_strided(IntArrayRef size, IntArrayRef stride,
+                                 const TensorOptions& o) const {
+  return empty_strided(size, stride, new_options(*this, o));
+}
+Tensor Tensor::new_zeros(IntArrayRef size, const TensorOptions& o) const {
+  return zeros(size, new_options(*this, o));
+}
+Tensor Tensor::new_ones(IntArrayRef size, const TensorOptions& o) const {
+  return ones(size, new_options(*this, o));
+}
+Tensor Tensor::new_full(IntArrayRef size, const Scalar& v, const TensorOptions& o) const {
+  return full(size, v, new_options(*this, o));
+}
+
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& o) {
+  NABLA_CHECK(size.size() == stride.size(), "empty_strided: size ", size, " and stride ", stride,
+              " must have the same length");
+  checked_numel(size, "empty_strided");
+  int64_t extent = 1;  // elements the geometry reaches
+  for (size_t d = 0; d < size.size(); ++d) {
+    NABLA_CHECK(stride[d] >= 0, "empty_strided: negative stride ", stride[d], " in ", stride);
+    if (size[d] == 0) {
+      extent = 0;
+      break;
+    }
+    extent += (size[d] - 1) * stride[d];
+  }
+  Tensor t = ops::empty_tensor({extent}, o.dtype(), o.device());
+  t.unsafeGetTensorImpl()->set_geometry(size, stride, 0);
+  return finish(t, o);
 }
 
 Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& o) {
@@ -233,8 +329,12 @@ TensorDataContainer::TensorDataContainer(std::initializer_list<TensorDataContain
 
 void TensorDataContainer::flatten_into(std::vector<Scalar>& out) const {
   switch (kind_) {
-    case Kind::Scalar: out.push_back(scalar_); break;
-    case Kind::Vector: out.insert(out.end(), values_.begin(), values_.end()); break;
+    case Kind::Scalar:
+      out.push_back(scalar_);
+      break;
+    case Kind::Vector:
+      out.insert(out.end(), values_.begin(), values_.end());
+      break;
     case Kind::List:
       for (const auto& c : children_) c.flatten_into(out);
       break;
@@ -248,12 +348,44 @@ Tensor TensorDataContainer::convert_to_tensor(const TensorOptions& o) const {
   Tensor t = ops::empty_tensor(sizes_, dt, o.device());
 
   switch (dt) {
-    case kBool: { auto* p = t.data_ptr<bool>(); for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].toBool(); break; }
-    case kByte: { auto* p = t.data_ptr<uint8_t>(); for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].to<uint8_t>(); break; }
-    case kInt: { auto* p = t.data_ptr<int32_t>(); for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].to<int32_t>(); break; }
-    case kLong: { auto* p = t.data_ptr<int64_t>(); for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].toLong(); break; }
-    case kFloat: { auto* p = t.data_ptr<float>(); for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].toFloat(); break; }
-    case kDouble: { auto* p = t.data_ptr<double>(); for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].toDouble(); break; }
+    case kBool: {
+      auto* p = t.data_ptr<bool>();
+      for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].toBool();
+      break;
+    }
+    case kByte: {
+      auto* p = t.data_ptr<uint8_t>();
+      for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].to<uint8_t>();
+      break;
+    }
+    case kInt: {
+      auto* p = t.data_ptr<int32_t>();
+      for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].to<int32_t>();
+      break;
+    }
+    case kLong: {
+      auto* p = t.data_ptr<int64_t>();
+      for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].toLong();
+      break;
+    }
+    case kFloat: {
+      auto* p = t.data_ptr<float>();
+      for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].toFloat();
+      break;
+    }
+    case kDouble: {
+      auto* p = t.data_ptr<double>();
+      for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].toDouble();
+      break;
+    }
+    case kHalf:
+    case kBFloat16: {
+      Tensor d = ops::empty_tensor(sizes_, kDouble, o.device());
+      auto* p = d.data_ptr<double>();
+      for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].toDouble();
+      ops::copy_with_reduced(t, d);
+      break;
+    }
   }
   return finish(t, o);
 }

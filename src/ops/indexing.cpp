@@ -263,13 +263,13 @@ void put_advanced(const AdvancedIndex& a, const Tensor& values, bool accumulate)
   Tensor lin = reshape_any(a.linear, lin_shape).expand(flat_shape);
 
   DimVector merged = a.block_merged_shape(), strides;
-  Backend& be = backend_for(src);
+  KernelBackend& be = backend_for(src);
   if (merged_block_strides(a, strides)) {
     Tensor target = ops::make_view(src, merged, strides, src.storage_offset());
     be.scatter(target, a.first, lin, vals, accumulate);
   } else {
     // The block cannot be flattened in place: work on a contiguous copy, then write back.
-    Tensor tmp = src.clone();
+    Tensor tmp = src.clone(MemoryFormat::Contiguous);
     be.scatter(tmp.view(merged), a.first, lin, vals, accumulate);
     be.copy(src, tmp);
   }

@@ -26,6 +26,25 @@ Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
   return Tensor(detail::make_pooled<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
 }
 
+Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device, MemoryFormat format,
+                    const Tensor* like) {
+  if (format == MemoryFormat::Preserve) {
+    NABLA_ASSERT(like != nullptr, "empty_tensor: Preserve needs a tensor to follow");
+    if (!is_non_overlapping_and_dense(like->sizes(), like->strides()))
+      format = suggest_memory_format(like->sizes(), like->strides());
+    else if (!like->is_contiguous()) {
+      Tensor t = empty_tensor(sizes, dtype, device);
+      t.unsafeGetTensorImpl()->set_geometry(sizes, like->strides(), 0);
+      return t;
+    } else
+      format = MemoryFormat::Contiguous;
+  }
+  Tensor t = empty_tensor(sizes, dtype, device);
+  if (format != MemoryFormat::Contiguous)
+    t.unsafeGetTensorImpl()->set_geometry(sizes, strides_for_memory_format(sizes, format), 0);
+  return t;
+}
+
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
   size_t n = std::max(a.size(), b.size());
   DimVector out(n);
@@ -88,12 +107,28 @@ Tensor scalar_tensor(const Scalar& s, ScalarType dtype, Device device) {
   // Every `x * 2.0` makes one of these: write the value directly.
   void* p = t.data_ptr();
   switch (dtype) {
-    case kBool: *static_cast<bool*>(p) = s.toBool(); break;
-    case kByte: *static_cast<uint8_t*>(p) = s.to<uint8_t>(); break;
-    case kInt: *static_cast<int32_t*>(p) = s.to<int32_t>(); break;
-    case kLong: *static_cast<int64_t*>(p) = s.toLong(); break;
-    case kFloat: *static_cast<float*>(p) = s.toFloat(); break;
-    case kDouble: *static_cast<double*>(p) = s.toDouble(); break;
+    case kBool:
+      *static_cast<bool*>(p) = s.toBool();
+      break;
+    case kByte:
+      *static_cast<uint8_t*>(p) = s.to<uint8_t>();
+      break;
+    case kInt:
+      *static_cast<int32_t*>(p) = s.to<int32_t>();
+      break;
+    case kLong:
+      *static_cast<int64_t*>(p) = s.toLong();
+      break;
+    case kFloat:
+      *static_cast<float*>(p) = s.toFloat();
+      break;
+    case kDouble:
+      *static_cast<double*>(p) = s.toDouble();
+      break;
+    case kHalf:
+    case kBFloat16:
+      fill_reduced(t, s);
+      break;
   }
   return t;
 }
@@ -133,8 +168,7 @@ void check_in_bounds(const Tensor& base, IntArrayRef sizes, IntArrayRef strides,
     NABLA_CHECK(strides[i] >= 0, op, ": negative strides are not supported, got ", strides);
     max_index += (sizes[i] - 1) * strides[i];
   }
-  int64_t capacity =
-      static_cast<int64_t>(base.impl()->storage()->nbytes() / base.element_size());
+  int64_t capacity = static_cast<int64_t>(base.impl()->storage()->nbytes() / base.element_size());
   NABLA_CHECK(max_index < capacity, op, ": setStorage: sizes ", sizes, ", strides ", strides,
               " and storage offset ", offset, " need ", max_index + 1,
               " elements, but the storage holds only ", capacity);
@@ -150,7 +184,7 @@ const Tensor& assign_with_history(const Tensor& self, const Tensor& result, cons
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   auto impl = detail::make_pooled<TensorImpl>(base.impl()->storage(), base.scalar_type(), sizes,
-                                           strides, offset);
+                                              strides, offset);
   return Tensor(std::move(impl));
 }
 

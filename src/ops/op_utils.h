@@ -1,5 +1,6 @@
 #pragma once
 // Helpers shared by the ops: dim wrapping, broadcasting, output allocation, dtype rules.
+#include "autograd/formula.h"
 #include "nabla/backend/backend.h"
 #include "nabla/core/tensor.h"
 
@@ -11,6 +12,10 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
 
 /// A fresh contiguous tensor (uninitialized).
 Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device = Device(kCPU));
+/// A fresh dense tensor laid out in `format`; Preserve takes `like`'s strides when it is
+/// non-overlapping and dense, else the layout `like` suggests (LibTorch's rule).
+Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device, MemoryFormat format,
+                    const Tensor* like = nullptr);
 
 /// The broadcast of two shapes; a nabla::Error naming `op` when incompatible.
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op);
@@ -48,6 +53,39 @@ inline void bump_version(const Tensor& t) { t.unsafeGetTensorImpl()->bump_versio
 /// with its graph) is copied into `self`, whose history becomes result's (PyTorch's
 /// rebase_history). A leaf that requires grad is refused outside no_grad.
 const Tensor& assign_with_history(const Tensor& self, const Tensor& result, const char* op);
+
+/// The in-place form of an out-of-place op: `f(self)` is computed and written into
+/// self. With autograd, f reads a clone so the graph keeps self's old value (as the
+/// elementwise in-place ops do). The result must fit self's shape and dtype (a float
+/// result cannot go into an int tensor).
+template <class F>
+const Tensor& inplace_from(const Tensor& self, const char* op, F&& f) {
+  check_defined(self, op);
+  if (autograd::any_requires_grad(self)) {
+    Tensor r = f(self.clone());
+    check_inplace(self, r.sizes(), r.scalar_type(), op);
+    return assign_with_history(self, r, op);
+  }
+  Tensor r = f(self);
+  check_inplace(self, r.sizes(), r.scalar_type(), op);
+  backend_for(self).copy(self, r);
+  bump_version(self);
+  return self;
+}
+
+/// Half/BFloat16 (storage dtypes, src/ops/reduced_precision.cpp): dst = src converted,
+/// src already of dst's sizes; a fill; a float64 copy of a 16-bit tensor.
+void copy_with_reduced(const Tensor& dst, const Tensor& src);
+void fill_reduced(const Tensor& t, const Scalar& value);
+Tensor reduced_to_double(const Tensor& src);
+/// dst = src through the backend, or the conversion above when a 16-bit float is involved.
+inline void copy_any(const Tensor& dst, const Tensor& src) {
+  if (isReducedFloatingType(dst.scalar_type()) || isReducedFloatingType(src.scalar_type()))
+      [[unlikely]]
+    copy_with_reduced(dst, src);
+  else
+    backend_for(dst).copy(dst, src);
+}
 
 /// Ensures a view stays inside its storage.
 void check_in_bounds(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,

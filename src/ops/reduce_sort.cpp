@@ -65,7 +65,23 @@ std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bo
   return result;
 }
 
+std::tuple<Tensor, Tensor> Tensor::kthvalue(int64_t k, int64_t dim, bool keepdim) const {
+  ops::check_defined(*this, "kthvalue");
+  int64_t d = ops::wrap_dim(dim, this->dim(), "kthvalue");
+  int64_t n = this->dim() == 0 ? 1 : size(d);
+  NABLA_CHECK(k >= 1 && k <= n, "kthvalue(): selected number k out of range for dimension ", d,
+              " (k = ", k, ", the dimension has ", n, " elements; sizes ", sizes(), ")");
+  auto [values, indices] = topk(k, d, /*largest=*/false);
+  if (this->dim() == 0) return {values.view({}), indices.view({})};
+  Tensor v = values.select(d, k - 1), i = indices.select(d, k - 1);
+  if (keepdim) return {v.unsqueeze(d), i.unsqueeze(d)};
+  return {v, i};
+}
+
 // ---- Free functions ------------------------------------------------------------------------
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
+  return x.kthvalue(k, dim, keepdim);
+}
 Tensor cumsum(const Tensor& x, int64_t dim, optional<ScalarType> dtype) {
   return x.cumsum(dim, dtype);
 }

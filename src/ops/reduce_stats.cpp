@@ -129,6 +129,18 @@ Tensor std(const Tensor& x, bool unbiased) { return x.std(unbiased); }
 Tensor std(const Tensor& x, IntArrayRef dim, bool unbiased, bool keepdim) {
   return x.std(dim, unbiased, keepdim);
 }
+std::tuple<Tensor, Tensor> var_mean(const Tensor& x, bool unbiased) {
+  return {x.var(unbiased), x.mean()};
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dim, bool unbiased, bool keepdim) {
+  return {x.var(dim, unbiased, keepdim), x.mean(dim, keepdim)};
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& x, bool unbiased) {
+  return {x.std(unbiased), x.mean()};
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dim, bool unbiased, bool keepdim) {
+  return {x.std(dim, unbiased, keepdim), x.mean(dim, keepdim)};
+}
 Tensor norm(const Tensor& x, const Scalar& p) { return x.norm(p); }
 Tensor norm(const Tensor& x, optional<Scalar> p, IntArrayRef dim, bool keepdim) {
   return x.norm(p, dim, keepdim);

@@ -9,8 +9,9 @@
 namespace nabla {
 
 void Tensor::throw_undefined() {
-  throw Error("undefined Tensor: this method needs a defined tensor (default-constructed "
-              "tensors are undefined; check defined() first)");
+  throw Error(
+      "undefined Tensor: this method needs a defined tensor (default-constructed "
+      "tensors are undefined; check defined() first)");
 }
 
 namespace detail {
@@ -31,20 +32,43 @@ Scalar Tensor::item() const {
               " elements cannot be converted to Scalar (sizes ", sizes(), ")");
   const void* p = data_ptr();
   switch (scalar_type()) {
-    case kBool: return Scalar(*static_cast<const bool*>(p));
-    case kByte: return Scalar(*static_cast<const uint8_t*>(p));
-    case kInt: return Scalar(*static_cast<const int32_t*>(p));
-    case kLong: return Scalar(*static_cast<const int64_t*>(p));
-    case kFloat: return Scalar(*static_cast<const float*>(p));
-    case kDouble: return Scalar(*static_cast<const double*>(p));
+    case kBool:
+      return Scalar(*static_cast<const bool*>(p));
+    case kByte:
+      return Scalar(*static_cast<const uint8_t*>(p));
+    case kInt:
+      return Scalar(*static_cast<const int32_t*>(p));
+    case kLong:
+      return Scalar(*static_cast<const int64_t*>(p));
+    case kFloat:
+      return Scalar(*static_cast<const float*>(p));
+    case kDouble:
+      return Scalar(*static_cast<const double*>(p));
+    case kHalf:
+    case kBFloat16:
+      return Scalar(ops::reduced_to_double(*this).data_ptr<double>()[0]);
   }
   NABLA_ASSERT(false, "item: unknown dtype");
 }
 
-Tensor Tensor::to(ScalarType dtype, bool, bool copy) const {
-  if (!copy && dtype == scalar_type()) return *this;
-  Tensor out = ops::empty_tensor(sizes(), dtype, device());
-  backend_for(*this).copy(out, *this);
+bool Tensor::is_contiguous(MemoryFormat format) const {
+  if (format == MemoryFormat::Contiguous) return checked().is_contiguous();
+  return is_contiguous_in(sizes(), strides(), format);
+}
+bool Tensor::is_non_overlapping_and_dense() const {
+  return nabla::is_non_overlapping_and_dense(sizes(), strides());
+}
+MemoryFormat Tensor::suggest_memory_format(bool) const {
+  return nabla::suggest_memory_format(sizes(), strides());
+}
+
+Tensor Tensor::to(ScalarType dtype, bool, bool copy, optional<MemoryFormat> memory_format) const {
+  const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
+  if (!copy && dtype == scalar_type() &&
+      (format == MemoryFormat::Preserve || is_contiguous(format)))
+    return *this;
+  Tensor out = ops::empty_tensor(sizes(), dtype, device(), format, this);
+  ops::copy_any(out, *this);
   // An integral result has no gradient (LibTorch: it does not require grad).
   if (isFloatingType(dtype) && autograd::any_requires_grad(*this)) {
     auto node = autograd::make_node(ops::shape_formulas::kToCopy, {this});
@@ -53,23 +77,33 @@ Tensor Tensor::to(ScalarType dtype, bool, bool copy) const {
   }
   return out;
 }
-Tensor Tensor::to(Device device, ScalarType dtype, bool nb, bool copy) const {
+Tensor Tensor::to(Device device, ScalarType dtype, bool nb, bool copy,
+                  optional<MemoryFormat> mf) const {
   NABLA_CHECK(device.is_cpu(), "to: cannot move a tensor to ", device,
               ": this build has only the cpu device (cuda::is_available() is false)");
-  return to(dtype, nb, copy);
+  return to(dtype, nb, copy, mf);
 }
-Tensor Tensor::to(const TensorOptions& o, bool nb, bool copy) const {
-  return to(o.device(), o.has_dtype() ? o.dtype() : scalar_type(), nb, copy);
+Tensor Tensor::to(const TensorOptions& o, bool nb, bool copy, optional<MemoryFormat> mf) const {
+  NABLA_CHECK(!(mf && o.has_memory_format()),
+              "to: cannot set memory_format both in TensorOptions and as an explicit argument; "
+              "please delete the redundant setter");
+  return to(o.device(), o.has_dtype() ? o.dtype() : scalar_type(), nb, copy,
+            mf ? mf : o.memory_format_opt());
 }
-Tensor Tensor::to(const Tensor& other, bool nb, bool copy) const {
-  return to(other.device(), other.scalar_type(), nb, copy);
+Tensor Tensor::to(const Tensor& other, bool nb, bool copy, optional<MemoryFormat> mf) const {
+  return to(other.device(), other.scalar_type(), nb, copy, mf);
 }
 
-Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+Tensor Tensor::contiguous(MemoryFormat format) const {
+  NABLA_CHECK(format != MemoryFormat::Preserve,
+              "contiguous: memory format Preserve is not supported by contiguous()");
+  return is_contiguous(format) ? *this : clone(format);
+}
 
-Tensor Tensor::clone() const {
-  Tensor out = ops::empty_tensor(sizes(), scalar_type(), device());
-  backend_for(*this).copy(out, *this);
+Tensor Tensor::clone(optional<MemoryFormat> memory_format) const {
+  Tensor out = ops::empty_tensor(sizes(), scalar_type(), device(),
+                                 memory_format.value_or(MemoryFormat::Preserve), this);
+  ops::copy_any(out, *this);
   if (autograd::any_requires_grad(*this))
     autograd::set_history(out, autograd::make_node(ops::shape_formulas::kClone, {this}));
   return out;
@@ -93,7 +127,8 @@ const Tensor& Tensor::copy_(const Tensor& src, bool) const {
   for (int64_t d = 0; d < dim(); ++d)
     NABLA_CHECK(strides()[d] != 0 || sizes()[d] <= 1,
                 "copy_: unsupported operation: more than one element of the written-to tensor "
-                "refers to a single memory location (sizes ", sizes(), ", strides ", strides(),
+                "refers to a single memory location (sizes ",
+                sizes(), ", strides ", strides(),
                 "). Please clone() the tensor before performing the operation.");
   // An integral destination holds no gradient.
   const bool grad = is_floating_point() && autograd::any_requires_grad(*this, src);
@@ -101,7 +136,7 @@ const Tensor& Tensor::copy_(const Tensor& src, bool) const {
   Tensor s = ops::expand_to(src, sizes());
   // A source that overlaps the destination is copied out first.
   if (s.impl()->storage() == impl()->storage()) s = s.detach().clone();
-  backend_for(*this).copy(*this, s);
+  ops::copy_any(*this, s);
   ops::bump_version(*this);
   if (grad) {
     auto node = autograd::make_node(ops::shape_formulas::kCopy, {this, &src});
@@ -112,10 +147,32 @@ const Tensor& Tensor::copy_(const Tensor& src, bool) const {
   return *this;
 }
 
+const Tensor& Tensor::resize_(IntArrayRef size, optional<MemoryFormat> memory_format) const {
+  NABLA_CHECK(!requires_grad(),
+              "cannot resize variables that require grad (resize_ of a tensor of sizes ", sizes(),
+              " to ", size, ")");
+  const MemoryFormat format = memory_format.value_or(MemoryFormat::Contiguous);
+  NABLA_CHECK(format != MemoryFormat::Preserve, "resize_: unsupported memory format Preserve");
+  const int64_t n = checked_numel(size, "resize_");
+  TensorImpl* impl = unsafeGetTensorImpl();
+  const size_t needed = static_cast<size_t>(impl->storage_offset() + n) * element_size();
+  if (n > 0) impl->storage()->grow(needed);
+  impl->set_geometry(size, strides_for_memory_format(size, format), impl->storage_offset());
+  return *this;
+}
+
+const Tensor& Tensor::resize_as_(const Tensor& other, optional<MemoryFormat> memory_format) const {
+  ops::check_defined(other, "resize_as_ (the template)");
+  return resize_(other.sizes(), memory_format);
+}
+
 const Tensor& Tensor::fill_(const Scalar& value) const {
   const bool grad = autograd::any_requires_grad(*this);
   if (grad) ops::check_inplace_autograd(*this, "fill_");
-  backend_for(*this).fill(*this, value);
+  if (isReducedFloatingType(scalar_type()))
+    ops::fill_reduced(*this, value);
+  else
+    backend_for(*this).fill(*this, value);
   ops::bump_version(*this);
   if (grad) finish_inplace(*this, autograd::make_node(ops::shape_formulas::kFill, {this}));
   return *this;
@@ -123,8 +180,9 @@ const Tensor& Tensor::fill_(const Scalar& value) const {
 
 const Tensor& Tensor::fill_(const Tensor& value) const {
   ops::check_defined(value, "fill_ (value)");
-  NABLA_CHECK(value.dim() == 0, "fill_: only supports 0-dimension value tensor but got tensor with ",
-              value.dim(), " dimensions");
+  NABLA_CHECK(value.dim() == 0,
+              "fill_: only supports 0-dimension value tensor but got tensor with ", value.dim(),
+              " dimensions");
   const bool grad = is_floating_point() && autograd::any_requires_grad(*this, value);
   if (grad) ops::check_inplace_autograd(*this, "fill_");
   backend_for(*this).fill(*this, value.item());

@@ -3,6 +3,7 @@
 // view for in-place writes (Note [Views and in-place], views_backward.h).
 #include <algorithm>
 #include <numeric>
+#include <vector>
 
 #include "ops/op_utils.h"
 #include "ops/views_backward.h"
@@ -56,7 +57,8 @@ bool view_strides(IntArrayRef old_sizes, IntArrayRef old_strides, IntArrayRef sh
   int64_t tensor_numel = 1, view_numel = 1;
   for (int64_t d = static_cast<int64_t>(old_sizes.size()) - 1; d >= 0; --d) {
     tensor_numel *= old_sizes[d];
-    if (d == 0 || (old_sizes[d - 1] != 1 && old_strides[d - 1] != tensor_numel * chunk_base_stride)) {
+    if (d == 0 ||
+        (old_sizes[d - 1] != 1 && old_strides[d - 1] != tensor_numel * chunk_base_stride)) {
       while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
         out[view_d] = view_numel * chunk_base_stride;
         view_numel *= shape[view_d];
@@ -105,10 +107,10 @@ Tensor transpose_view(const Tensor& t, int64_t d0, int64_t d1) {
 Tensor Tensor::view(IntArrayRef size) const {
   DimVector shape = infer_size(size, numel(), "view");
   DimVector st;
-  NABLA_CHECK(view_strides(sizes(), strides(), shape, st),
-              "view: size ", shape, " is not compatible with input tensor's size ", sizes(),
-              " and stride ", strides(),
-              " (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+  NABLA_CHECK(view_strides(sizes(), strides(), shape, st), "view: size ", shape,
+              " is not compatible with input tensor's size ", sizes(), " and stride ", strides(),
+              " (at least one dimension spans across two contiguous subspaces). Use .reshape(...) "
+              "instead.");
   Tensor out = make_view(*this, shape, st, storage_offset());
   record_view(vf::kView, *this, out);
   return out;
@@ -123,7 +125,7 @@ Tensor Tensor::reshape(IntArrayRef size) const {
     return out;
   }
   // As LibTorch: _unsafe_view(clone()); the result owns its copy, so it is no view.
-  Tensor copy = clone();
+  Tensor copy = clone(MemoryFormat::Contiguous);
   Tensor out = make_view(copy, shape, contiguous_strides(shape), copy.storage_offset());
   if (autograd::any_requires_grad(copy)) {
     auto node = autograd::make_node(vf::kUnsafeView, {&copy});
@@ -142,6 +144,57 @@ Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
   return out;
 }
 
+const Tensor& Tensor::transpose_(int64_t d0, int64_t d1) const {
+  int64_t n = dim();
+  d0 = wrap_dim(d0, n, "transpose_");
+  d1 = wrap_dim(d1, n, "transpose_");
+  if (auto node = ops::set_view_geometry(vf::kTranspose1, *this, transpose_view(*this, d0, d1), 0,
+                                         "transpose_"))
+    node->list = {d0, d1};
+  return *this;
+}
+
+const Tensor& Tensor::t_() const {
+  NABLA_CHECK(dim() <= 2, "t_: expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
+  return transpose_(0, dim() < 2 ? 0 : 1);
+}
+
+Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
+  const int64_t n = dim();
+  NABLA_CHECK(source.size() == destination.size(),
+              "movedim: Invalid source or destination dims: source (", source,
+              " dims) should contain the same number of dims as destination (", destination,
+              " dims)");
+  std::vector<int64_t> order(static_cast<size_t>(n), -1);
+  std::vector<bool> used(static_cast<size_t>(n), false), placed(static_cast<size_t>(n), false);
+  for (size_t i = 0; i < source.size(); ++i) {
+    const int64_t s = wrap_dim(source[i], n, "movedim"), d = wrap_dim(destination[i], n, "movedim");
+    NABLA_CHECK(!used[s], "movedim: repeated dim in `source` (", source, ")");
+    NABLA_CHECK(!placed[d], "movedim: repeated dim in `destination` (", destination, ")");
+    used[s] = placed[d] = true;
+    order[d] = s;
+  }
+  int64_t next = 0;  // the other dims keep their relative order
+  for (int64_t d = 0; d < n; ++d) {
+    if (placed[d]) continue;
+    while (used[next]) ++next;
+    order[d] = next++;
+  }
+  return permute(order);
+}
+
+Tensor Tensor::mT() const {
+  NABLA_CHECK(dim() >= 2,
+              "mT: tensor.mT is only supported on matrices or batches of matrices. Got ", dim(),
+              "-D tensor.");
+  return transpose(-2, -1);
+}
+Tensor Tensor::matrix_H() const {
+  NABLA_CHECK(dim() == 2, "matrix_H: tensor.H is only supported on matrices (2-D tensors). Got ",
+              dim(), "-D tensor.");
+  return transpose(0, 1);
+}
+
 Tensor Tensor::t() const {
   NABLA_CHECK(dim() <= 2, "t: expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
   Tensor out = transpose_view(*this, 0, dim() < 2 ? 0 : 1);
@@ -151,8 +204,9 @@ Tensor Tensor::t() const {
 
 Tensor Tensor::permute(IntArrayRef dims) const {
   int64_t n = dim();
-  NABLA_CHECK(static_cast<int64_t>(dims.size()) == n, "permute: number of dims don't match in permute: got ",
-              dims, " for a tensor of ", n, " dims");
+  NABLA_CHECK(static_cast<int64_t>(dims.size()) == n,
+              "permute: number of dims don't match in permute: got ", dims, " for a tensor of ", n,
+              " dims");
   DimVector sz(n), st(n), perm(n);
   std::vector<bool> seen(n, false);
   for (int64_t i = 0; i < n; ++i) {
@@ -183,10 +237,10 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
   d = wrap_dim(d, dim(), "narrow");
   int64_t size = sizes()[d];
   if (start < 0) start += size;
-  NABLA_CHECK(start >= 0 && start <= size, "narrow: start (", start, ") out of range for dimension ",
-              d, " of size ", size);
-  NABLA_CHECK(length >= 0 && start + length <= size, "narrow: start (", start, ") + length (", length,
-              ") exceeds dimension size (", size, ").");
+  NABLA_CHECK(start >= 0 && start <= size, "narrow: start (", start,
+              ") out of range for dimension ", d, " of size ", size);
+  NABLA_CHECK(length >= 0 && start + length <= size, "narrow: start (", start, ") + length (",
+              length, ") exceeds dimension size (", size, ").");
   return slice(d, start, start + length, 1);
 }
 
@@ -205,7 +259,8 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   return out;
 }
 
-Tensor Tensor::slice(int64_t d, optional<int64_t> start_o, optional<int64_t> end_o, int64_t step) const {
+Tensor Tensor::slice(int64_t d, optional<int64_t> start_o, optional<int64_t> end_o,
+                     int64_t step) const {
   NABLA_CHECK(dim() > 0, "slice: cannot be applied to a 0-dim tensor.");
   d = wrap_dim(d, dim(), "slice");
   NABLA_CHECK(step > 0, "slice: slice step must be positive, got ", step);
@@ -266,7 +321,8 @@ Tensor squeeze_view(const Tensor& t) {
 
 // `d` wrapped; a dim of size != 1 (or a 0-d tensor) is left as is.
 Tensor squeeze_dim_view(const Tensor& t, int64_t d) {
-  if (t.dim() == 0 || t.sizes()[d] != 1) return make_view(t, t.sizes(), t.strides(), t.storage_offset());
+  if (t.dim() == 0 || t.sizes()[d] != 1)
+    return make_view(t, t.sizes(), t.strides(), t.storage_offset());
   DimVector sz(t.sizes().begin(), t.sizes().end()), st(t.strides().begin(), t.strides().end());
   sz.erase(sz.begin() + d);
   st.erase(st.begin() + d);
@@ -322,7 +378,8 @@ const Tensor& Tensor::unsqueeze_(int64_t d) const {
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   if (dim() == 0) return reshape({1});
   int64_t s = wrap_dim(start_dim, dim(), "flatten"), e = wrap_dim(end_dim, dim(), "flatten");
-  NABLA_CHECK(s <= e, "flatten: start_dim (", start_dim, ") cannot come after end_dim (", end_dim, ")");
+  NABLA_CHECK(s <= e, "flatten: start_dim (", start_dim, ") cannot come after end_dim (", end_dim,
+              ")");
   if (s == e) return *this;  // LibTorch returns the input itself
   DimVector shape;
   for (int64_t i = 0; i < s; ++i) shape.push_back(sizes()[i]);
@@ -349,6 +406,29 @@ Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, optional<int64_t
   ops::check_in_bounds(*this, size, stride, off, "as_strided");
   Tensor out = make_view(*this, size, stride, off);
   ops::record_as_strided(*this, out);
+  return out;
+}
+
+Tensor Tensor::unfold(int64_t dimension, int64_t size, int64_t step) const {
+  const int64_t n = dim();
+  const int64_t d = wrap_dim(dimension, n, "unfold");
+  const int64_t len = n == 0 ? 1 : sizes()[d];
+  NABLA_CHECK(size >= 0 && size <= len, "unfold: maximum size for tensor at dimension ", d, " is ",
+              len, " but size is ", size);
+  NABLA_CHECK(step > 0, "unfold: step is ", step, " but must be > 0");
+  DimVector sz(sizes().begin(), sizes().end()), st(strides().begin(), strides().end());
+  const int64_t inner = n == 0 ? 1 : strides()[d];
+  if (n == 0) {
+    sz.push_back(size);
+    st.push_back(1);
+  } else {
+    sz[d] = (len - size) / step + 1;
+    st[d] = step * inner;
+    sz.push_back(size);
+    st.push_back(inner);
+  }
+  Tensor out = make_view(*this, sz, st, storage_offset());
+  if (auto node = record_view(vf::kUnfold, *this, out)) node->list = {n == 0 ? 0 : d, size, step};
   return out;
 }
 
@@ -392,7 +472,9 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
   d = wrap_dim(d, dim(), "split");
   NABLA_CHECK(split_size >= 0, "split: split_size must be non-negative, got ", split_size);
   int64_t size = sizes()[d];
-  NABLA_CHECK(split_size > 0 || size == 0, "split: split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
+  NABLA_CHECK(split_size > 0 || size == 0,
+              "split: split_size can only be 0 if dimension size is 0, but got dimension size of ",
+              size);
   std::vector<Tensor> out;
   if (size == 0) out.push_back(slice_view(*this, d, 0, 0, 1));
   for (int64_t s = 0; s < size; s += split_size)
@@ -410,11 +492,15 @@ std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d)
   d = wrap_dim(d, dim(), "split_with_sizes");
   int64_t total = 0;
   for (int64_t s : split_sizes) {
-    NABLA_CHECK(s >= 0, "split_with_sizes: expects split_sizes have only non-negative entries, but got split_sizes=", split_sizes);
+    NABLA_CHECK(s >= 0,
+                "split_with_sizes: expects split_sizes have only non-negative entries, but got "
+                "split_sizes=",
+                split_sizes);
     total += s;
   }
-  NABLA_CHECK(total == sizes()[d], "split_with_sizes: expects split_sizes to sum exactly to ", sizes()[d],
-              " (input tensor's size at dimension ", d, "), but got split_sizes=", split_sizes);
+  NABLA_CHECK(total == sizes()[d], "split_with_sizes: expects split_sizes to sum exactly to ",
+              sizes()[d], " (input tensor's size at dimension ", d,
+              "), but got split_sizes=", split_sizes);
   std::vector<Tensor> out;
   int64_t start = 0;
   for (int64_t s : split_sizes) {

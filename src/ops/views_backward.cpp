@@ -78,8 +78,7 @@ Tensor positions(const Geometry& g, int64_t lo, Device device) {
 // For each element of `to`, the sum of g's elements (g laid out as `from`) at the same
 // storage position, zero where `from` has none. Differentiable in g.
 Tensor take_region(const Tensor& g, const Geometry& from, const Geometry& to) {
-  if (numel_of(to.sizes) == 0 || numel_of(from.sizes) == 0)
-    return zeros(to.sizes, g.options());
+  if (numel_of(to.sizes) == 0 || numel_of(from.sizes) == 0) return zeros(to.sizes, g.options());
   const int64_t from_numel = numel_of(from.sizes);
   // A contiguous `from` covers exactly [offset, offset + numel): read g in place.
   if (from.strides == contiguous_strides(from.sizes) && to.offset >= from.offset &&
@@ -121,15 +120,12 @@ void save_geometries(FormulaNode& n, const Geometry& in, const Geometry& out) {
   n.list.assign(out.strides.begin(), out.strides.end());
   n.b = static_cast<double>(out.offset);
 }
-Geometry in_geometry(const FormulaNode& n) {
-  return {n.shape0, n.dims, static_cast<int64_t>(n.a)};
-}
+Geometry in_geometry(const FormulaNode& n) { return {n.shape0, n.dims, static_cast<int64_t>(n.a)}; }
 Geometry out_geometry(const FormulaNode& n) {
   return {n.shape1, DimVector(n.list.begin(), n.list.end()), static_cast<int64_t>(n.b)};
 }
 
 // ---- Formulas -------------------------------------------------------------------------
-
 
 // zeros of the input's sizes with g written through the view `view_fn` takes of it.
 template <class ViewFn>
@@ -139,7 +135,9 @@ Tensor scatter_into_zeros(FormulaNode& n, const Tensor& g, ViewFn view_fn) {
   return z;
 }
 
-variable_list reshape_bw(FormulaNode& n, const variable_list& g) { return {g[0].reshape(n.shape0)}; }
+variable_list reshape_bw(FormulaNode& n, const variable_list& g) {
+  return {g[0].reshape(n.shape0)};
+}
 variable_list transpose_bw(FormulaNode& n, const variable_list& g) {
   return {g[0].transpose(n.list[0], n.list[1])};
 }
@@ -150,9 +148,8 @@ variable_list permute_bw(FormulaNode& n, const variable_list& g) {
   return {g[0].permute(inverse)};
 }
 variable_list slice_bw(FormulaNode& n, const variable_list& g) {
-  return {scatter_into_zeros(n, g[0], [&](const Tensor& z) {
-    return z.slice(n.dim, n.list[0], n.list[1], n.list[2]);
-  })};
+  return {scatter_into_zeros(
+      n, g[0], [&](const Tensor& z) { return z.slice(n.dim, n.list[0], n.list[1], n.list[2]); })};
 }
 variable_list select_bw(FormulaNode& n, const variable_list& g) {
   return {scatter_into_zeros(n, g[0], [&](const Tensor& z) { return z.select(n.dim, n.list[0]); })};
@@ -165,9 +162,23 @@ variable_list squeeze_dim_bw(FormulaNode& n, const variable_list& g) {
 }
 variable_list unsqueeze_bw(FormulaNode& n, const variable_list& g) { return {g[0].squeeze(n.dim)}; }
 variable_list diagonal_bw(FormulaNode& n, const variable_list& g) {
-  return {scatter_into_zeros(n, g[0], [&](const Tensor& z) {
-    return z.diagonal(n.list[0], n.list[1], n.list[2]);
-  })};
+  return {scatter_into_zeros(
+      n, g[0], [&](const Tensor& z) { return z.diagonal(n.list[0], n.list[1], n.list[2]); })};
+}
+// Windows may overlap (step < size): each input element sums the gradients of every
+// window position that reads it. list = {dim, size, step}; shape0 is the input's shape.
+variable_list unfold_bw(FormulaNode& n, const variable_list& g) {
+  if (n.shape0.empty()) return {g[0].sum()};  // a 0-d input unfolds into one window of 1
+  const int64_t d = n.list[0], size = n.list[1], step = n.list[2];
+  const int64_t windows = g[0].size(d);
+  Tensor gm = g[0].movedim(-1, d + 1).flatten(d, d + 1);  // [..., windows * size, ...]
+  Tensor idx = (arange(windows, TensorOptions(kLong)).mul(step).unsqueeze(1) +
+                arange(size, TensorOptions(kLong)).unsqueeze(0))
+                   .reshape({-1});
+  DimVector idx_shape(gm.dim(), 1);
+  idx_shape[d] = idx.numel();
+  Tensor grad = zeros(IntArrayRef(n.shape0), g[0].options());
+  return {grad.scatter_add(d, idx.view(idx_shape).expand(gm.sizes()), gm)};
 }
 variable_list unbind_bw(FormulaNode& n, const variable_list& g) { return {stack(g, n.dim)}; }
 variable_list split_bw(FormulaNode& n, const variable_list& g) { return {cat(g, n.dim)}; }
@@ -258,6 +269,7 @@ const Formula kView{"ViewBackward0", reshape_bw};
 const Formula kReshapeAlias{"ReshapeAliasBackward0", reshape_bw};
 const Formula kUnsafeView{"UnsafeViewBackward0", reshape_bw};
 const Formula kTranspose{"TransposeBackward0", transpose_bw};
+const Formula kTranspose1{"TransposeBackward1", transpose_bw};
 const Formula kT{"TBackward0", t_bw};
 const Formula kPermute{"PermuteBackward0", permute_bw};
 const Formula kSlice{"SliceBackward0", slice_bw};
@@ -271,6 +283,7 @@ const Formula kUnsqueeze0{"UnsqueezeBackward0", unsqueeze_bw};
 const Formula kUnsqueeze1{"UnsqueezeBackward1", unsqueeze_bw};
 const Formula kDiagonal{"DiagonalBackward0", diagonal_bw};
 const Formula kUnbind{"UnbindBackward0", unbind_bw};
+const Formula kUnfold{"UnfoldBackward0", unfold_bw};
 const Formula kSplit{"SplitBackward0", split_bw};
 const Formula kSplitWithSizes{"SplitWithSizesBackward0", split_bw};
 }  // namespace view_formulas
@@ -311,13 +324,14 @@ std::shared_ptr<FormulaNode> record_views(const Formula& f, const Tensor& in,
 
 void record_as_strided(const Tensor& in, const Tensor& out) {
   if (autograd::any_requires_grad(in))
-    check_not_overlapping(geometry_of(in), "as_strided", "the input (of a differentiable as_strided)");
+    check_not_overlapping(geometry_of(in), "as_strided",
+                          "the input (of a differentiable as_strided)");
   auto node = record_view(kAsStrided, in, out);
   if (node) save_geometries(*node, geometry_of(in), geometry_of(out));
 }
 
-void set_view_geometry(const Formula& f, const Tensor& self, const Tensor& v, int64_t dim,
-                       const char* op) {
+std::shared_ptr<FormulaNode> set_view_geometry(const Formula& f, const Tensor& self,
+                                               const Tensor& v, int64_t dim, const char* op) {
   std::shared_ptr<FormulaNode> node;
   if (autograd::any_requires_grad(self)) {
     NABLA_CHECK(!self.is_leaf(), op,
@@ -328,6 +342,7 @@ void set_view_geometry(const Formula& f, const Tensor& self, const Tensor& v, in
   }
   self.unsafeGetTensorImpl()->set_geometry(v.sizes(), v.strides(), v.storage_offset());
   if (node) autograd::set_history(self, node);
+  return node;
 }
 
 // ---- In-place writes -------------------------------------------------------------------
@@ -354,7 +369,8 @@ void check_inplace_autograd(const Tensor& self, const char* op) {
                   "views to be modified inplace. You should replace the inplace operation by an "
                   "out-of-place one.");
       return;
-    case ViewCreation::kDefault: break;
+    case ViewCreation::kDefault:
+      break;
   }
   const Tensor& base = m->view_base;
   NABLA_CHECK(!(base.is_leaf() && base.requires_grad()), op,
@@ -363,7 +379,8 @@ void check_inplace_autograd(const Tensor& self, const char* op) {
   NABLA_CHECK(!overlaps(self.sizes(), self.strides()), op,
               ": unsupported operation: more than one element of the written-to tensor refers "
               "to a single memory location. Please clone() the tensor before performing the "
-              "operation (sizes ", self.sizes(), ", strides ", self.strides(), ").");
+              "operation (sizes ",
+              self.sizes(), ", strides ", self.strides(), ").");
 }
 
 void rebase_history(const Tensor& self, const Tensor& result) {

@@ -31,24 +31,26 @@ namespace nabla::ops {
 // Each lists the node attributes it reads. shape0 is always the input's sizes.
 namespace view_formulas {
 using autograd::Formula;
-extern const Formula kView;          // ViewBackward0: g.reshape(shape0)
-extern const Formula kReshapeAlias;  // ReshapeAliasBackward0: as kView
-extern const Formula kUnsafeView;    // UnsafeViewBackward0: as kView (reshape that copied)
-extern const Formula kTranspose;     // TransposeBackward0: list = {dim0, dim1}
-extern const Formula kT;             // TBackward0
-extern const Formula kPermute;       // PermuteBackward0: dims = the permutation
-extern const Formula kSlice;         // SliceBackward0: dim, list = {start, end, step}
-extern const Formula kSelect;        // SelectBackward0: dim, list = {index}
-extern const Formula kExpand;        // ExpandBackward0
-extern const Formula kSqueeze0;      // SqueezeBackward0 (all dims)
-extern const Formula kSqueeze1;      // SqueezeBackward1: dim
-extern const Formula kSqueeze2;      // SqueezeBackward2 (squeeze_())
-extern const Formula kSqueeze3;      // SqueezeBackward3 (squeeze_(dim)): dim
-extern const Formula kUnsqueeze0;    // UnsqueezeBackward0: dim
-extern const Formula kUnsqueeze1;    // UnsqueezeBackward1 (unsqueeze_): dim
-extern const Formula kDiagonal;      // DiagonalBackward0: list = {offset, dim1, dim2}
-extern const Formula kUnbind;        // UnbindBackward0 (one output per slice): dim
-extern const Formula kSplit;         // SplitBackward0: dim
+extern const Formula kView;            // ViewBackward0: g.reshape(shape0)
+extern const Formula kReshapeAlias;    // ReshapeAliasBackward0: as kView
+extern const Formula kUnsafeView;      // UnsafeViewBackward0: as kView (reshape that copied)
+extern const Formula kTranspose;       // TransposeBackward0: list = {dim0, dim1}
+extern const Formula kTranspose1;      // TransposeBackward1 (transpose_): list = {dim0, dim1}
+extern const Formula kT;               // TBackward0
+extern const Formula kPermute;         // PermuteBackward0: dims = the permutation
+extern const Formula kSlice;           // SliceBackward0: dim, list = {start, end, step}
+extern const Formula kSelect;          // SelectBackward0: dim, list = {index}
+extern const Formula kExpand;          // ExpandBackward0
+extern const Formula kSqueeze0;        // SqueezeBackward0 (all dims)
+extern const Formula kSqueeze1;        // SqueezeBackward1: dim
+extern const Formula kSqueeze2;        // SqueezeBackward2 (squeeze_())
+extern const Formula kSqueeze3;        // SqueezeBackward3 (squeeze_(dim)): dim
+extern const Formula kUnsqueeze0;      // UnsqueezeBackward0: dim
+extern const Formula kUnsqueeze1;      // UnsqueezeBackward1 (unsqueeze_): dim
+extern const Formula kDiagonal;        // DiagonalBackward0: list = {offset, dim1, dim2}
+extern const Formula kUnfold;          // UnfoldBackward0: list = {dim, size, step}
+extern const Formula kUnbind;          // UnbindBackward0 (one output per slice): dim
+extern const Formula kSplit;           // SplitBackward0: dim
 extern const Formula kSplitWithSizes;  // SplitWithSizesBackward0: dim
 }  // namespace view_formulas
 
@@ -68,8 +70,10 @@ void record_as_strided(const Tensor& in, const Tensor& out);
 /// of self) and, when self takes part in autograd, the node `f` (with shape0 = the old
 /// sizes and `dim`) over its previous history. A leaf that requires grad is refused,
 /// naming `op`.
-void set_view_geometry(const autograd::Formula& f, const Tensor& self, const Tensor& v,
-                       int64_t dim, const char* op);
+/// Returns the node (null without autograd) so callers can add attributes.
+std::shared_ptr<autograd::FormulaNode> set_view_geometry(const autograd::Formula& f,
+                                                         const Tensor& self, const Tensor& v,
+                                                         int64_t dim, const char* op);
 
 // ---- In-place writes under autograd (used by ops::assign_with_history) -----------------
 /// Raises when `self` may not be written in place with grad: a leaf that requires grad,

@@ -19,20 +19,30 @@ namespace {
 
 const char* descr_of(ScalarType t) {
   switch (t) {
-    case kFloat: return "<f4";
-    case kDouble: return "<f8";
-    case kLong: return "<i8";
-    case kInt: return "<i4";
-    case kByte: return "|u1";
-    case kBool: return "|b1";
+    case kFloat:
+      return "<f4";
+    case kDouble:
+      return "<f8";
+    case kLong:
+      return "<i8";
+    case kInt:
+      return "<i4";
+    case kByte:
+      return "|u1";
+    case kBool:
+      return "|b1";
+    case kHalf:
+      return "<f2";
+    case kBFloat16:
+      return "?";  // NumPy has no bfloat16
   }
   return "?";
 }
 
 bool dtype_of(const std::string& descr, ScalarType& out) {
   static const std::pair<const char*, ScalarType> table[] = {
-      {"<f4", kFloat}, {"<f8", kDouble}, {"<i8", kLong}, {"<i4", kInt}, {"|u1", kByte}, {"<u1", kByte},
-      {"|b1", kBool}};
+      {"<f4", kFloat}, {"<f8", kDouble}, {"<i8", kLong}, {"<i4", kInt},
+      {"|u1", kByte},  {"<u1", kByte},   {"|b1", kBool}, {"<f2", kHalf}};
   for (const auto& [d, t] : table)
     if (descr == d) {
       out = t;
@@ -43,7 +53,8 @@ bool dtype_of(const std::string& descr, ScalarType& out) {
 
 uint32_t le(const std::string& b, size_t at, int n) {
   uint32_t v = 0;
-  for (int i = n - 1; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(b[at + static_cast<size_t>(i)]);
+  for (int i = n - 1; i >= 0; --i)
+    v = (v << 8) | static_cast<unsigned char>(b[at + static_cast<size_t>(i)]);
   return v;
 }
 
@@ -58,7 +69,8 @@ std::string read_all(const std::string& path, const char* who) {
 }
 
 // The value after 'key': in a numpy header dict (a Python literal).
-std::string dict_value(const std::string& header, const std::string& key, const std::string& source) {
+std::string dict_value(const std::string& header, const std::string& key,
+                       const std::string& source) {
   const std::string quoted[] = {"'" + key + "'", "\"" + key + "\""};
   size_t pos = std::string::npos;
   for (const auto& q : quoted)
@@ -92,12 +104,15 @@ std::string dict_value(const std::string& header, const std::string& key, const 
 
 std::string encode_npy(const Tensor& tensor) {
   NABLA_CHECK(tensor.defined(), "save_npy: the tensor is undefined");
+  NABLA_CHECK(tensor.scalar_type() != kBFloat16,
+              "save_npy: NumPy has no bfloat16 dtype; convert with .to(kFloat)");
   Tensor t = tensor.detach().contiguous();
   std::string shape = "(";
-  for (int64_t d = 0; d < t.dim(); ++d) shape += std::to_string(t.size(d)) + (t.dim() == 1 ? "," : (d + 1 < t.dim() ? ", " : ""));
+  for (int64_t d = 0; d < t.dim(); ++d)
+    shape += std::to_string(t.size(d)) + (t.dim() == 1 ? "," : (d + 1 < t.dim() ? ", " : ""));
   shape += ")";
-  std::string header = std::string("{'descr': '") + descr_of(t.scalar_type()) + "', 'fortran_order': False, 'shape': " +
-                       shape + ", }";
+  std::string header = std::string("{'descr': '") + descr_of(t.scalar_type()) +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Magic (6) + version (2) + length (2) + header + '\n', padded to a multiple of 64.
   const size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
@@ -110,42 +125,49 @@ std::string encode_npy(const Tensor& tensor) {
 }
 
 Tensor decode_npy(const std::string& b, const std::string& source) {
-  NABLA_CHECK(b.size() >= 10 && b.compare(0, 6, "\x93NUMPY") == 0, "load_npy: ", source, " is not a .npy file");
+  NABLA_CHECK(b.size() >= 10 && b.compare(0, 6, "\x93NUMPY") == 0, "load_npy: ", source,
+              " is not a .npy file");
   const int major = static_cast<unsigned char>(b[6]);
-  NABLA_CHECK(major >= 1 && major <= 3, "load_npy: ", source, ": unsupported format version ", major);
+  NABLA_CHECK(major >= 1 && major <= 3, "load_npy: ", source, ": unsupported format version ",
+              major);
   const size_t len_bytes = major == 1 ? 2 : 4;
   NABLA_CHECK(b.size() >= 8 + len_bytes, "load_npy: ", source, " is truncated");
   const size_t header_len = le(b, 8, static_cast<int>(len_bytes));
   const size_t data_start = 8 + len_bytes + header_len;
-  NABLA_CHECK(data_start <= b.size(), "load_npy: ", source, ": header length ", header_len, " exceeds the file");
+  NABLA_CHECK(data_start <= b.size(), "load_npy: ", source, ": header length ", header_len,
+              " exceeds the file");
   const std::string header = b.substr(8 + len_bytes, header_len);
   const std::string descr = dict_value(header, "descr", source);
   ScalarType dtype;
   NABLA_CHECK(dtype_of(descr, dtype), "load_npy: ", source, ": dtype '", descr,
               "' is not supported (<f4 <f8 <i8 <i4 |u1 |b1, little-endian)");
   const std::string order = dict_value(header, "fortran_order", source);
-  NABLA_CHECK(order == "False" || order == "True", "load_npy: ", source, ": bad fortran_order '", order, "'");
+  NABLA_CHECK(order == "False" || order == "True", "load_npy: ", source, ": bad fortran_order '",
+              order, "'");
   const std::string shape_text = dict_value(header, "shape", source);
   std::vector<int64_t> shape;
   uint64_t numel = 1;
   for (size_t i = 1; i < shape_text.size();) {
-    while (i < shape_text.size() && (shape_text[i] == ' ' || shape_text[i] == ',' || shape_text[i] == ')')) ++i;
+    while (i < shape_text.size() &&
+           (shape_text[i] == ' ' || shape_text[i] == ',' || shape_text[i] == ')'))
+      ++i;
     if (i >= shape_text.size()) break;
-    NABLA_CHECK(std::isdigit(static_cast<unsigned char>(shape_text[i])), "load_npy: ", source, ": bad shape ",
-                shape_text);
+    NABLA_CHECK(std::isdigit(static_cast<unsigned char>(shape_text[i])), "load_npy: ", source,
+                ": bad shape ", shape_text);
     uint64_t v = 0;
     while (i < shape_text.size() && std::isdigit(static_cast<unsigned char>(shape_text[i]))) {
-      NABLA_CHECK(v < (uint64_t{1} << 50), "load_npy: ", source, ": shape entry too large in ", shape_text);
+      NABLA_CHECK(v < (uint64_t{1} << 50), "load_npy: ", source, ": shape entry too large in ",
+                  shape_text);
       v = v * 10 + static_cast<uint64_t>(shape_text[i++] - '0');
     }
-    NABLA_CHECK(v == 0 || numel <= (uint64_t{1} << 50) / v, "load_npy: ", source, ": shape ", shape_text,
-                " is too large");
+    NABLA_CHECK(v == 0 || numel <= (uint64_t{1} << 50) / v, "load_npy: ", source, ": shape ",
+                shape_text, " is too large");
     numel *= v;
     shape.push_back(static_cast<int64_t>(v));
   }
   const uint64_t bytes = numel * elementSize(dtype);
-  NABLA_CHECK(b.size() - data_start == bytes, "load_npy: ", source, " holds ", b.size() - data_start,
-              " data bytes, its shape and dtype need ", bytes);
+  NABLA_CHECK(b.size() - data_start == bytes, "load_npy: ", source, " holds ",
+              b.size() - data_start, " data bytes, its shape and dtype need ", bytes);
   if (order == "True") {
     // Fortran order: the reversed shape in C order, then transposed back.
     std::vector<int64_t> reversed(shape.rbegin(), shape.rend());
@@ -172,9 +194,10 @@ std::string encode_npz(const std::vector<std::pair<std::string, Tensor>>& arrays
     NABLA_CHECK(!name.empty(), "save_npz: an array name is empty");
     const std::string file = name + ".npy";
     const std::string data = encode_npy(tensor);
-    NABLA_CHECK(data.size() < 0xffffffffu && out.size() < 0xffffffffu, "save_npz: archive too large for zip32");
-    const uint32_t crc = static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(data.data()),
-                                                     static_cast<uInt>(data.size())));
+    NABLA_CHECK(data.size() < 0xffffffffu && out.size() < 0xffffffffu,
+                "save_npz: archive too large for zip32");
+    const uint32_t crc = static_cast<uint32_t>(
+        crc32(0L, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
     const uint32_t offset = static_cast<uint32_t>(out.size());
     // Local file header: stored (method 0), no data descriptor.
     put_le(out, 0x04034b50, 4);
@@ -222,7 +245,9 @@ std::string encode_npz(const std::vector<std::pair<std::string, Tensor>>& arrays
 }
 
 OrderedDict<std::string, Tensor> decode_npz(const std::string& b, const std::string& source) {
-  auto fail = [&](const std::string& what) { NABLA_CHECK(false, "load_npz: ", source, ": ", what); };
+  auto fail = [&](const std::string& what) {
+    NABLA_CHECK(false, "load_npz: ", source, ": ", what);
+  };
   // The end-of-central-directory record: within the last 64 KiB + 22 bytes.
   if (b.size() < 22) fail("too short for a zip archive");
   size_t eocd = std::string::npos;
@@ -243,12 +268,14 @@ OrderedDict<std::string, Tensor> decode_npz(const std::string& b, const std::str
     const uint32_t method = le(b, pos + 10, 2);
     const uint32_t crc = le(b, pos + 16, 4);
     const uint32_t csize = le(b, pos + 20, 4), usize = le(b, pos + 24, 4);
-    const uint32_t name_len = le(b, pos + 28, 2), extra_len = le(b, pos + 30, 2), comment_len = le(b, pos + 32, 2);
+    const uint32_t name_len = le(b, pos + 28, 2), extra_len = le(b, pos + 30, 2),
+                   comment_len = le(b, pos + 32, 2);
     const uint32_t local = le(b, pos + 42, 4);
     if (pos + 46 + name_len > eocd) fail("bad central directory entry");
     std::string name = b.substr(pos + 46, name_len);
     pos += 46 + name_len + extra_len + comment_len;
-    if (uint64_t{local} + 30 > b.size() || le(b, local, 4) != 0x04034b50) fail("bad local header for " + name);
+    if (uint64_t{local} + 30 > b.size() || le(b, local, 4) != 0x04034b50)
+      fail("bad local header for " + name);
     const uint64_t data_at = uint64_t{local} + 30 + le(b, local + 26, 2) + le(b, local + 28, 2);
     if (data_at + csize > b.size()) fail("entry " + name + " extends past the end of the file");
     std::string data;
@@ -258,7 +285,8 @@ OrderedDict<std::string, Tensor> decode_npz(const std::string& b, const std::str
     } else if (method == 8) {
       // Deflated: bounded by the declared size, which a real deflate stream cannot exceed
       // by more than 1032:1 — refuse larger claims instead of allocating them.
-      if (usize > uint64_t{csize} * 1032 + 1024) fail("entry " + name + " claims an impossible size");
+      if (usize > uint64_t{csize} * 1032 + 1024)
+        fail("entry " + name + " claims an impossible size");
       data.resize(usize);
       z_stream z{};
       if (inflateInit2(&z, -MAX_WBITS) != Z_OK) fail("zlib init failed");
@@ -271,12 +299,14 @@ OrderedDict<std::string, Tensor> decode_npz(const std::string& b, const std::str
       inflateEnd(&z);
       if (rc != Z_STREAM_END || produced != usize) fail("entry " + name + " is corrupt (deflate)");
     } else {
-      fail("entry " + name + " uses zip method " + std::to_string(method) + " (only stored and deflate)");
+      fail("entry " + name + " uses zip method " + std::to_string(method) +
+           " (only stored and deflate)");
     }
     const uint32_t actual = static_cast<uint32_t>(
         crc32(0L, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
     if (actual != crc) fail("entry " + name + " fails its CRC check");
-    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0) name.resize(name.size() - 4);
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0)
+      name.resize(name.size() - 4);
     if (out.contains(name)) fail("duplicate entry " + name);
     out.insert(name, decode_npy(data, source + " entry '" + name + "'"));
   }
@@ -290,7 +320,8 @@ void save_npy(const std::string& path, const Tensor& tensor) {
 }
 
 Tensor load_npy(const std::string& path) {
-  return serialize::detail::decode_npy(serialize::detail::read_all(path, "load_npy"), "'" + path + "'");
+  return serialize::detail::decode_npy(serialize::detail::read_all(path, "load_npy"),
+                                       "'" + path + "'");
 }
 
 void save_npz(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& arrays) {
@@ -298,7 +329,8 @@ void save_npz(const std::string& path, const std::vector<std::pair<std::string, 
 }
 
 OrderedDict<std::string, Tensor> load_npz(const std::string& path) {
-  return serialize::detail::decode_npz(serialize::detail::read_all(path, "load_npz"), "'" + path + "'");
+  return serialize::detail::decode_npz(serialize::detail::read_all(path, "load_npz"),
+                                       "'" + path + "'");
 }
 
 }  // namespace nabla

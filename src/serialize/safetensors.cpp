@@ -22,19 +22,30 @@ constexpr uint64_t kMaxHeader = 100'000'000;
 
 const char* dtype_code(ScalarType t) {
   switch (t) {
-    case kFloat: return "F32";
-    case kDouble: return "F64";
-    case kLong: return "I64";
-    case kInt: return "I32";
-    case kByte: return "U8";
-    case kBool: return "BOOL";
+    case kFloat:
+      return "F32";
+    case kDouble:
+      return "F64";
+    case kLong:
+      return "I64";
+    case kInt:
+      return "I32";
+    case kByte:
+      return "U8";
+    case kBool:
+      return "BOOL";
+    case kHalf:
+      return "F16";
+    case kBFloat16:
+      return "BF16";
   }
   return "?";
 }
 
 bool dtype_from_code(const std::string& code, ScalarType& out) {
   static const std::pair<const char*, ScalarType> table[] = {
-      {"F32", kFloat}, {"F64", kDouble}, {"I64", kLong}, {"I32", kInt}, {"U8", kByte}, {"BOOL", kBool}};
+      {"F32", kFloat}, {"F64", kDouble}, {"I64", kLong}, {"I32", kInt},
+      {"U8", kByte},   {"BOOL", kBool},  {"F16", kHalf}, {"BF16", kBFloat16}};
   for (const auto& [c, t] : table)
     if (code == c) {
       out = t;
@@ -82,16 +93,18 @@ std::string encode_safetensors(const OrderedDict<std::string, Tensor>& tensors,
   return out;
 }
 
-SafetensorsContents decode_safetensors(uint64_t size, const ReadAt& read_at, const std::string& source) {
+SafetensorsContents decode_safetensors(uint64_t size, const ReadAt& read_at,
+                                       const std::string& source) {
   auto fail = [&](const std::string& what) { NABLA_CHECK(false, "load: ", source, ": ", what); };
-  if (size < 8) fail("file of " + std::to_string(size) + " bytes is too short for a safetensors header");
+  if (size < 8)
+    fail("file of " + std::to_string(size) + " bytes is too short for a safetensors header");
   unsigned char len_bytes[8];
   read_at(0, 8, len_bytes);
   uint64_t header_len = 0;
   for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | len_bytes[i];
   if (header_len > kMaxHeader || header_len > size - 8)
-    fail("header length " + std::to_string(header_len) + " exceeds the file (" + std::to_string(size) +
-         " bytes) or the 100 MB limit");
+    fail("header length " + std::to_string(header_len) + " exceeds the file (" +
+         std::to_string(size) + " bytes) or the 100 MB limit");
   std::string text(header_len, '\0');
   read_at(8, header_len, text.data());
   nlohmann::json header;
@@ -123,7 +136,8 @@ SafetensorsContents decode_safetensors(uint64_t size, const ReadAt& read_at, con
     }
     const std::string where = "tensor '" + name + "'";
     if (!value.is_object()) fail(where + " is not an object");
-    if (!value.contains("dtype") || !value["dtype"].is_string()) fail(where + " has no dtype string");
+    if (!value.contains("dtype") || !value["dtype"].is_string())
+      fail(where + " has no dtype string");
     if (!value.contains("shape") || !value["shape"].is_array()) fail(where + " has no shape array");
     if (!value.contains("data_offsets") || !value["data_offsets"].is_array() ||
         value["data_offsets"].size() != 2)
@@ -132,10 +146,12 @@ SafetensorsContents decode_safetensors(uint64_t size, const ReadAt& read_at, con
     e.name = name;
     const std::string code = value["dtype"].get<std::string>();
     if (!dtype_from_code(code, e.dtype))
-      fail(where + " has dtype " + code + ", which nabla does not support (F32 F64 I64 I32 U8 BOOL)");
+      fail(where + " has dtype " + code +
+           ", which nabla does not support (F32 F64 I64 I32 U8 BOOL)");
     uint64_t numel = 1;
     for (const auto& d : value["shape"]) {
-      if (!d.is_number_unsigned()) fail(where + " has a shape entry that is not a non-negative integer");
+      if (!d.is_number_unsigned())
+        fail(where + " has a shape entry that is not a non-negative integer");
       const uint64_t n = d.get<uint64_t>();
       if (n > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
           (n != 0 && numel > std::numeric_limits<uint64_t>::max() / n))
@@ -144,7 +160,8 @@ SafetensorsContents decode_safetensors(uint64_t size, const ReadAt& read_at, con
       e.shape.push_back(static_cast<int64_t>(n));
     }
     for (const auto& o : value["data_offsets"])
-      if (!o.is_number_unsigned()) fail(where + " has data_offsets that are not non-negative integers");
+      if (!o.is_number_unsigned())
+        fail(where + " has data_offsets that are not non-negative integers");
     e.begin = value["data_offsets"][0].get<uint64_t>();
     e.end = value["data_offsets"][1].get<uint64_t>();
     if (e.begin > e.end || e.end > data_size)
@@ -152,8 +169,9 @@ SafetensorsContents decode_safetensors(uint64_t size, const ReadAt& read_at, con
            "] outside the data section of " + std::to_string(data_size) + " bytes");
     const uint64_t elem = elementSize(e.dtype);
     if (numel > std::numeric_limits<uint64_t>::max() / elem || numel * elem != e.end - e.begin)
-      fail(where + " holds " + std::to_string(e.end - e.begin) + " bytes, but its shape and dtype need " +
-           std::to_string(numel) + " x " + std::to_string(elem));
+      fail(where + " holds " + std::to_string(e.end - e.begin) +
+           " bytes, but its shape and dtype need " + std::to_string(numel) + " x " +
+           std::to_string(elem));
     entries.push_back(std::move(e));
   }
   // The ranges must tile the data section exactly (no overlaps, no gaps).
@@ -165,8 +183,9 @@ SafetensorsContents decode_safetensors(uint64_t size, const ReadAt& read_at, con
   uint64_t expected = 0;
   for (const Entry* e : by_offset) {
     if (e->begin != expected)
-      fail("tensor '" + e->name + "' starts at byte " + std::to_string(e->begin) + " of the data section, expected " +
-           std::to_string(expected) + " (overlapping or missing data)");
+      fail("tensor '" + e->name + "' starts at byte " + std::to_string(e->begin) +
+           " of the data section, expected " + std::to_string(expected) +
+           " (overlapping or missing data)");
     expected = e->end;
   }
   if (expected != data_size)
@@ -180,7 +199,8 @@ SafetensorsContents decode_safetensors(uint64_t size, const ReadAt& read_at, con
     if (e->dtype == kBool) {
       const auto* p = static_cast<const uint8_t*>(t.data_ptr());
       for (int64_t i = 0; i < t.numel(); ++i)
-        if (p[i] > 1) fail("tensor '" + e->name + "' is BOOL but holds the byte value " + std::to_string(p[i]));
+        if (p[i] > 1)
+          fail("tensor '" + e->name + "' is BOOL but holds the byte value " + std::to_string(p[i]));
     }
     loaded.emplace_back(e->name, std::move(t));
   }
@@ -190,7 +210,8 @@ SafetensorsContents decode_safetensors(uint64_t size, const ReadAt& read_at, con
 
 void write_file_atomically(const std::string& path, const std::string& bytes) {
   static std::atomic<uint64_t> counter{0};
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  const std::string tmp =
+      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   NABLA_CHECK(fd >= 0, "save: ", sys_error("cannot create temporary file", tmp));
   auto abandon = [&](const std::string& why) {
@@ -218,7 +239,8 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
   }
   // Make the rename itself durable.
   const auto slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const std::string dir =
+      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);

@@ -174,7 +174,7 @@ TEST(Profiler, EventsFromAllThreads) {
 }
 
 TEST(Profiler, DisabledProfilerRecordsNothing) {
-  Backend* plain = &backend_for(Device(kCPU));
+  KernelBackend* plain = &backend_for(Device(kCPU));
   {
     profiler::ProfilerGuard guard;
     EXPECT_NE(&backend_for(Device(kCPU)), plain);  // the profiling proxy

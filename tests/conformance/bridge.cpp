@@ -19,6 +19,10 @@ at::ScalarType to_torch(nabla::ScalarType t) {
       return at::kFloat;
     case nabla::kDouble:
       return at::kDouble;
+    case nabla::kHalf:
+      return at::kHalf;
+    case nabla::kBFloat16:
+      return at::kBFloat16;
   }
   throw std::logic_error("to_torch: unknown dtype");
 }
@@ -37,6 +41,10 @@ nabla::ScalarType to_nabla(at::ScalarType t) {
       return nabla::kFloat;
     case at::kDouble:
       return nabla::kDouble;
+    case at::kHalf:
+      return nabla::kHalf;
+    case at::kBFloat16:
+      return nabla::kBFloat16;
     default:
       break;
   }

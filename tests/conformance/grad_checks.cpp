@@ -34,18 +34,23 @@ bool distinct_values(const std::vector<nabla::Tensor>& inputs) {
   for (const auto& t : inputs) {
     if (!t.is_floating_point() || t.numel() < 2) continue;
     nabla::Tensor v = std::get<0>(t.detach().reshape({-1}).sort());
-    if ((v.narrow(0, 1, v.numel() - 1) == v.narrow(0, 0, v.numel() - 1)).any().template item<bool>()) return false;
+    if ((v.narrow(0, 1, v.numel() - 1) == v.narrow(0, 0, v.numel() - 1))
+            .any()
+            .template item<bool>())
+      return false;
   }
   return true;
 }
 
 }  // namespace
 
-void run_grad_checks(const OpEntry& e, const std::function<void(const std::string&, const std::string&)>& fail) {
+void run_grad_checks(const OpEntry& e,
+                     const std::function<void(const std::string&, const std::string&)>& fail) {
   for (int seed = 1; seed <= 2; ++seed) {
     Rng rng(static_cast<uint64_t>(seed) * 104729u + std::hash<std::string>{}(e.name));
     for (const Sample& s : e.gen(rng, nabla::kDouble)) {
-      const std::string where = "[gradient, seed " + std::to_string(seed) + ", inputs " + s.what + "]";
+      const std::string where =
+          "[gradient, seed " + std::to_string(seed) + ", inputs " + s.what + "]";
       bool finite = true;
       for (const auto& t : s.inputs) finite = finite && all_finite(t);
       if (!finite) continue;
@@ -53,7 +58,9 @@ void run_grad_checks(const OpEntry& e, const std::function<void(const std::strin
       int64_t float_elems = 0;
       for (size_t i : diff_pos) float_elems += s.inputs[i].numel();
       if (float_elems == 0) continue;
-      auto wanted = [&](size_t i) { return std::find(diff_pos.begin(), diff_pos.end(), i) != diff_pos.end(); };
+      auto wanted = [&](size_t i) {
+        return std::find(diff_pos.begin(), diff_pos.end(), i) != diff_pos.end();
+      };
       std::vector<nabla::Tensor> nin;
       std::vector<at::Tensor> tin;
       for (size_t i = 0; i < s.inputs.size(); ++i) {
@@ -68,7 +75,8 @@ void run_grad_checks(const OpEntry& e, const std::function<void(const std::strin
       nabla::Tensor nloss = weighted_sum(nout, [&](size_t i) { return gs[i]; });
       at::Tensor tloss = weighted_sum(tout, [&](size_t i) { return to_torch(gs[i]); });
       if (nloss.defined() != tloss.defined()) {
-        fail(where, std::string("only ") + (nloss.defined() ? "nabla" : "LibTorch") + " has a differentiable output");
+        fail(where, std::string("only ") + (nloss.defined() ? "nabla" : "LibTorch") +
+                        " has a differentiable output");
         continue;
       }
       if (!nloss.defined()) continue;
@@ -78,8 +86,11 @@ void run_grad_checks(const OpEntry& e, const std::function<void(const std::strin
       for (size_t i : diff_pos) {
         at::Tensor want = tin[i].grad().defined() ? tin[i].grad() : at::zeros_like(tin[i]);
         nabla::Tensor got = nin[i].grad().defined() ? nin[i].grad() : nabla::zeros_like(nin[i]);
-        std::string diff = compare(want, got, 1e-9, 1e-11);
-        if (!diff.empty()) fail(where, "gradient of input " + std::to_string(i) + " vs LibTorch: " + diff);
+        // Gradients compare at 1e-9, or at the entry's float64 tolerance when looser.
+        std::string diff =
+            compare(want, got, std::max(1e-9, e.tol.rtol64), std::max(1e-11, e.tol.atol64));
+        if (!diff.empty())
+          fail(where, "gradient of input " + std::to_string(i) + " vs LibTorch: " + diff);
       }
       if (float_elems > kGradcheckMaxElems || !e.no_finite_differences.empty()) continue;
       if (e.fd_distinct && !distinct_values(s.inputs)) continue;

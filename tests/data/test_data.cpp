@@ -137,8 +137,8 @@ TEST(Data, WorkerExceptionReachesTheLoopAndEarlyBreakDoesNotHang) {
   }
 }  // destructor joins the workers mid-epoch
 
-TEST(Data, TransformsNormalizeLambdaTensorDataset) {
-  data::datasets::TensorDataset ds(nabla::arange(12, nabla::kFloat).view({3, 1, 2, 2}), nabla::arange(3, nabla::kLong));
+TEST(Data, TransformsNormalizeLambdaTensorPairDataset) {
+  data::datasets::TensorPairDataset ds(nabla::arange(12, nabla::kFloat).view({3, 1, 2, 2}), nabla::arange(3, nabla::kLong));
   auto mapped = std::move(ds)
                     .map(data::transforms::Normalize<>(1.0, 2.0))
                     .map(data::transforms::Lambda<data::Example<>>([](data::Example<> e) {
@@ -149,7 +149,27 @@ TEST(Data, TransformsNormalizeLambdaTensorDataset) {
   EXPECT_EQ(batch.data.sizes().vec(), (std::vector<int64_t>{2, 1, 2, 2}));
   EXPECT_NEAR(batch.data[0][0][0][0].item<double>(), (8 - 1) / 2.0 * 10, 1e-5);
   EXPECT_EQ(batch.target[1].item<int64_t>(), 0);
-  expect_error([] { data::datasets::TensorDataset(nabla::ones({3, 2}), nabla::ones({4})); }, {"first dimension"});
+  expect_error([] { data::datasets::TensorPairDataset(nabla::ones({3, 2}), nabla::ones({4})); }, {"first dimension"});
+}
+
+// LibTorch's TensorDataset: one tensor, examples are its rows without targets.
+TEST(Data, TensorDatasetRowsAsTensorExamples) {
+  auto rows = nabla::arange(12, nabla::kFloat).view({6, 2});
+  auto loader = data::make_data_loader<data::samplers::SequentialSampler>(
+      data::datasets::TensorDataset(rows).map(data::transforms::Stack<data::TensorExample>()), 4);
+  std::vector<int64_t> batch_rows;
+  for (auto& batch : *loader) {
+    nabla::Tensor t = batch.data;
+    batch_rows.push_back(t.size(0));
+    EXPECT_EQ(t.size(1), 2);
+  }
+  EXPECT_EQ(batch_rows, (std::vector<int64_t>{4, 2}));
+  data::datasets::TensorDataset from_list({nabla::ones({2}), nabla::zeros({2})});
+  EXPECT_EQ(from_list.size().value(), 2u);
+  nabla::Tensor second = from_list.get(1);  // TensorExample converts to its tensor
+  EXPECT_EQ(second.sum().item<float>(), 0.0f);
+  expect_error([&] { from_list.get(2); }, {"TensorDataset", "out of range"});
+  expect_error([] { data::datasets::TensorDataset(nabla::tensor(1.0)); }, {"TensorDataset", "at least one dimension"});
 }
 
 TEST(Data, MnistRawAndGzipAndCorruptFiles) {

@@ -30,7 +30,8 @@ std::string read_bytes(const std::string& path) {
 }
 
 void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 std::string le64(uint64_t v) {
@@ -109,8 +110,13 @@ TEST(Safetensors, RoundTripDtypesLayoutsMetadata) {
   out.save_to(stream);
   nabla::serialize::InputArchive in;
   in.load_from(stream);
-  for (auto [key, want] : std::vector<std::pair<std::string, Tensor>>{
-           {"f", f}, {"d", d}, {"i", i}, {"u", u}, {"bo", bo}, {"empty", empty}, {"scalar", scalar}}) {
+  for (auto [key, want] : std::vector<std::pair<std::string, Tensor>>{{"f", f},
+                                                                      {"d", d},
+                                                                      {"i", i},
+                                                                      {"u", u},
+                                                                      {"bo", bo},
+                                                                      {"empty", empty},
+                                                                      {"scalar", scalar}}) {
     Tensor got;
     in.read(key, got);
     EXPECT_EQ(got.scalar_type(), want.scalar_type()) << key;
@@ -153,7 +159,8 @@ TEST(Safetensors, ModuleRoundTripAndChecks) {
   Tensor w_before = b->fc->weight;
   nabla::load(b, path);
   EXPECT_TRUE(b->fc->weight.equal(a->fc->weight));
-  EXPECT_TRUE(b->head->ptr<nabla::nn::LinearImpl>(0)->bias.equal(a->head->ptr<nabla::nn::LinearImpl>(0)->bias));
+  EXPECT_TRUE(b->head->ptr<nabla::nn::LinearImpl>(0)->bias.equal(
+      a->head->ptr<nabla::nn::LinearImpl>(0)->bias));
   EXPECT_EQ(w_before.data_ptr(), b->fc->weight.data_ptr()) << "loaded in place";
   EXPECT_TRUE(b->fc->weight.requires_grad());
 
@@ -183,12 +190,18 @@ TEST(Safetensors, AtomicWriteKeepsOldFileOnFailure) {
   nabla::save(nabla::ones({3}), path);
   const std::string before = read_bytes(path);
   // Writing into a missing directory fails without touching anything.
-  expect_error([&] { nabla::save(nabla::ones({3}), temp_path("no_such_dir/x.safetensors")); }, {"cannot create"});
+  expect_error([&] { nabla::save(nabla::ones({3}), temp_path("no_such_dir/x.safetensors")); },
+               {"cannot create"});
   // A failing save (undefined tensor) leaves the old file as it was.
-  expect_error([&] { nabla::save(std::vector<Tensor>{nabla::ones({1}), Tensor()}, path); }, {"undefined"});
+  expect_error(
+      [&] {
+        nabla::save(std::vector<Tensor>{nabla::ones({1}), Tensor()}, path);
+      },
+      {"undefined"});
   EXPECT_EQ(read_bytes(path), before);
   for (const auto& entry : fs::directory_iterator(fs::path(path).parent_path()))
-    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << "temporary file left behind";
+    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos)
+        << "temporary file left behind";
 }
 
 TEST(Safetensors, HostileHeadersAreClearErrors) {
@@ -205,18 +218,28 @@ TEST(Safetensors, HostileHeadersAreClearErrors) {
   expect_load_error(le64(1ull << 62) + "{}", "header length");
   expect_load_error(file("{not json", ""), "not valid JSON");
   expect_load_error(file("[1, 2]", ""), "not a JSON object");
-  expect_load_error(file(R"({"x":{"dtype":"F16","shape":[1],"data_offsets":[0,2]}})", "ab"), "F16");
-  expect_load_error(file(R"({"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", "abcd"), "outside");
-  expect_load_error(file(R"({"x":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", "abcdefgh"), "need");
-  expect_load_error(file(R"({"x":{"dtype":"F32","shape":[4611686018427387904,4611686018427387904],"data_offsets":[0,8]}})",
-                         "abcdefgh"),
-                    "overflows");
-  expect_load_error(file(R"({"x":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", "abcd"), "non-negative");
-  expect_load_error(file(R"({"x":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},"y":{"dtype":"U8","shape":[2],"data_offsets":[1,3]}})",
-                         "abc"),
-                    "overlapping");
-  expect_load_error(file(R"({"x":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}})", "abcd"), "cover");
-  expect_load_error(file(R"({"x":{"dtype":"BOOL","shape":[1],"data_offsets":[0,1]}})", "\x07"), "BOOL");
+  expect_load_error(file(R"({"x":{"dtype":"F8_E4M3","shape":[1],"data_offsets":[0,1]}})", "a"),
+                    "F8_E4M3");
+  expect_load_error(file(R"({"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", "abcd"),
+                    "outside");
+  expect_load_error(file(R"({"x":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", "abcdefgh"),
+                    "need");
+  expect_load_error(
+      file(
+          R"({"x":{"dtype":"F32","shape":[4611686018427387904,4611686018427387904],"data_offsets":[0,8]}})",
+          "abcdefgh"),
+      "overflows");
+  expect_load_error(file(R"({"x":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", "abcd"),
+                    "non-negative");
+  expect_load_error(
+      file(
+          R"({"x":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},"y":{"dtype":"U8","shape":[2],"data_offsets":[1,3]}})",
+          "abc"),
+      "overlapping");
+  expect_load_error(file(R"({"x":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}})", "abcd"),
+                    "cover");
+  expect_load_error(file(R"({"x":{"dtype":"BOOL","shape":[1],"data_offsets":[0,1]}})", "\x07"),
+                    "BOOL");
   expect_load_error(file(R"({"x":{"dtype":"U8","shape":[1]}})", "a"), "data_offsets");
   expect_load_error(file(R"({"__metadata__":{"a":1}})", ""), "not a string");
   nabla::serialize::InputArchive in;

@@ -79,9 +79,9 @@ TEST(Module, ZeroGradAndTo) {
   Net net;
   net(nabla::randn({2, 4})).sum().backward();
   for (const auto& p : net->parameters()) ASSERT_TRUE(p.grad().defined());
-  net->zero_grad(false);
+  net->zero_grad();  // LibTorch 1.13: zeroed in place by default
   for (const auto& p : net->parameters()) EXPECT_EQ(p.grad().abs().sum().item<double>(), 0.0);
-  net->zero_grad();
+  net->zero_grad(/*set_to_none=*/true);
   for (const auto& p : net->parameters()) EXPECT_FALSE(p.grad().defined());
 
   Tensor w = net->fc1->weight;
@@ -136,12 +136,14 @@ TEST(Module, PrettyPrint) {
 TEST(Module, RegistrationErrors) {
   nn::Module m;
   m.register_parameter("w", nabla::ones({2}));
-  expect_error([&] { m.register_parameter("w", nabla::ones({2})); }, {"already has a parameter 'w'"});
+  expect_error([&] { m.register_parameter("w", nabla::ones({2})); },
+               {"already has a parameter 'w'"});
   expect_error([&] { m.register_parameter("a.b", nabla::ones({2})); }, {"contains a dot"});
   expect_error([&] { m.register_parameter("", nabla::ones({2})); }, {"empty"});
   expect_error([&] { m.register_parameter("i", nabla::ones({2}, nabla::kLong)); }, {"floating"});
   m.register_module("sub", nn::Linear(1, 1));
-  expect_error([&] { m.register_module("sub", nn::Linear(1, 1)); }, {"already has a submodule 'sub'"});
+  expect_error([&] { m.register_module("sub", nn::Linear(1, 1)); },
+               {"already has a submodule 'sub'"});
   expect_error([&] { m.modules(); }, {"shared_ptr"});
   EXPECT_EQ(m.modules(false).size(), 1u);
   nn::Linear empty = nullptr;
@@ -170,7 +172,8 @@ TEST(Module, Containers) {
   expect_error([&] { (*dict)["zz"]; }, {"no module named 'zz'"});
 
   nn::Sequential named({{"first", nn::Linear(2, 2)}, {"act", nn::Functional(nabla::tanh)}});
-  EXPECT_EQ(keys(named->named_parameters()), (std::vector<std::string>{"first.weight", "first.bias"}));
+  EXPECT_EQ(keys(named->named_parameters()),
+            (std::vector<std::string>{"first.weight", "first.bias"}));
   nn::Sequential bound(nn::Functional(nabla::leaky_relu, 0.5));
   EXPECT_TRUE(bound->forward(nabla::full({2}, -2.0)).equal(nabla::full({2}, -1.0)));
   nn::Sequential empty_seq;
@@ -239,7 +242,11 @@ TEST(Utils, ClipGradNormAndValue) {
   Tensor p1 = nabla::zeros({2, 2}), p2 = nabla::zeros({3});
   nn::utils::vector_to_parameters(nabla::arange(7, nabla::kFloat), {p1, p2});
   EXPECT_EQ(p2[2].item<double>(), 6);
-  expect_error([&] { nn::utils::vector_to_parameters(nabla::arange(6, nabla::kFloat), {p1, p2}); }, {"7"});
+  expect_error(
+      [&] {
+        nn::utils::vector_to_parameters(nabla::arange(6, nabla::kFloat), {p1, p2});
+      },
+      {"7"});
 }
 
 TEST(Module, RecurrentModulesClone) {

@@ -42,4 +42,35 @@ class DetectAnomalyGuard {
 /// AccumulateGrad node for a leaf that requires grad, an invalid edge otherwise.
 Edge gradient_edge(const Tensor& t);
 
+// ---- Writing a Node by hand (LibTorch's torch/csrc/autograd/functions/utils.h) ----------
+// Most code should use Function<T> (function.h); these serve programs that subclass Node:
+//   if (compute_requires_grad(x)) {
+//     auto fn = std::shared_ptr<MyBackward>(new MyBackward(), deleteNode);
+//     fn->set_next_edges(collect_next_edges(x));
+//     set_history(result, fn);
+//   }
+
+/// Grad mode is on and some argument requires grad.
+template <class... Ts>
+bool compute_requires_grad(const Ts&... tensors) {
+  if (!GradMode::is_enabled()) return false;
+  return ((tensors.defined() && tensors.requires_grad()) || ...);
+}
+/// One edge per argument (gradient_edge), in order.
+template <class... Ts>
+edge_list collect_next_edges(const Ts&... tensors) {
+  edge_list edges;
+  (edges.push_back(tensors.defined() ? gradient_edge(tensors) : Edge()), ...);
+  return edges;
+}
+template <class... Ts>
+variable_list flatten_tensor_args(const Ts&... tensors) {
+  return variable_list{tensors...};
+}
+/// Makes each tensor the next output of `fn` (its grad_fn and output_nr).
+void set_history(const Tensor& output, const std::shared_ptr<Node>& fn);
+void set_history(const variable_list& outputs, const std::shared_ptr<Node>& fn);
+/// The deleter for hand-made nodes (shared_ptr<MyNode>(new MyNode(), deleteNode)).
+void deleteNode(Node* function);
+
 }  // namespace nabla::autograd

@@ -69,7 +69,9 @@ class AutogradContext {
   void mark_non_differentiable(const variable_list& outputs);
   void set_materialize_grads(bool value) { materialize_grads_ = value; }
   /// Whether forward argument i (counting every argument) wants a gradient.
-  bool needs_input_grad(size_t i) const { return i < needs_input_grad_.size() && needs_input_grad_[i]; }
+  bool needs_input_grad(size_t i) const {
+    return i < needs_input_grad_.size() && needs_input_grad_[i];
+  }
 
   std::unordered_map<std::string, IValue> saved_data;
 
@@ -113,7 +115,8 @@ class CustomNode final : public Node {
 namespace detail {
 std::string demangle_type(const char* mangled);
 inline void finish_custom_function(const std::shared_ptr<CustomNode>& node,
-                                   const variable_list& inputs, variable_list& outputs, bool any_grad) {
+                                   const variable_list& inputs, variable_list& outputs,
+                                   bool any_grad) {
   detail_finish(node, inputs, outputs, any_grad);
 }
 
@@ -145,7 +148,8 @@ struct Function {
     node->tensor_arg_index = index;
     node->ctx.needs_input_grad_.assign(sizeof...(Args), false);
     for (size_t k = 0; k < inputs.size(); ++k)
-      node->ctx.needs_input_grad_[index[k]] = any_grad && inputs[k].defined() && inputs[k].requires_grad();
+      node->ctx.needs_input_grad_[index[k]] =
+          any_grad && inputs[k].defined() && inputs[k].requires_grad();
     using Out = decltype(T::forward(&node->ctx, std::forward<Args>(args)...));
     Out result;
     {
@@ -154,9 +158,16 @@ struct Function {
     }
     variable_list outputs = detail::as_list(result);
     detail::finish_custom_function(node, inputs, outputs, any_grad);
-    if constexpr (std::is_same_v<Out, Tensor>) return outputs[0];
-    else return outputs;
+    if constexpr (std::is_same_v<Out, Tensor>)
+      return outputs[0];
+    else
+      return outputs;
   }
 };
 
 }  // namespace nabla::autograd
+
+namespace nabla {
+/// c10::IValue's spelling at namespace level (the same small tagged value).
+using autograd::IValue;
+}  // namespace nabla

@@ -33,6 +33,34 @@ struct EnableGradGuard : AutoGradMode {
   EnableGradGuard() : AutoGradMode(true) {}
 };
 
+/// c10::InferenceMode: no graph is recorded in its scope. (LibTorch's inference tensors
+/// also skip version counting and refuse later use with autograd; nabla's tensors made
+/// here are ordinary tensors that do not require grad.)
+class InferenceMode {
+ public:
+  explicit InferenceMode(bool enabled = true) : guard_(!enabled), prev_(enabled_flag()) {
+    enabled_flag() = enabled;
+  }
+  ~InferenceMode() { enabled_flag() = prev_; }
+  InferenceMode(const InferenceMode&) = delete;
+  InferenceMode& operator=(const InferenceMode&) = delete;
+  static bool is_enabled() { return enabled_flag(); }
+
+ private:
+  static bool& enabled_flag() {
+    thread_local bool enabled = false;
+    return enabled;
+  }
+  AutoGradMode guard_;
+  bool prev_;
+};
+
+namespace autograd {
+using ::nabla::AutoGradMode;
+using ::nabla::GradMode;
+using ::nabla::NoGradGuard;
+}  // namespace autograd
+
 /// The closure form: runs fn() with grad mode off and returns its result.
 template <class F>
 decltype(auto) no_grad(F&& fn) {

@@ -48,7 +48,8 @@ class Node : public std::enable_shared_from_this<Node> {
   /// gradients of the forward outputs (one per input slot; undefined = zero).
   virtual variable_list apply(variable_list&& grads) = 0;
   /// PyTorch's name: AddBackward0, MulBackward0, AccumulateGrad, ...
-  virtual std::string name() const = 0;
+  /// The node's name (grad_fn()->name()); by default its demangled C++ type, as LibTorch.
+  virtual std::string name() const;
   /// Frees saved tensors (after a backward without retain_graph).
   virtual void release_variables() {}
 

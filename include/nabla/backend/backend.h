@@ -16,19 +16,51 @@
 namespace nabla {
 
 enum class UnaryOp : uint8_t {
-  Neg, Abs, Sqrt, Rsqrt, Exp, Exp2, Log, Log2, Log10, Log1p, Expm1, Sin, Cos, Tan, Asin,
-  Acos, Atan, Sinh, Cosh, Tanh, Sigmoid, Relu, Erf, Floor, Ceil, Round, Trunc, Frac, Sign,
-  Reciprocal, Square, BitwiseNot,
+  Neg,
+  Abs,
+  Sqrt,
+  Rsqrt,
+  Exp,
+  Exp2,
+  Log,
+  Log2,
+  Log10,
+  Log1p,
+  Expm1,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Tanh,
+  Sigmoid,
+  Relu,
+  Erf,
+  Floor,
+  Ceil,
+  Round,
+  Trunc,
+  Frac,
+  Sign,
+  Reciprocal,
+  Square,
+  BitwiseNot,
   // Parameterized by UnaryParams:
-  PowScalar,   // x ^ a
-  Clamp,       // min(max(x, a), b); a = -inf / b = +inf when absent
-  LeakyRelu,   // x > 0 ? x : a * x
-  Elu,         // x > 0 ? x : a * (exp(x) - 1)
-  Softplus,    // log1p(exp(a * x)) / a, linear above threshold b
-  Gelu,        // a == 0: exact erf form; a == 1: tanh approximation
-  Silu,        // x * sigmoid(x)
+  PowScalar,  // x ^ a
+  Clamp,      // min(max(x, a), b); a = -inf / b = +inf when absent
+  LeakyRelu,  // x > 0 ? x : a * x
+  Elu,        // x > 0 ? x : a * (exp(x) - 1)
+  Softplus,   // log1p(exp(a * x)) / a, linear above threshold b
+  Gelu,       // a == 0: exact erf form; a == 1: tanh approximation
+  Silu,       // x * sigmoid(x)
   // Output dtype bool, input any dtype:
-  LogicalNot, IsNan, IsInf, IsFinite,
+  LogicalNot,
+  IsNan,
+  IsInf,
+  IsFinite,
 };
 
 struct UnaryParams {
@@ -39,14 +71,31 @@ struct UnaryParams {
 enum class BinaryOp : uint8_t {
   Add,  // a + alpha * b
   Sub,  // a - alpha * b
-  Mul, Div, Remainder, Pow, Atan2, Maximum, Minimum, BitwiseAnd, BitwiseOr, BitwiseXor,
+  Mul,
+  Div,
+  Remainder,
+  Pow,
+  Atan2,
+  Maximum,
+  Minimum,
+  BitwiseAnd,
+  BitwiseOr,
+  BitwiseXor,
   // Fused first-order backward kernels (floating only), out = f(a = grad, b = result):
-  TanhBackward,     // a * (1 - b^2)
-  SigmoidBackward,  // a * b * (1 - b)
-  ReluBackward,     // b > 0 ? a : 0
+  TanhBackward,       // a * (1 - b^2)
+  SigmoidBackward,    // a * b * (1 - b)
+  ReluBackward,       // b > 0 ? a : 0
   LeakyReluBackward,  // b > 0 ? a : a * alpha (b = the input)
   // Output dtype bool:
-  Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  LogicalAnd,
+  LogicalOr,
+  LogicalXor,
 };
 
 enum class ReduceOp : uint8_t { Sum, Prod, Max, Min, All, Any };
@@ -61,9 +110,9 @@ struct WindowGeometry {
   int64_t oh, ow;  // positions: (h + 2 ph - dh (kh - 1) - 1) / sh + 1, likewise ow
 };
 
-class Backend {
+class KernelBackend {
  public:
-  virtual ~Backend() = default;
+  virtual ~KernelBackend() = default;
   virtual DeviceType device_type() const = 0;
 
   /// dst[i] = convert(src[i]); same sizes, any dtypes.
@@ -105,8 +154,8 @@ class Backend {
   /// Counter-based random fills: element i of `out` (row-major) gets the value drawn
   /// from stream (seed, offset + i), so results do not depend on the thread count.
   enum class Distribution : uint8_t { Uniform, Normal, Bernoulli, RandInt };
-  virtual void random(Distribution d, const Tensor& out, uint64_t seed, uint64_t offset,
-                      double a, double b) = 0;
+  virtual void random(Distribution d, const Tensor& out, uint64_t seed, uint64_t offset, double a,
+                      double b) = 0;
 
   /// out = in.index_select(dim, index); index int64 1-d, checked in range by the op.
   virtual void index_select(const Tensor& out, const Tensor& in, int64_t dim,
@@ -156,7 +205,14 @@ class Backend {
 };
 
 /// The backend of a device; a nabla::Error for a device this build does not have.
-Backend& backend_for(Device device);
-inline Backend& backend_for(const Tensor& t) { return backend_for(t.device()); }
+KernelBackend& backend_for(Device device);
+/// Refuses Half/BFloat16 tensors: nabla stores and converts them but has no kernels in
+/// them (`op` names the caller).
+[[noreturn]] void throw_reduced_precision(ScalarType t);
+inline KernelBackend& backend_for(const Tensor& t) {
+  if (isReducedFloatingType(t.scalar_type())) [[unlikely]]
+    throw_reduced_precision(t.scalar_type());
+  return backend_for(t.device());
+}
 
 }  // namespace nabla

@@ -33,6 +33,9 @@ class Device {
 std::ostream& operator<<(std::ostream& os, const Device& d);
 std::ostream& operator<<(std::ostream& os, DeviceType t);
 
+/// LibTorch's dispatch backends (c10::Backend), for Tensor::toBackend.
+enum class Backend : int8_t { CPU, CUDA, Undefined };
+
 namespace cuda {
 bool is_available();
 int64_t device_count();

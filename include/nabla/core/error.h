@@ -11,6 +11,9 @@ namespace nabla {
 class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+  /// The message (c10::Error's spelling; nabla's messages carry no backtrace).
+  const char* what_without_backtrace() const noexcept { return what(); }
+  std::string msg() const { return what(); }
 };
 
 namespace detail {
@@ -37,19 +40,17 @@ std::string str(const Args&... args) {
 }  // namespace nabla
 
 /// Throws nabla::Error with the concatenated message when `cond` is false.
-#define NABLA_CHECK(cond, ...)                                                           \
-  do {                                                                                   \
-    if (!(cond)) [[unlikely]]                                                            \
-      ::nabla::detail::throw_check_failure(#cond, __FILE__, __LINE__,                    \
-                                           ::nabla::str(__VA_ARGS__));                   \
+#define NABLA_CHECK(cond, ...)                                                                    \
+  do {                                                                                            \
+    if (!(cond)) [[unlikely]]                                                                     \
+      ::nabla::detail::throw_check_failure(#cond, __FILE__, __LINE__, ::nabla::str(__VA_ARGS__)); \
   } while (0)
 
 /// Internal invariant: a failure is a nabla bug, reported as nabla::Error too.
-#define NABLA_ASSERT(cond, ...)                                                          \
-  do {                                                                                   \
-    if (!(cond)) [[unlikely]]                                                            \
-      ::nabla::detail::throw_assert_failure(#cond, __FILE__, __LINE__,                   \
-                                            ::nabla::str(__VA_ARGS__));                  \
+#define NABLA_ASSERT(cond, ...)                                                                    \
+  do {                                                                                             \
+    if (!(cond)) [[unlikely]]                                                                      \
+      ::nabla::detail::throw_assert_failure(#cond, __FILE__, __LINE__, ::nabla::str(__VA_ARGS__)); \
   } while (0)
 
 /// Opt-in LibTorch spellings, so ported code needs no edit beyond the namespace.

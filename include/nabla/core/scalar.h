@@ -2,7 +2,10 @@
 // Scalar: a number passed to an op (c10::Scalar). Remembers whether it was written as a
 // bool, an integer or a floating value, which decides type promotion.
 #include <cstdint>
+#include <ostream>
 #include <type_traits>
+
+#include "nabla/core/half.h"
 
 namespace nabla {
 
@@ -12,9 +15,15 @@ class Scalar {
   Scalar() : Scalar(int64_t(0)) {}
   Scalar(bool v) : kind_(Kind::Bool) { i_ = v; }
   template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
-  Scalar(T v) : kind_(Kind::Int) { i_ = static_cast<int64_t>(v); }
+  Scalar(T v) : kind_(Kind::Int) {
+    i_ = static_cast<int64_t>(v);
+  }
   template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
-  Scalar(T v) : kind_(Kind::Double) { d_ = static_cast<double>(v); }
+  Scalar(T v) : kind_(Kind::Double) {
+    d_ = static_cast<double>(v);
+  }
+  Scalar(Half v) : kind_(Kind::Double) { d_ = static_cast<float>(v); }
+  Scalar(BFloat16 v) : kind_(Kind::Double) { d_ = static_cast<float>(v); }
 
   Kind kind() const { return kind_; }
   bool isFloatingPoint() const { return kind_ == Kind::Double; }
@@ -30,9 +39,12 @@ class Scalar {
   bool toBool() const { return kind_ == Kind::Double ? d_ != 0.0 : i_ != 0; }
   template <class T>
   T to() const {
-    if constexpr (std::is_same_v<T, bool>) return toBool();
-    else if constexpr (std::is_floating_point_v<T>) return static_cast<T>(toDouble());
-    else return static_cast<T>(toLong());
+    if constexpr (std::is_same_v<T, bool>)
+      return toBool();
+    else if constexpr (std::is_floating_point_v<T>)
+      return static_cast<T>(toDouble());
+    else
+      return static_cast<T>(toLong());
   }
   Scalar operator-() const { return kind_ == Kind::Double ? Scalar(-d_) : Scalar(-i_); }
 
@@ -43,5 +55,12 @@ class Scalar {
     double d_;
   };
 };
+
+/// As c10::Scalar: floating values as doubles, integers as integers, bools as true/false.
+inline std::ostream& operator<<(std::ostream& os, const Scalar& s) {
+  if (s.isFloatingPoint()) return os << s.toDouble();
+  if (s.isBoolean()) return os << (s.toBool() ? "true" : "false");
+  return os << s.toLong();
+}
 
 }  // namespace nabla

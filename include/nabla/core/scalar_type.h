@@ -8,7 +8,9 @@
 namespace nabla {
 
 /// Ordered so that a larger value never loses the smaller's category (bool < int < float).
-enum class ScalarType : int8_t { Bool, Byte, Int, Long, Float, Double };
+/// Half and BFloat16 come last: storage dtypes (nabla/core/half.h), promoted by
+/// promoteTypes' own rule.
+enum class ScalarType : int8_t { Bool, Byte, Int, Long, Float, Double, Half, BFloat16 };
 using Dtype = ScalarType;
 
 constexpr ScalarType kBool = ScalarType::Bool;
@@ -22,6 +24,9 @@ constexpr ScalarType kFloat32 = ScalarType::Float;
 constexpr ScalarType kFloat = ScalarType::Float;
 constexpr ScalarType kFloat64 = ScalarType::Double;
 constexpr ScalarType kDouble = ScalarType::Double;
+constexpr ScalarType kHalf = ScalarType::Half;
+constexpr ScalarType kFloat16 = ScalarType::Half;
+constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
 
 size_t elementSize(ScalarType t);
 /// LibTorch's name ("Float", "Long", ...), as printed by operator<<.
@@ -31,15 +36,30 @@ std::string_view dtype_name(ScalarType t);
 std::ostream& operator<<(std::ostream& os, ScalarType t);
 
 constexpr bool isFloatingType(ScalarType t) {
-  return t == ScalarType::Float || t == ScalarType::Double;
+  return t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::Half ||
+         t == ScalarType::BFloat16;
+}
+/// The 16-bit floating dtypes nabla stores and converts but does not compute in.
+constexpr bool isReducedFloatingType(ScalarType t) {
+  return t == ScalarType::Half || t == ScalarType::BFloat16;
 }
 constexpr bool isIntegralType(ScalarType t, bool include_bool) {
-  return (include_bool && t == ScalarType::Bool) || t == ScalarType::Byte ||
-         t == ScalarType::Int || t == ScalarType::Long;
+  return (include_bool && t == ScalarType::Bool) || t == ScalarType::Byte || t == ScalarType::Int ||
+         t == ScalarType::Long;
 }
 /// PyTorch's promote_types for the dtypes nabla has: the larger of the two in the
-/// order above (uint8 with int32 gives int32, bool with anything gives the other).
-constexpr ScalarType promoteTypes(ScalarType a, ScalarType b) { return a < b ? b : a; }
+/// order above (uint8 with int32 gives int32, bool with anything gives the other); a
+/// 16-bit float wins over integers, loses to float32/float64, and Half with BFloat16
+/// gives float32.
+constexpr ScalarType promoteTypes(ScalarType a, ScalarType b) {
+  if (a == b) return a;
+  if (isReducedFloatingType(a) || isReducedFloatingType(b)) {
+    const ScalarType r = isReducedFloatingType(a) ? a : b, o = isReducedFloatingType(a) ? b : a;
+    if (isReducedFloatingType(o)) return ScalarType::Float;
+    return isFloatingType(o) ? o : r;
+  }
+  return a < b ? b : a;
+}
 
 /// The default floating dtype (float32 unless set_default_dtype says otherwise).
 ScalarType get_default_dtype();
@@ -47,11 +67,39 @@ void set_default_dtype(ScalarType t);
 
 template <class T>
 struct CppTypeToScalarType;
-template <> struct CppTypeToScalarType<bool> { static constexpr ScalarType value = kBool; };
-template <> struct CppTypeToScalarType<uint8_t> { static constexpr ScalarType value = kByte; };
-template <> struct CppTypeToScalarType<int32_t> { static constexpr ScalarType value = kInt; };
-template <> struct CppTypeToScalarType<int64_t> { static constexpr ScalarType value = kLong; };
-template <> struct CppTypeToScalarType<float> { static constexpr ScalarType value = kFloat; };
-template <> struct CppTypeToScalarType<double> { static constexpr ScalarType value = kDouble; };
+template <>
+struct CppTypeToScalarType<bool> {
+  static constexpr ScalarType value = kBool;
+};
+template <>
+struct CppTypeToScalarType<uint8_t> {
+  static constexpr ScalarType value = kByte;
+};
+template <>
+struct CppTypeToScalarType<int32_t> {
+  static constexpr ScalarType value = kInt;
+};
+template <>
+struct CppTypeToScalarType<int64_t> {
+  static constexpr ScalarType value = kLong;
+};
+template <>
+struct CppTypeToScalarType<float> {
+  static constexpr ScalarType value = kFloat;
+};
+template <>
+struct CppTypeToScalarType<double> {
+  static constexpr ScalarType value = kDouble;
+};
+struct Half;
+struct BFloat16;
+template <>
+struct CppTypeToScalarType<Half> {
+  static constexpr ScalarType value = kHalf;
+};
+template <>
+struct CppTypeToScalarType<BFloat16> {
+  static constexpr ScalarType value = kBFloat16;
+};
 
 }  // namespace nabla

@@ -41,6 +41,9 @@ class StorageImpl {
   void* data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
+  /// Grows the bytes to `nbytes`, keeping the old ones in front (Tensor::resize_); every
+  /// view sees the new memory. Memory wrapped by from_blob cannot grow (nabla::Error).
+  void grow(size_t nbytes);
 
   // Note [Version counter]
   // Every in-place write to a tensor bumps the counter of its storage. Views share

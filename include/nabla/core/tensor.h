@@ -17,6 +17,8 @@
 #include "nabla/core/array_ref.h"
 #include "nabla/core/device.h"
 #include "nabla/core/error.h"
+#include "nabla/core/generator.h"
+#include "nabla/core/half.h"
 #include "nabla/core/optional.h"
 #include "nabla/core/scalar.h"
 #include "nabla/core/scalar_type.h"
@@ -36,6 +38,24 @@ class Tensor {
  public:
   Tensor() = default;
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & noexcept = default;
+  /// Assigning to a temporary writes into it, as LibTorch: `x[0] = 1;` fills the view,
+  /// `x.index({0}) = y;` copies y into it.
+  Tensor& operator=(const Scalar& value) && {
+    fill_(value);
+    return *this;
+  }
+  Tensor& operator=(const Tensor& rhs) && {
+    copy_(rhs);
+    return *this;
+  }
+  Tensor& operator=(Tensor&& rhs) && {
+    copy_(rhs);
+    return *this;
+  }
 
   // ---- Identity and geometry -------------------------------------------------------
   /// False for a default-constructed (undefined) tensor; every other method requires true.
@@ -63,7 +83,12 @@ class Tensor {
   bool is_cuda() const { return device().is_cuda(); }
   Layout layout() const { return kStrided; }
   TensorOptions options() const;
-  bool is_contiguous() const { return checked().is_contiguous(); }
+  /// Dense in `format`'s order (row-major by default; ChannelsLast for N,C,H,W tensors
+  /// whose channels are innermost).
+  bool is_contiguous(MemoryFormat format = MemoryFormat::Contiguous) const;
+  bool is_non_overlapping_and_dense() const;
+  /// ChannelsLast(3d) for a tensor laid out that way, else Contiguous.
+  MemoryFormat suggest_memory_format(bool channels_last_strides_exact_match = false) const;
   bool is_floating_point() const { return isFloatingType(scalar_type()); }
   bool is_complex() const { return false; }
   bool is_signed() const { return scalar_type() != kBool && scalar_type() != kByte; }
@@ -74,10 +99,14 @@ class Tensor {
   template <class T>
   T* data_ptr() const;
   template <class T>
-  const T* const_data_ptr() const { return data_ptr<T>(); }
+  const T* const_data_ptr() const {
+    return data_ptr<T>();
+  }
   /// The value of a one-element tensor, converted to T.
   template <class T>
-  T item() const { return item().to<T>(); }
+  T item() const {
+    return item().to<T>();
+  }
   Scalar item() const;
   /// Unchecked element access for a tensor of N dims and dtype T.
   template <class T, size_t N>
@@ -90,17 +119,30 @@ class Tensor {
   void print() const;
 
   // ---- Conversion and copies ------------------------------------------------------------
-  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
-  Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
-  Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
-  Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
+  // The result is `*this` when nothing changes and copy is false. Without a memory
+  // format (Preserve) a copy keeps this tensor's strides when it is dense, as LibTorch.
+  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false,
+            optional<MemoryFormat> memory_format = nullopt) const;
+  Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false,
+            optional<MemoryFormat> memory_format = nullopt) const;
+  Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false,
+            optional<MemoryFormat> memory_format = nullopt) const;
+  Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false,
+            optional<MemoryFormat> memory_format = nullopt) const;
   Tensor cpu() const { return to(TensorOptions(kCPU)); }
   Tensor toType(ScalarType t) const { return to(t); }
   Tensor type_as(const Tensor& other) const { return to(other.scalar_type()); }
-  Tensor contiguous() const;
-  Tensor clone() const;
+  /// This tensor when already dense in `memory_format`, else a copy laid out that way.
+  Tensor contiguous(MemoryFormat memory_format = MemoryFormat::Contiguous) const;
+  /// A copy with its own storage; Preserve (the default) keeps dense strides.
+  Tensor clone(optional<MemoryFormat> memory_format = nullopt) const;
   /// Copies `src` (broadcast to this shape, converted to this dtype) into this tensor.
   const Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
+  /// Changes sizes in place (row-major strides); storage grows when needed and keeps its
+  /// leading bytes. Refused for tensors that require grad, as LibTorch.
+  const Tensor& resize_(IntArrayRef size, optional<MemoryFormat> memory_format = nullopt) const;
+  const Tensor& resize_as_(const Tensor& other,
+                           optional<MemoryFormat> memory_format = nullopt) const;
   const Tensor& fill_(const Scalar& value) const;
   const Tensor& fill_(const Tensor& value) const;
   const Tensor& zero_() const;
@@ -149,8 +191,8 @@ class Tensor {
   Tensor movedim(int64_t source, int64_t destination) const;
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   Tensor select(int64_t dim, int64_t index) const;
-  Tensor slice(int64_t dim = 0, optional<int64_t> start = nullopt,
-               optional<int64_t> end = nullopt, int64_t step = 1) const;
+  Tensor slice(int64_t dim = 0, optional<int64_t> start = nullopt, optional<int64_t> end = nullopt,
+               int64_t step = 1) const;
   Tensor expand(IntArrayRef size, bool implicit = false) const;
   Tensor expand_as(const Tensor& other) const { return expand(other.sizes()); }
   Tensor broadcast_to(IntArrayRef size) const { return expand(size); }
@@ -326,12 +368,19 @@ class Tensor {
   Tensor prod(int64_t dim, bool keepdim = false, optional<ScalarType> dtype = nullopt) const;
   Tensor max() const;
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  /// Elementwise maximum (as maximum()).
+  Tensor max(const Tensor& other) const { return maximum(other); }
   Tensor min() const;
   std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor min(const Tensor& other) const { return minimum(other); }
   Tensor amax(IntArrayRef dim = {}, bool keepdim = false) const;
   Tensor amin(IntArrayRef dim = {}, bool keepdim = false) const;
   Tensor argmax(optional<int64_t> dim = nullopt, bool keepdim = false) const;
   Tensor argmin(optional<int64_t> dim = nullopt, bool keepdim = false) const;
+  // x.var(0) / x.std(0) reduce dim 0, as LibTorch's C++-only int overloads (gh-40287):
+  // without them int -> bool would win over int -> IntArrayRef.
+  Tensor var(int dim) const { return var(IntArrayRef{static_cast<int64_t>(dim)}); }
+  Tensor std(int dim) const { return std(IntArrayRef{static_cast<int64_t>(dim)}); }
   Tensor var(bool unbiased = true) const;
   Tensor var(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
   Tensor std(bool unbiased = true) const;
@@ -358,6 +407,8 @@ class Tensor {
   Tensor argsort(int64_t dim = -1, bool descending = false) const;
   std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
                                   bool sorted = true) const;
+  /// The k-th smallest element (k from 1) along dim and its index.
+  std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
 
   // ---- Linear algebra ----------------------------------------------------------------------
   Tensor matmul(const Tensor& other) const;
@@ -376,6 +427,294 @@ class Tensor {
   const Tensor& normal_(double mean = 0, double std = 1) const;
   const Tensor& bernoulli_(double p = 0.5) const;
   const Tensor& random_(int64_t from, int64_t to) const;
+  /// Indices drawn from the rows of this (non-negative weights) tensor.
+  Tensor multinomial(int64_t num_samples, bool replacement = false,
+                     optional<Generator> generator = nullopt) const;
+
+  // ---- Factories from this tensor (dtype and device from it unless options say) -----
+  Tensor new_empty(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_empty_strided(IntArrayRef size, IntArrayRef stride,
+                           const TensorOptions& options = {}) const;
+  Tensor new_zeros(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_ones(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_full(IntArrayRef size, const Scalar& fill_value,
+                  const TensorOptions& options = {}) const;
+
+  // ---- More of LibTorch's methods: aliases and ops composed from the ones above -------
+  // (src/ops/composite_*.cpp; gradients come from the pieces unless noted there.)
+  // Aliases.
+  const Tensor& absolute_() const { return abs_(); }
+  const Tensor& negative_() const { return neg_(); }
+  Tensor arccos() const { return acos(); }
+  const Tensor& arccos_() const { return acos_(); }
+  Tensor arcsin() const { return asin(); }
+  const Tensor& arcsin_() const { return asin_(); }
+  Tensor arctan() const { return atan(); }
+  const Tensor& arctan_() const { return atan_(); }
+  Tensor arctan2(const Tensor& other) const { return atan2(other); }
+  const Tensor& arctan2_(const Tensor& other) const { return atan2_(other); }
+  const Tensor& atan2_(const Tensor& other) const;
+  Tensor fix() const { return trunc(); }
+  const Tensor& fix_() const { return trunc_(); }
+  Tensor sgn() const { return sign(); }
+  const Tensor& sgn_() const { return sign_(); }
+  /// The tensor itself (a bool tensor is an error, as LibTorch's unary +).
+  Tensor positive() const;
+  const Tensor& clip_(optional<Scalar> min = nullopt, optional<Scalar> max = nullopt) const {
+    return clamp_(min, max);
+  }
+  Tensor greater(const Tensor& other) const { return gt(other); }
+  Tensor greater(const Scalar& other) const { return gt(other); }
+  Tensor greater_equal(const Tensor& other) const { return ge(other); }
+  Tensor greater_equal(const Scalar& other) const { return ge(other); }
+  Tensor less(const Tensor& other) const { return lt(other); }
+  Tensor less(const Scalar& other) const { return lt(other); }
+  Tensor less_equal(const Tensor& other) const { return le(other); }
+  Tensor less_equal(const Scalar& other) const { return le(other); }
+  Tensor not_equal(const Tensor& other) const { return ne(other); }
+  Tensor not_equal(const Scalar& other) const { return ne(other); }
+  Tensor multiply(const Tensor& other) const { return mul(other); }
+  Tensor multiply(const Scalar& other) const { return mul(other); }
+  const Tensor& multiply_(const Tensor& other) const { return mul_(other); }
+  const Tensor& multiply_(const Scalar& other) const { return mul_(other); }
+  Tensor divide(const Tensor& other) const { return div(other); }
+  Tensor divide(const Scalar& other) const { return div(other); }
+  const Tensor& divide_(const Tensor& other) const { return div_(other); }
+  const Tensor& divide_(const Scalar& other) const { return div_(other); }
+  Tensor true_divide(const Tensor& other) const { return div(other); }
+  Tensor true_divide(const Scalar& other) const { return div(other); }
+  const Tensor& true_divide_(const Tensor& other) const { return div_(other); }
+  const Tensor& true_divide_(const Scalar& other) const { return div_(other); }
+  Tensor subtract(const Tensor& other, const Scalar& alpha = 1) const { return sub(other, alpha); }
+  Tensor subtract(const Scalar& other, const Scalar& alpha = 1) const { return sub(other, alpha); }
+  const Tensor& subtract_(const Tensor& other, const Scalar& alpha = 1) const {
+    return sub_(other, alpha);
+  }
+  const Tensor& subtract_(const Scalar& other, const Scalar& alpha = 1) const {
+    return sub_(other, alpha);
+  }
+  Tensor ger(const Tensor& vec2) const { return outer(vec2); }
+  Tensor vdot(const Tensor& other) const { return dot(other); }
+  Tensor swapaxes(int64_t axis0, int64_t axis1) const { return transpose(axis0, axis1); }
+  Tensor swapdims(int64_t dim0, int64_t dim1) const { return transpose(dim0, dim1); }
+  const Tensor& swapaxes_(int64_t axis0, int64_t axis1) const { return transpose_(axis0, axis1); }
+  const Tensor& swapdims_(int64_t dim0, int64_t dim1) const { return transpose_(dim0, dim1); }
+  Tensor moveaxis(int64_t source, int64_t destination) const {
+    return movedim(source, destination);
+  }
+  Tensor movedim(IntArrayRef source, IntArrayRef destination) const;
+  Tensor moveaxis(IntArrayRef source, IntArrayRef destination) const {
+    return movedim(source, destination);
+  }
+  Tensor argwhere() const { return nonzero(); }
+  // In-place forms (the result is written into this tensor, in its dtype).
+  const Tensor& eq_(const Tensor& other) const;
+  const Tensor& eq_(const Scalar& other) const;
+  const Tensor& ne_(const Tensor& other) const;
+  const Tensor& ne_(const Scalar& other) const;
+  const Tensor& lt_(const Tensor& other) const;
+  const Tensor& lt_(const Scalar& other) const;
+  const Tensor& le_(const Tensor& other) const;
+  const Tensor& le_(const Scalar& other) const;
+  const Tensor& gt_(const Tensor& other) const;
+  const Tensor& gt_(const Scalar& other) const;
+  const Tensor& ge_(const Tensor& other) const;
+  const Tensor& ge_(const Scalar& other) const;
+  const Tensor& greater_(const Tensor& other) const { return gt_(other); }
+  const Tensor& greater_(const Scalar& other) const { return gt_(other); }
+  const Tensor& greater_equal_(const Tensor& other) const { return ge_(other); }
+  const Tensor& greater_equal_(const Scalar& other) const { return ge_(other); }
+  const Tensor& less_(const Tensor& other) const { return lt_(other); }
+  const Tensor& less_(const Scalar& other) const { return lt_(other); }
+  const Tensor& less_equal_(const Tensor& other) const { return le_(other); }
+  const Tensor& less_equal_(const Scalar& other) const { return le_(other); }
+  const Tensor& not_equal_(const Tensor& other) const { return ne_(other); }
+  const Tensor& not_equal_(const Scalar& other) const { return ne_(other); }
+  const Tensor& logical_and_(const Tensor& other) const;
+  const Tensor& logical_or_(const Tensor& other) const;
+  const Tensor& logical_xor_(const Tensor& other) const;
+  const Tensor& bitwise_and_(const Tensor& other) const;
+  const Tensor& bitwise_or_(const Tensor& other) const;
+  const Tensor& bitwise_xor_(const Tensor& other) const;
+  const Tensor& bitwise_not_() const;
+  const Tensor& remainder_(const Tensor& other) const;
+  const Tensor& remainder_(const Scalar& other) const;
+  const Tensor& cumsum_(int64_t dim, optional<ScalarType> dtype = nullopt) const;
+  const Tensor& tril_(int64_t diagonal = 0) const;
+  const Tensor& triu_(int64_t diagonal = 0) const;
+  /// In-place transpose: this tensor's own sizes and strides change (a view op).
+  const Tensor& transpose_(int64_t dim0, int64_t dim1) const;
+  const Tensor& t_() const;
+  // Elementwise math.
+  Tensor hypot(const Tensor& other) const;
+  const Tensor& hypot_(const Tensor& other) const;
+  Tensor logaddexp(const Tensor& other) const;
+  Tensor logaddexp2(const Tensor& other) const;
+  /// x * log(y), 0 where x == 0 (and y is not NaN).
+  Tensor xlogy(const Tensor& other) const;
+  Tensor xlogy(const Scalar& other) const;
+  const Tensor& xlogy_(const Tensor& other) const;
+  Tensor copysign(const Tensor& other) const;
+  Tensor copysign(const Scalar& other) const;
+  Tensor deg2rad() const;
+  Tensor rad2deg() const;
+  /// sin(pi x) / (pi x), 1 at 0.
+  Tensor sinc() const;
+  /// log(p / (1 - p)), with p clamped to [eps, 1 - eps] when eps is given.
+  Tensor logit(optional<double> eps = nullopt) const;
+  /// pow in float64.
+  Tensor float_power(const Tensor& exponent) const;
+  Tensor float_power(const Scalar& exponent) const;
+  Tensor floor_divide(const Tensor& other) const;
+  Tensor floor_divide(const Scalar& other) const;
+  const Tensor& floor_divide_(const Tensor& other) const;
+  const Tensor& floor_divide_(const Scalar& other) const;
+  /// The remainder with the sign of the dividend (C's fmod).
+  Tensor fmod(const Tensor& other) const;
+  Tensor fmod(const Scalar& other) const;
+  const Tensor& fmod_(const Tensor& other) const;
+  const Tensor& fmod_(const Scalar& other) const;
+  /// maximum / minimum that prefer the number over NaN.
+  Tensor fmax(const Tensor& other) const;
+  Tensor fmin(const Tensor& other) const;
+  Tensor heaviside(const Tensor& values) const;
+  Tensor erfc() const;
+  const Tensor& erfc_() const;
+  Tensor signbit() const;
+  Tensor isneginf() const;
+  Tensor isposinf() const;
+  Tensor isreal() const;
+  Tensor nan_to_num(optional<double> nan = nullopt, optional<double> posinf = nullopt,
+                    optional<double> neginf = nullopt) const;
+  const Tensor& nan_to_num_(optional<double> nan = nullopt, optional<double> posinf = nullopt,
+                            optional<double> neginf = nullopt) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  // Special functions (src/ops/special_functions.cpp).
+  Tensor lgamma() const;
+  Tensor digamma() const;
+  Tensor polygamma(int64_t n) const;
+  Tensor erfinv() const;
+  Tensor i0() const;
+  // Reductions and scans.
+  Tensor nansum(IntArrayRef dim = {}, bool keepdim = false,
+                optional<ScalarType> dtype = nullopt) const;
+  Tensor nanmean(IntArrayRef dim = {}, bool keepdim = false,
+                 optional<ScalarType> dtype = nullopt) const;
+  Tensor count_nonzero(IntArrayRef dim) const;
+  Tensor count_nonzero(optional<int64_t> dim = nullopt) const;
+  Tensor cumprod(int64_t dim, optional<ScalarType> dtype = nullopt) const;
+  const Tensor& cumprod_(int64_t dim, optional<ScalarType> dtype = nullopt) const;
+  Tensor logcumsumexp(int64_t dim) const;
+  std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
+  std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
+  Tensor diff(int64_t n = 1, int64_t dim = -1, const optional<Tensor>& prepend = {},
+              const optional<Tensor>& append = {}) const;
+  /// The lower median (of the flattened tensor, or along dim with its index); NaN
+  /// propagates. nanmedian ignores NaN.
+  Tensor median() const;
+  std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
+  Tensor nanmedian() const;
+  std::tuple<Tensor, Tensor> nanmedian(int64_t dim, bool keepdim = false) const;
+  /// The most frequent value along dim (the smallest on ties) and an index of it.
+  std::tuple<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> aminmax(optional<int64_t> dim = nullopt, bool keepdim = false) const;
+  Tensor histc(int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0) const;
+  Tensor bincount(const optional<Tensor>& weights = {}, int64_t minlength = 0) const;
+  Tensor msort() const;
+  Tensor trace() const;
+  Tensor dist(const Tensor& other, const Scalar& p = 2) const;
+  Tensor renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
+  const Tensor& renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
+  // Shapes and indexing.
+  Tensor mT() const;
+  Tensor mH() const { return mT(); }
+  Tensor adjoint() const { return mT(); }
+  Tensor matrix_H() const;
+  Tensor ravel() const { return reshape({-1}); }
+  Tensor narrow_copy(int64_t dim, int64_t start, int64_t length) const {
+    return narrow(dim, start, length).clone(MemoryFormat::Contiguous);
+  }
+  /// Sliding windows of `size` elements with `step` along `dimension`, as a new last dim (a view).
+  Tensor unfold(int64_t dimension, int64_t size, int64_t step) const;
+  Tensor diag(int64_t diagonal = 0) const;
+  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+  Tensor diagflat(int64_t offset = 0) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  Tensor tile(IntArrayRef dims) const;
+  Tensor repeat_interleave(int64_t repeats, optional<int64_t> dim = nullopt,
+                           optional<int64_t> output_size = nullopt) const;
+  Tensor repeat_interleave(const Tensor& repeats, optional<int64_t> dim = nullopt,
+                           optional<int64_t> output_size = nullopt) const;
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source,
+                   const Scalar& alpha = 1) const;
+  const Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source,
+                           const Scalar& alpha = 1) const;
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
+  const Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const;
+  const Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const;
+  const Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const;
+  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
+  const Tensor& masked_scatter_(const Tensor& mask, const Tensor& source) const;
+  /// Elements at flat (row-major) indices.
+  Tensor take(const Tensor& index) const;
+  Tensor take_along_dim(const Tensor& indices, optional<int64_t> dim = nullopt) const;
+  Tensor flipud() const;
+  Tensor fliplr() const;
+  Tensor rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
+  /// Sums broadcast dims away so the result has `size` (the inverse of expand).
+  Tensor sum_to_size(IntArrayRef size) const;
+  bool is_same_size(const Tensor& other) const { return sizes() == other.sizes(); }
+  /// The truth value of a one-element tensor.
+  bool is_nonzero() const;
+  // Products.
+  Tensor inner(const Tensor& other) const;
+  Tensor kron(const Tensor& other) const;
+  Tensor cross(const Tensor& other, optional<int64_t> dim = nullopt) const;
+  Tensor addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
+               const Scalar& alpha = 1) const;
+  const Tensor& addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
+                       const Scalar& alpha = 1) const;
+  Tensor addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1,
+              const Scalar& alpha = 1) const;
+  const Tensor& addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1,
+                      const Scalar& alpha = 1) const;
+  Tensor addbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                const Scalar& alpha = 1) const;
+  const Tensor& addbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                        const Scalar& alpha = 1) const;
+  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                 const Scalar& alpha = 1) const;
+  const Tensor& baddbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                         const Scalar& alpha = 1) const;
+  // Random fills (the default generator unless one is given).
+  const Tensor& exponential_(double lambd = 1, optional<Generator> generator = nullopt) const;
+  const Tensor& geometric_(double p, optional<Generator> generator = nullopt) const;
+  const Tensor& cauchy_(double median = 0, double sigma = 1,
+                        optional<Generator> generator = nullopt) const;
+  const Tensor& log_normal_(double mean = 1, double std = 2,
+                            optional<Generator> generator = nullopt) const;
+  /// 0/1 draws with this tensor's values as probabilities (or p for every element).
+  Tensor bernoulli(optional<Generator> generator = nullopt) const;
+  Tensor bernoulli(double p, optional<Generator> generator = nullopt) const;
+  // Identity and conversions of LibTorch's older API.
+  /// -1: the CPU has no device index.
+  int64_t get_device() const { return -1; }
+  bool is_inference() const { return false; }
+  bool is_meta() const { return false; }
+  bool is_sparse() const { return false; }
+  bool is_mkldnn() const { return false; }
+  bool is_quantized() const { return false; }
+  bool has_names() const { return false; }
+  bool is_alias_of(const Tensor& other) const {
+    return impl()->storage() == other.impl()->storage();
+  }
+  /// The name of a variable (always empty: nabla does not name tensors).
+  const std::string& name() const;
+  Tensor toBackend(Backend backend) const;
+  Device toDevice() const { return device(); }
 
  private:
   const TensorImpl& checked() const {
@@ -388,12 +727,15 @@ class Tensor {
 };
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
+/// A list of tensors, separated by spaces (as LibTorch's Debian build prints one, through
+/// glog's container printing; at most 100 elements, then "...").
+std::ostream& operator<<(std::ostream& os, const std::vector<Tensor>& tensors);
 
 // ---- Operators ------------------------------------------------------------------------
 Tensor operator-(const Tensor& a);
 Tensor operator!(const Tensor& a);
 Tensor operator~(const Tensor& a);
-#define NABLA_DECLARE_BINARY_OPERATOR(op)              \
+#define NABLA_DECLARE_BINARY_OPERATOR(op)               \
   Tensor operator op(const Tensor& a, const Tensor& b); \
   Tensor operator op(const Tensor& a, const Scalar& b); \
   Tensor operator op(const Scalar& a, const Tensor& b);
@@ -434,7 +776,8 @@ unsigned Tensor::register_hook(F&& hook) const {
       return Tensor();
     });
   } else {
-    return detail::register_tensor_hook(*this, std::function<Tensor(const Tensor&)>(std::forward<F>(hook)));
+    return detail::register_tensor_hook(
+        *this, std::function<Tensor(const Tensor&)>(std::forward<F>(hook)));
   }
 }
 

@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "nabla/core/error.h"
@@ -44,7 +45,8 @@ class StatelessDataLoader {
     NABLA_CHECK(options_.batch_size() > 0, "DataLoader: batch_size must be positive");
     max_jobs_ = options_.max_jobs().value_or(2 * options_.workers());
     if (options_.workers() > 0) NABLA_CHECK(max_jobs_ > 0, "DataLoader: max_jobs must be positive");
-    for (size_t i = 0; i < options_.workers(); ++i) threads_.emplace_back([this] { worker_loop(); });
+    for (size_t i = 0; i < options_.workers(); ++i)
+      threads_.emplace_back([this] { worker_loop(); });
   }
   StatelessDataLoader(const StatelessDataLoader&) = delete;
   StatelessDataLoader& operator=(const StatelessDataLoader&) = delete;
@@ -188,22 +190,25 @@ class StatelessDataLoader {
   bool exhausted_ = false, stopping_ = false;
 };
 
-/// A loader over `dataset` with a sampler of its size (RandomSampler by default).
-template <class Sampler = samplers::RandomSampler, class Dataset>
+/// A loader over `dataset` drawing indices from `sampler`. `options` has no default here,
+/// as in LibTorch: make_data_loader(dataset, 64) must mean a batch size, not a sampler.
+template <class Dataset, class Sampler>
 std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(Dataset dataset,
-                                                                        DataLoaderOptions options = {}) {
-  const auto size = dataset.size();
-  NABLA_CHECK(size.has_value(), "make_data_loader: the dataset has no size; pass a sampler");
-  Sampler sampler(*size);
-  return std::make_unique<StatelessDataLoader<Dataset, Sampler>>(std::move(dataset), std::move(sampler),
-                                                                 std::move(options));
+                                                                        Sampler sampler,
+                                                                        DataLoaderOptions options) {
+  return std::make_unique<StatelessDataLoader<Dataset, Sampler>>(
+      std::move(dataset), std::move(sampler), std::move(options));
 }
 
-template <class Dataset, class Sampler>
-std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(Dataset dataset, Sampler sampler,
-                                                                        DataLoaderOptions options = {}) {
-  return std::make_unique<StatelessDataLoader<Dataset, Sampler>>(std::move(dataset), std::move(sampler),
-                                                                 std::move(options));
+/// A loader over `dataset` with a sampler of its size (RandomSampler by default):
+///   make_data_loader<samplers::SequentialSampler>(std::move(dataset), 64)
+template <class Sampler = samplers::RandomSampler, class Dataset,
+          std::enable_if_t<std::is_constructible_v<Sampler, size_t>, int> = 0>
+std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(
+    Dataset dataset, DataLoaderOptions options = {}) {
+  const auto size = dataset.size();
+  NABLA_CHECK(size.has_value(), "make_data_loader: the dataset has no size; pass a sampler");
+  return make_data_loader(std::move(dataset), Sampler(*size), std::move(options));
 }
 
 }  // namespace nabla::data

@@ -23,6 +23,8 @@ class BatchDataset {
   using SelfType = Self;
   using BatchType = Batch;
   using BatchRequestType = BatchRequest;
+  /// A stateful dataset yields optional batches (and needs no sampler); nabla's are stateless.
+  static constexpr bool is_stateful = false;
   virtual ~BatchDataset() = default;
   virtual Batch get_batch(BatchRequest request) = 0;
   /// The number of examples (nullopt: unknown).
@@ -32,6 +34,11 @@ class BatchDataset {
   template <class Transform>
   MapDataset<Self, Transform> map(Transform transform) && {
     return MapDataset<Self, Transform>(std::move(static_cast<Self&>(*this)), std::move(transform));
+  }
+  /// From an lvalue, a copy of this dataset is mapped (as LibTorch).
+  template <class Transform>
+  MapDataset<Self, Transform> map(Transform transform) const& {
+    return MapDataset<Self, Transform>(static_cast<const Self&>(*this), std::move(transform));
   }
 };
 
@@ -49,11 +56,10 @@ class Dataset : public BatchDataset<Self, std::vector<SingleExample>> {
 };
 
 template <class Source, class AppliedTransform>
-class MapDataset
-    : public BatchDataset<MapDataset<Source, AppliedTransform>,
-                          decltype(std::declval<AppliedTransform&>().apply_batch(
-                              std::declval<typename Source::BatchType>())),
-                          typename Source::BatchRequestType> {
+class MapDataset : public BatchDataset<MapDataset<Source, AppliedTransform>,
+                                       decltype(std::declval<AppliedTransform&>().apply_batch(
+                                           std::declval<typename Source::BatchType>())),
+                                       typename Source::BatchRequestType> {
  public:
   using BatchType = decltype(std::declval<AppliedTransform&>().apply_batch(
       std::declval<typename Source::BatchType>()));
@@ -72,10 +78,22 @@ class MapDataset
   AppliedTransform transform_;
 };
 
-/// Examples from two tensors of equal first dimension: example i is (data[i], target[i]).
-class TensorDataset : public Dataset<TensorDataset, Example<>> {
+/// Examples from the rows of one tensor, without targets, as LibTorch's TensorDataset:
+/// example i is tensor[i].
+class TensorDataset : public Dataset<TensorDataset, TensorExample> {
  public:
-  TensorDataset(Tensor data, Tensor target);
+  explicit TensorDataset(const std::vector<Tensor>& tensors);
+  explicit TensorDataset(Tensor tensor);
+  TensorExample get(size_t index) override;
+  optional<size_t> size() const override { return static_cast<size_t>(tensor.size(0)); }
+  Tensor tensor;
+};
+
+/// Examples from two tensors of equal first dimension: example i is (data[i], target[i]).
+/// (nabla's; LibTorch has no dataset of tensor pairs.)
+class TensorPairDataset : public Dataset<TensorPairDataset, Example<>> {
+ public:
+  TensorPairDataset(Tensor data, Tensor target);
   Example<> get(size_t index) override;
   optional<size_t> size() const override { return static_cast<size_t>(data_.size(0)); }
   const Tensor& data() const { return data_; }
@@ -86,3 +104,9 @@ class TensorDataset : public Dataset<TensorDataset, Example<>> {
 };
 
 }  // namespace nabla::data::datasets
+
+namespace nabla::data {
+// LibTorch exposes the two base classes one namespace up as well.
+using datasets::BatchDataset;
+using datasets::Dataset;
+}  // namespace nabla::data

@@ -92,4 +92,15 @@ struct Stack<Example<>> : BatchTransform<std::vector<Example<>>, Example<>> {
   }
 };
 
+/// Stacks the data of target-less examples along a new first dimension.
+template <>
+struct Stack<TensorExample> : BatchTransform<std::vector<TensorExample>, TensorExample> {
+  TensorExample apply_batch(std::vector<TensorExample> examples) override {
+    std::vector<Tensor> data;
+    data.reserve(examples.size());
+    for (auto& e : examples) data.push_back(std::move(e.data));
+    return stack(data);
+  }
+};
+
 }  // namespace nabla::data::transforms

@@ -5,6 +5,7 @@
 // Each family's options structs and functions live in nn/functional/<family>.h; the
 // kernels are the free functions of nabla/ops/<family>.h.
 #include "nabla/nn/functional/activation.h"
+#include "nabla/nn/functional/attention.h"
 #include "nabla/nn/functional/conv.h"
 #include "nabla/nn/functional/distance.h"
 #include "nabla/nn/functional/dropout.h"

@@ -88,8 +88,10 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual void to(ScalarType dtype, bool non_blocking = false);
   virtual void to(Device device, bool non_blocking = false);
 
-  /// Resets the gradients of every parameter: undefined (set_to_none) or zero.
-  virtual void zero_grad(bool set_to_none = true);
+  /// Resets the gradients of every parameter: zeroed in place by default, as LibTorch
+  /// 1.13 (its set_to_none defaults to false; LibTorch 2.x changed it to true), or made
+  /// undefined with set_to_none = true.
+  virtual void zero_grad(bool set_to_none = false);
 
   /// The module as its concrete type, or nullptr: `m->as<nn::Linear>()` gives a
   /// LinearImpl*; `m->as<LinearImpl>()` too.
@@ -160,7 +162,8 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual void clone_(Module& other, const optional<Device>& device);
 
  private:
-  template <class> friend class Cloneable;
+  template <class>
+  friend class Cloneable;
   void check_child_name(const char* what, const std::string& name) const;
   void collect_named(bool parameters, const std::string& prefix, bool recurse,
                      OrderedDict<std::string, Tensor>& out) const;

@@ -9,7 +9,11 @@
 
 namespace nabla {
 
-Tensor empty(IntArrayRef size, const TensorOptions& options = {});
+/// Uninitialized; laid out in `memory_format` (or the options') when given.
+Tensor empty(IntArrayRef size, const TensorOptions& options = {},
+             optional<MemoryFormat> memory_format = nullopt);
+/// Uninitialized with the given strides (storage for the elements they reach).
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& options = {});
 Tensor zeros(IntArrayRef size, const TensorOptions& options = {});
 Tensor ones(IntArrayRef size, const TensorOptions& options = {});
 /// Without a dtype in `options`, the dtype follows the fill value (bool, int64 or the
@@ -45,14 +49,24 @@ Tensor bernoulli(const Tensor& p, optional<Generator> generator = nullopt);
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false,
                    optional<Generator> generator = nullopt);
 
-Tensor empty_like(const Tensor& t, const TensorOptions& options = {});
-Tensor zeros_like(const Tensor& t, const TensorOptions& options = {});
-Tensor ones_like(const Tensor& t, const TensorOptions& options = {});
-Tensor full_like(const Tensor& t, const Scalar& fill_value, const TensorOptions& options = {});
-Tensor rand_like(const Tensor& t, const TensorOptions& options = {});
-Tensor randn_like(const Tensor& t, const TensorOptions& options = {});
-Tensor randint_like(const Tensor& t, int64_t high, const TensorOptions& options = {});
-Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options = {});
+// The *_like factories take t's sizes, dtype and device unless `options` say otherwise,
+// and t's layout when it is dense (MemoryFormat::Preserve, the default), as LibTorch.
+Tensor empty_like(const Tensor& t, const TensorOptions& options = {},
+                  optional<MemoryFormat> memory_format = nullopt);
+Tensor zeros_like(const Tensor& t, const TensorOptions& options = {},
+                  optional<MemoryFormat> memory_format = nullopt);
+Tensor ones_like(const Tensor& t, const TensorOptions& options = {},
+                 optional<MemoryFormat> memory_format = nullopt);
+Tensor full_like(const Tensor& t, const Scalar& fill_value, const TensorOptions& options = {},
+                 optional<MemoryFormat> memory_format = nullopt);
+Tensor rand_like(const Tensor& t, const TensorOptions& options = {},
+                 optional<MemoryFormat> memory_format = nullopt);
+Tensor randn_like(const Tensor& t, const TensorOptions& options = {},
+                  optional<MemoryFormat> memory_format = nullopt);
+Tensor randint_like(const Tensor& t, int64_t high, const TensorOptions& options = {},
+                    optional<MemoryFormat> memory_format = nullopt);
+Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options = {},
+                    optional<MemoryFormat> memory_format = nullopt);
 
 /// Wraps user memory without copying. The deleter (if any) runs when the last tensor
 /// over it is gone; without one the caller keeps the memory alive.

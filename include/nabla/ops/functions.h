@@ -90,12 +90,18 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);
 
 // Reductions
 Tensor sum(const Tensor& x, optional<ScalarType> dtype = nullopt);
-Tensor sum(const Tensor& x, IntArrayRef dim, bool keepdim = false, optional<ScalarType> dtype = nullopt);
+Tensor sum(const Tensor& x, IntArrayRef dim, bool keepdim = false,
+           optional<ScalarType> dtype = nullopt);
 Tensor mean(const Tensor& x, optional<ScalarType> dtype = nullopt);
-Tensor mean(const Tensor& x, IntArrayRef dim, bool keepdim = false, optional<ScalarType> dtype = nullopt);
+Tensor mean(const Tensor& x, IntArrayRef dim, bool keepdim = false,
+            optional<ScalarType> dtype = nullopt);
 Tensor prod(const Tensor& x, optional<ScalarType> dtype = nullopt);
-Tensor prod(const Tensor& x, int64_t dim, bool keepdim = false, optional<ScalarType> dtype = nullopt);
+Tensor prod(const Tensor& x, int64_t dim, bool keepdim = false,
+            optional<ScalarType> dtype = nullopt);
 Tensor max(const Tensor& x);
+/// Elementwise (as maximum / minimum).
+inline Tensor max(const Tensor& a, const Tensor& b) { return a.maximum(b); }
+inline Tensor min(const Tensor& a, const Tensor& b) { return a.minimum(b); }
 std::tuple<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor min(const Tensor& x);
 std::tuple<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false);
@@ -107,7 +113,27 @@ Tensor var(const Tensor& x, bool unbiased = true);
 Tensor var(const Tensor& x, IntArrayRef dim, bool unbiased = true, bool keepdim = false);
 Tensor std(const Tensor& x, bool unbiased = true);
 Tensor std(const Tensor& x, IntArrayRef dim, bool unbiased = true, bool keepdim = false);
-// A braced list ({1}) would otherwise bind var(x, bool) / std(x, bool); LibTorch reduces dims.
+// var(x, 0) / std(x, 0) reduce dim 0, as LibTorch's C++-only int overloads (int -> bool
+// would otherwise win); a braced list ({1}) likewise reduces dims.
+inline Tensor var(const Tensor& x, int dim) {
+  return var(x, IntArrayRef{static_cast<int64_t>(dim)});
+}
+inline Tensor std(const Tensor& x, int dim) {
+  return std(x, IntArrayRef{static_cast<int64_t>(dim)});
+}
+/// (variance, mean) and (standard deviation, mean) in one call.
+std::tuple<Tensor, Tensor> var_mean(const Tensor& x, bool unbiased = true);
+std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dim, bool unbiased = true,
+                                    bool keepdim = false);
+std::tuple<Tensor, Tensor> std_mean(const Tensor& x, bool unbiased = true);
+std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dim, bool unbiased = true,
+                                    bool keepdim = false);
+inline std::tuple<Tensor, Tensor> var_mean(const Tensor& x, int dim) {
+  return var_mean(x, IntArrayRef{static_cast<int64_t>(dim)});
+}
+inline std::tuple<Tensor, Tensor> std_mean(const Tensor& x, int dim) {
+  return std_mean(x, IntArrayRef{static_cast<int64_t>(dim)});
+}
 inline Tensor var(const Tensor& x, std::initializer_list<int64_t> dim, bool unbiased = true,
                   bool keepdim = false) {
   return var(x, IntArrayRef(dim), unbiased, keepdim);
@@ -126,6 +152,8 @@ std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim = -1, bool descendi
 Tensor argsort(const Tensor& x, int64_t dim = -1, bool descending = false);
 std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim = -1, bool largest = true,
                                 bool sorted = true);
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim = -1,
+                                    bool keepdim = false);
 
 // Linear algebra
 Tensor matmul(const Tensor& a, const Tensor& b);
@@ -146,6 +174,13 @@ Tensor stack(TensorList tensors, int64_t dim = 0);
 Tensor hstack(TensorList tensors);
 Tensor vstack(TensorList tensors);
 std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim = 0);
+inline std::vector<Tensor> split(const Tensor& x, IntArrayRef split_sizes, int64_t dim = 0) {
+  return x.split(split_sizes, dim);
+}
+inline std::vector<Tensor> split_with_sizes(const Tensor& x, IntArrayRef split_sizes,
+                                            int64_t dim = 0) {
+  return x.split_with_sizes(split_sizes, dim);
+}
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim = 0);
 std::vector<Tensor> unbind(const Tensor& x, int64_t dim = 0);
 Tensor reshape(const Tensor& x, IntArrayRef shape);
@@ -163,8 +198,8 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index, bool sparse_gra
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value);
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
-Tensor index_put(const Tensor& x, const std::vector<optional<Tensor>>& indices, const Tensor& values,
-                 bool accumulate = false);
+Tensor index_put(const Tensor& x, const std::vector<optional<Tensor>>& indices,
+                 const Tensor& values, bool accumulate = false);
 Tensor masked_select(const Tensor& x, const Tensor& mask);
 Tensor repeat_interleave(const Tensor& x, int64_t repeats, optional<int64_t> dim = nullopt);
 Tensor flip(const Tensor& x, IntArrayRef dims);
@@ -176,5 +211,219 @@ Tensor triu(const Tensor& x, int64_t diagonal = 0);
 Tensor constant_pad_nd(const Tensor& x, IntArrayRef pad, const Scalar& value = 0);
 std::vector<Tensor> broadcast_tensors(TensorList tensors);
 std::vector<Tensor> meshgrid(TensorList tensors, const std::string& indexing = "ij");
+
+// ---- More of LibTorch's free functions: aliases and composites (the Tensor methods of
+// the same names hold the implementations; tensor.h lists what each does) -------------
+inline Tensor arccos(const Tensor& x) { return x.acos(); }
+inline Tensor arcsin(const Tensor& x) { return x.asin(); }
+inline Tensor arctan(const Tensor& x) { return x.atan(); }
+inline Tensor arctan2(const Tensor& a, const Tensor& b) { return a.atan2(b); }
+inline Tensor fix(const Tensor& x) { return x.trunc(); }
+inline Tensor sgn(const Tensor& x) { return x.sign(); }
+inline Tensor positive(const Tensor& x) { return x.positive(); }
+inline Tensor greater(const Tensor& a, const Tensor& b) { return a.gt(b); }
+inline Tensor greater(const Tensor& a, const Scalar& b) { return a.gt(b); }
+inline Tensor greater_equal(const Tensor& a, const Tensor& b) { return a.ge(b); }
+inline Tensor greater_equal(const Tensor& a, const Scalar& b) { return a.ge(b); }
+inline Tensor less(const Tensor& a, const Tensor& b) { return a.lt(b); }
+inline Tensor less(const Tensor& a, const Scalar& b) { return a.lt(b); }
+inline Tensor less_equal(const Tensor& a, const Tensor& b) { return a.le(b); }
+inline Tensor less_equal(const Tensor& a, const Scalar& b) { return a.le(b); }
+inline Tensor not_equal(const Tensor& a, const Tensor& b) { return a.ne(b); }
+inline Tensor not_equal(const Tensor& a, const Scalar& b) { return a.ne(b); }
+inline Tensor eq(const Tensor& a, const Scalar& b) { return a.eq(b); }
+inline Tensor ne(const Tensor& a, const Scalar& b) { return a.ne(b); }
+inline Tensor lt(const Tensor& a, const Scalar& b) { return a.lt(b); }
+inline Tensor le(const Tensor& a, const Scalar& b) { return a.le(b); }
+inline Tensor gt(const Tensor& a, const Scalar& b) { return a.gt(b); }
+inline Tensor ge(const Tensor& a, const Scalar& b) { return a.ge(b); }
+inline Tensor multiply(const Tensor& a, const Tensor& b) { return a.mul(b); }
+inline Tensor multiply(const Tensor& a, const Scalar& b) { return a.mul(b); }
+inline Tensor divide(const Tensor& a, const Tensor& b) { return a.div(b); }
+inline Tensor divide(const Tensor& a, const Scalar& b) { return a.div(b); }
+inline Tensor true_divide(const Tensor& a, const Tensor& b) { return a.div(b); }
+inline Tensor true_divide(const Tensor& a, const Scalar& b) { return a.div(b); }
+inline Tensor subtract(const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
+  return a.sub(b, alpha);
+}
+inline Tensor subtract(const Tensor& a, const Scalar& b, const Scalar& alpha = 1) {
+  return a.sub(b, alpha);
+}
+inline Tensor remainder(const Tensor& a, const Scalar& b) { return a.remainder(b); }
+inline Tensor ger(const Tensor& a, const Tensor& b) { return a.outer(b); }
+inline Tensor vdot(const Tensor& a, const Tensor& b) { return a.dot(b); }
+inline Tensor swapaxes(const Tensor& x, int64_t a, int64_t b) { return x.transpose(a, b); }
+inline Tensor swapdims(const Tensor& x, int64_t a, int64_t b) { return x.transpose(a, b); }
+inline Tensor movedim(const Tensor& x, int64_t s, int64_t d) { return x.movedim(s, d); }
+inline Tensor movedim(const Tensor& x, IntArrayRef s, IntArrayRef d) { return x.movedim(s, d); }
+inline Tensor moveaxis(const Tensor& x, int64_t s, int64_t d) { return x.movedim(s, d); }
+inline Tensor moveaxis(const Tensor& x, IntArrayRef s, IntArrayRef d) { return x.movedim(s, d); }
+inline Tensor argwhere(const Tensor& x) { return x.nonzero(); }
+inline Tensor clip(const Tensor& x, optional<Scalar> min = nullopt,
+                   optional<Scalar> max = nullopt) {
+  return x.clamp(min, max);
+}
+inline Tensor hypot(const Tensor& a, const Tensor& b) { return a.hypot(b); }
+inline Tensor logaddexp(const Tensor& a, const Tensor& b) { return a.logaddexp(b); }
+inline Tensor logaddexp2(const Tensor& a, const Tensor& b) { return a.logaddexp2(b); }
+inline Tensor xlogy(const Tensor& a, const Tensor& b) { return a.xlogy(b); }
+inline Tensor xlogy(const Tensor& a, const Scalar& b) { return a.xlogy(b); }
+inline Tensor copysign(const Tensor& a, const Tensor& b) { return a.copysign(b); }
+inline Tensor copysign(const Tensor& a, const Scalar& b) { return a.copysign(b); }
+inline Tensor deg2rad(const Tensor& x) { return x.deg2rad(); }
+inline Tensor rad2deg(const Tensor& x) { return x.rad2deg(); }
+inline Tensor sinc(const Tensor& x) { return x.sinc(); }
+inline Tensor logit(const Tensor& x, optional<double> eps = nullopt) { return x.logit(eps); }
+inline Tensor float_power(const Tensor& a, const Tensor& b) { return a.float_power(b); }
+inline Tensor float_power(const Tensor& a, const Scalar& b) { return a.float_power(b); }
+inline Tensor floor_divide(const Tensor& a, const Tensor& b) { return a.floor_divide(b); }
+inline Tensor floor_divide(const Tensor& a, const Scalar& b) { return a.floor_divide(b); }
+inline Tensor fmod(const Tensor& a, const Tensor& b) { return a.fmod(b); }
+inline Tensor fmod(const Tensor& a, const Scalar& b) { return a.fmod(b); }
+inline Tensor fmax(const Tensor& a, const Tensor& b) { return a.fmax(b); }
+inline Tensor fmin(const Tensor& a, const Tensor& b) { return a.fmin(b); }
+inline Tensor heaviside(const Tensor& a, const Tensor& values) { return a.heaviside(values); }
+inline Tensor erfc(const Tensor& x) { return x.erfc(); }
+inline Tensor signbit(const Tensor& x) { return x.signbit(); }
+inline Tensor isneginf(const Tensor& x) { return x.isneginf(); }
+inline Tensor isposinf(const Tensor& x) { return x.isposinf(); }
+inline Tensor isreal(const Tensor& x) { return x.isreal(); }
+inline Tensor nan_to_num(const Tensor& x, optional<double> nan = nullopt,
+                         optional<double> posinf = nullopt, optional<double> neginf = nullopt) {
+  return x.nan_to_num(nan, posinf, neginf);
+}
+inline Tensor lerp(const Tensor& a, const Tensor& end, const Tensor& weight) {
+  return a.lerp(end, weight);
+}
+inline Tensor lgamma(const Tensor& x) { return x.lgamma(); }
+inline Tensor digamma(const Tensor& x) { return x.digamma(); }
+inline Tensor polygamma(int64_t n, const Tensor& x) { return x.polygamma(n); }
+inline Tensor erfinv(const Tensor& x) { return x.erfinv(); }
+inline Tensor i0(const Tensor& x) { return x.i0(); }
+inline Tensor nansum(const Tensor& x, IntArrayRef dim = {}, bool keepdim = false,
+                     optional<ScalarType> dtype = nullopt) {
+  return x.nansum(dim, keepdim, dtype);
+}
+inline Tensor nanmean(const Tensor& x, IntArrayRef dim = {}, bool keepdim = false,
+                      optional<ScalarType> dtype = nullopt) {
+  return x.nanmean(dim, keepdim, dtype);
+}
+inline Tensor count_nonzero(const Tensor& x, IntArrayRef dim) { return x.count_nonzero(dim); }
+inline Tensor count_nonzero(const Tensor& x, optional<int64_t> dim = nullopt) {
+  return x.count_nonzero(dim);
+}
+inline Tensor cumprod(const Tensor& x, int64_t dim, optional<ScalarType> dtype = nullopt) {
+  return x.cumprod(dim, dtype);
+}
+inline Tensor logcumsumexp(const Tensor& x, int64_t dim) { return x.logcumsumexp(dim); }
+inline std::tuple<Tensor, Tensor> cummax(const Tensor& x, int64_t dim) { return x.cummax(dim); }
+inline std::tuple<Tensor, Tensor> cummin(const Tensor& x, int64_t dim) { return x.cummin(dim); }
+inline Tensor diff(const Tensor& x, int64_t n = 1, int64_t dim = -1,
+                   const optional<Tensor>& prepend = {}, const optional<Tensor>& append = {}) {
+  return x.diff(n, dim, prepend, append);
+}
+inline Tensor median(const Tensor& x) { return x.median(); }
+inline std::tuple<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim = false) {
+  return x.median(dim, keepdim);
+}
+inline Tensor nanmedian(const Tensor& x) { return x.nanmedian(); }
+inline std::tuple<Tensor, Tensor> nanmedian(const Tensor& x, int64_t dim, bool keepdim = false) {
+  return x.nanmedian(dim, keepdim);
+}
+inline std::tuple<Tensor, Tensor> mode(const Tensor& x, int64_t dim = -1, bool keepdim = false) {
+  return x.mode(dim, keepdim);
+}
+inline std::tuple<Tensor, Tensor> aminmax(const Tensor& x, optional<int64_t> dim = nullopt,
+                                          bool keepdim = false) {
+  return x.aminmax(dim, keepdim);
+}
+inline Tensor histc(const Tensor& x, int64_t bins = 100, const Scalar& min = 0,
+                    const Scalar& max = 0) {
+  return x.histc(bins, min, max);
+}
+inline Tensor bincount(const Tensor& x, const optional<Tensor>& weights = {},
+                       int64_t minlength = 0) {
+  return x.bincount(weights, minlength);
+}
+inline Tensor msort(const Tensor& x) { return x.msort(); }
+inline Tensor trace(const Tensor& x) { return x.trace(); }
+inline Tensor dist(const Tensor& a, const Tensor& b, const Scalar& p = 2) { return a.dist(b, p); }
+inline Tensor renorm(const Tensor& x, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  return x.renorm(p, dim, maxnorm);
+}
+inline Tensor ravel(const Tensor& x) { return x.ravel(); }
+inline Tensor narrow_copy(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
+  return x.narrow_copy(dim, start, length);
+}
+inline Tensor diag(const Tensor& x, int64_t diagonal = 0) { return x.diag(diagonal); }
+inline Tensor diag_embed(const Tensor& x, int64_t offset = 0, int64_t dim1 = -2,
+                         int64_t dim2 = -1) {
+  return x.diag_embed(offset, dim1, dim2);
+}
+inline Tensor diagflat(const Tensor& x, int64_t offset = 0) { return x.diagflat(offset); }
+inline Tensor diagonal(const Tensor& x, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) {
+  return x.diagonal(offset, dim1, dim2);
+}
+inline Tensor tile(const Tensor& x, IntArrayRef dims) { return x.tile(dims); }
+inline Tensor repeat_interleave(const Tensor& x, const Tensor& repeats,
+                                optional<int64_t> dim = nullopt) {
+  return x.repeat_interleave(repeats, dim);
+}
+inline Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+                        const Scalar& alpha = 1) {
+  return x.index_add(dim, index, source, alpha);
+}
+inline Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+  return x.index_copy(dim, index, source);
+}
+inline Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
+  return x.index_fill(dim, index, value);
+}
+inline Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source) {
+  return x.masked_scatter(mask, source);
+}
+inline Tensor take(const Tensor& x, const Tensor& index) { return x.take(index); }
+inline Tensor take_along_dim(const Tensor& x, const Tensor& indices,
+                             optional<int64_t> dim = nullopt) {
+  return x.take_along_dim(indices, dim);
+}
+inline Tensor flipud(const Tensor& x) { return x.flipud(); }
+inline Tensor fliplr(const Tensor& x) { return x.fliplr(); }
+inline Tensor rot90(const Tensor& x, int64_t k = 1, IntArrayRef dims = {0, 1}) {
+  return x.rot90(k, dims);
+}
+inline Tensor inner(const Tensor& a, const Tensor& b) { return a.inner(b); }
+inline Tensor kron(const Tensor& a, const Tensor& b) { return a.kron(b); }
+inline Tensor cross(const Tensor& a, const Tensor& b, optional<int64_t> dim = nullopt) {
+  return a.cross(b, dim);
+}
+inline Tensor addmv(const Tensor& x, const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
+                    const Scalar& alpha = 1) {
+  return x.addmv(mat, vec, beta, alpha);
+}
+inline Tensor addr(const Tensor& x, const Tensor& v1, const Tensor& v2, const Scalar& beta = 1,
+                   const Scalar& alpha = 1) {
+  return x.addr(v1, v2, beta, alpha);
+}
+inline Tensor addbmm(const Tensor& x, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1,
+                     const Scalar& alpha = 1) {
+  return x.addbmm(b1, b2, beta, alpha);
+}
+inline Tensor baddbmm(const Tensor& x, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1,
+                      const Scalar& alpha = 1) {
+  return x.baddbmm(b1, b2, beta, alpha);
+}
+inline Tensor bernoulli(const Tensor& x, double p, optional<Generator> generator = nullopt) {
+  return x.bernoulli(p, std::move(generator));
+}
+/// Unique slices along dim, sorted: (values, inverse indices, counts), the last two
+/// empty unless asked for. Not differentiable (as LibTorch).
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& x, int64_t dim, bool sorted = true,
+                                              bool return_inverse = false,
+                                              bool return_counts = false);
+/// Collapses consecutive equal elements (of the flattened tensor, or slices along dim).
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& x, bool return_inverse = false,
+                                                      bool return_counts = false,
+                                                      optional<int64_t> dim = nullopt);
 
 }  // namespace nabla

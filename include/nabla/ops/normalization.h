@@ -1,6 +1,6 @@
 #pragma once
 // batch_norm, layer_norm, group_norm, instance_norm (at:: signatures). Statistics come
-// from one backend kernel (Backend::moments, two passes in double), the normalization
+// from one backend kernel (KernelBackend::moments, two passes in double), the normalization
 // from one affine pass; the backward formulas are written with differentiable ops, so
 // double backward works (they recompute the statistics from the input under
 // create_graph, where those depend on it).

@@ -87,7 +87,8 @@ class Optimizer {
  public:
   using LossClosure = std::function<Tensor()>;
 
-  Optimizer(std::vector<OptimizerParamGroup> param_groups, std::unique_ptr<OptimizerOptions> defaults);
+  Optimizer(std::vector<OptimizerParamGroup> param_groups,
+            std::unique_ptr<OptimizerOptions> defaults);
   Optimizer(std::vector<Tensor> parameters, std::unique_ptr<OptimizerOptions> defaults)
       : Optimizer(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(parameters))},
                   std::move(defaults)) {}
@@ -104,8 +105,9 @@ class Optimizer {
   /// One update. The closure, if given, is called (with grad mode on) to recompute the
   /// loss first; its result is returned (undefined without a closure).
   virtual Tensor step(LossClosure closure = nullptr) = 0;
-  /// Clears every parameter's gradient: undefined (set_to_none) or zeroed in place.
-  void zero_grad(bool set_to_none = true);
+  /// Clears every parameter's gradient: zeroed in place by default, as LibTorch 1.13's
+  /// zero_grad(); undefined with set_to_none = true (LibTorch 2.x's default).
+  void zero_grad(bool set_to_none = false);
 
   /// All parameters of all groups, in order.
   const std::vector<Tensor>& parameters() const noexcept { return parameters_; }

@@ -4,7 +4,7 @@
 
 namespace nabla {
 
-Backend& backend_for(Device device) {
+KernelBackend& backend_for(Device device) {
   static cpu::CpuBackend cpu_backend;
   NABLA_CHECK(device.is_cpu(), "no backend for device ", device,
               ": this build of nabla has only the cpu backend (cuda::is_available() is false)");
@@ -14,6 +14,16 @@ Backend& backend_for(Device device) {
     return profiled_cpu;
   }
   return cpu_backend;
+}
+
+}  // namespace nabla
+
+namespace nabla {
+
+void throw_reduced_precision(ScalarType t) {
+  throw Error(str(
+      "this op does not support ", t, " (", dtype_name(t), ") tensors: nabla stores 16-bit floats ",
+      "and converts them, but computes in float32/float64; convert first with .to(nabla::kFloat)"));
 }
 
 }  // namespace nabla

@@ -6,7 +6,7 @@
 
 namespace nabla::cpu {
 
-class CpuBackend final : public Backend {
+class CpuBackend final : public KernelBackend {
  public:
   DeviceType device_type() const override { return kCPU; }
   void copy(const Tensor& dst, const Tensor& src) override;
@@ -16,8 +16,8 @@ class CpuBackend final : public Backend {
               const Scalar& alpha) override;
   void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) override;
   void reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArrayRef dims) override;
-  void arg_reduce(bool is_max, const Tensor& out_index, const Tensor& out_value,
-                  const Tensor& in, int64_t dim) override;
+  void arg_reduce(bool is_max, const Tensor& out_index, const Tensor& out_value, const Tensor& in,
+                  int64_t dim) override;
   void cumsum(const Tensor& out, const Tensor& in, int64_t dim) override;
   void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
             bool descending) override;
@@ -25,8 +25,7 @@ class CpuBackend final : public Backend {
             const Scalar& alpha) override;
   void random(Distribution d, const Tensor& out, uint64_t seed, uint64_t offset, double a,
               double b) override;
-  void index_select(const Tensor& out, const Tensor& in, int64_t dim,
-                    const Tensor& index) override;
+  void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
   void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
   void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                bool accumulate) override;

@@ -279,7 +279,8 @@ void CpuBackend::gemm(const Tensor& c, const Tensor& a, const Tensor& b, const S
     // An output BLAS cannot write, or one aliasing an input, goes through a temporary.
     BlasMat mc = describe_last2(c);
     if (!mc.ok || shares_storage(c, a) || shares_storage(c, b)) {
-      Tensor tmp = beta.toDouble() == 0 ? empty(c.sizes(), c.options()) : c.clone();
+      Tensor tmp =
+          beta.toDouble() == 0 ? empty(c.sizes(), c.options()) : c.clone(MemoryFormat::Contiguous);
       gemm(tmp, a, b, beta, alpha);
       copy(c, tmp);
       return;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 
+#include "nabla/backend/backend.h"
 #include "nabla/backend/parallel.h"
 #include "nabla/core/error.h"
 #include "nabla/core/tensor.h"
@@ -23,12 +24,21 @@ struct TypeTag {
 template <class F>
 decltype(auto) dispatch_all(ScalarType t, F&& f) {
   switch (t) {
-    case ScalarType::Bool: return f(TypeTag<bool>{});
-    case ScalarType::Byte: return f(TypeTag<uint8_t>{});
-    case ScalarType::Int: return f(TypeTag<int32_t>{});
-    case ScalarType::Long: return f(TypeTag<int64_t>{});
-    case ScalarType::Float: return f(TypeTag<float>{});
-    case ScalarType::Double: return f(TypeTag<double>{});
+    case ScalarType::Bool:
+      return f(TypeTag<bool>{});
+    case ScalarType::Byte:
+      return f(TypeTag<uint8_t>{});
+    case ScalarType::Int:
+      return f(TypeTag<int32_t>{});
+    case ScalarType::Long:
+      return f(TypeTag<int64_t>{});
+    case ScalarType::Float:
+      return f(TypeTag<float>{});
+    case ScalarType::Double:
+      return f(TypeTag<double>{});
+    case ScalarType::Half:
+    case ScalarType::BFloat16:
+      throw_reduced_precision(t);
   }
   NABLA_ASSERT(false, "dispatch: unknown dtype");
 }
@@ -64,7 +74,8 @@ LoopPlan<N> make_plan(const std::array<const Tensor*, N>& ops) {
       if (j < 0 || ks[j] == 1) {
         st[k][d] = 0;
       } else {
-        NABLA_ASSERT(ks[j] == sizes[d], "loop operand of shape ", ks, " does not broadcast to ", sizes);
+        NABLA_ASSERT(ks[j] == sizes[d], "loop operand of shape ", ks, " does not broadcast to ",
+                     sizes);
         st[k][d] = kst[j] * es;
       }
     }

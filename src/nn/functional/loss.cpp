@@ -19,8 +19,10 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOption
   return nabla::l1_loss(input, target, reduction_code(o.reduction()));
 }
 
-Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1LossFuncOptions& o) {
-  return nabla::smooth_l1_loss(input, target, reduction_code(o.reduction()), o.beta().value_or(1.0));
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1LossFuncOptions& o,
+                      double beta) {
+  return nabla::smooth_l1_loss(input, target, reduction_code(o.reduction()),
+                               o.beta().value_or(beta));
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFuncOptions& o) {
@@ -28,15 +30,17 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFunc
 }
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& o) {
-  return nabla::nll_loss_nd(input, target, o.weight(), reduction_code(o.reduction()), o.ignore_index());
+  return nabla::nll_loss_nd(input, target, o.weight(), reduction_code(o.reduction()),
+                            o.ignore_index());
 }
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& o) {
-  return nabla::cross_entropy_loss(input, target, o.weight(), reduction_code(o.reduction()), o.ignore_index(),
-                                   o.label_smoothing());
+  return nabla::cross_entropy_loss(input, target, o.weight(), reduction_code(o.reduction()),
+                                   o.ignore_index(), o.label_smoothing());
 }
 
-Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const BinaryCrossEntropyFuncOptions& o) {
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
+                            const BinaryCrossEntropyFuncOptions& o) {
   return nabla::binary_cross_entropy(input, target, o.weight(), reduction_code(o.reduction()));
 }
 
@@ -57,32 +61,38 @@ Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions&
   return nabla::kl_div(input, target, code, o.log_target());
 }
 
-Tensor soft_margin_loss(const Tensor& input, const Tensor& target, const SoftMarginLossFuncOptions& o) {
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target,
+                        const SoftMarginLossFuncOptions& o) {
   return nabla::soft_margin_loss(input, target, reduction_code(o.reduction()));
 }
 
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                            const MarginRankingLossFuncOptions& o) {
-  return nabla::margin_ranking_loss(input1, input2, target, o.margin(), reduction_code(o.reduction()));
+  return nabla::margin_ranking_loss(input1, input2, target, o.margin(),
+                                    reduction_code(o.reduction()));
 }
 
-Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, const HingeEmbeddingLossFuncOptions& o) {
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target,
+                            const HingeEmbeddingLossFuncOptions& o) {
   return nabla::hinge_embedding_loss(input, target, o.margin(), reduction_code(o.reduction()));
 }
 
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                              const CosineEmbeddingLossFuncOptions& o) {
-  return nabla::cosine_embedding_loss(input1, input2, target, o.margin(), reduction_code(o.reduction()));
+  return nabla::cosine_embedding_loss(input1, input2, target, o.margin(),
+                                      reduction_code(o.reduction()));
 }
 
-Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, const PoissonNLLLossFuncOptions& o) {
-  return nabla::poisson_nll_loss(input, target, o.log_input(), o.full(), o.eps(), reduction_code(o.reduction()));
+Tensor poisson_nll_loss(const Tensor& input, const Tensor& target,
+                        const PoissonNLLLossFuncOptions& o) {
+  return nabla::poisson_nll_loss(input, target, o.log_input(), o.full(), o.eps(),
+                                 reduction_code(o.reduction()));
 }
 
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
                            const TripletMarginLossFuncOptions& o) {
-  return nabla::triplet_margin_loss(anchor, positive, negative, o.margin(), o.p(), o.eps(), o.swap(),
-                                    reduction_code(o.reduction()));
+  return nabla::triplet_margin_loss(anchor, positive, negative, o.margin(), o.p(), o.eps(),
+                                    o.swap(), reduction_code(o.reduction()));
 }
 
 Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
@@ -90,14 +100,19 @@ Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
   NABLA_CHECK(input.defined() && target.defined() && input.sizes() == target.sizes(),
               "multilabel_soft_margin_loss: target must have input's shape");
   // log(sigmoid(x)) = -softplus(-x), computed stably as in binary_cross_entropy_with_logits.
-  auto log_sigmoid = [](const Tensor& x) { return -((-x.abs()).exp().log1p() + (-x).clamp_min(0)); };
+  auto log_sigmoid = [](const Tensor& x) {
+    return -((-x.abs()).exp().log1p() + (-x).clamp_min(0));
+  };
   Tensor loss = -(target * log_sigmoid(input) + (1 - target) * log_sigmoid(-input));
   if (o.weight().defined()) loss = loss * o.weight();
   loss = loss.sum(input.dim() - 1) / input.size(input.dim() - 1);
   switch (reduction_code(o.reduction())) {
-    case Reduction::None: return loss;
-    case Reduction::Sum: return loss.sum();
-    default: return loss.mean();
+    case Reduction::None:
+      return loss;
+    case Reduction::Sum:
+      return loss.sum();
+    default:
+      return loss.mean();
   }
 }
 

@@ -1,11 +1,16 @@
 // Sequential, ModuleList, ModuleDict, Functional.
 #include <ostream>
 
+#include "nabla/autograd/function.h"
 #include "nabla/nn/modules/container/functional.h"
 #include "nabla/nn/modules/container/modulelist.h"
 #include "nabla/nn/modules/container/sequential.h"
 
 namespace nabla::nn {
+
+std::string detail::demangled(const std::type_info& type) {
+  return autograd::detail::demangle_type(type.name());
+}
 
 // ---- Sequential ------------------------------------------------------------------------
 
@@ -38,7 +43,7 @@ void SequentialImpl::push_back(std::string name, AnyModule module) {
   modules_.push_back(std::move(module));
 }
 
-const AnyModule& SequentialImpl::operator[](size_t index) const {
+const AnyModule& SequentialImpl::any(size_t index) const {
   NABLA_CHECK(index < modules_.size(), "Sequential: index ", index,
               " is out of range for a Sequential of ", modules_.size(), " modules");
   return modules_[index];
@@ -133,7 +138,9 @@ FunctionalImpl::FunctionalImpl(Function function) : function_(std::move(function
   NABLA_CHECK(function_ != nullptr, "Functional: the function is empty");
 }
 
-void FunctionalImpl::pretty_print(std::ostream& stream) const { stream << "nabla::nn::Functional()"; }
+void FunctionalImpl::pretty_print(std::ostream& stream) const {
+  stream << "nabla::nn::Functional()";
+}
 
 Tensor FunctionalImpl::forward(Tensor input) { return function_(std::move(input)); }
 

@@ -30,8 +30,8 @@ bool all_equal(const ExpandingArray<D>& a, int64_t v) {
 
 void check_channels(const char* what, int64_t in, int64_t out, int64_t groups) {
   NABLA_CHECK(groups > 0, what, ": groups must be positive, got ", groups);
-  NABLA_CHECK(in > 0 && out > 0, what, ": in_channels and out_channels must be positive, got ",
-              in, " and ", out);
+  NABLA_CHECK(in > 0 && out > 0, what, ": in_channels and out_channels must be positive, got ", in,
+              " and ", out);
   NABLA_CHECK(in % groups == 0, what, ": in_channels (", in, ") must be divisible by groups (",
               groups, ")");
   NABLA_CHECK(out % groups == 0, what, ": out_channels (", out, ") must be divisible by groups (",
@@ -57,7 +57,7 @@ std::vector<int64_t> kernel_shape(int64_t a, int64_t b, const ExpandingArray<D>&
 }
 
 template <size_t D>
-Tensor conv(const Tensor& x, const Tensor& w, const Tensor& b, const ConvOptions<D>& o,
+Tensor conv(const Tensor& x, const Tensor& w, const Tensor& b, const detail::ConvNdOptions<D>& o,
             IntArrayRef padding) {
   if constexpr (D == 1)
     return conv1d(x, w, b, o.stride(), padding, o.dilation(), o.groups());
@@ -66,12 +66,18 @@ Tensor conv(const Tensor& x, const Tensor& w, const Tensor& b, const ConvOptions
 }
 
 template <size_t D>
-Tensor conv(const Tensor& x, const Tensor& w, const Tensor& b, const ConvOptions<D>& o,
+Tensor conv(const Tensor& x, const Tensor& w, const Tensor& b, const detail::ConvNdOptions<D>& o,
             std::string_view padding) {
   if constexpr (D == 1)
     return conv1d(x, w, b, o.stride(), padding, o.dilation(), o.groups());
   else
     return conv2d(x, w, b, o.stride(), padding, o.dilation(), o.groups());
+}
+
+// A transposed convolution's padding (always sizes; the variant holds them).
+template <size_t D>
+const ExpandingArray<D>& pads(const detail::ConvNdOptions<D>& o) {
+  return std::get<ExpandingArray<D>>(o.padding());
 }
 
 }  // namespace
@@ -86,8 +92,9 @@ void ConvNdImpl<D>::reset() {
   const char* what = D == 1 ? "Conv1d" : "Conv2d";
   check_channels(what, options.in_channels(), options.out_channels(), options.groups());
   for (size_t i = 0; i < D; ++i) {
-    NABLA_CHECK(options.kernel_size()[i] > 0 && options.stride()[i] > 0 && options.dilation()[i] > 0,
-                what, ": kernel_size, stride and dilation must be positive");
+    NABLA_CHECK(
+        options.kernel_size()[i] > 0 && options.stride()[i] > 0 && options.dilation()[i] > 0, what,
+        ": kernel_size, stride and dilation must be positive");
   }
   if (const auto* same = std::get_if<enumtype::kSame>(&options.padding())) {
     (void)same;
@@ -96,10 +103,11 @@ void ConvNdImpl<D>::reset() {
                 options.stride().ref(), ")");
   }
   weight = this->register_parameter(
-      "weight", nabla::empty(kernel_shape<D>(options.out_channels(), options.in_channels() / options.groups(),
-                                      options.kernel_size())));
-  bias = this->register_parameter("bias", options.bias() ? nabla::empty({options.out_channels()}) : Tensor(),
-                                  options.bias());
+      "weight",
+      nabla::empty(kernel_shape<D>(options.out_channels(), options.in_channels() / options.groups(),
+                                   options.kernel_size())));
+  bias = this->register_parameter(
+      "bias", options.bias() ? nabla::empty({options.out_channels()}) : Tensor(), options.bias());
   reset_parameters();
 }
 
@@ -117,7 +125,8 @@ void ConvNdImpl<D>::pretty_print(std::ostream& stream) const {
   if (const auto* p = std::get_if<ExpandingArray<D>>(&options.padding())) {
     if (!all_equal(*p, 0)) print_array(stream, "padding", *p);
   } else {
-    stream << ", padding=" << (std::holds_alternative<enumtype::kSame>(options.padding()) ? "kSame" : "kValid");
+    stream << ", padding="
+           << (std::holds_alternative<enumtype::kSame>(options.padding()) ? "kSame" : "kValid");
   }
   if (!all_equal(options.dilation(), 1)) print_array(stream, "dilation", options.dilation());
   if (options.groups() != 1) stream << ", groups=" << options.groups();
@@ -166,10 +175,11 @@ void ConvTransposeNdImpl<D>::reset() {
               ": only padding_mode kZeros is supported, got ",
               enumtype::get_enum_name(options.padding_mode()));
   weight = this->register_parameter(
-      "weight", nabla::empty(kernel_shape<D>(options.in_channels(), options.out_channels() / options.groups(),
-                                      options.kernel_size())));
-  bias = this->register_parameter("bias", options.bias() ? nabla::empty({options.out_channels()}) : Tensor(),
-                                  options.bias());
+      "weight",
+      nabla::empty(kernel_shape<D>(options.in_channels(), options.out_channels() / options.groups(),
+                                   options.kernel_size())));
+  bias = this->register_parameter(
+      "bias", options.bias() ? nabla::empty({options.out_channels()}) : Tensor(), options.bias());
   reset_parameters();
 }
 
@@ -184,7 +194,7 @@ void ConvTransposeNdImpl<D>::pretty_print(std::ostream& stream) const {
          << ", " << options.out_channels();
   print_array(stream, "kernel_size", options.kernel_size());
   print_array(stream, "stride", options.stride());
-  if (!all_equal(options.padding(), 0)) print_array(stream, "padding", options.padding());
+  if (!all_equal(pads(options), 0)) print_array(stream, "padding", pads(options));
   if (!all_equal(options.output_padding(), 0))
     print_array(stream, "output_padding", options.output_padding());
   if (!all_equal(options.dilation(), 1)) print_array(stream, "dilation", options.dilation());
@@ -194,7 +204,8 @@ void ConvTransposeNdImpl<D>::pretty_print(std::ostream& stream) const {
 }
 
 template <size_t D>
-Tensor ConvTransposeNdImpl<D>::forward(const Tensor& input, const std::vector<int64_t>& output_size) {
+Tensor ConvTransposeNdImpl<D>::forward(const Tensor& input,
+                                       const std::vector<int64_t>& output_size) {
   ExpandingArray<D> output_padding = options.output_padding();
   if (!output_size.empty()) {
     // PyTorch's _output_padding: the sizes may include N and C.
@@ -204,7 +215,7 @@ Tensor ConvTransposeNdImpl<D>::forward(const Tensor& input, const std::vector<in
     const int64_t spatial0 = input.dim() - static_cast<int64_t>(D);
     for (size_t i = 0; i < D; ++i) {
       const int64_t in = input.size(spatial0 + static_cast<int64_t>(i));
-      const int64_t min_size = (in - 1) * options.stride()[i] - 2 * options.padding()[i] +
+      const int64_t min_size = (in - 1) * options.stride()[i] - 2 * pads(options)[i] +
                                options.dilation()[i] * (options.kernel_size()[i] - 1) + 1;
       const int64_t want = output_size[given - D + i];
       NABLA_CHECK(want >= min_size && want < min_size + options.stride()[i], "ConvTranspose", D,
@@ -214,10 +225,10 @@ Tensor ConvTransposeNdImpl<D>::forward(const Tensor& input, const std::vector<in
     }
   }
   if constexpr (D == 1)
-    return conv_transpose1d(input, weight, bias, options.stride(), options.padding(), output_padding,
+    return conv_transpose1d(input, weight, bias, options.stride(), pads(options), output_padding,
                             options.groups(), options.dilation());
   else
-    return conv_transpose2d(input, weight, bias, options.stride(), options.padding(), output_padding,
+    return conv_transpose2d(input, weight, bias, options.stride(), pads(options), output_padding,
                             options.groups(), options.dilation());
 }
 

@@ -18,12 +18,15 @@ BatchNormImpl<D>::BatchNormImpl(const BatchNormOptions& options_) : options(opti
 template <int D>
 void BatchNormImpl<D>::reset() {
   const int64_t c = options.num_features();
-  weight = this->register_parameter("weight", options.affine() ? ones({c}) : Tensor(), options.affine());
-  bias = this->register_parameter("bias", options.affine() ? zeros({c}) : Tensor(), options.affine());
+  weight =
+      this->register_parameter("weight", options.affine() ? ones({c}) : Tensor(), options.affine());
+  bias =
+      this->register_parameter("bias", options.affine() ? zeros({c}) : Tensor(), options.affine());
   if (options.track_running_stats()) {
     running_mean = this->register_buffer("running_mean", zeros({c}));
     running_var = this->register_buffer("running_var", ones({c}));
-    num_batches_tracked = this->register_buffer("num_batches_tracked", zeros({}, TensorOptions(kLong)));
+    num_batches_tracked =
+        this->register_buffer("num_batches_tracked", zeros({}, TensorOptions(kLong)));
   }
 }
 
@@ -53,18 +56,20 @@ void BatchNormImpl<D>::pretty_print(std::ostream& stream) const {
     stream << *options.momentum();
   else
     stream << "None";
-  stream << ", affine=" << options.affine() << ", track_running_stats=" << options.track_running_stats() << ")";
+  stream << ", affine=" << options.affine()
+         << ", track_running_stats=" << options.track_running_stats() << ")";
 }
 
 template <int D>
 Tensor BatchNormImpl<D>::forward(const Tensor& input) {
   const int64_t want = D == 1 ? -1 : D + 2;
   if (D == 1)
-    NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3), "BatchNorm1d: expected 2-d or 3-d input, got ",
-                input.defined() ? input.dim() : 0, "-d input");
+    NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
+                "BatchNorm1d: expected 2-d or 3-d input, got ", input.defined() ? input.dim() : 0,
+                "-d input");
   else
-    NABLA_CHECK(input.defined() && input.dim() == want, "BatchNorm", D, "d: expected ", want, "-d input, got ",
-                input.defined() ? input.dim() : 0, "-d input");
+    NABLA_CHECK(input.defined() && input.dim() == want, "BatchNorm", D, "d: expected ", want,
+                "-d input, got ", input.defined() ? input.dim() : 0, "-d input");
   double factor = options.momentum().value_or(0.0);
   if (this->is_training() && options.track_running_stats()) {
     NoGradGuard guard;
@@ -92,8 +97,10 @@ InstanceNormImpl<D>::InstanceNormImpl(const InstanceNormOptions& options_) : opt
 template <int D>
 void InstanceNormImpl<D>::reset() {
   const int64_t c = options.num_features();
-  weight = this->register_parameter("weight", options.affine() ? ones({c}) : Tensor(), options.affine());
-  bias = this->register_parameter("bias", options.affine() ? zeros({c}) : Tensor(), options.affine());
+  weight =
+      this->register_parameter("weight", options.affine() ? ones({c}) : Tensor(), options.affine());
+  bias =
+      this->register_parameter("bias", options.affine() ? zeros({c}) : Tensor(), options.affine());
   if (options.track_running_stats()) {
     running_mean = this->register_buffer("running_mean", zeros({c}));
     running_var = this->register_buffer("running_var", ones({c}));
@@ -103,20 +110,22 @@ void InstanceNormImpl<D>::reset() {
 template <int D>
 void InstanceNormImpl<D>::pretty_print(std::ostream& stream) const {
   stream << std::boolalpha << "nabla::nn::InstanceNorm" << D << "d(" << options.num_features()
-         << ", eps=" << options.eps() << ", momentum=" << options.momentum() << ", affine=" << options.affine()
+         << ", eps=" << options.eps() << ", momentum=" << options.momentum()
+         << ", affine=" << options.affine()
          << ", track_running_stats=" << options.track_running_stats() << ")";
 }
 
 template <int D>
 Tensor InstanceNormImpl<D>::forward(const Tensor& input) {
-  return functional::instance_norm(input, functional::InstanceNormFuncOptions()
-                                              .running_mean(running_mean)
-                                              .running_var(running_var)
-                                              .weight(weight)
-                                              .bias(bias)
-                                              .use_input_stats(this->is_training() || !options.track_running_stats())
-                                              .momentum(options.momentum())
-                                              .eps(options.eps()));
+  return functional::instance_norm(
+      input, functional::InstanceNormFuncOptions()
+                 .running_mean(running_mean)
+                 .running_var(running_var)
+                 .weight(weight)
+                 .bias(bias)
+                 .use_input_stats(this->is_training() || !options.track_running_stats())
+                 .momentum(options.momentum())
+                 .eps(options.eps()));
 }
 
 template class InstanceNormImpl<1>;
@@ -132,21 +141,31 @@ void LayerNormImpl::reset() {
                             options.elementwise_affine());
 }
 
+void LayerNormImpl::reset_parameters() {
+  NoGradGuard no_grad;
+  if (weight.defined()) weight.fill_(1);
+  if (bias.defined()) bias.zero_();
+}
+
 void LayerNormImpl::pretty_print(std::ostream& stream) const {
   stream << std::boolalpha << "nabla::nn::LayerNorm([";
-  for (size_t i = 0; i < options.normalized_shape().size(); ++i) stream << (i ? ", " : "") << options.normalized_shape()[i];
-  stream << "], eps=" << options.eps() << ", elementwise_affine=" << options.elementwise_affine() << ")";
+  for (size_t i = 0; i < options.normalized_shape().size(); ++i)
+    stream << (i ? ", " : "") << options.normalized_shape()[i];
+  stream << "], eps=" << options.eps() << ", elementwise_affine=" << options.elementwise_affine()
+         << ")";
 }
 
 Tensor LayerNormImpl::forward(const Tensor& input) {
-  return functional::layer_norm(
-      input, functional::LayerNormFuncOptions(options.normalized_shape()).weight(weight).bias(bias).eps(options.eps()));
+  return functional::layer_norm(input, functional::LayerNormFuncOptions(options.normalized_shape())
+                                           .weight(weight)
+                                           .bias(bias)
+                                           .eps(options.eps()));
 }
 
 GroupNormImpl::GroupNormImpl(const GroupNormOptions& options_) : options(options_) {
   NABLA_CHECK(options.num_groups() > 0 && options.num_channels() % options.num_groups() == 0,
-              "GroupNorm: num_channels (", options.num_channels(), ") must be divisible by num_groups (",
-              options.num_groups(), ")");
+              "GroupNorm: num_channels (", options.num_channels(),
+              ") must be divisible by num_groups (", options.num_groups(), ")");
   reset();
 }
 
@@ -156,14 +175,23 @@ void GroupNormImpl::reset() {
   bias = register_parameter("bias", options.affine() ? zeros({c}) : Tensor(), options.affine());
 }
 
+void GroupNormImpl::reset_parameters() {
+  NoGradGuard no_grad;
+  if (weight.defined()) weight.fill_(1);
+  if (bias.defined()) bias.zero_();
+}
+
 void GroupNormImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "nabla::nn::GroupNorm(" << options.num_groups() << ", " << options.num_channels()
-         << ", eps=" << options.eps() << ", affine=" << options.affine() << ")";
+  stream << std::boolalpha << "nabla::nn::GroupNorm(" << options.num_groups() << ", "
+         << options.num_channels() << ", eps=" << options.eps() << ", affine=" << options.affine()
+         << ")";
 }
 
 Tensor GroupNormImpl::forward(const Tensor& input) {
-  return functional::group_norm(
-      input, functional::GroupNormFuncOptions(options.num_groups()).weight(weight).bias(bias).eps(options.eps()));
+  return functional::group_norm(input, functional::GroupNormFuncOptions(options.num_groups())
+                                           .weight(weight)
+                                           .bias(bias)
+                                           .eps(options.eps()));
 }
 
 }  // namespace nabla::nn

@@ -1,6 +1,8 @@
 // The activations beyond functions.h, composed from differentiable ops: each is one to
-// three elementwise passes, so no fused kernel or formula of its own is needed, and
-// double backward comes from the pieces.
+// three elementwise passes, so no fused kernel is needed, and double backward comes from
+// the pieces. Where the pieces' kinks would give a derivative other than LibTorch's
+// (log_sigmoid at 0, hardtanh/hardsigmoid/hardswish at their bounds), the forward is
+// recorded as one node with LibTorch's derivative.
 #include <cmath>
 
 #include "autograd/formula.h"
@@ -17,28 +19,50 @@ namespace {
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
 constexpr double kSeluScale = 1.0507009873554804934193349852946;
 
-// The in-place form of an activation `f`: computed out of place, then written into self.
-// With autograd, f reads a clone so the graph keeps self's old value (as the elementwise
-// in-place ops do).
 template <class F>
 const Tensor& apply_inplace(const Tensor& self, const char* op, F f) {
-  ops::check_defined(self, op);
-  if (autograd::any_requires_grad(self)) {
-    Tensor r = f(self.clone());
-    ops::check_inplace(self, self.sizes(), r.scalar_type(), op);
-    return ops::assign_with_history(self, r, op);
-  }
-  Tensor r = f(self);
-  ops::check_inplace(self, self.sizes(), r.scalar_type(), op);
-  backend_for(self).copy(self, r);
-  ops::bump_version(self);
-  return self;
+  return ops::inplace_from(self, op, f);
 }
 
 autograd::variable_list log_sigmoid_bw(autograd::FormulaNode& n, const autograd::variable_list& g) {
   return {g[0] * (-n.saved(0)).sigmoid()};
 }
 const autograd::Formula kLogSigmoid{"LogSigmoidBackward0", log_sigmoid_bw};
+
+// The piecewise-linear activations take LibTorch's one-sided derivatives at their kinks:
+// hardtanh passes the gradient strictly inside (min, max) (clamp, inclusive, would pass
+// it at the bounds too); hardsigmoid's slope 1/6 holds on (-3, 3); hardswish's slope is
+// x/3 + 1/2 on [-3, 3) and 1 from 3 on.
+autograd::variable_list hardtanh_bw(autograd::FormulaNode& n, const autograd::variable_list& g) {
+  Tensor x = n.saved(0);
+  return {g[0] * ((x > n.a) & (x < n.b)).to(g[0].scalar_type())};
+}
+const autograd::Formula kHardtanh{"HardtanhBackward0", hardtanh_bw};
+autograd::variable_list hardsigmoid_bw(autograd::FormulaNode& n, const autograd::variable_list& g) {
+  Tensor x = n.saved(0);
+  return {g[0] * ((x > -3) & (x < 3)).to(g[0].scalar_type()) / 6};
+}
+const autograd::Formula kHardsigmoid{"HardsigmoidBackward0", hardsigmoid_bw};
+autograd::variable_list hardswish_bw(autograd::FormulaNode& n, const autograd::variable_list& g) {
+  Tensor x = n.saved(0);
+  Tensor slope = where(x < -3, zeros_like(x), where(x < 3, x / 3 + 0.5, ones_like(x)));
+  return {g[0] * slope};
+}
+const autograd::Formula kHardswish{"HardswishBackward0", hardswish_bw};
+
+// `out` (computed without history) gets a node of `f` that saves `self`; a and b are
+// the formula's constants.
+Tensor with_node(Tensor out, const Tensor& self, const autograd::Formula& f, double a = 0,
+                 double b = 0) {
+  if (autograd::any_requires_grad(self)) {
+    auto node = autograd::make_node(f, {&self});
+    node->save(self);
+    node->a = a;
+    node->b = b;
+    autograd::set_history(out, node);
+  }
+  return out;
+}
 
 void check_floating(const Tensor& x, const char* op) {
   ops::check_defined(x, op);
@@ -52,16 +76,19 @@ Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val
   ops::check_defined(self, "hardtanh");
   NABLA_CHECK(min_val.toDouble() <= max_val.toDouble(), "hardtanh: min_val (", min_val.toDouble(),
               ") must be less than or equal to max_val (", max_val.toDouble(), ")");
-  return self.clamp(min_val, max_val);
+  return with_node(no_grad([&] { return self.clamp(min_val, max_val); }), self, kHardtanh,
+                   min_val.toDouble(), max_val.toDouble());
 }
 const Tensor& hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
-  return apply_inplace(self, "hardtanh_", [&](const Tensor& x) { return hardtanh(x, min_val, max_val); });
+  return apply_inplace(self, "hardtanh_",
+                       [&](const Tensor& x) { return hardtanh(x, min_val, max_val); });
 }
 Tensor relu6(const Tensor& self) { return hardtanh(self, 0, 6); }
 const Tensor& relu6_(const Tensor& self) { return hardtanh_(self, 0, 6); }
 const Tensor& relu_(const Tensor& self) { return self.relu_(); }
 const Tensor& leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
-  return apply_inplace(self, "leaky_relu_", [&](const Tensor& x) { return leaky_relu(x, negative_slope); });
+  return apply_inplace(self, "leaky_relu_",
+                       [&](const Tensor& x) { return leaky_relu(x, negative_slope); });
 }
 const Tensor& elu_(const Tensor& self, const Scalar& alpha) {
   return apply_inplace(self, "elu_", [&](const Tensor& x) { return elu(x, alpha); });
@@ -69,14 +96,14 @@ const Tensor& elu_(const Tensor& self, const Scalar& alpha) {
 
 Tensor hardsigmoid(const Tensor& self) {
   check_floating(self, "hardsigmoid");
-  return (self / 6 + 0.5).clamp(0, 1);
+  return with_node(no_grad([&] { return (self / 6 + 0.5).clamp(0, 1); }), self, kHardsigmoid);
 }
 const Tensor& hardsigmoid_(const Tensor& self) {
   return apply_inplace(self, "hardsigmoid_", [](const Tensor& x) { return hardsigmoid(x); });
 }
 Tensor hardswish(const Tensor& self) {
   check_floating(self, "hardswish");
-  return self * hardsigmoid(self);
+  return with_node(no_grad([&] { return self * hardsigmoid(self); }), self, kHardswish);
 }
 const Tensor& hardswish_(const Tensor& self) {
   return apply_inplace(self, "hardswish_", [](const Tensor& x) { return hardswish(x); });
@@ -112,17 +139,8 @@ Tensor log_sigmoid(const Tensor& self) {
   // threshold (-softplus(-x) would return x itself below -20, off by exp(x)). Recorded
   // as one node with d/dx = sigmoid(-x) (1/2 at 0, as LibTorch; the pieces' kinks at 0
   // would give 1).
-  Tensor out;
-  {
-    NoGradGuard no_grad;
-    out = self.clamp_max(0) - (-self.abs()).exp().log1p();
-  }
-  if (autograd::any_requires_grad(self)) {
-    auto node = autograd::make_node(kLogSigmoid, {&self});
-    node->save(self);
-    autograd::set_history(out, node);
-  }
-  return out;
+  return with_node(no_grad([&] { return self.clamp_max(0) - (-self.abs()).exp().log1p(); }), self,
+                   kLogSigmoid);
 }
 Tensor softsign(const Tensor& self) {
   check_floating(self, "softsign");
@@ -139,7 +157,8 @@ Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& valu
   return where(self <= threshold, value, self);
 }
 const Tensor& threshold_(const Tensor& self, const Scalar& th, const Scalar& value) {
-  return apply_inplace(self, "threshold_", [&](const Tensor& x) { return threshold(x, th, value); });
+  return apply_inplace(self, "threshold_",
+                       [&](const Tensor& x) { return threshold(x, th, value); });
 }
 
 Tensor glu(const Tensor& self, int64_t dim) {
@@ -194,7 +213,8 @@ Tensor rrelu(const Tensor& self, const Scalar& lower, const Scalar& upper, bool 
   return where(self >= 0, self, self * slope);
 }
 const Tensor& rrelu_(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training) {
-  return apply_inplace(self, "rrelu_", [&](const Tensor& x) { return rrelu(x, lower, upper, training); });
+  return apply_inplace(self, "rrelu_",
+                       [&](const Tensor& x) { return rrelu(x, lower, upper, training); });
 }
 
 }  // namespace nabla

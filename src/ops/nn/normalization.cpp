@@ -1,12 +1,12 @@
 // batch_norm, layer_norm, group_norm, instance_norm. Each forward is one statistics
-// kernel (Backend::moments) and one or two affine passes (Backend::channel_affine), run
+// kernel (KernelBackend::moments) and one or two affine passes (KernelBackend::channel_affine), run
 // without recording; one node per op records the backward, written with differentiable
 // ops so that create_graph gives second derivatives.
+#include "nabla/ops/normalization.h"
 #include "autograd/formula.h"
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
-#include "nabla/ops/normalization.h"
 #include "ops/op_utils.h"
 
 namespace nabla {
@@ -190,16 +190,21 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
   const char* op = "layer_norm";
   check_input(input, op);
   const int64_t nd = static_cast<int64_t>(normalized_shape.size());
-  NABLA_CHECK(nd >= 1, op, ": expected normalized_shape to be at least 1-dimensional, i.e., "
-              "containing at least one element, but got normalized_shape = ", normalized_shape);
+  NABLA_CHECK(nd >= 1, op,
+              ": expected normalized_shape to be at least 1-dimensional, i.e., "
+              "containing at least one element, but got normalized_shape = ",
+              normalized_shape);
   bool match = input.dim() >= nd;
-  for (int64_t i = 0; match && i < nd; ++i) match = input.size(input.dim() - nd + i) == normalized_shape[i];
-  NABLA_CHECK(match, op, ": given normalized_shape=", normalized_shape, ", expected input with shape [*",
-              normalized_shape, "], but got input of size ", input.sizes());
-  for (const auto& [p, what] : {std::pair<const Tensor*, const char*>{&weight, "weight"}, {&bias, "bias"}})
+  for (int64_t i = 0; match && i < nd; ++i)
+    match = input.size(input.dim() - nd + i) == normalized_shape[i];
+  NABLA_CHECK(match, op, ": given normalized_shape=", normalized_shape,
+              ", expected input with shape [*", normalized_shape, "], but got input of size ",
+              input.sizes());
+  for (const auto& [p, what] :
+       {std::pair<const Tensor*, const char*>{&weight, "weight"}, {&bias, "bias"}})
     NABLA_CHECK(!p->defined() || p->sizes() == normalized_shape, op, ": expected ", what,
-                " to be of same shape as normalized_shape, but got ", what, " of shape ", p->sizes(),
-                " and normalized_shape = ", normalized_shape);
+                " to be of same shape as normalized_shape, but got ", what, " of shape ",
+                p->sizes(), " and normalized_shape = ", normalized_shape);
   const ScalarType t = input.scalar_type();
   int64_t K = 1;
   for (int64_t s : normalized_shape) K *= s;
@@ -217,7 +222,8 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
       if (weight.defined() || bias.defined()) {
         Tensor w = weight.defined() ? contiguous_param(weight, t) : ones({K}, TensorOptions(t));
         Tensor b = bias.defined() ? contiguous_param(bias, t) : zeros_like(w);
-        backend_for(x).channel_affine(out, out, zeros_like(w).reshape({K}), w.reshape({K}), b.reshape({K}), M, K, 1);
+        backend_for(x).channel_affine(out, out, zeros_like(w).reshape({K}), w.reshape({K}),
+                                      b.reshape({K}), M, K, 1);
       }
     } else {
       rstd = var;
@@ -238,8 +244,10 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
   NABLA_CHECK(input.dim() >= 2, op, ": expected an input of at least 2 dims [N, C, *], got sizes ",
               input.sizes());
   const int64_t N = input.size(0), C = input.size(1), G = num_groups;
-  NABLA_CHECK(G > 0 && C % G == 0, op, ": expected number of channels in input to be divisible by "
-              "num_groups, but got input of shape ", input.sizes(), " and num_groups=", G);
+  NABLA_CHECK(G > 0 && C % G == 0, op,
+              ": expected number of channels in input to be divisible by "
+              "num_groups, but got input of shape ",
+              input.sizes(), " and num_groups=", G);
   check_param(weight, C, op, "weight");
   check_param(bias, C, op, "bias");
   const ScalarType t = input.scalar_type();
@@ -276,8 +284,9 @@ Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
   check_input(input, op);
   NABLA_CHECK(input.dim() >= 2, op, ": expected an input of at least 2 dims [N, C, *], got sizes ",
               input.sizes());
-  NABLA_CHECK(use_input_stats || (running_mean.defined() && running_var.defined()), op,
-              ": expected running_mean and running_var to be defined when use_input_stats is false");
+  NABLA_CHECK(
+      use_input_stats || (running_mean.defined() && running_var.defined()), op,
+      ": expected running_mean and running_var to be defined when use_input_stats is false");
   const int64_t N = input.size(0), C = input.size(1);
   check_param(weight, C, op, "weight");
   check_param(bias, C, op, "bias");

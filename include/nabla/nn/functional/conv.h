@@ -21,6 +21,14 @@ struct ConvFuncOptions {
   NABLA_ARG(Tensor, bias) = {};
   NABLA_ARG(ExpandingArray<D>, stride) = 1;
   NABLA_ARG(padding_t, padding) = ExpandingArray<D>(0);
+
+ public:
+  /// padding({1, 0}): a braced list is one size per dim (the variant cannot take it).
+  decltype(auto) padding(std::initializer_list<int64_t> il) {
+    return padding(padding_t(ExpandingArray<D>(il)));
+  }
+
+ private:
   NABLA_ARG(ExpandingArray<D>, dilation) = 1;
   NABLA_ARG(int64_t, groups) = 1;
 };
@@ -41,8 +49,10 @@ using ConvTranspose2dFuncOptions = ConvTransposeFuncOptions<2>;
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& options = {});
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options = {});
-Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const ConvTranspose1dFuncOptions& options = {});
-Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const ConvTranspose2dFuncOptions& options = {});
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose1dFuncOptions& options = {});
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose2dFuncOptions& options = {});
 
 struct UnfoldFuncOptions {
   UnfoldFuncOptions(ExpandingArray<2> kernel_size) : kernel_size_(kernel_size) {}  // NOLINT

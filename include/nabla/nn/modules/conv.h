@@ -28,6 +28,14 @@ struct ConvOptions {
   NABLA_ARG(ExpandingArray<D>, kernel_size);
   NABLA_ARG(ExpandingArray<D>, stride) = 1;
   NABLA_ARG(padding_t, padding) = ExpandingArray<D>(0);
+
+ public:
+  /// padding({1, 0}): a braced list is one size per dim (the variant cannot take it).
+  decltype(auto) padding(std::initializer_list<int64_t> il) {
+    return padding(padding_t(ExpandingArray<D>(il)));
+  }
+
+ private:
   NABLA_ARG(ExpandingArray<D>, dilation) = 1;
   NABLA_ARG(int64_t, groups) = 1;
   NABLA_ARG(bool, bias) = true;
@@ -54,6 +62,55 @@ struct ConvTransposeOptions {
 using ConvTranspose1dOptions = ConvTransposeOptions<1>;
 using ConvTranspose2dOptions = ConvTransposeOptions<2>;
 
+namespace detail {
+/// What a convolution module stores (LibTorch's torch::nn::detail::ConvNdOptions): the
+/// options of both ConvOptions and ConvTransposeOptions, with `transposed` telling which.
+template <size_t D>
+struct ConvNdOptions {
+  using padding_t = conv_padding_t<D>;
+  ConvNdOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<D> kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
+  ConvNdOptions(const ConvOptions<D>& o)  // NOLINT: a module's options, as it stores them
+      : ConvNdOptions(o.in_channels(), o.out_channels(), o.kernel_size()) {
+    stride_ = o.stride();
+    padding_ = o.padding();
+    dilation_ = o.dilation();
+    groups_ = o.groups();
+    bias_ = o.bias();
+    padding_mode_ = o.padding_mode();
+  }
+  ConvNdOptions(const ConvTransposeOptions<D>& o)  // NOLINT
+      : ConvNdOptions(o.in_channels(), o.out_channels(), o.kernel_size()) {
+    stride_ = o.stride();
+    padding_ = o.padding();
+    dilation_ = o.dilation();
+    transposed_ = true;
+    output_padding_ = o.output_padding();
+    groups_ = o.groups();
+    bias_ = o.bias();
+    padding_mode_ = o.padding_mode();
+  }
+  NABLA_ARG(int64_t, in_channels);
+  NABLA_ARG(int64_t, out_channels);
+  NABLA_ARG(ExpandingArray<D>, kernel_size);
+  NABLA_ARG(ExpandingArray<D>, stride) = 1;
+  NABLA_ARG(padding_t, padding) = ExpandingArray<D>(0);
+
+ public:
+  decltype(auto) padding(std::initializer_list<int64_t> il) {
+    return padding(padding_t(ExpandingArray<D>(il)));
+  }
+
+ private:
+  NABLA_ARG(ExpandingArray<D>, dilation) = 1;
+  NABLA_ARG(bool, transposed) = false;
+  NABLA_ARG(ExpandingArray<D>, output_padding) = 0;
+  NABLA_ARG(int64_t, groups) = 1;
+  NABLA_ARG(bool, bias) = true;
+  NABLA_ARG(conv_padding_mode_t, padding_mode) = enumtype::kZeros{};
+};
+}  // namespace detail
+
 template <size_t D>
 class ConvNdImpl : public Cloneable<ConvNdImpl<D>> {
  public:
@@ -66,7 +123,7 @@ class ConvNdImpl : public Cloneable<ConvNdImpl<D>> {
   /// input [N, C_in, spatial...] or unbatched [C_in, spatial...].
   Tensor forward(const Tensor& input);
 
-  ConvOptions<D> options;
+  detail::ConvNdOptions<D> options;
   Tensor weight;
   Tensor bias;
 };
@@ -88,7 +145,7 @@ class ConvTransposeNdImpl : public Cloneable<ConvTransposeNdImpl<D>> {
   /// output_padding that reaches it, as PyTorch's forward(input, output_size).
   Tensor forward(const Tensor& input, const std::vector<int64_t>& output_size = {});
 
-  ConvTransposeOptions<D> options;
+  detail::ConvNdOptions<D> options;
   Tensor weight;
   Tensor bias;
 };

@@ -33,7 +33,8 @@ NABLA_MODULE(BatchNorm3d);
 template <int D>
 class InstanceNormImpl : public Cloneable<InstanceNormImpl<D>> {
  public:
-  explicit InstanceNormImpl(int64_t num_features) : InstanceNormImpl(InstanceNormOptions(num_features)) {}
+  explicit InstanceNormImpl(int64_t num_features)
+      : InstanceNormImpl(InstanceNormOptions(num_features)) {}
   explicit InstanceNormImpl(const InstanceNormOptions& options);
   void reset() override;
   void pretty_print(std::ostream& stream) const override;
@@ -53,6 +54,8 @@ class LayerNormImpl : public Cloneable<LayerNormImpl> {
       : LayerNormImpl(LayerNormOptions(std::move(normalized_shape))) {}
   explicit LayerNormImpl(const LayerNormOptions& options);
   void reset() override;
+  /// Weight ones, bias zeros.
+  void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
   LayerNormOptions options;
@@ -62,14 +65,27 @@ NABLA_MODULE(LayerNorm);
 
 class GroupNormImpl : public Cloneable<GroupNormImpl> {
  public:
-  GroupNormImpl(int64_t num_groups, int64_t num_channels) : GroupNormImpl(GroupNormOptions(num_groups, num_channels)) {}
+  GroupNormImpl(int64_t num_groups, int64_t num_channels)
+      : GroupNormImpl(GroupNormOptions(num_groups, num_channels)) {}
   explicit GroupNormImpl(const GroupNormOptions& options);
   void reset() override;
+  void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
   GroupNormOptions options;
   Tensor weight, bias;
 };
 NABLA_MODULE(GroupNorm);
+
+class LocalResponseNormImpl : public Cloneable<LocalResponseNormImpl> {
+ public:
+  LocalResponseNormImpl(int64_t size) : options(size) {}
+  explicit LocalResponseNormImpl(const LocalResponseNormOptions& options) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::local_response_norm(input, options); }
+  LocalResponseNormOptions options;
+};
+NABLA_MODULE(LocalResponseNorm);
 
 }  // namespace nabla::nn

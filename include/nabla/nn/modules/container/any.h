@@ -1,51 +1,178 @@
 #pragma once
-// AnyModule: a type-erased module whose forward maps one Tensor to one Tensor — what a
-// Sequential stores. Any module holder, shared_ptr to a module, or nn::Functional
-// whose forward accepts a Tensor converts to it.
+// AnyModule: a type-erased module, as torch::nn::AnyModule — what Sequential stores and
+// what Transformer's custom encoder/decoder are. Its forward takes the arguments of the
+// module's own forward and returns its result:
+//   nn::AnyModule any(nn::Linear(3, 4));
+//   Tensor y = any.forward(x);                     // forward<Tensor>
+//   auto [out, w] = attn.forward<std::tuple<Tensor, Tensor>>(q, k, v, Tensor(), true, Tensor(),
+//   true);
+// Arguments must have the parameter types (after decay), as LibTorch checks them; a
+// module whose forward is overloaded can still be called with one Tensor.
+#include <any>
 #include <functional>
 #include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "nabla/nn/module.h"
 
 namespace nabla::nn {
+
+namespace detail {
+std::string demangled(const std::type_info& type);
+}  // namespace detail
+
+/// A value of any type (torch::nn::AnyValue): what AnyModule::any_forward returns.
+class AnyValue {
+ public:
+  template <class T, class = std::enable_if_t<!std::is_same_v<std::decay_t<T>, AnyValue>>>
+  explicit AnyValue(T&& value) : content_(std::forward<T>(value)) {}
+  template <class T>
+  T* try_get() {
+    return std::any_cast<T>(&content_);
+  }
+  template <class T>
+  T get() const {
+    const T* p = std::any_cast<T>(&content_);
+    NABLA_CHECK(p != nullptr, "Attempted to cast AnyValue to ", detail::demangled(typeid(T)),
+                ", but its actual type is ", detail::demangled(content_.type()));
+    return *p;
+  }
+  const std::type_info& type_info() const noexcept { return content_.type(); }
+
+ private:
+  std::any content_;
+};
+
+namespace detail {
+template <class M, class = void>
+struct unique_forward : std::false_type {};
+template <class M>
+struct unique_forward<M, std::void_t<decltype(&M::forward)>> : std::true_type {};
+
+template <class M, class = void>
+struct tensor_forward : std::false_type {};
+template <class M>
+struct tensor_forward<
+    M, std::void_t<decltype(Tensor(std::declval<M&>().forward(std::declval<const Tensor&>())))>>
+    : std::true_type {};
+
+// Calls (m->*f) with the arguments unpacked from `args` (checked against Params).
+struct NoValue {};
+template <class R, class... Params, class M, class F, size_t... I>
+AnyValue invoke(M* m, F f, std::vector<AnyValue>& args, std::index_sequence<I...>) {
+  if constexpr (std::is_void_v<R>) {
+    (m->*f)(args[I].template get<std::decay_t<Params>>()...);
+    return AnyValue(NoValue{});
+  } else {
+    return AnyValue((m->*f)(args[I].template get<std::decay_t<Params>>()...));
+  }
+}
+template <class R, class... Params, class M, class F>
+std::function<AnyValue(std::vector<AnyValue>&&)> invoker_for(M* m, F f) {
+  return [m, f](std::vector<AnyValue>&& args) {
+    NABLA_CHECK(args.size() == sizeof...(Params), demangled(typeid(M)), "'s forward() expects ",
+                sizeof...(Params), " argument(s), but received ", args.size(),
+                " (AnyModule passes every argument explicitly)");
+    return invoke<R, Params...>(m, f, args, std::index_sequence_for<Params...>{});
+  };
+}
+// forward may be declared in a base class of M (C), const or not.
+template <class M, class C, class R, class... Params>
+std::function<AnyValue(std::vector<AnyValue>&&)> make_invoker(M* m, R (C::*f)(Params...)) {
+  return invoker_for<R, Params...>(m, f);
+}
+template <class M, class C, class R, class... Params>
+std::function<AnyValue(std::vector<AnyValue>&&)> make_invoker(M* m, R (C::*f)(Params...) const) {
+  return invoker_for<R, Params...>(m, f);
+}
+}  // namespace detail
 
 class AnyModule {
  public:
   AnyModule() = default;
   template <class M, class = std::enable_if_t<std::is_base_of_v<Module, M>>>
   explicit AnyModule(std::shared_ptr<M> module)
-      : module_(module),
-        forward_([m = module.get()](const Tensor& x) -> Tensor { return m->forward(x); }),
-        rebinder_([](std::shared_ptr<Module> other) {
+      : module_(module), rebinder_([](std::shared_ptr<Module> other) {
           auto typed = std::dynamic_pointer_cast<M>(other);
           NABLA_CHECK(typed != nullptr, "AnyModule: cannot rebind to a module of another type");
           return AnyModule(typed);
-        }) {}
+        }) {
+    if constexpr (detail::tensor_forward<M>::value)
+      tensor_forward_ = [m = module.get()](const Tensor& x) -> Tensor { return m->forward(x); };
+    if constexpr (detail::unique_forward<M>::value)
+      invoke_ = detail::make_invoker(module.get(), &M::forward);
+  }
   template <class M>
   explicit AnyModule(const ModuleHolder<M>& holder) : AnyModule(holder.ptr()) {}
 
+  /// forward with one Tensor (what Sequential does).
   Tensor forward(const Tensor& input) const {
-    NABLA_CHECK(module_ != nullptr, "AnyModule::forward: the AnyModule is empty");
-    return forward_(input);
+    check_not_empty();
+    if (tensor_forward_) return tensor_forward_(input);
+    return forward<Tensor>(Tensor(input));
   }
+  /// forward with the module's own arguments; the result converted to ReturnType.
+  template <class ReturnType = Tensor, class... Args>
+  ReturnType forward(Args&&... args) const {
+    return any_forward(std::forward<Args>(args)...).template get<ReturnType>();
+  }
+  template <class... Args>
+  AnyValue any_forward(Args&&... args) const {
+    check_not_empty();
+    NABLA_CHECK(invoke_ != nullptr, "AnyModule: ", detail::demangled(typeid(*module_)),
+                " has an overloaded or templated forward(); only forward(Tensor) can be called "
+                "through AnyModule");
+    std::vector<AnyValue> values;
+    values.reserve(sizeof...(Args));
+    (values.emplace_back(std::forward<Args>(args)), ...);
+    return invoke_(std::move(values));
+  }
+
   const std::shared_ptr<Module>& ptr() const { return module_; }
   template <class M>
   std::shared_ptr<M> ptr() const {
     return std::dynamic_pointer_cast<M>(module_);
   }
+  /// The module as M: a module type gives a reference, a holder type (nn::Linear) a holder.
+  template <class M>
+  decltype(auto) get() const {
+    if constexpr (std::is_base_of_v<Module, M>) {
+      auto p = ptr<M>();
+      NABLA_CHECK(p != nullptr, "AnyModule::get: the module is not a ",
+                  detail::demangled(typeid(M)));
+      return static_cast<M&>(*p);
+    } else {
+      auto p = ptr<typename M::ContainedType>();
+      NABLA_CHECK(p != nullptr, "AnyModule::get: the module is not a ",
+                  detail::demangled(typeid(M)));
+      return M(p);
+    }
+  }
   bool is_empty() const noexcept { return module_ == nullptr; }
   /// The same forward signature around `other`, a module of the same concrete type
   /// (clone() uses it).
-  AnyModule rebind(std::shared_ptr<Module> other) const { return AnyModule(std::move(other), rebinder_); }
+  AnyModule rebind(std::shared_ptr<Module> other) const {
+    return AnyModule(std::move(other), rebinder_);
+  }
+  /// A deep copy of the module, wrapped the same way.
+  AnyModule clone(const optional<Device>& device = nullopt) const {
+    check_not_empty();
+    return rebind(module_->clone(device));
+  }
 
  private:
   using Rebinder = std::function<AnyModule(std::shared_ptr<Module>)>;
-  AnyModule(std::shared_ptr<Module> other, const Rebinder& rebinder) : AnyModule(rebinder(std::move(other))) {}
+  AnyModule(std::shared_ptr<Module> other, const Rebinder& rebinder)
+      : AnyModule(rebinder(std::move(other))) {}
+  void check_not_empty() const {
+    NABLA_CHECK(module_ != nullptr, "AnyModule::forward: the AnyModule is empty");
+  }
   std::shared_ptr<Module> module_;
-  std::function<Tensor(const Tensor&)> forward_;
+  std::function<Tensor(const Tensor&)> tensor_forward_;
+  std::function<AnyValue(std::vector<AnyValue>&&)> invoke_;
   Rebinder rebinder_;
 };
 
@@ -55,7 +182,8 @@ class NamedAnyModule {
   template <class M>
   NamedAnyModule(std::string name, M&& module)
       : name_(std::move(name)), module_(std::forward<M>(module)) {}
-  NamedAnyModule(std::string name, AnyModule module) : name_(std::move(name)), module_(std::move(module)) {}
+  NamedAnyModule(std::string name, AnyModule module)
+      : name_(std::move(name)), module_(std::move(module)) {}
   const std::string& name() const noexcept { return name_; }
   const AnyModule& module() const noexcept { return module_; }
 

@@ -45,17 +45,19 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
     for (const auto& m : modules) push_back(m);
   }
 
-  const AnyModule& operator[](size_t index) const;
+  /// The module at `index` (as LibTorch: a shared_ptr<Module>); any(index) is its AnyModule.
+  std::shared_ptr<Module> operator[](size_t index) const { return any(index).ptr(); }
+  const AnyModule& any(size_t index) const;
   template <class M>
   M& at(size_t index) {
-    auto p = (*this)[index].template ptr<M>();
+    auto p = any(index).template ptr<M>();
     NABLA_CHECK(p != nullptr, "Sequential::at: module ", index, " is not a ", typeid(M).name());
     return *p;
   }
-  std::shared_ptr<Module> ptr(size_t index) const { return (*this)[index].ptr(); }
+  std::shared_ptr<Module> ptr(size_t index) const { return any(index).ptr(); }
   template <class M>
   std::shared_ptr<M> ptr(size_t index) const {
-    return (*this)[index].template ptr<M>();
+    return any(index).template ptr<M>();
   }
   size_t size() const noexcept { return modules_.size(); }
   bool is_empty() const noexcept { return modules_.empty(); }
@@ -68,8 +70,8 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
     using D = std::decay_t<M>;
     if constexpr (std::is_same_v<D, AnyModule>)
       return module;
-    else if constexpr (std::is_same_v<D, SequentialImpl>)
-      return AnyModule(std::make_shared<SequentialImpl>(std::forward<M>(module)));
+    else if constexpr (std::is_base_of_v<Module, D>)  // a module by value: stored as a copy
+      return AnyModule(std::make_shared<D>(std::forward<M>(module)));
     else
       return AnyModule(std::forward<M>(module));
   }

@@ -1,0 +1,242 @@
+#pragma once
+// The `_out` forms of the common ops, as LibTorch's: `add_out(out, a, b)` computes
+// add(a, b) into `out` and returns it; `add_outf(a, b, alpha, out)` is the same with
+// `out` last and no defaults. `out` is resized when its shape differs (LibTorch resizes
+// it too, with a warning when it held elements) and must be able to hold the result's
+// dtype (a float result cannot go into an int64 `out`). As in LibTorch, `_out` forms do
+// not record autograd history: an input or `out` that requires grad, with grad mode on,
+// is an error.
+#include <tuple>
+
+#include "nabla/core/tensor.h"
+
+namespace nabla {
+
+namespace detail {
+/// Writes `result` into `out` with the checks above; `op` names the caller.
+Tensor& assign_out(Tensor& out, const Tensor& result, const char* op);
+}  // namespace detail
+
+// ---- Elementwise ---------------------------------------------------------------------
+Tensor& add_out(Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor& add_out(Tensor& out, const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+Tensor& sub_out(Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor& sub_out(Tensor& out, const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+Tensor& mul_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& mul_out(Tensor& out, const Tensor& self, const Scalar& other);
+Tensor& div_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& div_out(Tensor& out, const Tensor& self, const Scalar& other);
+Tensor& remainder_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& remainder_out(Tensor& out, const Tensor& self, const Scalar& other);
+Tensor& pow_out(Tensor& out, const Tensor& self, const Tensor& exponent);
+Tensor& pow_out(Tensor& out, const Tensor& self, const Scalar& exponent);
+Tensor& pow_out(Tensor& out, const Scalar& self, const Tensor& exponent);
+Tensor& atan2_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& maximum_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& minimum_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& max_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& min_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& clamp_out(Tensor& out, const Tensor& self, const optional<Scalar>& min,
+                  const optional<Scalar>& max = nullopt);
+Tensor& addcmul_out(Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+                    const Scalar& value = 1);
+Tensor& addcdiv_out(Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+                    const Scalar& value = 1);
+Tensor& lerp_out(Tensor& out, const Tensor& self, const Tensor& end, const Scalar& weight);
+Tensor& where_out(Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other);
+Tensor& eq_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& eq_out(Tensor& out, const Tensor& self, const Scalar& other);
+Tensor& ne_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& ne_out(Tensor& out, const Tensor& self, const Scalar& other);
+Tensor& lt_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& lt_out(Tensor& out, const Tensor& self, const Scalar& other);
+Tensor& le_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& le_out(Tensor& out, const Tensor& self, const Scalar& other);
+Tensor& gt_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& gt_out(Tensor& out, const Tensor& self, const Scalar& other);
+Tensor& ge_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& ge_out(Tensor& out, const Tensor& self, const Scalar& other);
+Tensor& logical_not_out(Tensor& out, const Tensor& self);
+Tensor& logical_and_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& logical_or_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& bitwise_and_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& bitwise_or_out(Tensor& out, const Tensor& self, const Tensor& other);
+
+// One-input elementwise ops: name_out(out, self).
+#define NABLA_UNARY_OUT(name) Tensor& name##_out(Tensor& out, const Tensor& self);
+NABLA_UNARY_OUT(neg)
+NABLA_UNARY_OUT(abs)
+NABLA_UNARY_OUT(sqrt)
+NABLA_UNARY_OUT(rsqrt)
+NABLA_UNARY_OUT(exp)
+NABLA_UNARY_OUT(exp2)
+NABLA_UNARY_OUT(log)
+NABLA_UNARY_OUT(log2)
+NABLA_UNARY_OUT(log10)
+NABLA_UNARY_OUT(log1p)
+NABLA_UNARY_OUT(expm1)
+NABLA_UNARY_OUT(sin)
+NABLA_UNARY_OUT(cos)
+NABLA_UNARY_OUT(tan)
+NABLA_UNARY_OUT(asin)
+NABLA_UNARY_OUT(acos)
+NABLA_UNARY_OUT(atan)
+NABLA_UNARY_OUT(sinh)
+NABLA_UNARY_OUT(cosh)
+NABLA_UNARY_OUT(tanh)
+NABLA_UNARY_OUT(sigmoid)
+NABLA_UNARY_OUT(erf)
+NABLA_UNARY_OUT(floor)
+NABLA_UNARY_OUT(ceil)
+NABLA_UNARY_OUT(round)
+NABLA_UNARY_OUT(trunc)
+NABLA_UNARY_OUT(frac)
+NABLA_UNARY_OUT(sign)
+NABLA_UNARY_OUT(reciprocal)
+NABLA_UNARY_OUT(square)
+#undef NABLA_UNARY_OUT
+
+// ---- Reductions and scans ------------------------------------------------------------
+Tensor& sum_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim = false,
+                optional<ScalarType> dtype = nullopt);
+Tensor& sum_out(Tensor& out, const Tensor& self, optional<ScalarType> dtype = nullopt);
+Tensor& mean_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim = false,
+                 optional<ScalarType> dtype = nullopt);
+Tensor& prod_out(Tensor& out, const Tensor& self, int64_t dim, bool keepdim = false,
+                 optional<ScalarType> dtype = nullopt);
+Tensor& prod_out(Tensor& out, const Tensor& self, optional<ScalarType> dtype = nullopt);
+std::tuple<Tensor&, Tensor&> max_out(Tensor& max, Tensor& max_values, const Tensor& self,
+                                     int64_t dim, bool keepdim = false);
+std::tuple<Tensor&, Tensor&> min_out(Tensor& min, Tensor& min_indices, const Tensor& self,
+                                     int64_t dim, bool keepdim = false);
+Tensor& argmax_out(Tensor& out, const Tensor& self, optional<int64_t> dim = nullopt,
+                   bool keepdim = false);
+Tensor& argmin_out(Tensor& out, const Tensor& self, optional<int64_t> dim = nullopt,
+                   bool keepdim = false);
+Tensor& var_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool unbiased = true,
+                bool keepdim = false);
+Tensor& std_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool unbiased = true,
+                bool keepdim = false);
+Tensor& norm_out(Tensor& out, const Tensor& self, const optional<Scalar>& p, IntArrayRef dim,
+                 bool keepdim = false);
+Tensor& logsumexp_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim = false);
+Tensor& cumsum_out(Tensor& out, const Tensor& self, int64_t dim,
+                   optional<ScalarType> dtype = nullopt);
+Tensor& softmax_out(Tensor& out, const Tensor& self, int64_t dim,
+                    optional<ScalarType> dtype = nullopt);
+Tensor& log_softmax_out(Tensor& out, const Tensor& self, int64_t dim,
+                        optional<ScalarType> dtype = nullopt);
+std::tuple<Tensor&, Tensor&> sort_out(Tensor& values, Tensor& indices, const Tensor& self,
+                                      int64_t dim = -1, bool descending = false);
+std::tuple<Tensor&, Tensor&> topk_out(Tensor& values, Tensor& indices, const Tensor& self,
+                                      int64_t k, int64_t dim = -1, bool largest = true,
+                                      bool sorted = true);
+
+// ---- Linear algebra ------------------------------------------------------------------
+Tensor& matmul_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2);
+Tensor& bmm_out(Tensor& out, const Tensor& self, const Tensor& mat2);
+Tensor& mv_out(Tensor& out, const Tensor& self, const Tensor& vec);
+Tensor& dot_out(Tensor& out, const Tensor& self, const Tensor& tensor);
+Tensor& outer_out(Tensor& out, const Tensor& self, const Tensor& vec2);
+Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
+                  const Scalar& beta = 1, const Scalar& alpha = 1);
+
+// ---- Shape and index -------------------------------------------------------------------
+Tensor& cat_out(Tensor& out, TensorList tensors, int64_t dim = 0);
+Tensor& stack_out(Tensor& out, TensorList tensors, int64_t dim = 0);
+Tensor& index_select_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index);
+Tensor& gather_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index,
+                   bool sparse_grad = false);
+Tensor& masked_select_out(Tensor& out, const Tensor& self, const Tensor& mask);
+Tensor& nonzero_out(Tensor& out, const Tensor& self);
+
+// ---- Factories (out's dtype) -----------------------------------------------------------
+Tensor& zeros_out(Tensor& out, IntArrayRef size);
+Tensor& ones_out(Tensor& out, IntArrayRef size);
+Tensor& full_out(Tensor& out, IntArrayRef size, const Scalar& fill_value);
+Tensor& arange_out(Tensor& out, const Scalar& end);
+Tensor& arange_out(Tensor& out, const Scalar& start, const Scalar& end, const Scalar& step = 1);
+Tensor& linspace_out(Tensor& out, const Scalar& start, const Scalar& end, int64_t steps);
+Tensor& rand_out(Tensor& out, IntArrayRef size, optional<Generator> generator = nullopt);
+Tensor& randn_out(Tensor& out, IntArrayRef size, optional<Generator> generator = nullopt);
+Tensor& randint_out(Tensor& out, int64_t high, IntArrayRef size);
+Tensor& randint_out(Tensor& out, int64_t low, int64_t high, IntArrayRef size);
+Tensor& randperm_out(Tensor& out, int64_t n);
+
+// ---- The `_outf` spellings: the same functions with `out` last -------------------------
+inline Tensor& add_outf(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  return add_out(out, self, other, alpha);
+}
+inline Tensor& sub_outf(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  return sub_out(out, self, other, alpha);
+}
+inline Tensor& mul_outf(const Tensor& self, const Tensor& other, Tensor& out) {
+  return mul_out(out, self, other);
+}
+inline Tensor& div_outf(const Tensor& self, const Tensor& other, Tensor& out) {
+  return div_out(out, self, other);
+}
+inline Tensor& pow_outf(const Tensor& self, const Tensor& exponent, Tensor& out) {
+  return pow_out(out, self, exponent);
+}
+inline Tensor& pow_outf(const Tensor& self, const Scalar& exponent, Tensor& out) {
+  return pow_out(out, self, exponent);
+}
+inline Tensor& clamp_outf(const Tensor& self, const optional<Scalar>& min,
+                          const optional<Scalar>& max, Tensor& out) {
+  return clamp_out(out, self, min, max);
+}
+inline Tensor& sum_outf(const Tensor& self, IntArrayRef dim, bool keepdim,
+                        optional<ScalarType> dtype, Tensor& out) {
+  return sum_out(out, self, dim, keepdim, dtype);
+}
+inline Tensor& mean_outf(const Tensor& self, IntArrayRef dim, bool keepdim,
+                         optional<ScalarType> dtype, Tensor& out) {
+  return mean_out(out, self, dim, keepdim, dtype);
+}
+inline Tensor& matmul_outf(const Tensor& self, const Tensor& other, Tensor& out) {
+  return matmul_out(out, self, other);
+}
+inline Tensor& mm_outf(const Tensor& self, const Tensor& mat2, Tensor& out) {
+  return mm_out(out, self, mat2);
+}
+inline Tensor& bmm_outf(const Tensor& self, const Tensor& mat2, Tensor& out) {
+  return bmm_out(out, self, mat2);
+}
+inline Tensor& addmm_outf(const Tensor& self, const Tensor& mat1, const Tensor& mat2,
+                          const Scalar& beta, const Scalar& alpha, Tensor& out) {
+  return addmm_out(out, self, mat1, mat2, beta, alpha);
+}
+inline Tensor& cat_outf(TensorList tensors, int64_t dim, Tensor& out) {
+  return cat_out(out, tensors, dim);
+}
+inline Tensor& stack_outf(TensorList tensors, int64_t dim, Tensor& out) {
+  return stack_out(out, tensors, dim);
+}
+inline Tensor& index_select_outf(const Tensor& self, int64_t dim, const Tensor& index,
+                                 Tensor& out) {
+  return index_select_out(out, self, dim, index);
+}
+inline Tensor& softmax_outf(const Tensor& self, int64_t dim, optional<ScalarType> dtype,
+                            Tensor& out) {
+  return softmax_out(out, self, dim, dtype);
+}
+inline Tensor& log_softmax_outf(const Tensor& self, int64_t dim, optional<ScalarType> dtype,
+                                Tensor& out) {
+  return log_softmax_out(out, self, dim, dtype);
+}
+#define NABLA_UNARY_OUTF(name) \
+  inline Tensor& name##_outf(const Tensor& self, Tensor& out) { return name##_out(out, self); }
+NABLA_UNARY_OUTF(neg)
+NABLA_UNARY_OUTF(abs)
+NABLA_UNARY_OUTF(sqrt)
+NABLA_UNARY_OUTF(exp)
+NABLA_UNARY_OUTF(log)
+NABLA_UNARY_OUTF(sin)
+NABLA_UNARY_OUTF(cos)
+NABLA_UNARY_OUTF(tanh)
+NABLA_UNARY_OUTF(sigmoid)
+#undef NABLA_UNARY_OUTF
+
+}  // namespace nabla

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Applies SPEC.md §2's mechanical port to LibTorch C++ sources, in place:
+#   <torch/torch.h> → <nabla/nabla.h> (every LibTorch header, <torch/...>, <ATen/...>
+#   and <c10/...>, becomes <nabla/nabla.h>: each is a part of what torch.h includes),
+#   torch:: c10:: at:: → nabla::, namespace torch → namespace nabla (also
+#   `using namespace at;` and `namespace t = torch;`),
+#   TORCH_MODULE → NABLA_MODULE, TORCH_CHECK → NABLA_CHECK, AT_ASSERT → NABLA_ASSERT,
+#   <c10d/...> → <nabla/distributed.h>, c10d:: → nabla::distributed::.
+# Nothing else is edited: a program that needs more is a nabla bug.
+# Usage: scripts/port_from_libtorch.sh FILE_OR_DIR...
+set -euo pipefail
+[ $# -gt 0 ] || { echo "usage: $0 FILE_OR_DIR..." >&2; exit 2; }
+find "$@" -type f \( -name '*.cpp' -o -name '*.cc' -o -name '*.cxx' -o -name '*.h' -o -name '*.hpp' \) -print0 |
+  xargs -0 -r sed -i -E \
+    -e 's@#include[[:space:]]*<c10d/[^>]*>@#include <nabla/distributed.h>@' \
+    -e 's@#include[[:space:]]*<(torch|ATen|c10)/[^>]*>@#include <nabla/nabla.h>@' \
+    -e 's/\bc10d::/nabla::distributed::/g' \
+    -e 's/\b(torch|c10|at)::/nabla::/g' \
+    -e 's/\bnamespace (torch|at|c10)\b/namespace nabla/g' \
+    -e 's/\bnamespace ([A-Za-z_][A-Za-z_0-9]*) *= *(torch|at|c10) *;/namespace \1 = nabla;/g' \
+    -e 's/\bTORCH_MODULE\b/NABLA_MODULE/g' \
+    -e 's/\bTORCH_CHECK\b/NABLA_CHECK/g' \
+    -e 's/\bAT_ASSERT\b/NABLA_ASSERT/g'

@@ -1,0 +1,363 @@
+// Shape, indexing and product ops of LibTorch composed from nabla's ops: diag,
+// diag_embed, diagflat, tile, repeat_interleave, index_add/copy/fill, masked_scatter,
+// take, take_along_dim, flips and rotations, sum_to_size, inner, kron, cross, addmv,
+// addr, addbmm, baddbmm. Gradients come from the pieces.
+#include <algorithm>
+#include <vector>
+
+#include "nabla/ops/factories.h"
+#include "nabla/ops/functions.h"
+#include "ops/composite.h"
+
+namespace nabla {
+
+namespace {
+
+// index broadcast along `dim` of a tensor of `shape` (for scatter/gather by an index list).
+Tensor index_along(const Tensor& index, IntArrayRef shape, int64_t dim) {
+  DimVector view(shape.size(), 1);
+  view[dim] = index.numel();
+  DimVector full(shape.begin(), shape.end());
+  full[dim] = index.numel();
+  return index.reshape({-1}).view(view).expand(full);
+}
+
+void check_index(const Tensor& index, const char* op) {
+  ops::check_defined(index, op);
+  NABLA_CHECK(index.scalar_type() == kLong || index.scalar_type() == kInt, op,
+              ": expected an int64 or int32 index, got ", index.scalar_type());
+  NABLA_CHECK(index.dim() <= 1, op, ": index should have at most 1 dimension, got ", index.dim());
+}
+
+// The source of index_add/index_copy checked against self: dim `dim` holds one slice per index.
+void check_source(const Tensor& self, int64_t d, const Tensor& index, const Tensor& source,
+                  const char* op) {
+  ops::check_defined(source, op);
+  NABLA_CHECK(source.dim() == self.dim() || (self.dim() <= 1 && source.dim() <= 1), op,
+              ": source has ", source.dim(), " dims but self has ", self.dim());
+  const int64_t count = source.dim() == 0 ? 1 : source.size(d);
+  NABLA_CHECK(count == index.numel(), op, ": number of indices (", index.numel(),
+              ") should be equal to source.size(dim) (", count, ")");
+  for (int64_t i = 0; i < self.dim(); ++i)
+    if (i != d)
+      NABLA_CHECK(self.size(i) == source.size(i), op, ": self (sizes ", self.sizes(),
+                  ") and source (sizes ", source.sizes(), ") must match in every dim but ", d);
+}
+
+}  // namespace
+
+Tensor Tensor::diag(int64_t k) const {
+  ops::check_defined(*this, "diag");
+  NABLA_CHECK(dim() == 1 || dim() == 2, "diag(): Supports 1D or 2D tensors. Got ", dim(), "D");
+  if (dim() == 2) return diagonal(k).contiguous();
+  return diag_embed(k, 0, 1);
+}
+
+Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
+  ops::check_defined(*this, "diag_embed");
+  const int64_t n = dim() + 1;
+  const int64_t a = ops::wrap_dim(dim1, n, "diag_embed"), b = ops::wrap_dim(dim2, n, "diag_embed");
+  NABLA_CHECK(a != b, "diag_embed: diagonal dimensions cannot be identical ", dim1, ", ", dim2);
+  const int64_t len = dim() == 0 ? 1 : size(-1);
+  const int64_t side = len + std::abs(offset);
+  DimVector shape;
+  for (int64_t i = 0, j = 0; i < n; ++i) shape.push_back(i == a || i == b ? side : sizes()[j++]);
+  Tensor out = zeros(shape, options());
+  // The diagonal view of `out` (this tensor's shape) takes the values; autograd records
+  // the write (CopySlices), so the gradient is the diagonal of the output's.
+  out.diagonal(offset, a, b).copy_(*this);
+  return out;
+}
+
+Tensor Tensor::diagflat(int64_t offset) const {
+  ops::check_defined(*this, "diagflat");
+  return reshape({-1}).diag_embed(offset, 0, 1);
+}
+
+Tensor Tensor::tile(IntArrayRef dims) const {
+  ops::check_defined(*this, "tile");
+  // Fewer reps than dims: ones are prepended (LibTorch's rule), then repeat.
+  std::vector<int64_t> reps(dims.begin(), dims.end());
+  while (static_cast<int64_t>(reps.size()) < dim()) reps.insert(reps.begin(), 1);
+  return repeat(reps);
+}
+
+Tensor Tensor::repeat_interleave(int64_t repeats, optional<int64_t> dim, optional<int64_t>) const {
+  return nabla::repeat_interleave(*this, repeats, dim);
+}
+Tensor Tensor::repeat_interleave(const Tensor& repeats, optional<int64_t> dim,
+                                 optional<int64_t>) const {
+  ops::check_defined(repeats, "repeat_interleave (repeats)");
+  NABLA_CHECK(repeats.dim() <= 1, "repeat_interleave: repeats must be 0-dim or 1-dim tensor, got ",
+              repeats.dim());
+  if (repeats.dim() == 0 || repeats.numel() == 1)
+    return repeat_interleave(repeats.item<int64_t>(), dim);
+  Tensor input = dim ? *this : reshape({-1});
+  const int64_t d = dim ? ops::wrap_dim(*dim, this->dim(), "repeat_interleave") : 0;
+  NABLA_CHECK(repeats.size(0) == input.size(d),
+              "repeat_interleave: repeats must have the same size as input along "
+              "dim (",
+              repeats.size(0), " vs ", input.size(d), ")");
+  Tensor r = repeats.to(kLong).contiguous();
+  const int64_t* rp = r.data_ptr<int64_t>();
+  std::vector<int64_t> idx;
+  for (int64_t i = 0; i < r.numel(); ++i) {
+    NABLA_CHECK(rp[i] >= 0, "repeat_interleave: repeats can not be negative");
+    idx.insert(idx.end(), static_cast<size_t>(rp[i]), i);
+  }
+  return input.index_select(d, tensor(idx, TensorOptions(kLong)));
+}
+
+Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source,
+                         const Scalar& alpha) const {
+  ops::check_defined(*this, "index_add");
+  check_index(index, "index_add");
+  const int64_t d = ops::wrap_dim(dim, this->dim(), "index_add");
+  check_source(*this, d, index, source, "index_add");
+  if (this->dim() == 0) return *this + source.reshape({}) * alpha;
+  Tensor src = alpha.toDouble() == 1 ? source : source * alpha;
+  return scatter_add(d, index_along(index.to(kLong), source.sizes(), d), src.to(scalar_type()));
+}
+const Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source,
+                                 const Scalar& alpha) const {
+  return ops::inplace_from(*this, "index_add_",
+                           [&](const Tensor& x) { return x.index_add(dim, index, source, alpha); });
+}
+
+Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
+  ops::check_defined(*this, "index_copy");
+  check_index(index, "index_copy");
+  const int64_t d = ops::wrap_dim(dim, this->dim(), "index_copy");
+  check_source(*this, d, index, source, "index_copy");
+  if (this->dim() == 0) return source.reshape({}).to(scalar_type());
+  return scatter(d, index_along(index.to(kLong), source.sizes(), d), source.to(scalar_type()));
+}
+const Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const {
+  return ops::inplace_from(*this, "index_copy_",
+                           [&](const Tensor& x) { return x.index_copy(dim, index, source); });
+}
+
+Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value) const {
+  ops::check_defined(*this, "index_fill");
+  check_index(index, "index_fill");
+  const int64_t d = ops::wrap_dim(dim, this->dim(), "index_fill");
+  if (this->dim() == 0) return index.numel() ? full_like(*this, value) : clone();
+  DimVector shape(sizes().begin(), sizes().end());
+  return scatter(d, index_along(index.to(kLong), shape, d), value);
+}
+Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Tensor& value) const {
+  NABLA_CHECK(value.dim() == 0,
+              "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  return index_fill(dim, index, value.item());
+}
+const Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const {
+  return ops::inplace_from(*this, "index_fill_",
+                           [&](const Tensor& x) { return x.index_fill(dim, index, value); });
+}
+const Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const {
+  return ops::inplace_from(*this, "index_fill_",
+                           [&](const Tensor& x) { return x.index_fill(dim, index, value); });
+}
+
+// Positions where mask (broadcast to self) is true take source's leading elements in order.
+Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
+  ops::check_defined(*this, "masked_scatter");
+  NABLA_CHECK(mask.scalar_type() == kBool, "masked_scatter: expected BoolTensor for mask, got ",
+              mask.scalar_type());
+  Tensor m = mask.expand(sizes()).reshape({-1});
+  Tensor pos = m.nonzero().reshape({-1});
+  const int64_t count = pos.numel();
+  NABLA_CHECK(source.numel() >= count, "masked_scatter: expected source to have at least ", count,
+              " elements, got ", source.numel());
+  Tensor flat = reshape({-1});
+  Tensor values = source.reshape({-1}).narrow(0, 0, count).to(scalar_type());
+  return flat.scatter(0, pos, values).view(sizes());
+}
+const Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) const {
+  return ops::inplace_from(*this, "masked_scatter_",
+                           [&](const Tensor& x) { return x.masked_scatter(mask, source); });
+}
+
+Tensor Tensor::take(const Tensor& index) const {
+  ops::check_defined(*this, "take");
+  ops::check_defined(index, "take (index)");
+  NABLA_CHECK(index.scalar_type() == kLong, "take(): Expected a long tensor for index, but got ",
+              index.scalar_type());
+  const int64_t n = numel();
+  Tensor idx = index.reshape({-1});
+  if (idx.numel() > 0) {
+    const int64_t lo = idx.min().item<int64_t>(), hi = idx.max().item<int64_t>();
+    NABLA_CHECK(lo >= -n && hi < n, "take(): index out of range for tensor of size ", sizes(), " (",
+                n, " elements); got indices in [", lo, ", ", hi, "]");
+  }
+  idx = nabla::where(idx < 0, idx + n, idx);
+  return reshape({-1}).index_select(0, idx).view(index.sizes());
+}
+
+Tensor Tensor::take_along_dim(const Tensor& indices, optional<int64_t> dim) const {
+  ops::check_defined(*this, "take_along_dim");
+  if (!dim) return reshape({-1}).gather(0, indices.reshape({-1}));
+  const int64_t d = ops::wrap_dim(*dim, this->dim(), "take_along_dim");
+  // Both broadcast in every dim but d.
+  DimVector self_shape(sizes().begin(), sizes().end()),
+      idx_shape(indices.sizes().begin(), indices.sizes().end());
+  NABLA_CHECK(indices.dim() == this->dim(),
+              "take_along_dim: input and indices should have the same number of "
+              "dimensions, but got ",
+              this->dim(), " and ", indices.dim());
+  for (int64_t i = 0; i < this->dim(); ++i) {
+    if (i == d) continue;
+    const int64_t b = std::max(self_shape[i], idx_shape[i]);
+    self_shape[i] = idx_shape[i] = b;
+  }
+  return expand(self_shape).gather(d, indices.expand(idx_shape));
+}
+
+Tensor Tensor::flipud() const {
+  NABLA_CHECK(dim() >= 1, "flipud: Input must be >= 1-d.");
+  return flip({0});
+}
+Tensor Tensor::fliplr() const {
+  NABLA_CHECK(dim() >= 2, "fliplr: Input must be >= 2-d.");
+  return flip({1});
+}
+Tensor Tensor::rot90(int64_t k, IntArrayRef dims) const {
+  NABLA_CHECK(dims.size() == 2,
+              "rot90: expected total rotation dims == 2, but got dims = ", dims.size());
+  NABLA_CHECK(dim() >= 2, "rot90: expected total dims >= 2, but got total dims = ", dim());
+  const int64_t a = ops::wrap_dim(dims[0], dim(), "rot90"),
+                b = ops::wrap_dim(dims[1], dim(), "rot90");
+  NABLA_CHECK(a != b, "rot90: expected rotation dims to be different, but got dim0 = ", a,
+              " and dim1 = ", b);
+  switch (((k % 4) + 4) % 4) {
+    case 1:
+      return flip({b}).transpose(a, b);
+    case 2:
+      return flip({a, b});
+    case 3:
+      return flip({a}).transpose(a, b);
+    default:
+      return clone(MemoryFormat::Contiguous);
+  }
+}
+
+Tensor Tensor::sum_to_size(IntArrayRef size) const {
+  ops::check_defined(*this, "sum_to_size");
+  NABLA_CHECK(static_cast<int64_t>(size.size()) <= dim(), "sum_to_size: size {", size,
+              "} is not expandable to size {", sizes(), "}");
+  const int64_t lead = dim() - static_cast<int64_t>(size.size());
+  for (size_t i = 0; i < size.size(); ++i)
+    NABLA_CHECK(size[i] == 1 || size[i] == sizes()[lead + static_cast<int64_t>(i)],
+                "sum_to_size: size {", size, "} is not expandable to size {", sizes(), "}");
+  return ops::sum_to(*this, size);
+}
+
+// ---- Products ---------------------------------------------------------------------------
+Tensor Tensor::inner(const Tensor& other) const {
+  ops::check_defined(*this, "inner");
+  if (dim() == 0 || other.dim() == 0) return *this * other;
+  NABLA_CHECK(size(-1) == other.size(-1),
+              "inner() the last dimension must match on both input tensors but got "
+              "shapes ",
+              sizes(), " and ", other.sizes());
+  std::vector<int64_t> shape(sizes().begin(), sizes().end() - 1);
+  shape.insert(shape.end(), other.sizes().begin(), other.sizes().end() - 1);
+  return reshape({-1, size(-1)}).matmul(other.reshape({-1, other.size(-1)}).t()).view(shape);
+}
+
+Tensor Tensor::kron(const Tensor& other) const {
+  ops::check_defined(*this, "kron");
+  const int64_t n = std::max(dim(), other.dim());
+  std::vector<int64_t> a(static_cast<size_t>(n - dim()), 1),
+      b(static_cast<size_t>(n - other.dim()), 1);
+  a.insert(a.end(), sizes().begin(), sizes().end());
+  b.insert(b.end(), other.sizes().begin(), other.sizes().end());
+  std::vector<int64_t> va, vb, out;
+  for (int64_t i = 0; i < n; ++i) {
+    va.push_back(a[i]);
+    va.push_back(1);
+    vb.push_back(1);
+    vb.push_back(b[i]);
+    out.push_back(a[i] * b[i]);
+  }
+  return (reshape(va) * other.reshape(vb)).reshape(out);
+}
+
+Tensor Tensor::cross(const Tensor& other, optional<int64_t> dim) const {
+  ops::check_defined(*this, "cross");
+  NABLA_CHECK(this->dim() == other.dim(),
+              "linalg.cross: inputs must have the same number of dimensions (got ", this->dim(),
+              " and ", other.dim(), ")");
+  int64_t d = -1;
+  if (dim) {
+    d = ops::wrap_dim(*dim, this->dim(), "cross");
+  } else {
+    for (int64_t i = 0; i < this->dim(); ++i)
+      if (size(i) == 3) {
+        d = i;
+        break;
+      }
+    NABLA_CHECK(d >= 0, "no dimension of size 3 in input");
+  }
+  NABLA_CHECK(size(d) == 3 && other.size(d) == 3, "linalg.cross: inputs dimension ", d,
+              " must have length 3. Got ", size(d), " and ", other.size(d));
+  auto c = [&](const Tensor& t, int64_t i) { return t.narrow(d, i, 1); };
+  return cat({c(*this, 1) * c(other, 2) - c(*this, 2) * c(other, 1),
+              c(*this, 2) * c(other, 0) - c(*this, 0) * c(other, 2),
+              c(*this, 0) * c(other, 1) - c(*this, 1) * c(other, 0)},
+             d);
+}
+
+namespace {
+// beta * self + alpha * product, with LibTorch's rule that beta = 0 ignores self (NaN too).
+Tensor add_scaled(const Tensor& self, const Tensor& product, const Scalar& beta,
+                  const Scalar& alpha) {
+  Tensor p = alpha.toDouble() == 1 ? product : product * alpha;
+  if (beta.toDouble() == 0) return p + zeros_like(self).expand_as(p);
+  return (beta.toDouble() == 1 ? self : self * beta) + p;
+}
+}  // namespace
+
+Tensor Tensor::addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta,
+                     const Scalar& alpha) const {
+  ops::check_defined(*this, "addmv");
+  return add_scaled(*this, mat.mv(vec), beta, alpha);
+}
+const Tensor& Tensor::addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta,
+                             const Scalar& alpha) const {
+  return ops::inplace_from(*this, "addmv_",
+                           [&](const Tensor& x) { return x.addmv(mat, vec, beta, alpha); });
+}
+Tensor Tensor::addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta,
+                    const Scalar& alpha) const {
+  ops::check_defined(*this, "addr");
+  return add_scaled(*this, vec1.outer(vec2), beta, alpha);
+}
+const Tensor& Tensor::addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta,
+                            const Scalar& alpha) const {
+  return ops::inplace_from(*this, "addr_",
+                           [&](const Tensor& x) { return x.addr(vec1, vec2, beta, alpha); });
+}
+Tensor Tensor::addbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta,
+                      const Scalar& alpha) const {
+  ops::check_defined(*this, "addbmm");
+  return add_scaled(*this, b1.bmm(b2).sum(0), beta, alpha);
+}
+const Tensor& Tensor::addbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta,
+                              const Scalar& alpha) const {
+  return ops::inplace_from(*this, "addbmm_",
+                           [&](const Tensor& x) { return x.addbmm(b1, b2, beta, alpha); });
+}
+Tensor Tensor::baddbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta,
+                       const Scalar& alpha) const {
+  ops::check_defined(*this, "baddbmm");
+  return add_scaled(*this, b1.bmm(b2), beta, alpha);
+}
+const Tensor& Tensor::baddbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta,
+                               const Scalar& alpha) const {
+  return ops::inplace_from(*this, "baddbmm_",
+                           [&](const Tensor& x) { return x.baddbmm(b1, b2, beta, alpha); });
+}
+
+}  // namespace nabla

@@ -1,0 +1,352 @@
+// The `_out` forms (include/nabla/ops/out_functions.h): each computes its op as usual
+// and writes the result into `out` through assign_out.
+#include "nabla/ops/out_functions.h"
+
+#include "nabla/autograd/grad_mode.h"
+#include "nabla/ops/activation.h"
+#include "nabla/ops/factories.h"
+#include "nabla/ops/functions.h"
+
+namespace nabla {
+
+namespace {
+// LibTorch's canCast: no floating result into an integral out, nothing but bool into bool.
+bool can_cast(ScalarType from, ScalarType to) {
+  if (isFloatingType(from) && !isFloatingType(to)) return false;
+  if (from != kBool && to == kBool) return false;
+  return true;
+}
+}  // namespace
+
+namespace detail {
+Tensor& assign_out(Tensor& out, const Tensor& result, const char* op) {
+  NABLA_CHECK(out.defined(), op, ": `out` is an undefined tensor; pass a tensor to write into");
+  NABLA_CHECK(
+      !(GradMode::is_enabled() && (result.requires_grad() || out.requires_grad())), op,
+      "(): functions with out=... arguments don't support automatic differentiation, but one of "
+      "the arguments requires grad.");
+  NABLA_CHECK(can_cast(result.scalar_type(), out.scalar_type()), op, ": result type ",
+              result.scalar_type(), " can't be cast to the desired output type ",
+              out.scalar_type());
+  NoGradGuard no_grad;
+  if (out.sizes() != result.sizes()) out.resize_(result.sizes());
+  if (!out.is_same(result)) out.copy_(result);
+  return out;
+}
+}  // namespace detail
+
+using detail::assign_out;
+
+Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  return assign_out(out, add(a, b, alpha), "add_out");
+}
+Tensor& add_out(Tensor& out, const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  return assign_out(out, add(a, b, alpha), "add_out");
+}
+Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  return assign_out(out, sub(a, b, alpha), "sub_out");
+}
+Tensor& sub_out(Tensor& out, const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  return assign_out(out, sub(a, b, alpha), "sub_out");
+}
+Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, mul(a, b), "mul_out");
+}
+Tensor& mul_out(Tensor& out, const Tensor& a, const Scalar& b) {
+  return assign_out(out, mul(a, b), "mul_out");
+}
+Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, div(a, b), "div_out");
+}
+Tensor& div_out(Tensor& out, const Tensor& a, const Scalar& b) {
+  return assign_out(out, div(a, b), "div_out");
+}
+Tensor& remainder_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, a.remainder(b), "remainder_out");
+}
+Tensor& remainder_out(Tensor& out, const Tensor& a, const Scalar& b) {
+  return assign_out(out, a.remainder(b), "remainder_out");
+}
+Tensor& pow_out(Tensor& out, const Tensor& a, const Tensor& e) {
+  return assign_out(out, pow(a, e), "pow_out");
+}
+Tensor& pow_out(Tensor& out, const Tensor& a, const Scalar& e) {
+  return assign_out(out, pow(a, e), "pow_out");
+}
+Tensor& pow_out(Tensor& out, const Scalar& a, const Tensor& e) {
+  return assign_out(out, pow(a, e), "pow_out");
+}
+Tensor& atan2_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, atan2(a, b), "atan2_out");
+}
+Tensor& maximum_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, maximum(a, b), "maximum_out");
+}
+Tensor& minimum_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, minimum(a, b), "minimum_out");
+}
+Tensor& max_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, maximum(a, b), "max_out");
+}
+Tensor& min_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, minimum(a, b), "min_out");
+}
+Tensor& clamp_out(Tensor& out, const Tensor& self, const optional<Scalar>& min,
+                  const optional<Scalar>& max) {
+  return assign_out(out, clamp(self, min, max), "clamp_out");
+}
+Tensor& addcmul_out(Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
+                    const Scalar& v) {
+  return assign_out(out, addcmul(self, t1, t2, v), "addcmul_out");
+}
+Tensor& addcdiv_out(Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
+                    const Scalar& v) {
+  return assign_out(out, addcdiv(self, t1, t2, v), "addcdiv_out");
+}
+Tensor& lerp_out(Tensor& out, const Tensor& self, const Tensor& end, const Scalar& w) {
+  return assign_out(out, lerp(self, end, w), "lerp_out");
+}
+Tensor& where_out(Tensor& out, const Tensor& c, const Tensor& a, const Tensor& b) {
+  return assign_out(out, where(c, a, b), "where_out");
+}
+Tensor& eq_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, a.eq(b), "eq_out");
+}
+Tensor& eq_out(Tensor& out, const Tensor& a, const Scalar& b) {
+  return assign_out(out, a.eq(b), "eq_out");
+}
+Tensor& ne_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, a.ne(b), "ne_out");
+}
+Tensor& ne_out(Tensor& out, const Tensor& a, const Scalar& b) {
+  return assign_out(out, a.ne(b), "ne_out");
+}
+Tensor& lt_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, a.lt(b), "lt_out");
+}
+Tensor& lt_out(Tensor& out, const Tensor& a, const Scalar& b) {
+  return assign_out(out, a.lt(b), "lt_out");
+}
+Tensor& le_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, a.le(b), "le_out");
+}
+Tensor& le_out(Tensor& out, const Tensor& a, const Scalar& b) {
+  return assign_out(out, a.le(b), "le_out");
+}
+Tensor& gt_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, a.gt(b), "gt_out");
+}
+Tensor& gt_out(Tensor& out, const Tensor& a, const Scalar& b) {
+  return assign_out(out, a.gt(b), "gt_out");
+}
+Tensor& ge_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, a.ge(b), "ge_out");
+}
+Tensor& ge_out(Tensor& out, const Tensor& a, const Scalar& b) {
+  return assign_out(out, a.ge(b), "ge_out");
+}
+Tensor& logical_not_out(Tensor& out, const Tensor& a) {
+  return assign_out(out, a.logical_not(), "logical_not_out");
+}
+Tensor& logical_and_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, a.logical_and(b), "logical_and_out");
+}
+Tensor& logical_or_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, a.logical_or(b), "logical_or_out");
+}
+Tensor& bitwise_and_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, a.bitwise_and(b), "bitwise_and_out");
+}
+Tensor& bitwise_or_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, a.bitwise_or(b), "bitwise_or_out");
+}
+
+#define NABLA_UNARY_OUT(name)                           \
+  Tensor& name##_out(Tensor& out, const Tensor& self) { \
+    return assign_out(out, self.name(), #name "_out");  \
+  }
+NABLA_UNARY_OUT(neg)
+NABLA_UNARY_OUT(abs)
+NABLA_UNARY_OUT(sqrt)
+NABLA_UNARY_OUT(rsqrt)
+NABLA_UNARY_OUT(exp)
+NABLA_UNARY_OUT(exp2)
+NABLA_UNARY_OUT(log)
+NABLA_UNARY_OUT(log2)
+NABLA_UNARY_OUT(log10)
+NABLA_UNARY_OUT(log1p)
+NABLA_UNARY_OUT(expm1)
+NABLA_UNARY_OUT(sin)
+NABLA_UNARY_OUT(cos)
+NABLA_UNARY_OUT(tan)
+NABLA_UNARY_OUT(asin)
+NABLA_UNARY_OUT(acos)
+NABLA_UNARY_OUT(atan)
+NABLA_UNARY_OUT(sinh)
+NABLA_UNARY_OUT(cosh)
+NABLA_UNARY_OUT(tanh)
+NABLA_UNARY_OUT(sigmoid)
+NABLA_UNARY_OUT(erf)
+NABLA_UNARY_OUT(floor)
+NABLA_UNARY_OUT(ceil)
+NABLA_UNARY_OUT(round)
+NABLA_UNARY_OUT(trunc)
+NABLA_UNARY_OUT(frac)
+NABLA_UNARY_OUT(sign)
+NABLA_UNARY_OUT(reciprocal)
+NABLA_UNARY_OUT(square)
+#undef NABLA_UNARY_OUT
+
+Tensor& sum_out(Tensor& out, const Tensor& x, IntArrayRef dim, bool keepdim,
+                optional<ScalarType> dtype) {
+  return assign_out(out, sum(x, dim, keepdim, dtype), "sum_out");
+}
+Tensor& sum_out(Tensor& out, const Tensor& x, optional<ScalarType> dtype) {
+  return assign_out(out, sum(x, dtype), "sum_out");
+}
+Tensor& mean_out(Tensor& out, const Tensor& x, IntArrayRef dim, bool keepdim,
+                 optional<ScalarType> dtype) {
+  return assign_out(out, mean(x, dim, keepdim, dtype), "mean_out");
+}
+Tensor& prod_out(Tensor& out, const Tensor& x, int64_t dim, bool keepdim,
+                 optional<ScalarType> dtype) {
+  return assign_out(out, prod(x, dim, keepdim, dtype), "prod_out");
+}
+Tensor& prod_out(Tensor& out, const Tensor& x, optional<ScalarType> dtype) {
+  return assign_out(out, prod(x, dtype), "prod_out");
+}
+std::tuple<Tensor&, Tensor&> max_out(Tensor& values, Tensor& indices, const Tensor& x, int64_t dim,
+                                     bool keepdim) {
+  auto [v, i] = max(x, dim, keepdim);
+  return {assign_out(values, v, "max_out"), assign_out(indices, i, "max_out")};
+}
+std::tuple<Tensor&, Tensor&> min_out(Tensor& values, Tensor& indices, const Tensor& x, int64_t dim,
+                                     bool keepdim) {
+  auto [v, i] = min(x, dim, keepdim);
+  return {assign_out(values, v, "min_out"), assign_out(indices, i, "min_out")};
+}
+Tensor& argmax_out(Tensor& out, const Tensor& x, optional<int64_t> dim, bool keepdim) {
+  return assign_out(out, argmax(x, dim, keepdim), "argmax_out");
+}
+Tensor& argmin_out(Tensor& out, const Tensor& x, optional<int64_t> dim, bool keepdim) {
+  return assign_out(out, argmin(x, dim, keepdim), "argmin_out");
+}
+Tensor& var_out(Tensor& out, const Tensor& x, IntArrayRef dim, bool unbiased, bool keepdim) {
+  return assign_out(out, var(x, dim, unbiased, keepdim), "var_out");
+}
+Tensor& std_out(Tensor& out, const Tensor& x, IntArrayRef dim, bool unbiased, bool keepdim) {
+  return assign_out(out, std(x, dim, unbiased, keepdim), "std_out");
+}
+Tensor& norm_out(Tensor& out, const Tensor& x, const optional<Scalar>& p, IntArrayRef dim,
+                 bool keepdim) {
+  return assign_out(out, norm(x, p, dim, keepdim), "norm_out");
+}
+Tensor& logsumexp_out(Tensor& out, const Tensor& x, IntArrayRef dim, bool keepdim) {
+  return assign_out(out, logsumexp(x, dim, keepdim), "logsumexp_out");
+}
+Tensor& cumsum_out(Tensor& out, const Tensor& x, int64_t dim, optional<ScalarType> dtype) {
+  return assign_out(out, cumsum(x, dim, dtype), "cumsum_out");
+}
+Tensor& softmax_out(Tensor& out, const Tensor& x, int64_t dim, optional<ScalarType> dtype) {
+  return assign_out(out, softmax(x, dim, dtype), "softmax_out");
+}
+Tensor& log_softmax_out(Tensor& out, const Tensor& x, int64_t dim, optional<ScalarType> dtype) {
+  return assign_out(out, log_softmax(x, dim, dtype), "log_softmax_out");
+}
+std::tuple<Tensor&, Tensor&> sort_out(Tensor& values, Tensor& indices, const Tensor& x, int64_t dim,
+                                      bool descending) {
+  auto [v, i] = sort(x, dim, descending);
+  return {assign_out(values, v, "sort_out"), assign_out(indices, i, "sort_out")};
+}
+std::tuple<Tensor&, Tensor&> topk_out(Tensor& values, Tensor& indices, const Tensor& x, int64_t k,
+                                      int64_t dim, bool largest, bool sorted) {
+  auto [v, i] = topk(x, k, dim, largest, sorted);
+  return {assign_out(values, v, "topk_out"), assign_out(indices, i, "topk_out")};
+}
+
+Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, matmul(a, b), "matmul_out");
+}
+Tensor& mm_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, mm(a, b), "mm_out");
+}
+Tensor& bmm_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, bmm(a, b), "bmm_out");
+}
+Tensor& mv_out(Tensor& out, const Tensor& a, const Tensor& v) {
+  return assign_out(out, mv(a, v), "mv_out");
+}
+Tensor& dot_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, dot(a, b), "dot_out");
+}
+Tensor& outer_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return assign_out(out, outer(a, b), "outer_out");
+}
+Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& m1, const Tensor& m2,
+                  const Scalar& beta, const Scalar& alpha) {
+  return assign_out(out, addmm(self, m1, m2, beta, alpha), "addmm_out");
+}
+
+Tensor& cat_out(Tensor& out, TensorList tensors, int64_t dim) {
+  return assign_out(out, cat(tensors, dim), "cat_out");
+}
+Tensor& stack_out(Tensor& out, TensorList tensors, int64_t dim) {
+  return assign_out(out, stack(tensors, dim), "stack_out");
+}
+Tensor& index_select_out(Tensor& out, const Tensor& x, int64_t dim, const Tensor& index) {
+  return assign_out(out, index_select(x, dim, index), "index_select_out");
+}
+Tensor& gather_out(Tensor& out, const Tensor& x, int64_t dim, const Tensor& index,
+                   bool sparse_grad) {
+  return assign_out(out, gather(x, dim, index, sparse_grad), "gather_out");
+}
+Tensor& masked_select_out(Tensor& out, const Tensor& x, const Tensor& mask) {
+  return assign_out(out, masked_select(x, mask), "masked_select_out");
+}
+Tensor& nonzero_out(Tensor& out, const Tensor& x) {
+  return assign_out(out, nonzero(x), "nonzero_out");
+}
+
+namespace {
+TensorOptions out_options(const Tensor& out, const char* op) {
+  NABLA_CHECK(out.defined(), op, ": `out` is an undefined tensor; pass a tensor to write into");
+  return out.options();
+}
+}  // namespace
+
+Tensor& zeros_out(Tensor& out, IntArrayRef size) {
+  return assign_out(out, zeros(size, out_options(out, "zeros_out")), "zeros_out");
+}
+Tensor& ones_out(Tensor& out, IntArrayRef size) {
+  return assign_out(out, ones(size, out_options(out, "ones_out")), "ones_out");
+}
+Tensor& full_out(Tensor& out, IntArrayRef size, const Scalar& v) {
+  return assign_out(out, full(size, v, out_options(out, "full_out")), "full_out");
+}
+Tensor& arange_out(Tensor& out, const Scalar& end) {
+  return assign_out(out, arange(end, out_options(out, "arange_out")), "arange_out");
+}
+Tensor& arange_out(Tensor& out, const Scalar& start, const Scalar& end, const Scalar& step) {
+  return assign_out(out, arange(start, end, step, out_options(out, "arange_out")), "arange_out");
+}
+Tensor& linspace_out(Tensor& out, const Scalar& start, const Scalar& end, int64_t steps) {
+  return assign_out(out, linspace(start, end, steps, out_options(out, "linspace_out")),
+                    "linspace_out");
+}
+Tensor& rand_out(Tensor& out, IntArrayRef size, optional<Generator> g) {
+  return assign_out(out, rand(size, std::move(g), out_options(out, "rand_out")), "rand_out");
+}
+Tensor& randn_out(Tensor& out, IntArrayRef size, optional<Generator> g) {
+  return assign_out(out, randn(size, std::move(g), out_options(out, "randn_out")), "randn_out");
+}
+Tensor& randint_out(Tensor& out, int64_t high, IntArrayRef size) {
+  return assign_out(out, randint(high, size, out_options(out, "randint_out")), "randint_out");
+}
+Tensor& randint_out(Tensor& out, int64_t low, int64_t high, IntArrayRef size) {
+  return assign_out(out, randint(low, high, size, out_options(out, "randint_out")), "randint_out");
+}
+Tensor& randperm_out(Tensor& out, int64_t n) {
+  return assign_out(out, randperm(n, out_options(out, "randperm_out")), "randperm_out");
+}
+
+}  // namespace nabla

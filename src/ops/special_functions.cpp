@@ -1,0 +1,251 @@
+// Special functions (lgamma, digamma, polygamma, erfinv, erfc, i0, signbit) and the
+// random fills beyond uniform/normal (exponential_, geometric_, cauchy_, log_normal_,
+// bernoulli). The functions are evaluated in float64 element by element (these ops are
+// rare; accuracy, not speed, is what matters) and each has a node whose derivative is
+// another of them, so higher derivatives work.
+#include <cmath>
+#include <limits>
+
+#include "nabla/ops/factories.h"
+#include "nabla/ops/functions.h"
+#include "ops/composite.h"
+
+namespace nabla {
+
+using autograd::FormulaNode;
+using autograd::variable_list;
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Hurwitz zeta(s, q) = sum_k (k + q)^-s for s > 1, by Euler-Maclaurin summation.
+double hurwitz_zeta(double s, double q) {
+  if (s == 1) return kInf;
+  if (q <= 0 && q == std::floor(q)) return kInf;
+  static const double b2k[] = {1.0 / 6,       -1.0 / 30,       1.0 / 42,       -1.0 / 30,
+                               5.0 / 66,      -691.0 / 2730,   7.0 / 6,        -3617.0 / 510,
+                               43867.0 / 798, -174611.0 / 330, 854513.0 / 138, -236364091.0 / 2730};
+  const int n = 12;
+  double sum = 0;
+  for (int k = 0; k < n; ++k) sum += std::pow(q + k, -s);
+  const double a = q + n;
+  sum += std::pow(a, 1 - s) / (s - 1) + 0.5 * std::pow(a, -s);
+  // Terms B_2j / (2j)! * s (s+1) ... (s+2j-2) a^(-s-2j+1).
+  double rising = s, fact = 2, apow = std::pow(a, -s - 1);
+  for (int j = 1; j <= 12; ++j) {
+    const double term = b2k[j - 1] / fact * rising * apow;
+    sum += term;
+    if (std::fabs(term) < 1e-17 * std::fabs(sum)) break;
+    rising *= (s + 2 * j - 1) * (s + 2 * j);
+    fact *= (2 * j + 1) * (2 * j + 2);
+    apow /= a * a;
+  }
+  return sum;
+}
+
+double digamma_scalar(double x) {
+  if (std::isnan(x)) return kNaN;
+  if (x == 0) return std::signbit(x) ? kInf : -kInf;  // as LibTorch: -inf at +0
+  if (x < 0) {
+    if (x == std::floor(x)) return kNaN;
+    // Reflection: psi(1 - x) - psi(x) = pi / tan(pi x).
+    return digamma_scalar(1 - x) - kPi / std::tan(kPi * x);
+  }
+  double r = 0;
+  while (x < 10) {
+    r -= 1 / x;
+    x += 1;
+  }
+  const double f = 1 / (x * x);
+  // Asymptotic series: log x - 1/2x - sum B_2k / (2k x^2k).
+  const double series =
+      f * (1.0 / 12 - f * (1.0 / 120 -
+                           f * (1.0 / 252 -
+                                f * (1.0 / 240 - f * (1.0 / 132 - f * (691.0 / 32760 - f / 12))))));
+  return r + std::log(x) - 0.5 / x - series;
+}
+
+double polygamma_scalar(int64_t n, double x) {
+  if (n == 0) return digamma_scalar(x);
+  if (std::isnan(x)) return kNaN;
+  // psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x).
+  const double sign = (n % 2 == 1) ? 1.0 : -1.0;
+  return sign * std::exp(std::lgamma(static_cast<double>(n) + 1)) *
+         hurwitz_zeta(static_cast<double>(n) + 1, x);
+}
+
+double erfinv_scalar(double y) {
+  if (std::isnan(y) || y < -1 || y > 1) return kNaN;
+  if (y == 1) return kInf;
+  if (y == -1) return -kInf;
+  if (y == 0) return y;
+  const double ay = std::fabs(y);
+  // Winitzki's approximation (relative error ~2e-3), then Newton steps. Near 1, the
+  // residual is formed with erfc from 1 - y (exact there), not erf (which rounds to 1).
+  const double a = 0.147, ln = std::log1p(-ay * ay);
+  const double t = 2 / (kPi * a) + ln / 2;
+  double x = std::sqrt(std::sqrt(t * t - ln / a) - t);
+  const double slope = 2 / std::sqrt(kPi);
+  for (int i = 0; i < 5; ++i) {
+    const double residual = ay < 0.5 ? std::erf(x) - ay : (1 - ay) - std::erfc(x);
+    const double step = residual / (slope * std::exp(-x * x));
+    x -= step;
+    if (std::fabs(step) <= 1e-17 * std::fabs(x)) break;
+  }
+  return y < 0 ? -x : x;
+}
+
+// f applied to every element in float64; the result has x's floating dtype (integers
+// give the default float), or `out` when given.
+template <class Fn>
+Tensor map_double(const Tensor& x, const char* op, Fn fn, optional<ScalarType> out = nullopt) {
+  ops::check_defined(x, op);
+  Tensor d = x.detach().to(kDouble).contiguous();
+  Tensor r = ops::empty_tensor(x.sizes(), kDouble, x.device());
+  const double* p = d.data_ptr<double>();
+  double* q = r.data_ptr<double>();
+  for (int64_t i = 0; i < d.numel(); ++i) q[i] = fn(p[i]);
+  return r.to(out ? *out : (x.is_floating_point() ? x.scalar_type() : get_default_dtype()));
+}
+
+variable_list lgamma_bw(FormulaNode& n, const variable_list& g) {
+  return {g[0] * n.saved(0).digamma()};
+}
+variable_list digamma_bw(FormulaNode& n, const variable_list& g) {
+  return {g[0] * n.saved(0).polygamma(1)};
+}
+variable_list polygamma_bw(FormulaNode& n, const variable_list& g) {
+  return {g[0] * n.saved(0).polygamma(static_cast<int64_t>(n.a) + 1)};
+}
+variable_list erfinv_bw(FormulaNode& n, const variable_list& g) {
+  return {g[0] * (n.saved(0).erfinv().square()).exp() * (std::sqrt(kPi) / 2)};
+}
+variable_list erfc_bw(FormulaNode& n, const variable_list& g) {
+  return {g[0] * (-n.saved(0).square()).exp() * (-2 / std::sqrt(kPi))};
+}
+Tensor bessel_i1(const Tensor& x);
+variable_list i0_bw(FormulaNode& n, const variable_list& g) {
+  return {g[0] * bessel_i1(n.saved(0))};
+}
+// i1'(x) = i0(x) - i1(x) / x, 1/2 at 0.
+variable_list i1_bw(FormulaNode& n, const variable_list& g) {
+  Tensor x = n.saved(0);
+  Tensor d = x.i0() - bessel_i1(x) / x;
+  return {g[0] * nabla::where(x == 0, full_like(d, 0.5), d)};
+}
+const autograd::Formula kLgamma{"LgammaBackward0", lgamma_bw};
+const autograd::Formula kDigamma{"DigammaBackward0", digamma_bw};
+const autograd::Formula kPolygamma{"PolygammaBackward0", polygamma_bw};
+const autograd::Formula kErfinv{"ErfinvBackward0", erfinv_bw};
+const autograd::Formula kErfc{"ErfcBackward0", erfc_bw};
+const autograd::Formula kI0{"I0Backward0", i0_bw};
+const autograd::Formula kI1{"SpecialI1Backward0", i1_bw};
+
+Tensor bessel_i1(const Tensor& x) {
+  return ops::with_formula(kI1, {&x}, [&] {
+    return map_double(x, "special_i1", [](double v) {
+      const double r = std::cyl_bessel_i(1.0, std::fabs(v));
+      return v < 0 ? -r : r;
+    });
+  });
+}
+
+// Random values in this tensor's shape and dtype from uniform draws, written in place.
+template <class Fn>
+const Tensor& fill_from_uniform(const Tensor& self, const char* op, optional<Generator> gen,
+                                Fn fn) {
+  ops::check_defined(self, op);
+  NABLA_CHECK(self.is_floating_point(), op, ": expected a floating point tensor, got ",
+              self.scalar_type());
+  NoGradGuard no_grad;
+  Tensor u = rand(self.sizes(), std::move(gen), TensorOptions(kDouble));
+  Tensor v = map_double(u, op, fn, self.scalar_type());
+  backend_for(self).copy(self, v);
+  ops::bump_version(self);
+  return self;
+}
+
+}  // namespace
+
+Tensor Tensor::lgamma() const {
+  return ops::with_formula(kLgamma, {this}, [&] {
+    return map_double(*this, "lgamma", [](double v) { return std::lgamma(v); });
+  });
+}
+Tensor Tensor::digamma() const {
+  return ops::with_formula(kDigamma, {this},
+                           [&] { return map_double(*this, "digamma", digamma_scalar); });
+}
+Tensor Tensor::polygamma(int64_t n) const {
+  NABLA_CHECK(n >= 0, "polygamma(n, x) does not support negative n (got ", n, ")");
+  return ops::with_formula(
+      kPolygamma, {this},
+      [&] {
+        return map_double(*this, "polygamma", [n](double v) { return polygamma_scalar(n, v); });
+      },
+      static_cast<double>(n));
+}
+Tensor Tensor::erfinv() const {
+  return ops::with_formula(kErfinv, {this},
+                           [&] { return map_double(*this, "erfinv", erfinv_scalar); });
+}
+Tensor Tensor::erfc() const {
+  return ops::with_formula(kErfc, {this}, [&] {
+    return map_double(*this, "erfc", [](double v) { return std::erfc(v); });
+  });
+}
+const Tensor& Tensor::erfc_() const {
+  return ops::inplace_from(*this, "erfc_", [](const Tensor& x) { return x.erfc(); });
+}
+Tensor Tensor::i0() const {
+  return ops::with_formula(kI0, {this}, [&] {
+    return map_double(*this, "i0", [](double v) { return std::cyl_bessel_i(0.0, std::fabs(v)); });
+  });
+}
+Tensor Tensor::signbit() const {
+  ops::check_defined(*this, "signbit");
+  if (!is_floating_point()) return lt(0);
+  return map_double(
+      *this, "signbit", [](double v) { return std::signbit(v) ? 1.0 : 0.0; }, kBool);
+}
+
+const Tensor& Tensor::exponential_(double lambd, optional<Generator> gen) const {
+  NABLA_CHECK(lambd > 0, "exponential_ expects lambda > 0.0, but found lambda=", lambd);
+  return fill_from_uniform(*this, "exponential_", std::move(gen),
+                           [lambd](double u) { return -std::log1p(-u) / lambd; });
+}
+const Tensor& Tensor::geometric_(double p, optional<Generator> gen) const {
+  NABLA_CHECK(p > 0 && p < 1, "geometric_ expects p to be in (0, 1), but got p=", p);
+  return fill_from_uniform(*this, "geometric_", std::move(gen),
+                           [p](double u) { return std::ceil(std::log1p(-u) / std::log1p(-p)); });
+}
+const Tensor& Tensor::cauchy_(double median, double sigma, optional<Generator> gen) const {
+  return fill_from_uniform(*this, "cauchy_", std::move(gen),
+                           [=](double u) { return median + sigma * std::tan(kPi * (u - 0.5)); });
+}
+const Tensor& Tensor::log_normal_(double mean, double std, optional<Generator> gen) const {
+  NABLA_CHECK(std > 0, "log_normal_ expects std > 0.0, but found std=", std);
+  ops::check_defined(*this, "log_normal_");
+  NoGradGuard no_grad;
+  Tensor z = randn(sizes(), std::move(gen), TensorOptions(kDouble));
+  backend_for(*this).copy(*this, (z * std + mean).exp());
+  ops::bump_version(*this);
+  return *this;
+}
+
+Tensor Tensor::bernoulli(optional<Generator> gen) const {
+  return nabla::bernoulli(*this, std::move(gen));
+}
+Tensor Tensor::bernoulli(double p, optional<Generator> gen) const {
+  ops::check_defined(*this, "bernoulli");
+  NABLA_CHECK(p >= 0 && p <= 1, "bernoulli: expects p to be in [0, 1], but got p=", p);
+  return rand(sizes(), std::move(gen),
+              TensorOptions(is_floating_point() ? scalar_type() : get_default_dtype()))
+      .lt(p)
+      .to(is_floating_point() ? scalar_type() : get_default_dtype());
+}
+
+}  // namespace nabla

@@ -1,0 +1,294 @@
+// Conformance entries for the ops added for LibTorch programs (issue 11): elementwise
+// math and special functions, scans and order statistics, small linear algebra and
+// shape ops. Most are composites of table-checked ops in nabla; the table checks their
+// values and gradients against LibTorch all the same (a composite can still pick the
+// wrong formula, or leak a kink, see table_nn_kinks.cpp).
+#include "conformance.h"
+
+namespace conform {
+namespace {
+
+using nabla::kDouble;
+using nabla::kFloat;
+using nabla::kLong;
+
+const Layout C = Layout::Contiguous;
+const Layout T = Layout::Transposed;
+const Layout S = Layout::Strided;
+
+// Composites of transcendental functions: a few ULP of float32 per step.
+const Opt kMath = Opt().tol32(5e-5, 5e-6).tol64(1e-10, 1e-12);
+// Ordering ops: no derivative where values tie.
+const Opt kOrder = Opt(kMath).fd_distinct();
+
+// A constant int64 index tensor of the library of `like`.
+NTensor index_of(const NTensor&, std::vector<int64_t> v) { return nabla::tensor(v, nabla::kLong); }
+TTensor index_of(const TTensor&, std::vector<int64_t> v) { return at::tensor(v, at::kLong); }
+
+std::vector<OpEntry> elementwise_entries() {
+  const std::string g = "composite_elementwise";
+  const Opt m = kMath;
+  const Gen b = binary(kWide, kWide);
+  return {
+      op(
+          g, "logaddexp", b, [](const auto& x) { return logaddexp(x[0], x[1]); }, m),
+      op(
+          g, "logaddexp2", b, [](const auto& x) { return logaddexp2(x[0], x[1]); }, m),
+      op(
+          g, "hypot", binary(kNonZero, kNonZero), [](const auto& x) { return hypot(x[0], x[1]); },
+          m),
+      op(
+          g, "xlogy", binary(kAny, kPositive), [](const auto& x) { return xlogy(x[0], x[1]); }, m),
+      op(
+          g, "copysign", binary(kNonZero, kAny), [](const auto& x) { return copysign(x[0], x[1]); },
+          m),
+      op(
+          g, "fmod", binary_divisor(kWide), [](const auto& x) { return fmod(x[0], x[1]); },
+          Opt(m).no_fd("a saw-tooth: random samples may sit next to its jumps")),
+      op(
+          g, "fmod_scalar", unary(kWide), [](const auto& x) { return x[0].fmod(1.5); },
+          Opt(m).no_fd("a saw-tooth: random samples may sit next to its jumps")),
+      op(
+          g, "fmax", b, [](const auto& x) { return fmax(x[0], x[1]); }, kOrder),
+      op(
+          g, "fmin", b, [](const auto& x) { return fmin(x[0], x[1]); }, kOrder),
+      op(
+          g, "float_power", binary(kPositive, kAny),
+          [](const auto& x) { return float_power(x[0], x[1]); }, m),
+      op(
+          g, "float_power_scalar", unary(kPositive),
+          [](const auto& x) { return x[0].float_power(2.5); }, m),
+      op(
+          g, "lerp_tensor_weight", ternary(), [](const auto& x) { return lerp(x[0], x[1], x[2]); },
+          m),
+      op(
+          g, "sinc", unary(kWide), [](const auto& x) { return sinc(x[0]); }, m),
+      op(
+          g, "logit", unary({0.05, 0.95}), [](const auto& x) { return logit(x[0]); }, m),
+      op(
+          g, "logit_eps", unary({-0.5, 1.5}), [](const auto& x) { return x[0].logit(0.1); },
+          Opt(m).no_fd("clamped to [eps, 1 - eps]: samples may sit next to the clamp's kinks")),
+      op(
+          g, "lgamma", unary(kPositive), [](const auto& x) { return lgamma(x[0]); }, m),
+      op(
+          g, "digamma", unary(kPositive), [](const auto& x) { return digamma(x[0]); }, m),
+      op(
+          g, "polygamma_1", unary(kPositive), [](const auto& x) { return polygamma(1, x[0]); },
+          Opt(m).tol32(2e-4, 2e-5).tol64(1e-8, 1e-10)),  // nabla's series: ~1e-9 relative
+      op(
+          g, "erfinv", unary(kUnit), [](const auto& x) { return erfinv(x[0]); },
+          Opt(m).tol32(1e-4, 1e-5)),
+      op(
+          g, "erfc", unary(kAny), [](const auto& x) { return erfc(x[0]); }, m),
+      op(
+          g, "i0", unary(kAny), [](const auto& x) { return i0(x[0]); }, m),
+      op(
+          g, "nan_to_num_specials", unary(kSpecials),
+          [](const auto& x) { return x[0].nan_to_num(0.5, 9.0, -9.0); }, m),
+      op(
+          g, "signbit", unary(kSpecials), [](const auto& x) { return x[0].signbit(); }, m),
+  };
+}
+
+std::vector<OpEntry> scan_entries() {
+  const std::string g = "composite_reductions";
+  const Gen s = layouts({{{{3, 4}, C}}, {{{4, 3}, T}}, {{{2, 3, 4}, C}}, {{{5, 3}, S}}});
+  const Gen vec = layouts({{{{7}, C}}, {{{6}, S}}});
+  const Opt m = kMath;
+  return {
+      op(
+          g, "cumprod", s, [](const auto& x) { return x[0].cumprod(1); }, m),
+      op(
+          g, "cumprod_dim0_double", s,
+          [](const auto& x) { return x[0].cumprod(0, dtype_for(x[0], kDouble)); }, m),
+      op(
+          g, "logcumsumexp", s, [](const auto& x) { return x[0].logcumsumexp(1); }, m),
+      op(
+          g, "cummax", s, [](const auto& x) { return x[0].cummax(1); }, kOrder),
+      op(
+          g, "cummin", s, [](const auto& x) { return x[0].cummin(0); }, kOrder),
+      op(
+          g, "median_dim", s, [](const auto& x) { return x[0].median(1); }, kOrder),
+      op(
+          g, "median_all", s, [](const auto& x) { return x[0].median(); }, kOrder),
+      op(
+          g, "nanmedian_dim", s, [](const auto& x) { return x[0].nanmedian(0, true); }, kOrder),
+      op(
+          g, "kthvalue", s, [](const auto& x) { return x[0].kthvalue(2, 1); }, kOrder),
+      op(
+          g, "mode_of_rounded", s, [](const auto& x) { return x[0].round().mode(1); },
+          Opt(m).dtypes({kFloat})),
+      op(
+          g, "aminmax", s,
+          [](const auto& x) {
+            // LibTorch has no derivative for aminmax: values only.
+            auto r = x[0].aminmax(1);
+            return std::make_tuple(std::get<0>(r).detach(), std::get<1>(r).detach());
+          },
+          kOrder),
+      op(
+          g, "nansum", s, [](const auto& x) { return x[0].nansum(1); }, m),
+      op(
+          g, "nanmean", s, [](const auto& x) { return x[0].nanmean(0); }, m),
+      op(
+          g, "count_nonzero", s,
+          [](const auto& x) { return x[0].round().count_nonzero(std::vector<int64_t>{1}); },
+          Opt(m).dtypes({kFloat, kLong})),
+      op(
+          g, "var_dim_int", s, [](const auto& x) { return x[0].var(1); }, m),
+      op(
+          g, "std_mean", s, [](const auto& x) { return std_mean(x[0], {0}); }, m),
+      op(
+          g, "diff", s, [](const auto& x) { return x[0].diff(1, 1); }, m),
+      op(
+          g, "diff_twice_dim0", s, [](const auto& x) { return x[0].diff(2, 0); }, m),
+      op(
+          g, "trace", layouts({{{{4, 4}, C}}, {{{3, 5}, T}}}),
+          [](const auto& x) { return x[0].trace(); }, m),
+      op(
+          g, "dist", binary(kAny, kAny), [](const auto& x) { return dist(x[0], x[1], 3); }, m),
+      op(
+          g, "renorm", s, [](const auto& x) { return x[0].renorm(2, 0, 1.0); }, m),
+      op(
+          g, "histc", vec, [](const auto& x) { return x[0].histc(4, -2, 2); },
+          Opt(m).dtypes({kFloat, kDouble})),
+      op(
+          g, "msort", s, [](const auto& x) { return x[0].msort(); }, kOrder),
+  };
+}
+
+std::vector<OpEntry> linalg_entries() {
+  const std::string g = "composite_linalg";
+  const Opt m = Opt().tol32(1e-4, 1e-5).tol64(1e-10, 1e-12);
+  return {
+      op(
+          g, "addmv",
+          layouts({{{{3}, C}, {{3, 4}, C}, {{4}, C}}, {{{3}, C}, {{3, 4}, T}, {{4}, S}}}),
+          [](const auto& x) { return addmv(x[0], x[1], x[2], 0.5, 2.0); }, m),
+      op(
+          g, "addr", layouts({{{{3, 4}, C}, {{3}, C}, {{4}, C}}}),
+          [](const auto& x) { return addr(x[0], x[1], x[2], 2.0, 0.5); }, m),
+      op(
+          g, "addbmm", layouts({{{{3, 5}, C}, {{2, 3, 4}, C}, {{2, 4, 5}, C}}}),
+          [](const auto& x) { return addbmm(x[0], x[1], x[2]); }, m),
+      op(
+          g, "baddbmm", layouts({{{{2, 3, 5}, C}, {{2, 3, 4}, C}, {{2, 4, 5}, C}}}),
+          [](const auto& x) { return baddbmm(x[0], x[1], x[2], 0.5, 1.5); }, m),
+      op(
+          g, "inner", layouts({{{{3, 4}, C}, {{2, 4}, C}}, {{{4}, C}, {{4}, S}}}),
+          [](const auto& x) { return inner(x[0], x[1]); }, m),
+      op(
+          g, "kron", layouts({{{{2, 3}, C}, {{3, 2}, C}}, {{{2}, C}, {{2, 2}, C}}}),
+          [](const auto& x) { return kron(x[0], x[1]); }, m),
+      op(
+          g, "kron_transposed", layouts({{{{2}, C}, {{2, 2}, T}}}),
+          [](const auto& x) { return kron(x[0], x[1]); },
+          Opt(m).differs(
+              "LibTorch 1.13's kron throws on a transposed operand (it views where it needs a "
+              "reshape); nabla computes it")),
+      op(
+          g, "cross", layouts({{{{4, 3}, C}, {{4, 3}, C}}, {{{3, 5}, C}, {{3, 5}, T}}}),
+          [](const auto& x) { return cross(x[0], x[1], x[0].size(0) == 3 ? 0 : 1); }, m),
+  };
+}
+
+std::vector<OpEntry> shape_entries() {
+  const std::string g = "composite_shape";
+  const Gen mat = layouts({{{{3, 4}, C}}, {{{4, 3}, T}}, {{{3, 5}, S}}});
+  const Gen cube = layouts({{{{2, 3, 4}, C}}});
+  const Opt exact = Opt().dtypes(kAllTypes);
+  const Opt view = Opt(exact).view();
+  return {
+      op(
+          g, "diag_vector", layouts({{{{4}, C}}, {{{3}, S}}}),
+          [](const auto& x) { return x[0].diag(1); }, exact),
+      op(
+          g, "diag_matrix", mat, [](const auto& x) { return x[0].diag(-1); }, exact),
+      op(
+          g, "diag_embed", mat, [](const auto& x) { return x[0].diag_embed(1); }, exact),
+      op(
+          g, "diagflat", mat, [](const auto& x) { return x[0].diagflat(); }, exact),
+      op(
+          g, "tile", mat,
+          [](const auto& x) {
+            return x[0].tile({2, 1, 2});
+          },
+          exact),
+      op(
+          g, "repeat_interleave_int", mat,
+          [](const auto& x) { return x[0].repeat_interleave(2, 1); }, exact),
+      op(
+          g, "rot90", cube,
+          [](const auto& x) {
+            return x[0].rot90(3, {1, 2});
+          },
+          exact),
+      op(
+          g, "fliplr", mat, [](const auto& x) { return x[0].fliplr(); }, exact),
+      op(
+          g, "flipud", mat, [](const auto& x) { return x[0].flipud(); }, exact),
+      op(
+          g, "unfold", mat, [](const auto& x) { return x[0].unfold(1, 2, 1); }, view),
+      op(
+          g, "unfold_step", cube, [](const auto& x) { return x[0].unfold(2, 2, 2); }, view),
+      op(
+          g, "movedim_list", cube,
+          [](const auto& x) {
+            return x[0].movedim({0, 1}, {2, 0});
+          },
+          view),
+      op(
+          g, "mT", cube, [](const auto& x) { return x[0].mT(); }, view),
+      op(
+          // No derivative in LibTorch 1.13: values only.
+          g, "narrow_copy", mat, [](const auto& x) { return x[0].narrow_copy(1, 1, 2).detach(); },
+          exact),
+      op(
+          g, "ravel", mat, [](const auto& x) { return x[0].ravel(); }, exact),
+      op(
+          g, "sum_to_size", cube,
+          [](const auto& x) {
+            return x[0].sum_to_size({3, 1});
+          },
+          kMath),
+      op(
+          g, "take", mat,
+          [](const auto& x) {
+            return x[0].take(index_of(x[0], {2, 0, 5, 2}));
+          },
+          exact),
+      op(
+          g, "take_along_dim", mat,
+          [](const auto& x) {
+            return x[0].take_along_dim(x[0].argsort(1, false).narrow(1, 0, 2), 1);
+          },
+          Opt(exact).fd_distinct()),
+      op(
+          g, "index_add", fixed({{{4, 3}, {2, 3}}}),
+          [](const auto& x) {
+            return x[0].index_add(0, index_of(x[0], {3, 1}), x[1], 2.0);
+          },
+          kMath),
+      op(
+          g, "index_copy", fixed({{{4, 3}, {2, 3}}}),
+          [](const auto& x) {
+            return x[0].index_copy(0, index_of(x[0], {2, 0}), x[1]);
+          },
+          exact),
+      op(
+          g, "index_fill", mat,
+          [](const auto& x) {
+            return x[0].index_fill(1, index_of(x[0], {0, 2}), -1.5);
+          },
+          Opt().dtypes({kFloat, kDouble})),
+      op(
+          g, "masked_scatter", fixed({{{3, 4}, {12}}}),
+          [](const auto& x) { return x[0].masked_scatter(x[0].gt(0), x[1]); }, exact),
+  };
+}
+
+static const bool registered = add_entries(elementwise_entries()) && add_entries(scan_entries()) &&
+                               add_entries(linalg_entries()) && add_entries(shape_entries());
+
+}  // namespace
+}  // namespace conform
