@@ -143,6 +143,11 @@ def collect(tu, keep_file, roots):
                 out.setdefault(name, "field")
             elif kind == K.USING_DECLARATION and ch.spelling:
                 out.setdefault(name, "using")
+                # `using autograd::IValue;` in namespace nabla: nabla::IValue's members are
+                # nabla::autograd::IValue's (libclang gives the path as namespace refs).
+                path = [t.spelling for t in ch.get_children() if t.kind == K.NAMESPACE_REF]
+                if path:
+                    aliases[name] = "::".join([name.rsplit("::", 1)[0]] + path + [ch.spelling])
     visit(tu.cursor, 0, False)
     return out, ctors, bases, aliases
 

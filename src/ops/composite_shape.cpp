@@ -361,3 +361,81 @@ const Tensor& Tensor::baddbmm_(const Tensor& b1, const Tensor& b2, const Scalar&
 }
 
 }  // namespace nabla
+
+namespace nabla {
+
+// tensor_split and the h/v/dsplit forms: slices of this tensor (views, so gradients flow
+// through the slices' own nodes).
+std::vector<Tensor> Tensor::tensor_split(int64_t sections, int64_t dim) const {
+  ops::check_defined(*this, "tensor_split");
+  NABLA_CHECK(this->dim() > 0,
+              "tensor_split: expected at least a 1-dimensional tensor, got 0 dimensions");
+  NABLA_CHECK(sections > 0, "tensor_split: number of sections must be larger than 0, got ",
+              sections);
+  const int64_t d = ops::wrap_dim(dim, this->dim(), "tensor_split");
+  const int64_t size = this->size(d), base = size / sections, extra = size % sections;
+  std::vector<Tensor> out;
+  int64_t start = 0;
+  for (int64_t i = 0; i < sections; ++i) {
+    const int64_t len = base + (i < extra ? 1 : 0);
+    out.push_back(slice(d, start, start + len));
+    start += len;
+  }
+  return out;
+}
+
+std::vector<Tensor> Tensor::tensor_split(IntArrayRef indices, int64_t dim) const {
+  ops::check_defined(*this, "tensor_split");
+  NABLA_CHECK(this->dim() > 0,
+              "tensor_split: expected at least a 1-dimensional tensor, got 0 dimensions");
+  const int64_t d = ops::wrap_dim(dim, this->dim(), "tensor_split");
+  const int64_t size = this->size(d);
+  std::vector<Tensor> out;
+  int64_t start = 0;
+  for (int64_t idx : indices) {
+    const int64_t end = std::clamp<int64_t>(idx < 0 ? idx + size : idx, 0, size);
+    out.push_back(slice(d, std::min(start, size), std::max(start, end)));
+    start = end;
+  }
+  out.push_back(slice(d, std::min(start, size), size));
+  return out;
+}
+
+namespace {
+
+// hsplit/vsplit/dsplit: tensor_split along `dim`, needing `min_dims` dimensions and, for a
+// section count, a size it divides.
+std::vector<Tensor> split_along(const Tensor& x, const char* op, int64_t min_dims, int64_t dim,
+                                optional<int64_t> sections, IntArrayRef indices) {
+  ops::check_defined(x, op);
+  NABLA_CHECK(x.dim() >= min_dims, op, ": requires a tensor with at least ", min_dims, " dimension",
+              min_dims > 1 ? "s" : "", ", but got a tensor with ", x.dim(), " dimensions");
+  if (!sections) return x.tensor_split(indices, dim);
+  NABLA_CHECK(*sections != 0 && x.size(dim) % *sections == 0, op,
+              ": attempted to split along dimension ", dim, ", but the size of the dimension ",
+              x.size(dim), " is not divisible by the split_size ", *sections);
+  return x.tensor_split(*sections, dim);
+}
+
+}  // namespace
+
+std::vector<Tensor> Tensor::hsplit(int64_t sections) const {
+  return split_along(*this, "hsplit", 1, dim() == 1 ? 0 : 1, sections, {});
+}
+std::vector<Tensor> Tensor::hsplit(IntArrayRef indices) const {
+  return split_along(*this, "hsplit", 1, dim() == 1 ? 0 : 1, nullopt, indices);
+}
+std::vector<Tensor> Tensor::vsplit(int64_t sections) const {
+  return split_along(*this, "vsplit", 2, 0, sections, {});
+}
+std::vector<Tensor> Tensor::vsplit(IntArrayRef indices) const {
+  return split_along(*this, "vsplit", 2, 0, nullopt, indices);
+}
+std::vector<Tensor> Tensor::dsplit(int64_t sections) const {
+  return split_along(*this, "dsplit", 3, 2, sections, {});
+}
+std::vector<Tensor> Tensor::dsplit(IntArrayRef indices) const {
+  return split_along(*this, "dsplit", 3, 2, nullopt, indices);
+}
+
+}  // namespace nabla

@@ -136,6 +136,19 @@ variable_list i1_bw(FormulaNode& n, const variable_list& g) {
   Tensor d = x.i0() - bessel_i1(x) / x;
   return {g[0] * nabla::where(x == 0, full_like(d, 0.5), d)};
 }
+// Inverse hyperbolics: asinh' = 1/sqrt(x^2 + 1), acosh' = 1/sqrt(x^2 - 1), atanh' = 1/(1 - x^2).
+variable_list asinh_bw(FormulaNode& n, const variable_list& g) {
+  return {g[0] * (n.saved(0).square() + 1).rsqrt()};
+}
+variable_list acosh_bw(FormulaNode& n, const variable_list& g) {
+  return {g[0] * (n.saved(0).square() - 1).rsqrt()};
+}
+variable_list atanh_bw(FormulaNode& n, const variable_list& g) {
+  return {g[0] / (1 - n.saved(0).square())};
+}
+const autograd::Formula kAsinh{"AsinhBackward0", asinh_bw};
+const autograd::Formula kAcosh{"AcoshBackward0", acosh_bw};
+const autograd::Formula kAtanh{"AtanhBackward0", atanh_bw};
 const autograd::Formula kLgamma{"LgammaBackward0", lgamma_bw};
 const autograd::Formula kDigamma{"DigammaBackward0", digamma_bw};
 const autograd::Formula kPolygamma{"PolygammaBackward0", polygamma_bw};
@@ -205,6 +218,44 @@ Tensor Tensor::i0() const {
     return map_double(*this, "i0", [](double v) { return std::cyl_bessel_i(0.0, std::fabs(v)); });
   });
 }
+Tensor Tensor::asinh() const {
+  return ops::with_formula(kAsinh, {this}, [&] {
+    return map_double(*this, "asinh", [](double v) { return std::asinh(v); });
+  });
+}
+Tensor Tensor::acosh() const {
+  return ops::with_formula(kAcosh, {this}, [&] {
+    return map_double(*this, "acosh", [](double v) { return std::acosh(v); });
+  });
+}
+Tensor Tensor::atanh() const {
+  return ops::with_formula(kAtanh, {this}, [&] {
+    return map_double(*this, "atanh", [](double v) { return std::atanh(v); });
+  });
+}
+
+// In-place forms: the out-of-place op, written back (ops::inplace_from checks dtype and
+// autograd as every in-place op does).
+#define NABLA_INPLACE_OF(name, call)                                                     \
+  const Tensor& Tensor::name##_() const {                                                \
+    return ops::inplace_from(*this, #name "_", [&](const Tensor& x) { return x.call; }); \
+  }
+NABLA_INPLACE_OF(asinh, asinh())
+NABLA_INPLACE_OF(acosh, acosh())
+NABLA_INPLACE_OF(atanh, atanh())
+NABLA_INPLACE_OF(lgamma, lgamma())
+NABLA_INPLACE_OF(digamma, digamma())
+NABLA_INPLACE_OF(erfinv, erfinv())
+NABLA_INPLACE_OF(i0, i0())
+NABLA_INPLACE_OF(sinc, sinc())
+#undef NABLA_INPLACE_OF
+const Tensor& Tensor::polygamma_(int64_t n) const {
+  return ops::inplace_from(*this, "polygamma_", [&](const Tensor& x) { return x.polygamma(n); });
+}
+const Tensor& Tensor::logit_(optional<double> eps) const {
+  return ops::inplace_from(*this, "logit_", [&](const Tensor& x) { return x.logit(eps); });
+}
+
 Tensor Tensor::signbit() const {
   ops::check_defined(*this, "signbit");
   if (!is_floating_point()) return lt(0);

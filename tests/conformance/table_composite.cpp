@@ -62,6 +62,15 @@ std::vector<OpEntry> elementwise_entries() {
           g, "lerp_tensor_weight", ternary(), [](const auto& x) { return lerp(x[0], x[1], x[2]); },
           m),
       op(
+          g, "asinh", unary(kWide), [](const auto& x) { return asinh(x[0]); }, m),
+      op(
+          g, "acosh", unary({1.1, 6}), [](const auto& x) { return x[0].acosh(); }, m),
+      op(
+          g, "atanh", unary(kUnit), [](const auto& x) { return x[0].arctanh(); }, m),
+      // LibTorch 1.13 has no derivative for asinh_: values only.
+      op(
+          g, "asinh_inplace", unary(kWide), [](const auto& x) { return x[0].detach().clone().asinh_(); }, m),
+      op(
           g, "sinc", unary(kWide), [](const auto& x) { return sinc(x[0]); }, m),
       op(
           g, "logit", unary({0.05, 0.95}), [](const auto& x) { return logit(x[0]); }, m),

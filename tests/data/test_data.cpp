@@ -152,6 +152,24 @@ TEST(Data, TransformsNormalizeLambdaTensorPairDataset) {
   expect_error([] { data::datasets::TensorPairDataset(nabla::ones({3, 2}), nabla::ones({4})); }, {"first dimension"});
 }
 
+// Collation (a BatchTransform to one value) and Collate (its lambda form), as LibTorch.
+struct SumRows : data::transforms::Collation<data::TensorExample> {
+  data::TensorExample apply_batch(std::vector<data::TensorExample> batch) override {
+    nabla::Tensor total = nabla::zeros({2});
+    for (const auto& e : batch) total = total + e.data;
+    return total;
+  }
+};
+TEST(Data, CollationAndCollateReduceABatch) {
+  auto rows = nabla::arange(8, nabla::kFloat).view({4, 2});
+  auto summed = data::datasets::TensorDataset(rows).map(SumRows());
+  nabla::Tensor s = summed.get_batch({0, 3}).data;
+  EXPECT_EQ(s[0].item<float>(), 0.0f + 6.0f);
+  auto counted = data::datasets::TensorDataset(rows).map(data::transforms::Collate<data::TensorExample>(
+      [](std::vector<data::TensorExample> b) { return data::TensorExample(nabla::tensor(double(b.size()))); }));
+  EXPECT_EQ(counted.get_batch({1, 2, 3}).data.item<double>(), 3.0);
+}
+
 // LibTorch's TensorDataset: one tensor, examples are its rows without targets.
 TEST(Data, TensorDatasetRowsAsTensorExamples) {
   auto rows = nabla::arange(12, nabla::kFloat).view({6, 2});

@@ -75,6 +75,7 @@ class Tensor {
   int64_t numel() const { return checked().numel(); }
   int64_t storage_offset() const { return checked().storage_offset(); }
   size_t element_size() const { return elementSize(scalar_type()); }
+  size_t itemsize() const { return element_size(); }
   size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
   ScalarType scalar_type() const { return checked().dtype(); }
   ScalarType dtype() const { return scalar_type(); }
@@ -211,6 +212,16 @@ class Tensor {
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
   std::vector<Tensor> split(IntArrayRef split_sizes, int64_t dim = 0) const;
   std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
+  /// `sections` views of near-equal size (the first size % sections one longer), or the
+  /// pieces between `indices`, as LibTorch's tensor_split.
+  std::vector<Tensor> tensor_split(int64_t sections, int64_t dim = 0) const;
+  std::vector<Tensor> tensor_split(IntArrayRef indices, int64_t dim = 0) const;
+  std::vector<Tensor> hsplit(int64_t sections) const;
+  std::vector<Tensor> hsplit(IntArrayRef indices) const;
+  std::vector<Tensor> vsplit(int64_t sections) const;
+  std::vector<Tensor> vsplit(IntArrayRef indices) const;
+  std::vector<Tensor> dsplit(int64_t sections) const;
+  std::vector<Tensor> dsplit(IntArrayRef indices) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
 
   // ---- Indexing -------------------------------------------------------------------------
@@ -595,6 +606,25 @@ class Tensor {
   Tensor polygamma(int64_t n) const;
   Tensor erfinv() const;
   Tensor i0() const;
+  Tensor asinh() const;
+  Tensor acosh() const;
+  Tensor atanh() const;
+  Tensor arcsinh() const { return asinh(); }
+  Tensor arccosh() const { return acosh(); }
+  Tensor arctanh() const { return atanh(); }
+  const Tensor& asinh_() const;
+  const Tensor& acosh_() const;
+  const Tensor& atanh_() const;
+  const Tensor& arcsinh_() const { return asinh_(); }
+  const Tensor& arccosh_() const { return acosh_(); }
+  const Tensor& arctanh_() const { return atanh_(); }
+  const Tensor& lgamma_() const;
+  const Tensor& digamma_() const;
+  const Tensor& polygamma_(int64_t n) const;
+  const Tensor& erfinv_() const;
+  const Tensor& i0_() const;
+  const Tensor& sinc_() const;
+  const Tensor& logit_(optional<double> eps = nullopt) const;
   // Reductions and scans.
   Tensor nansum(IntArrayRef dim = {}, bool keepdim = false,
                 optional<ScalarType> dtype = nullopt) const;

@@ -20,6 +20,10 @@ class BatchTransform {
   virtual OutputBatch apply_batch(InputBatch input_batch) = 0;
 };
 
+/// A transform that reduces a batch of T to one value (LibTorch's Collation).
+template <class T, class BatchType = std::vector<T>>
+using Collation = BatchTransform<BatchType, T>;
+
 /// Applies apply() to every example of a batch.
 template <class Input, class Output = Input>
 class Transform : public BatchTransform<std::vector<Input>, std::vector<Output>> {
@@ -52,6 +56,10 @@ class BatchLambda : public BatchTransform<InputBatch, OutputBatch> {
  private:
   std::function<OutputBatch(InputBatch)> fn_;
 };
+
+/// A function that reduces a batch of T to one value (LibTorch's Collate).
+template <class T, class BatchType = std::vector<T>>
+using Collate = BatchLambda<BatchType, T>;
 
 /// Transforms the data tensor of each example, keeping the target.
 template <class Target = Tensor>

@@ -296,6 +296,33 @@ inline Tensor lerp(const Tensor& a, const Tensor& end, const Tensor& weight) {
   return a.lerp(end, weight);
 }
 inline Tensor lgamma(const Tensor& x) { return x.lgamma(); }
+inline Tensor asinh(const Tensor& x) { return x.asinh(); }
+inline Tensor acosh(const Tensor& x) { return x.acosh(); }
+inline Tensor atanh(const Tensor& x) { return x.atanh(); }
+inline Tensor arcsinh(const Tensor& x) { return x.asinh(); }
+inline Tensor arccosh(const Tensor& x) { return x.acosh(); }
+inline Tensor arctanh(const Tensor& x) { return x.atanh(); }
+inline const Tensor& asinh_(const Tensor& x) { return x.asinh_(); }
+inline const Tensor& acosh_(const Tensor& x) { return x.acosh_(); }
+inline const Tensor& atanh_(const Tensor& x) { return x.atanh_(); }
+inline std::vector<Tensor> tensor_split(const Tensor& x, int64_t sections, int64_t dim = 0) {
+  return x.tensor_split(sections, dim);
+}
+inline std::vector<Tensor> tensor_split(const Tensor& x, IntArrayRef indices, int64_t dim = 0) {
+  return x.tensor_split(indices, dim);
+}
+inline std::vector<Tensor> hsplit(const Tensor& x, int64_t sections) { return x.hsplit(sections); }
+inline std::vector<Tensor> hsplit(const Tensor& x, IntArrayRef indices) {
+  return x.hsplit(indices);
+}
+inline std::vector<Tensor> vsplit(const Tensor& x, int64_t sections) { return x.vsplit(sections); }
+inline std::vector<Tensor> vsplit(const Tensor& x, IntArrayRef indices) {
+  return x.vsplit(indices);
+}
+inline std::vector<Tensor> dsplit(const Tensor& x, int64_t sections) { return x.dsplit(sections); }
+inline std::vector<Tensor> dsplit(const Tensor& x, IntArrayRef indices) {
+  return x.dsplit(indices);
+}
 inline Tensor digamma(const Tensor& x) { return x.digamma(); }
 inline Tensor polygamma(int64_t n, const Tensor& x) { return x.polygamma(n); }
 inline Tensor erfinv(const Tensor& x) { return x.erfinv(); }
