@@ -4,7 +4,7 @@
 // Prints GFLOP/s per library and pass; oneDNN is timed twice: its primitive alone on
 // the blocked layouts it prefers, and with the reorders an NCHW framework pays per call.
 //
-//   ./build/bench/bench_kernels [--threads N]
+//   OMP_NUM_THREADS=N ./build/bench/bench_kernels [--threads N] [--gemm-only]
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
@@ -17,6 +17,8 @@
 #include <vector>
 
 #include <nabla/nabla.h>
+
+#include "backend/cpu/gemm/gemm.h"
 
 #include NABLA_CBLAS_HEADER
 
@@ -55,14 +57,22 @@ std::string cpu_model() {
 
 const char* dnnl_isa_name() {
   switch (dnnl::get_effective_cpu_isa()) {
-    case dnnl::cpu_isa::sse41: return "sse41";
-    case dnnl::cpu_isa::avx: return "avx";
-    case dnnl::cpu_isa::avx2: return "avx2";
-    case dnnl::cpu_isa::avx512_core: return "avx512_core";
-    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
-    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
-    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
-    default: return "other";
+    case dnnl::cpu_isa::sse41:
+      return "sse41";
+    case dnnl::cpu_isa::avx:
+      return "avx";
+    case dnnl::cpu_isa::avx2:
+      return "avx2";
+    case dnnl::cpu_isa::avx512_core:
+      return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni:
+      return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16:
+      return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx:
+      return "avx512_core_amx";
+    default:
+      return "other";
   }
 }
 
@@ -70,13 +80,16 @@ void gemm_row(int64_t m, int64_t n, int64_t k) {
   std::vector<float> a(m * k, 0.5f), b(k * n, 0.25f), c(m * n);
   const double flop = 2.0 * m * n * k;
   const double t_blas = time_call([&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.f, a.data(), k, b.data(), n, 0.f, c.data(), n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.f, a.data(), k, b.data(), n,
+                0.f, c.data(), n);
   });
-  const double t_dnnl = time_call([&] {
-    dnnl_sgemm('N', 'N', m, n, k, 1.f, a.data(), k, b.data(), n, 0.f, c.data(), n);
+  const double t_dnnl = time_call(
+      [&] { dnnl_sgemm('N', 'N', m, n, k, 1.f, a.data(), k, b.data(), n, 0.f, c.data(), n); });
+  const double t_nabla = time_call([&] {
+    nabla::cpu::gemm::sgemm(m, n, k, 1.f, a.data(), k, 1, b.data(), n, 1, 0.f, c.data(), n);
   });
-  std::printf("| sgemm %lldx%lldx%lld | %.1f | %.1f |\n", (long long)m, (long long)n, (long long)k, flop / t_blas / 1e9,
-              flop / t_dnnl / 1e9);
+  std::printf("| sgemm %lldx%lldx%lld | %.1f | %.1f | %.1f |\n", (long long)m, (long long)n,
+              (long long)k, flop / t_blas / 1e9, flop / t_dnnl / 1e9, flop / t_nabla / 1e9);
 }
 
 struct Conv {
@@ -102,41 +115,49 @@ struct DnnlConv {
   explicit DnnlConv(const Conv& cv) {
     const dnnl::memory::dims src{cv.n, cv.c, cv.h, cv.w}, wei{cv.o, cv.c, cv.k, cv.k}, bias{cv.o},
         dst{cv.n, cv.o, cv.oh(), cv.ow()}, strides{cv.stride, cv.stride}, pad{cv.pad, cv.pad};
-    const md src_any(src, dt::f32, tag::any), wei_any(wei, dt::f32, tag::any), dst_any(dst, dt::f32, tag::any),
-        bias_md(bias, dt::f32, tag::a);
-    const md src_plain(src, dt::f32, tag::nchw), wei_plain(wei, dt::f32, tag::oihw), dst_plain(dst, dt::f32, tag::nchw);
+    const md src_any(src, dt::f32, tag::any), wei_any(wei, dt::f32, tag::any),
+        dst_any(dst, dt::f32, tag::any), bias_md(bias, dt::f32, tag::a);
+    const md src_plain(src, dt::f32, tag::nchw), wei_plain(wei, dt::f32, tag::oihw),
+        dst_plain(dst, dt::f32, tag::nchw);
     auto fwd_pd = dnnl::convolution_forward::primitive_desc(
-        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, src_any,
-                                        wei_any, bias_md, dst_any, strides, pad, pad),
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                        dnnl::algorithm::convolution_direct, src_any, wei_any,
+                                        bias_md, dst_any, strides, pad, pad),
         eng);
     auto bwd_d_pd = dnnl::convolution_backward_data::primitive_desc(
-        dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, src_any, wei_any, dst_any, strides,
-                                              pad, pad),
+        dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, src_any, wei_any,
+                                              dst_any, strides, pad, pad),
         eng, fwd_pd);
     auto bwd_w_pd = dnnl::convolution_backward_weights::primitive_desc(
-        dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, src_any, wei_any, bias_md,
-                                                 dst_any, strides, pad, pad),
+        dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, src_any,
+                                                 wei_any, bias_md, dst_any, strides, pad, pad),
         eng, fwd_pd);
     auto mem = [&](const md& d) {
       dnnl::memory m(d, eng);
       std::memset(m.get_data_handle(), 0, d.get_size());
       return m;
     };
-    dnnl::memory src_m = mem(fwd_pd.src_desc()), wei_m = mem(fwd_pd.weights_desc()), bias_m = mem(bias_md),
-                 dst_m = mem(fwd_pd.dst_desc()), dsrc_m = mem(bwd_d_pd.diff_src_desc()),
-                 ddst_m = mem(bwd_d_pd.diff_dst_desc()), dwei_m = mem(bwd_w_pd.diff_weights_desc()),
-                 dbias_m = mem(bias_md), ddst_w_m = mem(bwd_w_pd.diff_dst_desc()), src_w_m = mem(bwd_w_pd.src_desc());
-    dnnl::memory src_p = mem(src_plain), wei_p = mem(wei_plain), dst_p = mem(dst_plain), dsrc_p = mem(src_plain),
-                 dwei_p = mem(wei_plain);
+    dnnl::memory src_m = mem(fwd_pd.src_desc()), wei_m = mem(fwd_pd.weights_desc()),
+                 bias_m = mem(bias_md), dst_m = mem(fwd_pd.dst_desc()),
+                 dsrc_m = mem(bwd_d_pd.diff_src_desc()), ddst_m = mem(bwd_d_pd.diff_dst_desc()),
+                 dwei_m = mem(bwd_w_pd.diff_weights_desc()), dbias_m = mem(bias_md),
+                 ddst_w_m = mem(bwd_w_pd.diff_dst_desc()), src_w_m = mem(bwd_w_pd.src_desc());
+    dnnl::memory src_p = mem(src_plain), wei_p = mem(wei_plain), dst_p = mem(dst_plain),
+                 dsrc_p = mem(src_plain), dwei_p = mem(wei_plain);
     dnnl::convolution_forward f(fwd_pd);
     dnnl::convolution_backward_data bd(bwd_d_pd);
     dnnl::convolution_backward_weights bw(bwd_w_pd);
     auto run_fwd = [&] {
-      f.execute(strm, {{DNNL_ARG_SRC, src_m}, {DNNL_ARG_WEIGHTS, wei_m}, {DNNL_ARG_BIAS, bias_m}, {DNNL_ARG_DST, dst_m}});
+      f.execute(strm, {{DNNL_ARG_SRC, src_m},
+                       {DNNL_ARG_WEIGHTS, wei_m},
+                       {DNNL_ARG_BIAS, bias_m},
+                       {DNNL_ARG_DST, dst_m}});
       strm.wait();
     };
     auto run_bd = [&] {
-      bd.execute(strm, {{DNNL_ARG_DIFF_DST, ddst_m}, {DNNL_ARG_WEIGHTS, wei_m}, {DNNL_ARG_DIFF_SRC, dsrc_m}});
+      bd.execute(
+          strm,
+          {{DNNL_ARG_DIFF_DST, ddst_m}, {DNNL_ARG_WEIGHTS, wei_m}, {DNNL_ARG_DIFF_SRC, dsrc_m}});
       strm.wait();
     };
     auto run_bw = [&] {
@@ -181,7 +202,8 @@ void conv_row(const Conv& cv) {
     NoGradGuard g;
     (void)conv2d(x, w, b, cv.stride, cv.pad);
   });
-  Tensor xg = x.clone().requires_grad_(), wg = w.clone().requires_grad_(), bg = b.clone().requires_grad_();
+  Tensor xg = x.clone().requires_grad_(), wg = w.clone().requires_grad_(),
+         bg = b.clone().requires_grad_();
   Tensor out = conv2d(xg, wg, bg, cv.stride, cv.pad);
   Tensor go = ones_like(out);
   const double t_both = time_call([&] {
@@ -202,20 +224,29 @@ void conv_row(const Conv& cv) {
 
 int main(int argc, char** argv) {
   int threads = 1;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::string(argv[i]) == "--threads") threads = std::stoi(argv[i + 1]);
+  bool gemm_only = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--threads" && i + 1 < argc) threads = std::stoi(argv[i + 1]);
+    if (std::string(argv[i]) == "--gemm-only") gemm_only = true;
+  }
   nabla::set_num_threads(threads);
   openblas_set_num_threads(threads);
   setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 1);
   std::printf("CPU: %s; OpenBLAS core: %s; oneDNN ISA: %s; threads: %d\n\n", cpu_model().c_str(),
               openblas_get_corename(), dnnl_isa_name(), threads);
-  std::printf("GFLOP/s, higher is better.\n\n| sgemm (row-major) | OpenBLAS | dnnl_sgemm |\n|---|---:|---:|\n");
+  std::printf(
+      "GFLOP/s, higher is better.\n\n| sgemm (row-major) | OpenBLAS | dnnl_sgemm | %s "
+      "|\n|---|---:|---:|---:|\n",
+      nabla::cpu::gemm::describe().c_str());
   gemm_row(1024, 1024, 1024);
+  gemm_row(2048, 2048, 2048);
   gemm_row(64 * 196, 64, 288);  // W3 conv2 forward as im2col gemm: [N*OH*OW, C*K*K] x [C*K*K, O]
   gemm_row(3136, 64, 576);      // ResNet 3x3 64ch 56x56, batch 1
   gemm_row(256, 3136, 128);
+  if (gemm_only) return 0;
   std::printf(
-      "\n| conv2d | nabla fwd | nabla bwd (data+weights) | oneDNN fwd | oneDNN fwd + reorders | oneDNN bwd data | "
+      "\n| conv2d | nabla fwd | nabla bwd (data+weights) | oneDNN fwd | oneDNN fwd + reorders | "
+      "oneDNN bwd data | "
       "oneDNN bwd weights | oneDNN bwd + reorders |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
   const Conv convs[] = {
       {"W3 conv1 64x1x28x28 -> 32, 3x3 p1", 64, 1, 28, 28, 32, 3, 1, 1},

@@ -115,6 +115,7 @@ std::string fmt(const char* f, double v) {
 int run(const Args& args) {
   if (args.threads > 0) nabla::set_num_threads(args.threads);
   nabla::manual_seed(args.seed);
+  std::cout << nabla::show_config();
   const std::string root = args.data.empty() ? data::fashion_mnist_root() : args.data;
   Model model = make_model(args.model);
   std::cout << "model:\n" << *model.module << "\n";

@@ -61,6 +61,7 @@
 #include "nabla/autograd/function.h"
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/autograd/gradcheck.h"
+#include "nabla/backend/isa.h"
 #include "nabla/backend/parallel.h"
 #include "nabla/core/context.h"
 #include "nabla/core/error.h"

@@ -1,4 +1,5 @@
-// CPU matrix multiply: float32/float64 through OpenBLAS, integers through a plain loop.
+// CPU matrix multiply: float32 through nabla's GEMM (gemm/), float64 and the thin
+// float32 products (gemv, dot) through OpenBLAS, integers through a plain loop.
 //
 // Strided operands go to BLAS without copies whenever BLAS can describe them: a matrix
 // whose column stride is 1 is row-major with leading dim = its row stride, and one whose
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/gemm/gemm.h"
 #include "backend/cpu/loops.h"
 #include "nabla/backend/parallel.h"
 #include "nabla/ops/factories.h"
@@ -61,10 +63,12 @@ BlasMat describe_last2(const Tensor& t) {
 
 CBLAS_TRANSPOSE cblas_trans(bool t) { return t ? CblasTrans : CblasNoTrans; }
 
+// float32 products go to nabla's own GEMM (gemm/gemm.h), whose kernels follow the CPU's
+// feature flags; OpenBLAS picks its kernels from a table of CPU models and falls back
+// to SSE3 on models it does not know.
 void blas_gemm(int m, int n, int k, float alpha, const float* a, int lda, bool ta, const float* b,
                int ldb, bool tb, float beta, float* c, int ldc) {
-  cblas_sgemm(CblasRowMajor, cblas_trans(ta), cblas_trans(tb), m, n, k, alpha, a, lda, b, ldb, beta,
-              c, ldc);
+  gemm::sgemm(m, n, k, alpha, a, ta ? 1 : lda, ta ? lda : 1, b, tb ? 1 : ldb, tb ? ldb : 1, beta, c, ldc);
 }
 void blas_gemm(int m, int n, int k, double alpha, const double* a, int lda, bool ta,
                const double* b, int ldb, bool tb, double beta, double* c, int ldc) {
