@@ -31,7 +31,8 @@ void im2col_plane(T* cols, int64_t row_stride, const T* img, const WindowGeometr
         const int64_t x0 = j * g.dw - g.pw;  // image column of window position 0
         if (g.sw == 1) {
           // x in [lo, hi) reads inside the image: one contiguous copy, zeros around it.
-          const int64_t lo = std::clamp<int64_t>(-x0, 0, g.ow), hi = std::clamp<int64_t>(g.w - x0, lo, g.ow);
+          const int64_t lo = std::clamp<int64_t>(-x0, 0, g.ow),
+                        hi = std::clamp<int64_t>(g.w - x0, lo, g.ow);
           std::fill(out, out + lo, T(0));
           std::memcpy(out + lo, src + x0 + lo, static_cast<size_t>(hi - lo) * sizeof(T));
           std::fill(out + hi, out + g.ow, T(0));
@@ -58,7 +59,8 @@ void col2im_plane(T* img, const T* cols, int64_t row_stride, const WindowGeometr
         const T* in = row + y * g.ow;
         const int64_t x0 = j * g.dw - g.pw;
         if (g.sw == 1) {
-          const int64_t lo = std::clamp<int64_t>(-x0, 0, g.ow), hi = std::clamp<int64_t>(g.w - x0, lo, g.ow);
+          const int64_t lo = std::clamp<int64_t>(-x0, 0, g.ow),
+                        hi = std::clamp<int64_t>(g.w - x0, lo, g.ow);
           for (int64_t x = lo; x < hi; ++x) dst[x0 + x] += in[x];
         } else {
           for (int64_t x = 0; x < g.ow; ++x) {
@@ -101,10 +103,40 @@ inline void consider(T v, int64_t at, T& best, int64_t& best_at) {
 // column the inner one, so consecutive iterations are independent (no dependency chain
 // through one running maximum) and the compiler can vectorize across columns. Every
 // scalar is a by-value parameter, so it stays in a register.
+// 2x2 windows at stride 2 (the common pooling), all inside the image: each output
+// compares four values with a branch-free select, so the loop vectorizes. Ties keep the
+// first position in window order; NaN wins (as LibTorch).
 template <class T>
-void max_pool_interior(T* __restrict values, int64_t* __restrict indices, const T* __restrict img, int64_t w,
-                       int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
-                       int64_t dw) {
+void max_pool_2x2(T* __restrict values, int64_t* __restrict indices, const T* __restrict img,
+                  int64_t w, int64_t oh, int64_t ow) {
+  for (int64_t y = 0; y < oh; ++y) {
+    const T* r0 = img + 2 * y * w;
+    const T* r1 = r0 + w;
+    T* out = values + y * ow;
+    int64_t* at = indices + y * ow;
+    const int64_t base = 2 * y * w;
+    for (int64_t x = 0; x < ow; ++x) {
+      T best = r0[2 * x];
+      int64_t k = 0;
+      const T cand[3] = {r0[2 * x + 1], r1[2 * x], r1[2 * x + 1]};
+      for (int c = 0; c < 3; ++c) {
+        const bool take = cand[c] > best || (cand[c] != cand[c] && best == best);
+        best = take ? cand[c] : best;
+        k = take ? c + 1 : k;
+      }
+      out[x] = best;
+      at[x] = base + 2 * x + (k & 1) + (k >> 1) * w;
+    }
+  }
+}
+
+// kStride > 0 fixes the column stride at compile time (1 and 2, the common ones), which
+// turns the strided loads into vector loads and shuffles; 0 reads it from `sw_arg`.
+template <class T, int kStride>
+void max_pool_interior(T* __restrict values, int64_t* __restrict indices, const T* __restrict img,
+                       int64_t w, int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t sh,
+                       int64_t sw_arg, int64_t dh, int64_t dw) {
+  const int64_t sw = kStride > 0 ? kStride : sw_arg;
   for (int64_t y = 0; y < oh; ++y) {
     T* best = values + y * ow;
     int64_t* best_at = indices + y * ow;
@@ -121,7 +153,8 @@ void max_pool_interior(T* __restrict values, int64_t* __restrict indices, const 
           const int64_t at = base + x * sw;
           const T v = img[at];
           bool take = v > best[x];
-          if constexpr (std::is_floating_point_v<T>) take = take | ((v != v) & (best[x] == best[x]));
+          if constexpr (std::is_floating_point_v<T>)
+            take = take | ((v != v) & (best[x] == best[x]));
           best[x] = take ? v : best[x];
           best_at[x] = take ? at : best_at[x];
         }
@@ -137,7 +170,18 @@ void max_pool_plane(T* values, int64_t* indices, const T* img, const WindowGeome
   // Windows entirely inside the image (no padding, no ceil_mode overhang): no bounds checks.
   const bool interior = g.ph == 0 && g.pw == 0 && (g.oh - 1) * g.sh + (g.kh - 1) * g.dh < g.h &&
                         (g.ow - 1) * g.sw + (g.kw - 1) * g.dw < g.w;
-  if (interior) return max_pool_interior(values, indices, img, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
+  if (interior) {
+    if (g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.dh == 1 && g.dw == 1)
+      return max_pool_2x2(values, indices, img, g.w, g.oh, g.ow);
+    if (g.sw == 2)
+      return max_pool_interior<T, 2>(values, indices, img, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, 2,
+                                     g.dh, g.dw);
+    if (g.sw == 1)
+      return max_pool_interior<T, 1>(values, indices, img, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, 1,
+                                     g.dh, g.dw);
+    return max_pool_interior<T, 0>(values, indices, img, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw,
+                                   g.dh, g.dw);
+  }
   for (int64_t y = 0; y < g.oh; ++y) {
     const int64_t y0 = y * g.sh - g.ph;
     for (int64_t x = 0; x < g.ow; ++x) {
@@ -149,7 +193,8 @@ void max_pool_plane(T* values, int64_t* indices, const T* img, const WindowGeome
         best_at = y0 * g.w + x0;
         for (int64_t i = 0; i < g.kh; ++i) {
           const int64_t row = (y0 + i * g.dh) * g.w;
-          for (int64_t j = 0; j < g.kw; ++j) consider(img[row + x0 + j * g.dw], row + x0 + j * g.dw, best, best_at);
+          for (int64_t j = 0; j < g.kw; ++j)
+            consider(img[row + x0 + j * g.dw], row + x0 + j * g.dw, best, best_at);
         }
       } else {
         best_at = -1;
@@ -237,8 +282,9 @@ void CpuBackend::max_pool2d(const Tensor& values, const Tensor& indices, const T
       int64_t* ix = indices.data_ptr<int64_t>();
       const T* im = image.data_ptr<T>();
       const int64_t out = g.oh * g.ow;
-      for_each_plane(planes, out * g.kh * g.kw,
-                     [&](int64_t p) { max_pool_plane(v + p * out, ix + p * out, im + p * g.h * g.w, g); });
+      for_each_plane(planes, out * g.kh * g.kw, [&](int64_t p) {
+        max_pool_plane(v + p * out, ix + p * out, im + p * g.h * g.w, g);
+      });
     }
   });
 }
