@@ -281,6 +281,21 @@ void ProfilingBackend::col2im(const Tensor& image, const Tensor& cols, const Win
   inner_.col2im(image, cols, g);
 }
 
+bool ProfilingBackend::conv2d(const Tensor& out, const Tensor& image, const Tensor& weight,
+                              const Tensor& bias, const WindowGeometry& g, int64_t groups) {
+  RecordFunction rec("conv2d", EventKind::Kernel);
+  return inner_.conv2d(out, image, weight, bias, g, groups);
+}
+
+bool ProfilingBackend::conv2d_backward(const Tensor& grad_image, const Tensor& grad_weight,
+                                       const Tensor& grad_bias, const Tensor& grad_out,
+                                       const Tensor& image, const Tensor& weight,
+                                       const WindowGeometry& g, int64_t groups) {
+  RecordFunction rec("conv2d_backward", EventKind::Kernel);
+  return inner_.conv2d_backward(grad_image, grad_weight, grad_bias, grad_out, image, weight, g,
+                                groups);
+}
+
 void ProfilingBackend::max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& image,
                                   const WindowGeometry& g) {
   RecordFunction rec("max_pool2d", EventKind::Kernel);

@@ -175,6 +175,25 @@ class KernelBackend {
   /// The adjoint: image [B, C, h, w] (contiguous) = the sum of every cols entry (strides
   /// as for im2col) into its image position (assigns; entries in the padding are dropped).
   virtual void col2im(const Tensor& image, const Tensor& cols, const WindowGeometry& g) = 0;
+  /// Direct 2-d convolution out [B, O, oh, ow] = conv(image [B, C, h, w], weight
+  /// [O, C / groups, kh, kw]) + bias [O] (bias may be undefined), all contiguous float32,
+  /// by a kernel library when the backend has one; false (nothing written) when it has
+  /// not, and the op convolves by im2col + gemm instead.
+  virtual bool conv2d(const Tensor& out, const Tensor& image, const Tensor& weight,
+                      const Tensor& bias, const WindowGeometry& g, int64_t groups) {
+    (void)out, (void)image, (void)weight, (void)bias, (void)g, (void)groups;
+    return false;
+  }
+  /// The gradients of conv2d for grad_out (contiguous): grad_image, grad_weight and
+  /// grad_bias (each contiguous, or undefined when not wanted). False as conv2d.
+  virtual bool conv2d_backward(const Tensor& grad_image, const Tensor& grad_weight,
+                               const Tensor& grad_bias, const Tensor& grad_out,
+                               const Tensor& image, const Tensor& weight,
+                               const WindowGeometry& g, int64_t groups) {
+    (void)grad_image, (void)grad_weight, (void)grad_bias, (void)grad_out, (void)image,
+        (void)weight, (void)g, (void)groups;
+    return false;
+  }
   /// Max pooling of image [B, C, h, w] (contiguous; float, double, int64 or uint8) over
   /// g's windows (oh, ow given by the op, ceil_mode included; positions outside the image
   /// are skipped): values [B, C, oh, ow] and indices (int64, flat position in the h x w

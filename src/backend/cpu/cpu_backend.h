@@ -31,6 +31,11 @@ class CpuBackend final : public KernelBackend {
                bool accumulate) override;
   void im2col(const Tensor& cols, const Tensor& image, const WindowGeometry& g) override;
   void col2im(const Tensor& image, const Tensor& cols, const WindowGeometry& g) override;
+  bool conv2d(const Tensor& out, const Tensor& image, const Tensor& weight, const Tensor& bias,
+              const WindowGeometry& g, int64_t groups) override;
+  bool conv2d_backward(const Tensor& grad_image, const Tensor& grad_weight,
+                       const Tensor& grad_bias, const Tensor& grad_out, const Tensor& image,
+                       const Tensor& weight, const WindowGeometry& g, int64_t groups) override;
   void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& image,
                   const WindowGeometry& g) override;
   void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) override;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "backend/cpu/conv/conv_dnnl.h"
 #include "backend/cpu/gemm/gemm.h"
 #include "nabla/backend/parallel.h"
 #include "nabla/core/error.h"
@@ -84,6 +85,7 @@ std::string show_config() {
     << "  kernel ISA: " << isa_name(active_isa()) << " (CPU supports " << isa_name(supported_isa())
     << ")\n"
     << "  float32 GEMM: " << cpu::gemm::describe() << "\n"
+    << "  float32 convolutions: " << cpu::conv::describe() << "\n"
     << "  BLAS: OpenBLAS, core " << openblas_get_corename() << ", " << openblas_get_num_threads()
     << " threads\n"
     << "  intra-op threads: " << get_num_threads() << "\n";

@@ -6,8 +6,10 @@
 #include <cstring>
 #include <type_traits>
 
+#include "backend/cpu/max_pool_avx512.h"
 #include "cpu_backend.h"
 #include "loops.h"
+#include "nabla/backend/isa.h"
 #include "nabla/backend/parallel.h"
 
 namespace nabla::cpu {
@@ -171,8 +173,14 @@ void max_pool_plane(T* values, int64_t* indices, const T* img, const WindowGeome
   const bool interior = g.ph == 0 && g.pw == 0 && (g.oh - 1) * g.sh + (g.kh - 1) * g.dh < g.h &&
                         (g.ow - 1) * g.sw + (g.kw - 1) * g.dw < g.w;
   if (interior) {
-    if (g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.dh == 1 && g.dw == 1)
+    if (g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.dh == 1 && g.dw == 1) {
+      if constexpr (std::is_same_v<T, float>) {
+        // Positions are built in int32 lanes: planes below 2^31 elements.
+        if (active_isa() == Isa::Avx512 && g.h * g.w < (int64_t(1) << 31))
+          return max_pool_2x2_avx512(values, indices, img, g.w, g.oh, g.ow);
+      }
       return max_pool_2x2(values, indices, img, g.w, g.oh, g.ow);
+    }
     if (g.sw == 2)
       return max_pool_interior<T, 2>(values, indices, img, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, 2,
                                      g.dh, g.dw);

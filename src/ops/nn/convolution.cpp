@@ -1,9 +1,14 @@
-// conv1d / conv2d / conv_transpose1d / conv_transpose2d as weight @ im2col(input)
-// (and col2im(weight^T @ input) for the transposed form): one batched gemm per call,
-// differentiable end to end through matmul and the window ops.
+// conv1d / conv2d: float32 convolutions by the backend's direct kernels (oneDNN) when it
+// has them, as one op with its own backward node (ConvolutionBackward0); otherwise, and
+// for the transposed forms, weight @ im2col(input) (col2im(weight^T @ input) for the
+// transposed form): one batched gemm per call, differentiable end to end through matmul
+// and the window ops.
 #include <string>
 
+#include "autograd/formula.h"
+#include "nabla/backend/backend.h"
 #include "nabla/ops/convolution.h"
+#include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "window.h"
 
@@ -64,6 +69,72 @@ void check_conv(const char* op, const Tensor& x, const Tensor& weight, const Ten
   }
 }
 
+// The node keeps the geometry in `list`: h w kh kw sh sw ph pw dh dw oh ow groups.
+WindowGeometry geometry_of(const std::vector<int64_t>& l) {
+  return {l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[8], l[9], l[10], l[11]};
+}
+
+// ConvolutionBackward0. Without create_graph, the backend's backward kernels; with it
+// (or when the backend declines), differentiable formulas: the input gradient is the
+// transposed convolution of the output gradient, the weight gradient the product of the
+// output gradient with the input's columns, the bias gradient its sum.
+autograd::variable_list conv2d_backward(autograd::FormulaNode& n,
+                                        const autograd::variable_list& grads) {
+  Tensor x = n.saved(0), w = n.saved(1);
+  const WindowGeometry g = geometry_of(n.list);
+  const int64_t groups = n.list[12];
+  const bool need_x = n.needs_input_grad(0), need_w = n.needs_input_grad(1),
+             need_b = n.flag && n.needs_input_grad(2);
+  if (!GradMode::is_enabled()) {
+    Tensor xc = x.contiguous(), wc = w.contiguous();
+    Tensor gx = need_x ? empty(xc.sizes(), xc.options()) : Tensor();
+    Tensor gw = need_w ? empty(wc.sizes(), wc.options()) : Tensor();
+    Tensor gb = need_b ? empty({wc.size(0)}, wc.options()) : Tensor();
+    if (backend_for(x).conv2d_backward(gx, gw, gb, grads[0].contiguous(), xc, wc, g, groups))
+      return {gx, gw, gb};
+  }
+  const Tensor& gy = grads[0];
+  Tensor gx, gw, gb;
+  if (need_x) {
+    const int64_t pad_h = g.h - ((g.oh - 1) * g.sh - 2 * g.ph + g.dh * (g.kh - 1) + 1);
+    const int64_t pad_w = g.w - ((g.ow - 1) * g.sw - 2 * g.pw + g.dw * (g.kw - 1) + 1);
+    gx = conv_transpose2d(gy, w, Tensor(), {g.sh, g.sw}, {g.ph, g.pw}, {pad_h, pad_w}, groups,
+                          {g.dh, g.dw});
+  }
+  if (need_w) {
+    const int64_t batch = x.size(0), positions = g.oh * g.ow, out_channels = w.size(0);
+    Tensor cols = im2col(x, {g.kh, g.kw}, {g.dh, g.dw}, {g.ph, g.pw}, {g.sh, g.sw});
+    gw = matmul(gy.reshape({batch, groups, out_channels / groups, positions}),
+                cols.view({batch, groups, cols.size(1) / groups, positions}).transpose(2, 3))
+             .sum(0)
+             .reshape(w.sizes());
+  }
+  if (need_b) gb = gy.sum({0, 2, 3});
+  return {gx, gw, gb};
+}
+const autograd::Formula kConvolution{"ConvolutionBackward0", conv2d_backward};
+
+// conv2d by the backend's direct kernel, or undefined when it has none for this call.
+Tensor direct_conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                     const WindowGeometry& g, int64_t groups) {
+  if (x.scalar_type() != kFloat || x.numel() == 0 || weight.numel() == 0 ||
+      (bias.defined() && bias.scalar_type() != kFloat))
+    return {};
+  Tensor out = empty({x.size(0), weight.size(0), g.oh, g.ow}, x.options());
+  if (!backend_for(x).conv2d(out, x.detach().contiguous(), weight.detach().contiguous(),
+                             bias.defined() ? bias.detach().contiguous() : Tensor(), g, groups))
+    return {};
+  if (autograd::any_requires_grad(x, weight, bias)) {
+    auto node = autograd::make_node(kConvolution, {&x, &weight, &bias});
+    node->save(x);
+    node->save(weight);
+    node->flag = bias.defined();
+    node->list = {g.h, g.w, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow, groups};
+    autograd::set_history(out, node);
+  }
+  return out;
+}
+
 // From this many output positions per sample on, one product per sample (batched, in
 // NCHW order) beats one product for the whole batch plus the transpose to NCHW.
 constexpr int64_t kLargeImage = 1024;
@@ -83,6 +154,10 @@ Tensor conv2d_impl(const char* op, const Tensor& input, const Tensor& weight, co
       (x.size(2) + 2 * a.padding[0] - a.dilation[0] * (kh - 1) - 1) / a.stride[0] + 1;
   const int64_t ow =
       (x.size(3) + 2 * a.padding[1] - a.dilation[1] * (kw - 1) - 1) / a.stride[1] + 1;
+  const WindowGeometry g{x.size(2),      x.size(3),      kh, kw, a.stride[0], a.stride[1],
+                         a.padding[0],   a.padding[1],   a.dilation[0], a.dilation[1], oh, ow};
+  if (Tensor direct = direct_conv2d(x, weight, bias, g, groups); direct.defined())
+    return batched ? direct : direct.squeeze(0);
   const int64_t k = weight.size(1) * kh * kw, positions = oh * ow;
   Tensor out;
   const bool pointwise = kh == 1 && kw == 1 && a.stride[0] == 1 && a.stride[1] == 1 &&

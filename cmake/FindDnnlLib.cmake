@@ -1,0 +1,20 @@
+# oneDNN (Debian's libdnnl-dev) for float32 convolutions, optional: without it nabla
+# convolves by im2col + its own GEMM. oneDNN runs on OpenMP (libgomp), whose thread
+# count nabla sets per call, so libgomp is linked too.
+set(NABLA_HAVE_DNNL 0)
+set(NABLA_DNNL_PC_LIBS "")
+if(NABLA_WITH_DNNL)
+  find_library(NABLA_DNNL_LIBRARY dnnl)
+  find_path(NABLA_DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
+  find_library(NABLA_GOMP_LIBRARY NAMES gomp libgomp.so.1)
+  if(NABLA_DNNL_LIBRARY AND NABLA_DNNL_INCLUDE_DIR AND NABLA_GOMP_LIBRARY)
+    set(NABLA_HAVE_DNNL 1)
+    set(NABLA_DNNL_PC_LIBS "-ldnnl -lgomp")
+    target_include_directories(nabla SYSTEM PRIVATE ${NABLA_DNNL_INCLUDE_DIR})
+    target_link_libraries(nabla PRIVATE ${NABLA_DNNL_LIBRARY} ${NABLA_GOMP_LIBRARY})
+    message(STATUS "oneDNN: ${NABLA_DNNL_LIBRARY} (convolutions)")
+  else()
+    message(STATUS "oneDNN (libdnnl-dev) not found: convolutions by im2col + nabla GEMM")
+  endif()
+endif()
+target_compile_definitions(nabla PRIVATE NABLA_HAVE_DNNL=${NABLA_HAVE_DNNL})

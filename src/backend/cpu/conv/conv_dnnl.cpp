@@ -1,0 +1,389 @@
+// oneDNN convolution primitives behind conv_dnnl.h.
+//
+// Threads: nabla owns the thread budget. A batch of two or more samples is cut into
+// chunks that nabla's pool takes dynamically, each run by single-threaded primitives (so
+// a core slowed by another process gets fewer chunks, and no OpenMP team spins beside the
+// pool); a single sample runs one primitive on OpenMP threads, as many as nabla's.
+#include "backend/cpu/conv/conv_dnnl.h"
+
+#if NABLA_HAVE_DNNL
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
+#include <sstream>
+#include <tuple>
+#include <vector>
+
+#include "nabla/backend/isa.h"
+#include "nabla/backend/parallel.h"
+#include "nabla/core/error.h"
+#include "nabla/core/storage.h"
+
+extern "C" void omp_set_num_threads(int n);
+
+namespace nabla::cpu::conv {
+namespace {
+
+using dnnl::memory;
+using dims = memory::dims;
+using tag = memory::format_tag;
+constexpr auto f32 = memory::data_type::f32;
+
+dnnl::engine& engine() {
+  static dnnl::engine* eng = [] {
+    // oneDNN picks its kernels from cpuid; NABLA_ISA=avx2 caps it as it caps nabla's.
+    if (active_isa() == Isa::Avx2) dnnl::set_max_cpu_isa(dnnl::cpu_isa::avx2);
+    return new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
+  return *eng;
+}
+
+dnnl::stream& stream() {
+  thread_local dnnl::stream s(engine());
+  return s;
+}
+
+// A 64-byte aligned buffer from nabla's caching allocator.
+class Buffer {
+ public:
+  Buffer() = default;
+  explicit Buffer(size_t bytes) : bytes_(bytes), p_(bytes ? cpu_alloc(bytes) : nullptr) {}
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  Buffer(Buffer&& o) noexcept : bytes_(o.bytes_), p_(o.p_) { o.p_ = nullptr; }
+  Buffer& operator=(Buffer&& o) noexcept {
+    std::swap(bytes_, o.bytes_);
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  ~Buffer() { cpu_free(p_, bytes_); }
+  void* get() const { return p_; }
+
+ private:
+  size_t bytes_ = 0;
+  void* p_ = nullptr;
+};
+
+// A reorder between a plain (NCHW / OIHW) layout and oneDNN's chosen one; empty when the
+// two are the same and the plain data is used in place.
+struct Reorder {
+  std::optional<dnnl::reorder> prim;
+  static Reorder make(const memory::desc& from, const memory::desc& to) {
+    Reorder r;
+    if (from != to)
+      r.prim = dnnl::reorder(dnnl::reorder::primitive_desc(engine(), from, engine(), to));
+    return r;
+  }
+};
+
+// Memory in a primitive's layout: the plain data itself, or a buffer reordered from or to it.
+struct Operand {
+  memory plain, mem;
+  Buffer buf;
+  Operand(const memory::desc& plain_md, const memory::desc& md, void* data) {
+    plain = memory(plain_md, engine(), data);
+    if (plain_md == md) {
+      mem = plain;
+    } else {
+      buf = Buffer(md.get_size());
+      mem = memory(md, engine(), buf.get());
+    }
+  }
+  void load(const Reorder& r) {
+    if (r.prim) r.prim->execute(stream(), plain, mem);
+  }
+  void store(const Reorder& r) {
+    if (r.prim) r.prim->execute(stream(), mem, plain);
+  }
+};
+
+struct Key {
+  int64_t n, c, h, w, o, kh, kw, s0, s1, p0, p1, d0, d1, g;
+  bool bias;
+  auto tie() const { return std::tie(n, c, h, w, o, kh, kw, s0, s1, p0, p1, d0, d1, g, bias); }
+  bool operator<(const Key& k) const { return tie() < k.tie(); }
+};
+
+// Primitives for one geometry and batch size. Backward ones are made on first use.
+struct Entry {
+  memory::desc src_plain, wei_plain, dst_plain, bias_md;
+  dnnl::convolution_forward::primitive_desc fwd_pd;
+  dnnl::convolution_forward fwd;
+  Reorder src_in, wei_in, dst_out;
+
+  std::once_flag bwd_once;
+  dnnl::convolution_backward_data::primitive_desc bwd_d_pd;
+  dnnl::convolution_backward_data bwd_d;
+  dnnl::convolution_backward_weights::primitive_desc bwd_w_pd;
+  dnnl::convolution_backward_weights bwd_w;
+  Reorder gy_in_d, wei_in_d, gx_out, gy_in_w, src_in_w, gw_out;
+
+  dims strides, dilates, pad;
+  dnnl::primitive_attr attr;
+  memory::desc src_any, wei_any, dst_any;
+
+  Entry(const ConvShape& s, int64_t n, bool with_bias) {
+    const bool grouped = s.groups > 1;
+    const dims src{n, s.c, s.h, s.w}, dst{n, s.o, s.oh, s.ow};
+    const dims wei = grouped ? dims{s.groups, s.o / s.groups, s.c / s.groups, s.kh, s.kw}
+                             : dims{s.o, s.c, s.kh, s.kw};
+    src_plain = memory::desc(src, f32, tag::nchw);
+    dst_plain = memory::desc(dst, f32, tag::nchw);
+    wei_plain = memory::desc(wei, f32, grouped ? tag::goihw : tag::oihw);
+    bias_md = memory::desc({s.o}, f32, tag::a);
+    src_any = memory::desc(src, f32, tag::any);
+    wei_any = memory::desc(wei, f32, tag::any);
+    dst_any = memory::desc(dst, f32, tag::any);
+    strides = {s.stride[0], s.stride[1]};
+    dilates = {s.dilation[0] - 1, s.dilation[1] - 1};
+    pad = {s.padding[0], s.padding[1]};
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const auto kind = dnnl::prop_kind::forward_training;
+    const auto algo = dnnl::algorithm::convolution_direct;
+    fwd_pd = with_bias ? dnnl::convolution_forward::primitive_desc(
+                             dnnl::convolution_forward::desc(kind, algo, src_any, wei_any, bias_md,
+                                                             dst_any, strides, dilates, pad, pad),
+                             attr, engine())
+                       : dnnl::convolution_forward::primitive_desc(
+                             dnnl::convolution_forward::desc(kind, algo, src_any, wei_any, dst_any,
+                                                             strides, dilates, pad, pad),
+                             attr, engine());
+    fwd = dnnl::convolution_forward(fwd_pd);
+    src_in = Reorder::make(src_plain, fwd_pd.src_desc());
+    wei_in = Reorder::make(wei_plain, fwd_pd.weights_desc());
+    dst_out = Reorder::make(fwd_pd.dst_desc(), dst_plain);
+  }
+
+  void make_backward(bool with_bias) {
+    std::call_once(bwd_once, [&] {
+      const auto algo = dnnl::algorithm::convolution_direct;
+      bwd_d_pd = dnnl::convolution_backward_data::primitive_desc(
+          dnnl::convolution_backward_data::desc(algo, src_any, wei_any, dst_any, strides, dilates,
+                                                pad, pad),
+          attr, engine(), fwd_pd);
+      bwd_d = dnnl::convolution_backward_data(bwd_d_pd);
+      bwd_w_pd =
+          with_bias
+              ? dnnl::convolution_backward_weights::primitive_desc(
+                    dnnl::convolution_backward_weights::desc(algo, src_any, wei_any, bias_md,
+                                                             dst_any, strides, dilates, pad, pad),
+                    attr, engine(), fwd_pd)
+              : dnnl::convolution_backward_weights::primitive_desc(
+                    dnnl::convolution_backward_weights::desc(algo, src_any, wei_any, dst_any,
+                                                             strides, dilates, pad, pad),
+                    attr, engine(), fwd_pd);
+      bwd_w = dnnl::convolution_backward_weights(bwd_w_pd);
+      gy_in_d = Reorder::make(dst_plain, bwd_d_pd.diff_dst_desc());
+      wei_in_d = Reorder::make(wei_plain, bwd_d_pd.weights_desc());
+      gx_out = Reorder::make(bwd_d_pd.diff_src_desc(), src_plain);
+      gy_in_w = Reorder::make(dst_plain, bwd_w_pd.diff_dst_desc());
+      src_in_w = Reorder::make(src_plain, bwd_w_pd.src_desc());
+      gw_out = Reorder::make(bwd_w_pd.diff_weights_desc(), wei_plain);
+    });
+  }
+};
+
+std::shared_ptr<Entry> entry_for(const ConvShape& s, int64_t n, bool with_bias) {
+  static std::mutex mutex;
+  static std::map<Key, std::shared_ptr<Entry>> cache;
+  const Key key{n,           s.c,         s.h,         s.w,           s.o,
+                s.kh,        s.kw,        s.stride[0], s.stride[1],   s.padding[0],
+                s.padding[1], s.dilation[0], s.dilation[1], s.groups, with_bias};
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  if (cache.size() >= 256) cache.clear();  // a bound for programs that vary shapes endlessly
+  auto e = std::make_shared<Entry>(s, n, with_bias);
+  cache.emplace(key, e);
+  return e;
+}
+
+void execute(dnnl::primitive& p, const dnnl::primitive_desc_base& pd,
+             std::unordered_map<int, memory> args) {
+  const memory::desc sd = pd.scratchpad_desc();
+  Buffer scratch(sd.get_size());
+  if (sd.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, memory(sd, engine(), scratch.get()));
+  p.execute(stream(), args);
+}
+
+// The batch cut into chunks: sizes q + 1 (the first r chunks) and q.
+struct Chunks {
+  int64_t count, q, r;
+  Chunks(int64_t n, int threads) {
+    count = threads <= 1 ? 1 : std::min<int64_t>(n, 2 * threads);
+    q = n / count;
+    r = n % count;
+  }
+  int64_t begin(int64_t i) const { return i * q + std::min(i, r); }
+  int64_t size(int64_t i) const { return q + (i < r ? 1 : 0); }
+};
+
+int threads_here() { return in_parallel_region() ? 1 : get_num_threads(); }
+
+Chunks chunks_for(const ConvShape& s) { return Chunks(s.n, s.n >= 2 ? threads_here() : 1); }
+
+// Runs body(chunk index, entry) over the batch's chunks on nabla's pool, each chunk's
+// primitives single-threaded; a batch of one runs on OpenMP threads instead.
+template <class Body>
+void over_batch(const ConvShape& s, const Chunks& chunks, bool with_bias, Body&& body) {
+  const int threads = threads_here();
+  std::shared_ptr<Entry> big = entry_for(s, chunks.q + (chunks.r ? 1 : 0), with_bias);
+  std::shared_ptr<Entry> small = chunks.r ? entry_for(s, chunks.q, with_bias) : big;
+  if (chunks.count == 1) {
+    omp_set_num_threads(threads);
+    body(0, 0, *big);
+    stream().wait();
+    return;
+  }
+  parallel_for(0, chunks.count, 1, [&](int64_t b, int64_t e) {
+    omp_set_num_threads(1);
+    for (int64_t i = b; i < e; ++i) body(i, chunks.begin(i), i < chunks.r ? *big : *small);
+    stream().wait();
+  });
+}
+
+template <class F>
+bool guarded(const char* what, F&& f) {
+  try {
+    f();
+    return true;
+  } catch (const dnnl::error& e) {
+    // Shapes oneDNN has no implementation for take nabla's own path.
+    if (e.status == dnnl_unimplemented) return false;
+    NABLA_CHECK(false, what, ": oneDNN failed: ", e.what());
+  }
+  return false;
+}
+
+}  // namespace
+
+bool available() {
+  static const bool on = active_isa() != Isa::Scalar;
+  return on;
+}
+
+static void forward_chunk(const ConvShape& s, Entry& e, int64_t b0, const float* x, const float* w,
+                   const float* b, float* y) {
+  const int64_t x_step = s.c * s.h * s.w, y_step = s.o * s.oh * s.ow;
+  Operand src(e.src_plain, e.fwd_pd.src_desc(), const_cast<float*>(x + b0 * x_step));
+  Operand wei(e.wei_plain, e.fwd_pd.weights_desc(), const_cast<float*>(w));
+  Operand dst(e.dst_plain, e.fwd_pd.dst_desc(), y + b0 * y_step);
+  src.load(e.src_in);
+  wei.load(e.wei_in);
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, src.mem}, {DNNL_ARG_WEIGHTS, wei.mem}, {DNNL_ARG_DST, dst.mem}};
+  if (b) args.emplace(DNNL_ARG_BIAS, memory(e.bias_md, engine(), const_cast<float*>(b)));
+  execute(e.fwd, e.fwd_pd, std::move(args));
+  dst.store(e.dst_out);
+}
+
+bool forward(const ConvShape& s, const float* x, const float* w, const float* b, float* y) {
+  return guarded("conv2d", [&] {
+    over_batch(s, chunks_for(s), b != nullptr, [&](int64_t, int64_t b0, Entry& e) {
+      forward_chunk(s, e, b0, x, w, b, y);
+    });
+  });
+}
+
+bool backward(const ConvShape& s, const float* x, const float* w, const float* gy, float* gx,
+              float* gw, float* gb) {
+  return guarded("conv2d backward", [&] {
+    const bool with_bias = gb != nullptr;
+    const Chunks chunks = chunks_for(s);
+    const int64_t x_step = s.c * s.h * s.w, y_step = s.o * s.oh * s.ow;
+    const int64_t wsize = s.o * (s.c / s.groups) * s.kh * s.kw;
+    // Per-chunk weight (and bias) gradients in plain layout, summed after the chunks.
+    Buffer partial_buf(gw || gb ? sizeof(float) * chunks.count * (wsize + s.o) : 0);
+    auto* partial = static_cast<float*>(partial_buf.get());
+    over_batch(s, chunks, with_bias, [&](int64_t i, int64_t b0, Entry& e) {
+      e.make_backward(with_bias);
+      if (gx) {
+        Operand dy(e.dst_plain, e.bwd_d_pd.diff_dst_desc(), const_cast<float*>(gy + b0 * y_step));
+        Operand wei(e.wei_plain, e.bwd_d_pd.weights_desc(), const_cast<float*>(w));
+        Operand dx(e.src_plain, e.bwd_d_pd.diff_src_desc(), gx + b0 * x_step);
+        dy.load(e.gy_in_d);
+        wei.load(e.wei_in_d);
+        execute(e.bwd_d, e.bwd_d_pd,
+                {{DNNL_ARG_DIFF_DST, dy.mem}, {DNNL_ARG_WEIGHTS, wei.mem},
+                 {DNNL_ARG_DIFF_SRC, dx.mem}});
+        dx.store(e.gx_out);
+      }
+      if (gw || gb) {
+        float* pw = partial + i * (wsize + s.o);
+        Operand src(e.src_plain, e.bwd_w_pd.src_desc(), const_cast<float*>(x + b0 * x_step));
+        Operand dy(e.dst_plain, e.bwd_w_pd.diff_dst_desc(), const_cast<float*>(gy + b0 * y_step));
+        Operand dw(e.wei_plain, e.bwd_w_pd.diff_weights_desc(), pw);
+        src.load(e.src_in_w);
+        dy.load(e.gy_in_w);
+        std::unordered_map<int, memory> args{
+            {DNNL_ARG_SRC, src.mem}, {DNNL_ARG_DIFF_DST, dy.mem}, {DNNL_ARG_DIFF_WEIGHTS, dw.mem}};
+        if (with_bias) args.emplace(DNNL_ARG_DIFF_BIAS, memory(e.bias_md, engine(), pw + wsize));
+        execute(e.bwd_w, e.bwd_w_pd, std::move(args));
+        dw.store(e.gw_out);
+      }
+    });
+    if (gw || gb) {
+      const float* p = partial;
+      if (gw) std::copy(p, p + wsize, gw);
+      if (gb) std::copy(p + wsize, p + wsize + s.o, gb);
+      for (int64_t i = 1; i < chunks.count; ++i) {
+        const float* q = p + i * (wsize + s.o);
+        if (gw)
+          for (int64_t j = 0; j < wsize; ++j) gw[j] += q[j];
+        if (gb)
+          for (int64_t j = 0; j < s.o; ++j) gb[j] += q[wsize + j];
+      }
+    }
+  });
+}
+
+std::string describe() {
+  if (!available()) return "im2col + nabla GEMM (oneDNN disabled by NABLA_ISA=scalar)";
+  const dnnl_version_t* v = dnnl::version();
+  (void)engine();
+  std::ostringstream out;
+  out << "oneDNN " << v->major << "." << v->minor << "." << v->patch << ", ";
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::avx2:
+      out << "avx2";
+      break;
+    case dnnl::cpu_isa::avx512_core:
+      out << "avx512_core";
+      break;
+    case dnnl::cpu_isa::avx512_core_vnni:
+      out << "avx512_core_vnni";
+      break;
+    case dnnl::cpu_isa::avx512_core_bf16:
+      out << "avx512_core_bf16";
+      break;
+    case dnnl::cpu_isa::avx512_core_amx:
+      out << "avx512_core_amx";
+      break;
+    default:
+      out << "baseline";
+  }
+  out << " kernels, batch chunks on nabla's pool";
+  return out.str();
+}
+
+}  // namespace nabla::cpu::conv
+
+#else  // built without oneDNN
+
+namespace nabla::cpu::conv {
+
+bool available() { return false; }
+bool forward(const ConvShape&, const float*, const float*, const float*, float*) { return false; }
+bool backward(const ConvShape&, const float*, const float*, const float*, float*, float*, float*) {
+  return false;
+}
+std::string describe() { return "im2col + nabla GEMM (built without oneDNN)"; }
+
+}  // namespace nabla::cpu::conv
+
+#endif

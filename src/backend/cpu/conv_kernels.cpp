@@ -1,0 +1,40 @@
+// CpuBackend's direct convolutions: oneDNN's primitives (conv/conv_dnnl.h) for float32,
+// when built in; otherwise the op convolves by im2col + gemm.
+#include "backend/cpu/conv/conv_dnnl.h"
+#include "cpu_backend.h"
+
+namespace nabla::cpu {
+
+namespace {
+
+conv::ConvShape shape_of(const Tensor& image, const Tensor& weight, const WindowGeometry& g,
+                         int64_t groups) {
+  return {image.size(0), image.size(1), g.h,    g.w,    weight.size(0),
+          g.kh,          g.kw,          g.oh,   g.ow,   {g.sh, g.sw},
+          {g.ph, g.pw},  {g.dh, g.dw},  groups};
+}
+
+const float* data_or_null(const Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
+float* mutable_or_null(const Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
+
+}  // namespace
+
+bool CpuBackend::conv2d(const Tensor& out, const Tensor& image, const Tensor& weight,
+                        const Tensor& bias, const WindowGeometry& g, int64_t groups) {
+  if (!conv::available() || image.scalar_type() != kFloat) return false;
+  return conv::forward(shape_of(image, weight, g, groups), image.data_ptr<float>(),
+                       weight.data_ptr<float>(), data_or_null(bias), out.data_ptr<float>());
+}
+
+bool CpuBackend::conv2d_backward(const Tensor& grad_image, const Tensor& grad_weight,
+                                 const Tensor& grad_bias, const Tensor& grad_out,
+                                 const Tensor& image, const Tensor& weight,
+                                 const WindowGeometry& g, int64_t groups) {
+  if (!conv::available() || image.scalar_type() != kFloat) return false;
+  return conv::backward(shape_of(image, weight, g, groups), image.data_ptr<float>(),
+                        weight.data_ptr<float>(), grad_out.data_ptr<float>(),
+                        mutable_or_null(grad_image), mutable_or_null(grad_weight),
+                        mutable_or_null(grad_bias));
+}
+
+}  // namespace nabla::cpu
