@@ -3,7 +3,7 @@
 # Usage: scripts/setup.sh [--with-libtorch] [--with-data]
 set -euo pipefail
 
-packages=(cmake g++ make pkg-config libopenblas-dev zlib1g-dev nlohmann-json3-dev libgtest-dev)
+packages=(cmake g++ make pkg-config libopenblas-dev libdnnl-dev zlib1g-dev nlohmann-json3-dev libgtest-dev)
 for arg in "$@"; do
   case "$arg" in
     --with-libtorch) packages+=(libtorch-dev python3-numpy) ;;  # tests and benchmarks only (numpy: .npy interchange tests)

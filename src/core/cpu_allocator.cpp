@@ -4,10 +4,13 @@
 //  - Small blocks (<= 64 KiB) use power-of-two classes from 64 B, cached per thread
 //    (bounded per class), so the hot path takes no lock.
 //  - Large blocks are rounded up to 4 KiB and cached process-wide by exact size, up to
-//    kMaxCachedLarge bytes; beyond that they go back to the system.
+//    kMaxCachedLarge bytes; a block freed into a full cache evicts the blocks freed
+//    longest ago (so a program whose sizes change keeps reusing memory instead of
+//    page-faulting fresh blocks behind a cache full of stale sizes).
 #include <array>
 #include <atomic>
 #include <cstdlib>
+#include <list>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -27,6 +30,7 @@ constexpr size_t kMaxCachedLarge = size_t(512) << 20;
 
 std::atomic<size_t> g_allocated{0};
 std::atomic<size_t> g_peak{0};
+std::atomic<size_t> g_system_allocs{0};
 
 int size_class(size_t n) {
   int c = 0;
@@ -39,6 +43,7 @@ int size_class(size_t n) {
 }
 
 void* system_alloc(size_t rounded) {
+  g_system_allocs.fetch_add(1, std::memory_order_relaxed);
   void* p = std::aligned_alloc(kAlign, rounded);
   NABLA_CHECK(p != nullptr, "cpu_alloc: out of memory allocating ", rounded, " bytes");
   return p;
@@ -59,11 +64,44 @@ struct ThreadCache {
 thread_local ThreadCache t_cache;
 
 struct LargeCache {
+  struct Block {
+    size_t size;
+    void* p;
+  };
   std::mutex mutex;
-  std::multimap<size_t, void*> blocks;
+  std::list<Block> by_age;  // oldest first
+  std::multimap<size_t, std::list<Block>::iterator> by_size;
   size_t bytes = 0;
-  ~LargeCache() {
-    for (auto& [size, p] : blocks) std::free(p);
+
+  void* take(size_t size) {
+    auto it = by_size.find(size);
+    if (it == by_size.end()) return nullptr;
+    void* p = it->second->p;
+    by_age.erase(it->second);
+    by_size.erase(it);
+    bytes -= size;
+    return p;
+  }
+  void put(size_t size, void* p) {
+    while (bytes + size > kMaxCachedLarge && !by_age.empty()) evict_oldest();
+    by_age.push_back({size, p});
+    by_size.emplace(size, std::prev(by_age.end()));
+    bytes += size;
+  }
+  void evict_oldest() {
+    const Block b = by_age.front();
+    auto range = by_size.equal_range(b.size);
+    for (auto it = range.first; it != range.second; ++it)
+      if (it->second == by_age.begin()) {
+        by_size.erase(it);
+        break;
+      }
+    by_age.pop_front();
+    bytes -= b.size;
+    std::free(b.p);
+  }
+  void clear() {
+    while (!by_age.empty()) evict_oldest();
   }
 };
 LargeCache& large_cache() {
@@ -83,6 +121,12 @@ void track(size_t nbytes) {
 size_t cpu_memory_allocated() { return g_allocated.load(std::memory_order_relaxed); }
 size_t cpu_memory_peak() { return g_peak.load(std::memory_order_relaxed); }
 void reset_peak_memory() { g_peak.store(g_allocated.load(std::memory_order_relaxed)); }
+size_t cpu_system_allocations() { return g_system_allocs.load(std::memory_order_relaxed); }
+size_t cpu_memory_cached() {
+  LargeCache& cache = large_cache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  return cache.bytes;
+}
 
 void* cpu_alloc(size_t nbytes) {
   NABLA_CHECK(nbytes <= (size_t(1) << 62), "cpu_alloc: size ", nbytes, " bytes overflows");
@@ -102,13 +146,7 @@ void* cpu_alloc(size_t nbytes) {
   {
     LargeCache& cache = large_cache();
     std::lock_guard<std::mutex> lock(cache.mutex);
-    auto it = cache.blocks.find(rounded);
-    if (it != cache.blocks.end()) {
-      void* p = it->second;
-      cache.blocks.erase(it);
-      cache.bytes -= rounded;
-      return p;
-    }
+    if (void* p = cache.take(rounded)) return p;
   }
   return system_alloc(rounded);
 }
@@ -130,14 +168,13 @@ void cpu_free(void* p, size_t nbytes) {
     return;
   }
   size_t rounded = (nbytes + kLargeGranule - 1) / kLargeGranule * kLargeGranule;
-  LargeCache& cache = large_cache();
-  std::lock_guard<std::mutex> lock(cache.mutex);
-  if (cache.bytes + rounded > kMaxCachedLarge) {
+  if (rounded > kMaxCachedLarge) {
     std::free(p);
     return;
   }
-  cache.blocks.emplace(rounded, p);
-  cache.bytes += rounded;
+  LargeCache& cache = large_cache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  cache.put(rounded, p);
 }
 
 void cpu_empty_cache() {
@@ -148,9 +185,7 @@ void cpu_empty_cache() {
   }
   LargeCache& cache = large_cache();
   std::lock_guard<std::mutex> lock(cache.mutex);
-  for (auto& [size, p] : cache.blocks) std::free(p);
-  cache.blocks.clear();
-  cache.bytes = 0;
+  cache.clear();
 }
 
 }  // namespace nabla

@@ -27,6 +27,11 @@ void cpu_empty_cache();
 size_t cpu_memory_allocated();
 size_t cpu_memory_peak();
 void reset_peak_memory();
+/// Bytes of free large blocks held by the cache (at most 512 MiB), and how many times
+/// cpu_alloc has asked the system for memory: a training loop that stops allocating
+/// after warm-up leaves this count still.
+size_t cpu_memory_cached();
+size_t cpu_system_allocations();
 
 class StorageImpl {
  public:

@@ -102,10 +102,15 @@ struct Operand {
   }
 };
 
+// oneDNN fixes a primitive's thread count (its work partition) when it is created, from
+// OpenMP's setting then: the count is part of the key, and set before creation.
 struct Key {
   int64_t n, c, h, w, o, kh, kw, s0, s1, p0, p1, d0, d1, g;
   bool bias;
-  auto tie() const { return std::tie(n, c, h, w, o, kh, kw, s0, s1, p0, p1, d0, d1, g, bias); }
+  int threads;
+  auto tie() const {
+    return std::tie(n, c, h, w, o, kh, kw, s0, s1, p0, p1, d0, d1, g, bias, threads);
+  }
   bool operator<(const Key& k) const { return tie() < k.tie(); }
 };
 
@@ -188,12 +193,27 @@ struct Entry {
   }
 };
 
-std::shared_ptr<Entry> entry_for(const ConvShape& s, int64_t n, bool with_bias) {
+// The primitives for batch size n, created (and later run) on `threads` OpenMP threads.
+std::shared_ptr<Entry> entry_for(const ConvShape& s, int64_t n, bool with_bias, int threads) {
   static std::mutex mutex;
   static std::map<Key, std::shared_ptr<Entry>> cache;
-  const Key key{n,           s.c,         s.h,         s.w,           s.o,
-                s.kh,        s.kw,        s.stride[0], s.stride[1],   s.padding[0],
-                s.padding[1], s.dilation[0], s.dilation[1], s.groups, with_bias};
+  const Key key{n,
+                s.c,
+                s.h,
+                s.w,
+                s.o,
+                s.kh,
+                s.kw,
+                s.stride[0],
+                s.stride[1],
+                s.padding[0],
+                s.padding[1],
+                s.dilation[0],
+                s.dilation[1],
+                s.groups,
+                with_bias,
+                threads};
+  omp_set_num_threads(threads);
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
@@ -231,9 +251,9 @@ Chunks chunks_for(const ConvShape& s) { return Chunks(s.n, s.n >= 2 ? threads_he
 // primitives single-threaded; a batch of one runs on OpenMP threads instead.
 template <class Body>
 void over_batch(const ConvShape& s, const Chunks& chunks, bool with_bias, Body&& body) {
-  const int threads = threads_here();
-  std::shared_ptr<Entry> big = entry_for(s, chunks.q + (chunks.r ? 1 : 0), with_bias);
-  std::shared_ptr<Entry> small = chunks.r ? entry_for(s, chunks.q, with_bias) : big;
+  const int threads = chunks.count == 1 ? threads_here() : 1;
+  std::shared_ptr<Entry> big = entry_for(s, chunks.q + (chunks.r ? 1 : 0), with_bias, threads);
+  std::shared_ptr<Entry> small = chunks.r ? entry_for(s, chunks.q, with_bias, threads) : big;
   if (chunks.count == 1) {
     omp_set_num_threads(threads);
     body(0, 0, *big);

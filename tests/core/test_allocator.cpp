@@ -1,0 +1,80 @@
+// The caching CPU allocator: large blocks freed into a full cache evict the oldest ones
+// (new sizes keep being served from memory), and a training loop stops asking the system
+// for memory after warm-up.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "nabla/nabla.h"
+
+namespace {
+
+constexpr size_t kMiB = size_t(1) << 20;
+
+TEST(CpuAllocator, FullCacheEvictsOldestBlocks) {
+  nabla::cpu_empty_cache();
+  // 40 distinct sizes of ~20 MiB: 800 MiB freed, more than the 512 MiB the cache holds.
+  std::vector<std::pair<void*, size_t>> blocks;
+  for (size_t i = 0; i < 40; ++i) {
+    const size_t n = 20 * kMiB + i * 4096;
+    blocks.emplace_back(nabla::cpu_alloc(n), n);
+  }
+  for (auto& [p, n] : blocks) nabla::cpu_free(p, n);
+  EXPECT_LE(nabla::cpu_memory_cached(), 512 * kMiB);
+  EXPECT_GT(nabla::cpu_memory_cached(), 400 * kMiB);
+  // A new size freed into the full cache is kept (older blocks make room), so the next
+  // request of that size does not go to the system.
+  const size_t fresh = 33 * kMiB;
+  nabla::cpu_free(nabla::cpu_alloc(fresh), fresh);
+  const size_t before = nabla::cpu_system_allocations();
+  void* again = nabla::cpu_alloc(fresh);
+  EXPECT_EQ(nabla::cpu_system_allocations(), before);
+  nabla::cpu_free(again, fresh);
+  // The newest of the first 40 sizes is still cached; the oldest was evicted.
+  const size_t newest = 20 * kMiB + 39 * 4096, oldest = 20 * kMiB;
+  void* p = nabla::cpu_alloc(newest);
+  EXPECT_EQ(nabla::cpu_system_allocations(), before);
+  void* q = nabla::cpu_alloc(oldest);
+  EXPECT_EQ(nabla::cpu_system_allocations(), before + 1);
+  nabla::cpu_free(p, newest);
+  nabla::cpu_free(q, oldest);
+  nabla::cpu_empty_cache();
+  EXPECT_EQ(nabla::cpu_memory_cached(), 0u);
+}
+
+struct SmallCnnImpl : nabla::nn::Module {
+  SmallCnnImpl()
+      : conv(register_module("conv", nabla::nn::Conv2d(nabla::nn::Conv2dOptions(1, 8, 3).padding(1)))),
+        fc(register_module("fc", nabla::nn::Linear(8 * 14 * 14, 10))) {}
+  nabla::Tensor forward(nabla::Tensor x) {
+    x = nabla::max_pool2d(nabla::relu(conv(x)), {2});
+    return fc(x.flatten(1));
+  }
+  nabla::nn::Conv2d conv;
+  nabla::nn::Linear fc;
+};
+NABLA_MODULE(SmallCnn);
+
+TEST(CpuAllocator, TrainingLoopStopsAllocatingAfterWarmUp) {
+  for (int threads : {1, 2}) {
+    nabla::set_num_threads(threads);
+    nabla::manual_seed(0);
+    SmallCnn net;
+    nabla::optim::Adam opt(net->parameters(), nabla::optim::AdamOptions(1e-3));
+    nabla::Tensor x = nabla::randn({32, 1, 28, 28});
+    nabla::Tensor y = nabla::randint(0, 10, {32});
+    auto step = [&] {
+      opt.zero_grad();
+      nabla::Tensor loss = nabla::nn::functional::cross_entropy(net(x), y);
+      loss.backward();
+      opt.step();
+    };
+    for (int i = 0; i < 3; ++i) step();
+    const size_t before = nabla::cpu_system_allocations();
+    for (int i = 0; i < 5; ++i) step();
+    EXPECT_EQ(nabla::cpu_system_allocations(), before) << threads << " threads";
+  }
+  nabla::set_num_threads(2);
+}
+
+}  // namespace
