@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include "malloc_setting.h"
 
 namespace {
 
@@ -33,6 +34,7 @@ torch::nn::Sequential make(const std::string& kind) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  benchmark_malloc_setting(argc, argv);
   std::string kind = "cnn";
   int epochs = 3, threads = 2;
   for (int i = 1; i + 1 < argc; ++i) {

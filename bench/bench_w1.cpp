@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 #include <vector>
+#include "malloc_setting.h"
 
 namespace {
 
@@ -51,6 +52,7 @@ double run_torch() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  benchmark_malloc_setting(argc, argv);
   std::vector<int> threads = {1, 2};
   int runs = 51;
   for (int i = 1; i < argc; ++i) {

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 #include <vector>
+#include "malloc_setting.h"
 
 namespace {
 
@@ -64,6 +65,7 @@ struct TorchW2 {
 }  // namespace
 
 int main(int argc, char** argv) {
+  benchmark_malloc_setting(argc, argv);
   std::vector<int> threads = {1, 2};
   int runs = 101;
   for (int i = 1; i < argc; ++i) {

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <string>
 #include <vector>
+#include "malloc_setting.h"
 
 namespace {
 
@@ -68,6 +69,7 @@ struct TorchW3 {
 }  // namespace
 
 int main(int argc, char** argv) {
+  benchmark_malloc_setting(argc, argv);
   std::vector<int> threads = {1, 2};
   int runs = 31;
   std::string only;
