@@ -68,9 +68,21 @@ int main(int argc, char** argv) {
   benchmark_malloc_setting(argc, argv);
   std::vector<int> threads = {1, 2};
   int runs = 101;
+  bool only_nabla = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = {std::stoi(argv[++i])};
     else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::stoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--only-nabla")) only_nabla = true;
+  }
+  if (only_nabla) {  // nabla alone in the process (no LibTorch threads beside it)
+    NablaW2 n;
+    for (int th : threads) {
+      nabla::set_num_threads(th);
+      for (int w = 0; w < 20; ++w) n.step();
+      std::printf("W2 nabla alone, %d threads: %.3f ms/step\n", th,
+                  median_ms([&] { n.step(); }, runs));
+    }
+    return 0;
   }
   std::printf("W2 MLP 784-256-128-10, batch %lld, cross-entropy, Adam: ms per training step\n",
               static_cast<long long>(kBatch));

@@ -63,6 +63,14 @@ BlasMat describe_last2(const Tensor& t) {
 
 CBLAS_TRANSPOSE cblas_trans(bool t) { return t ? CblasTrans : CblasNoTrans; }
 
+// Starting the thread pool makes OpenBLAS single-threaded (thread_pool.cpp); each
+// OpenBLAS call below makes sure it has started.
+CBLAS_TRANSPOSE blas_ready(bool t) {
+  static const int pool_started = get_num_threads();
+  (void)pool_started;
+  return cblas_trans(t);
+}
+
 // float32 products go to nabla's own GEMM (gemm/gemm.h), whose kernels follow the CPU's
 // feature flags; OpenBLAS picks its kernels from a table of CPU models and falls back
 // to SSE3 on models it does not know.
@@ -72,21 +80,23 @@ void blas_gemm(int m, int n, int k, float alpha, const float* a, int lda, bool t
 }
 void blas_gemm(int m, int n, int k, double alpha, const double* a, int lda, bool ta,
                const double* b, int ldb, bool tb, double beta, double* c, int ldc) {
-  cblas_dgemm(CblasRowMajor, cblas_trans(ta), cblas_trans(tb), m, n, k, alpha, a, lda, b, ldb, beta,
+  cblas_dgemm(CblasRowMajor, blas_ready(ta), cblas_trans(tb), m, n, k, alpha, a, lda, b, ldb, beta,
               c, ldc);
 }
 void blas_gemv(bool t, int rows, int cols, float alpha, const float* a, int lda, const float* x,
                int incx, float beta, float* y, int incy) {
-  cblas_sgemv(CblasRowMajor, cblas_trans(t), rows, cols, alpha, a, lda, x, incx, beta, y, incy);
+  cblas_sgemv(CblasRowMajor, blas_ready(t), rows, cols, alpha, a, lda, x, incx, beta, y, incy);
 }
 void blas_gemv(bool t, int rows, int cols, double alpha, const double* a, int lda, const double* x,
                int incx, double beta, double* y, int incy) {
-  cblas_dgemv(CblasRowMajor, cblas_trans(t), rows, cols, alpha, a, lda, x, incx, beta, y, incy);
+  cblas_dgemv(CblasRowMajor, blas_ready(t), rows, cols, alpha, a, lda, x, incx, beta, y, incy);
 }
 float blas_dot(int n, const float* x, int incx, const float* y, int incy) {
+  blas_ready(false);
   return cblas_sdot(n, x, incx, y, incy);
 }
 double blas_dot(int n, const double* x, int incx, const double* y, int incy) {
+  blas_ready(false);
   return cblas_ddot(n, x, incx, y, incy);
 }
 
