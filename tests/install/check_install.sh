@@ -28,5 +28,9 @@ start=$(date +%s.%N)
 end=$(date +%s.%N)
 secs=$(echo "$end - $start" | bc -l 2>/dev/null || awk "BEGIN{print $end - $start}")
 echo "hello-world including <nabla/nabla.h> compiled in ${secs} s (LibTorch's header: ~17 s here)"
-# A gross-regression guard only; the figure itself is reported above.
-awk "BEGIN{exit !($secs < 8)}" || { echo "umbrella header became heavy"; exit 1; }
+# A gross-regression guard on what the compiler must read (deterministic, unlike the
+# time above, which doubles when ctest runs other tests beside this one): the header's
+# preprocessed size was 3.7 MB in November 2026, LibTorch's torch/torch.h 12.7 MB.
+bytes=$("$cxx" -std=c++20 -E "$work/hello.cpp" -I"$prefix/include" | wc -c)
+echo "<nabla/nabla.h> preprocesses to $bytes bytes"
+[ "$bytes" -lt 6000000 ] || { echo "umbrella header became heavy: $bytes bytes preprocessed (guard: 6 MB)"; exit 1; }
