@@ -78,6 +78,7 @@ const char* isa_name(Isa isa) {
 }
 
 std::string show_config() {
+  const int threads = get_num_threads();  // starts the pool, which sets OpenBLAS's threads
   std::ostringstream s;
   s << "nabla " << NABLA_VERSION << " (LibTorch API " << TORCH_VERSION_MAJOR << "."
     << TORCH_VERSION_MINOR << ")\n"
@@ -88,7 +89,7 @@ std::string show_config() {
     << "  float32 convolutions: " << cpu::conv::describe() << "\n"
     << "  BLAS: OpenBLAS, core " << openblas_get_corename() << ", " << openblas_get_num_threads()
     << " threads\n"
-    << "  intra-op threads: " << get_num_threads() << "\n";
+    << "  intra-op threads: " << threads << "\n";
   return s.str();
 }
 
