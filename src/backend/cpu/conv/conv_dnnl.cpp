@@ -17,7 +17,7 @@
 #include <optional>
 #include <sstream>
 #include <tuple>
-#include <vector>
+#include <unordered_map>
 
 #include "nabla/backend/isa.h"
 #include "nabla/backend/parallel.h"
@@ -240,15 +240,15 @@ struct Chunks {
     r = n % count;
   }
   int64_t begin(int64_t i) const { return i * q + std::min(i, r); }
-  int64_t size(int64_t i) const { return q + (i < r ? 1 : 0); }
 };
 
 int threads_here() { return in_parallel_region() ? 1 : get_num_threads(); }
 
 Chunks chunks_for(const ConvShape& s) { return Chunks(s.n, s.n >= 2 ? threads_here() : 1); }
 
-// Runs body(chunk index, entry) over the batch's chunks on nabla's pool, each chunk's
-// primitives single-threaded; a batch of one runs on OpenMP threads instead.
+// Runs body(chunk index, its first sample, its primitives) over the batch's chunks on
+// nabla's pool, each chunk's primitives single-threaded; one chunk (one thread, or a
+// single sample) runs on as many OpenMP threads as nabla has.
 template <class Body>
 void over_batch(const ConvShape& s, const Chunks& chunks, bool with_bias, Body&& body) {
   const int threads = chunks.count == 1 ? threads_here() : 1;
@@ -280,14 +280,7 @@ bool guarded(const char* what, F&& f) {
   return false;
 }
 
-}  // namespace
-
-bool available() {
-  static const bool on = active_isa() != Isa::Scalar;
-  return on;
-}
-
-static void forward_chunk(const ConvShape& s, Entry& e, int64_t b0, const float* x, const float* w,
+void forward_chunk(const ConvShape& s, Entry& e, int64_t b0, const float* x, const float* w,
                    const float* b, float* y) {
   const int64_t x_step = s.c * s.h * s.w, y_step = s.o * s.oh * s.ow;
   Operand src(e.src_plain, e.fwd_pd.src_desc(), const_cast<float*>(x + b0 * x_step));
@@ -300,6 +293,13 @@ static void forward_chunk(const ConvShape& s, Entry& e, int64_t b0, const float*
   if (b) args.emplace(DNNL_ARG_BIAS, memory(e.bias_md, engine(), const_cast<float*>(b)));
   execute(e.fwd, e.fwd_pd, std::move(args));
   dst.store(e.dst_out);
+}
+
+}  // namespace
+
+bool available() {
+  static const bool on = active_isa() != Isa::Scalar;
+  return on;
 }
 
 bool forward(const ConvShape& s, const float* x, const float* w, const float* b, float* y) {
