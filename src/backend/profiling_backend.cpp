@@ -326,4 +326,19 @@ void ProfilingBackend::channel_affine(const Tensor& out, const Tensor& in, const
   inner_.channel_affine(out, in, center, scale, shift, n, c, s);
 }
 
+void ProfilingBackend::group_norm_backward(const Tensor& grad_in, const Tensor& grad_weight,
+                                           const Tensor& grad_bias, const Tensor& grad_out,
+                                           const Tensor& in, const Tensor& mean,
+                                           const Tensor& rstd, const Tensor& weight, int64_t n,
+                                           int64_t c, int64_t g, int64_t s) {
+  RecordFunction rec("group_norm_backward", EventKind::Kernel);
+  inner_.group_norm_backward(grad_in, grad_weight, grad_bias, grad_out, in, mean, rstd, weight, n,
+                             c, g, s);
+}
+
+void ProfilingBackend::adam_step(const std::vector<AdamSlot>& slots, const AdamHyper& h) {
+  RecordFunction rec("adam_step", EventKind::Kernel);
+  inner_.adam_step(slots, h);
+}
+
 }  // namespace nabla

@@ -49,6 +49,11 @@ class ProfilingBackend final : public KernelBackend {
   void channel_affine(const Tensor& out, const Tensor& in, const Tensor& center,
                       const Tensor& scale, const Tensor& shift, int64_t n, int64_t c,
                       int64_t s) override;
+  void group_norm_backward(const Tensor& grad_in, const Tensor& grad_weight,
+                           const Tensor& grad_bias, const Tensor& grad_out, const Tensor& in,
+                           const Tensor& mean, const Tensor& rstd, const Tensor& weight,
+                           int64_t n, int64_t c, int64_t g, int64_t s) override;
+  void adam_step(const std::vector<AdamSlot>& slots, const AdamHyper& h) override;
 
  private:
   KernelBackend& inner_;

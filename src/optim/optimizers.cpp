@@ -1,8 +1,12 @@
 // SGD, Adam, AdamW, RMSprop, Adagrad: LibTorch 1.13's update rules
 // (torch/csrc/api/src/optim/*.cpp), step for step.
 #include <cmath>
+#include <functional>
+#include <tuple>
+#include <vector>
 
 #include "nabla/autograd/grad_mode.h"
+#include "nabla/backend/backend.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/optim/adagrad.h"
@@ -48,31 +52,72 @@ void check_betas(const char* who, const betas_t& b) {
               "): each must be in [0, 1)");
 }
 
-// The Adam/AdamW core shared by both (weight decay handled by the caller).
-void adam_update(const Tensor& p, const Tensor& grad, AdamParamState& s, double lr, const betas_t& betas,
-                 double eps, bool amsgrad) {
+// Adam/AdamW's per-parameter state for this step: the moments (created on the first
+// step), the step count, and the update's slot for the fused kernel.
+AdamSlot adam_slot(const Tensor& p, const Tensor& grad, AdamParamState& s, double lr,
+                   const betas_t& betas, bool amsgrad) {
   auto [beta1, beta2] = betas;
   if (!s.exp_avg().defined()) {
     s.exp_avg(zeros_like(p));
     s.exp_avg_sq(zeros_like(p));
-    if (amsgrad) s.max_exp_avg_sq(zeros_like(p));
   }
+  if (amsgrad && !s.max_exp_avg_sq().defined()) s.max_exp_avg_sq(zeros_like(p));
   s.step(s.step() + 1);
   const double bias1 = 1 - std::pow(beta1, static_cast<double>(s.step()));
   const double bias2 = 1 - std::pow(beta2, static_cast<double>(s.step()));
-  s.exp_avg().mul_(beta1).add_(grad, 1 - beta1);
-  s.exp_avg_sq().mul_(beta2).addcmul_(grad, grad, 1 - beta2);
-  Tensor denom;
-  if (amsgrad) {
-    if (!s.max_exp_avg_sq().defined()) s.max_exp_avg_sq(zeros_like(p));
-    s.max_exp_avg_sq().copy_(maximum(s.max_exp_avg_sq(), s.exp_avg_sq()));
-    denom = (s.max_exp_avg_sq().sqrt() / std::sqrt(bias2)).add_(eps);
-  } else {
-    denom = (s.exp_avg_sq().sqrt() / std::sqrt(bias2)).add_(eps);
-  }
-  p.addcdiv_(s.exp_avg(), denom, -lr / bias1);
+  return {p, grad, s.exp_avg(), s.exp_avg_sq(), amsgrad ? s.max_exp_avg_sq() : Tensor(),
+          lr / bias1, std::sqrt(bias2)};
 }
 
+// The fused kernel takes contiguous tensors of one floating dtype and size.
+bool fusable(const AdamSlot& a) {
+  const Tensor* ts[] = {&a.param, &a.grad, &a.exp_avg, &a.exp_avg_sq, &a.max_exp_avg_sq};
+  for (const Tensor* t : ts) {
+    if (!t->defined()) continue;
+    if (!t->is_contiguous() || t->scalar_type() != a.param.scalar_type() ||
+        t->sizes() != a.param.sizes() || t->device() != a.param.device())
+      return false;
+  }
+  return a.param.scalar_type() == kFloat || a.param.scalar_type() == kDouble;
+}
+
+// The same update as tensor ops, for parameters the kernel does not take (any strides
+// or dtypes): g already has the weight decay added, p the decoupled decay applied.
+void adam_with_ops(const AdamSlot& a, const AdamHyper& h) {
+  a.exp_avg.mul_(h.beta1).add_(a.grad, 1 - h.beta1);
+  a.exp_avg_sq.mul_(h.beta2).addcmul_(a.grad, a.grad, 1 - h.beta2);
+  Tensor v = a.exp_avg_sq;
+  if (h.amsgrad) {
+    a.max_exp_avg_sq.copy_(maximum(a.max_exp_avg_sq, a.exp_avg_sq));
+    v = a.max_exp_avg_sq;
+  }
+  a.param.addcdiv_(a.exp_avg, (v.sqrt() / a.bias2_sqrt).add_(h.eps), -a.step_size);
+}
+
+// One step of a parameter group: the fusable parameters in one kernel call.
+void adam_group(OptimizerParamGroup& group, double lr, const betas_t& betas,
+                double eps, double weight_decay, bool decoupled, bool amsgrad,
+                const std::function<AdamParamState&(const Tensor&)>& state) {
+  AdamHyper h;
+  std::tie(h.beta1, h.beta2) = betas;
+  h.eps = eps;
+  h.amsgrad = amsgrad;
+  h.weight_decay = decoupled ? 0 : weight_decay;
+  h.param_scale = decoupled ? 1 - lr * weight_decay : 1;
+  std::vector<AdamSlot> fused;
+  for (const auto& p : group.params()) {
+    if (!p.grad().defined()) continue;
+    AdamSlot slot = adam_slot(p, p.grad(), state(p), lr, betas, amsgrad);
+    if (fusable(slot)) {
+      fused.push_back(std::move(slot));
+      continue;
+    }
+    if (decoupled && weight_decay != 0) p.mul_(h.param_scale);
+    if (!decoupled && weight_decay != 0) slot.grad = slot.grad.add(p, weight_decay);
+    adam_with_ops(slot, h);
+  }
+  if (!fused.empty()) backend_for(fused.front().param.device()).adam_step(fused, h);
+}
 }  // namespace
 
 // ---- options and state serialisation ---------------------------------------------------
@@ -217,13 +262,10 @@ Tensor Adam::step(LossClosure closure) {
   NoGradGuard guard;
   for (auto& group : param_groups_) {
     const auto& o = static_cast<const AdamOptions&>(group.options());
-    for (const auto& p : group.params()) {
-      if (!p.grad().defined()) continue;
-      Tensor grad = p.grad();
-      if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
-      auto& s = state_for<AdamParamState>(p, [] { return std::make_unique<AdamParamState>(); });
-      adam_update(p, grad, s, o.lr(), o.betas(), o.eps(), o.amsgrad());
-    }
+    adam_group(group, o.lr(), o.betas(), o.eps(), o.weight_decay(), false, o.amsgrad(),
+               [this](const Tensor& p) -> AdamParamState& {
+                 return state_for<AdamParamState>(p, [] { return std::make_unique<AdamParamState>(); });
+               });
   }
   return loss;
 }
@@ -241,12 +283,10 @@ Tensor AdamW::step(LossClosure closure) {
   NoGradGuard guard;
   for (auto& group : param_groups_) {
     const auto& o = static_cast<const AdamWOptions&>(group.options());
-    for (const auto& p : group.params()) {
-      if (!p.grad().defined()) continue;
-      if (o.weight_decay() != 0) p.mul_(1 - o.lr() * o.weight_decay());
-      auto& s = state_for<AdamParamState>(p, [] { return std::make_unique<AdamParamState>(); });
-      adam_update(p, p.grad(), s, o.lr(), o.betas(), o.eps(), o.amsgrad());
-    }
+    adam_group(group, o.lr(), o.betas(), o.eps(), o.weight_decay(), true, o.amsgrad(),
+               [this](const Tensor& p) -> AdamParamState& {
+                 return state_for<AdamParamState>(p, [] { return std::make_unique<AdamParamState>(); });
+               });
   }
   return loss;
 }

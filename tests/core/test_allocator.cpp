@@ -69,9 +69,11 @@ TEST(CpuAllocator, TrainingLoopStopsAllocatingAfterWarmUp) {
       loss.backward();
       opt.step();
     };
+    // Note [Chunk scratch] (conv_dnnl.cpp): the count must not depend on which pool
+    // thread ran which convolution chunk; 100 runs at 2 threads were stable.
     for (int i = 0; i < 3; ++i) step();
     const size_t before = nabla::cpu_system_allocations();
-    for (int i = 0; i < 5; ++i) step();
+    for (int i = 0; i < 10; ++i) step();
     EXPECT_EQ(nabla::cpu_system_allocations(), before) << threads << " threads";
   }
   nabla::set_num_threads(2);

@@ -1,6 +1,7 @@
 // Normalization: hand values, running statistics, evaluation mode, F:: spellings,
 // grad_fn names, first and second derivatives, errors.
 #include <cmath>
+#include <functional>
 
 #include "test_util.h"
 
@@ -193,6 +194,55 @@ TEST(GroupNorm, ValuesDerivativesErrors) {
   expect_error([] { group_norm(randn({2, 6, 3}), 4); }, {"group_norm", "divisible", "num_groups=4"});
   expect_error([] { group_norm(randn({6}), 3); }, {"group_norm", "2 dims"});
   expect_error([] { group_norm(randn({2, 6}), 3, ones({3})); }, {"group_norm", "weight", "6"});
+}
+
+// Without create_graph, layer/group norm's backward is one fused kernel
+// (KernelBackend::group_norm_backward); with it, differentiable formulas. Both must give
+// the same gradients, in float and double, with and without affine parameters, for the
+// layer-norm (S = 1) and group-norm (S > 1) shapes and non-contiguous incoming gradients.
+TEST(NormBackward, FusedKernelMatchesFormulas) {
+  struct Case {
+    const char* what;
+    std::vector<int64_t> shape;
+    std::function<Tensor(const Tensor&, const Tensor&, const Tensor&)> f;
+    std::vector<int64_t> params;  // shape of weight and bias (empty: no affine)
+  };
+  const std::vector<Case> cases = {
+      {"layer_norm [128, 768]", {128, 768}, [](auto& x, auto& w, auto& b) { return layer_norm(x, {768}, w, b); }, {768}},
+      {"layer_norm 2-d shape", {5, 3, 4}, [](auto& x, auto& w, auto& b) { return layer_norm(x, {3, 4}, w, b); }, {3, 4}},
+      {"layer_norm no affine", {7, 33}, [](auto& x, auto&, auto&) { return layer_norm(x, {33}); }, {}},
+      {"group_norm [8, 12, 5, 7]", {8, 12, 5, 7}, [](auto& x, auto& w, auto& b) { return group_norm(x, 3, w, b); }, {12}},
+      {"group_norm [N, C]", {6, 8}, [](auto& x, auto& w, auto& b) { return group_norm(x, 4, w, b); }, {8}},
+      {"group_norm one group", {3, 4, 9}, [](auto& x, auto& w, auto& b) { return group_norm(x, 1, w, b); }, {4}},
+      {"group_norm no affine", {3, 6, 10}, [](auto& x, auto&, auto&) { return group_norm(x, 6); }, {}},
+  };
+  for (ScalarType dt : {kFloat, kDouble}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(c.what) + (dt == kFloat ? " float" : " double"));
+      // An offset mean tests the centring; a transposed gradient tests the layout.
+      Tensor x = (randn(c.shape, TensorOptions().dtype(dt)) * 3 + 5).requires_grad_();
+      const bool affine = !c.params.empty();
+      Tensor w = affine ? (rand(c.params, TensorOptions().dtype(dt)) + 0.5).requires_grad_() : Tensor();
+      Tensor b = affine ? randn(c.params, TensorOptions().dtype(dt)).requires_grad_() : Tensor();
+      std::vector<int64_t> rev(c.shape.rbegin(), c.shape.rend());
+      Tensor go = randn(rev, TensorOptions().dtype(dt)).permute([&] {
+        std::vector<int64_t> p;
+        for (int64_t i = static_cast<int64_t>(c.shape.size()) - 1; i >= 0; --i) p.push_back(i);
+        return p;
+      }());
+      variable_list in = {x};
+      if (affine) in = {x, w, b};
+      Tensor y = c.f(x, w, b);
+      variable_list fused = autograd::grad({y}, in, {go}, /*retain_graph=*/true);
+      variable_list formula = autograd::grad({y}, in, {go}, true, /*create_graph=*/true);
+      const double tol = dt == kFloat ? 2e-4 : 1e-10;
+      for (size_t i = 0; i < in.size(); ++i) {
+        Tensor d = (fused[i].to(kDouble) - formula[i].to(kDouble)).abs().max();
+        Tensor scale = formula[i].to(kDouble).abs().max() + 1;
+        EXPECT_LE(d.item<double>(), tol * scale.item<double>()) << "input " << i;
+      }
+    }
+  }
 }
 
 TEST(Normalize, Functional) {

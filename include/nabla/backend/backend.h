@@ -10,6 +10,7 @@
 //  - Elementwise inputs have the computation dtype and any shape that broadcasts to
 //    `out`'s (the kernel reads missing and size-1 dims with stride 0); any strides.
 #include <cstdint>
+#include <vector>
 
 #include "nabla/core/tensor.h"
 
@@ -61,6 +62,24 @@ enum class UnaryOp : uint8_t {
   IsNan,
   IsInf,
   IsFinite,
+};
+
+/// One parameter of KernelBackend::adam_step. All tensors contiguous, of one floating
+/// dtype and the parameter's size; max_exp_avg_sq is read only with AdamHyper::amsgrad.
+/// Per element, with g = grad + weight_decay * param:
+///   param *= param_scale (AdamW's decoupled decay; 1 for Adam)
+///   exp_avg = exp_avg * beta1 + (1 - beta1) * g
+///   exp_avg_sq = exp_avg_sq * beta2 + (1 - beta2) * g * g
+///   amsgrad: max_exp_avg_sq = max(max_exp_avg_sq, exp_avg_sq), used as v below
+///   param += -step_size * exp_avg / (sqrt(v) / bias2_sqrt + eps)
+struct AdamSlot {
+  Tensor param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq;
+  double step_size = 0;   // lr / (1 - beta1^step)
+  double bias2_sqrt = 1;  // sqrt(1 - beta2^step)
+};
+struct AdamHyper {
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0, param_scale = 1;
+  bool amsgrad = false;
 };
 
 struct UnaryParams {
@@ -221,6 +240,22 @@ class KernelBackend {
   virtual void channel_affine(const Tensor& out, const Tensor& in, const Tensor& center,
                               const Tensor& scale, const Tensor& shift, int64_t n, int64_t c,
                               int64_t s) = 0;
+  /// Backward of a normalization with statistics per (sample, group): in, grad_out and
+  /// grad_in viewed as [N, C, S] (contiguous, float or double), the C channels in G groups
+  /// of C / G, each group's statistics over its (C / G) * S elements: mean and rstd
+  /// contiguous [N, G]; weight contiguous [C] or undefined (all ones). Assigns each
+  /// output that is defined:
+  ///   grad_in = rstd * (gh - mean(gh) - xhat * mean(gh * xhat)), gh = grad_out * weight[c],
+  ///   grad_weight[c] = sum over N and S of grad_out * xhat, grad_bias[c] = sum of grad_out,
+  /// with xhat = (in - mean) * rstd. Layer norm is G = 1, S = 1 (C = the normalized size).
+  virtual void group_norm_backward(const Tensor& grad_in, const Tensor& grad_weight,
+                                   const Tensor& grad_bias, const Tensor& grad_out,
+                                   const Tensor& in, const Tensor& mean, const Tensor& rstd,
+                                   const Tensor& weight, int64_t n, int64_t c, int64_t g,
+                                   int64_t s) = 0;
+  /// Adam's (and AdamW's) update of every slot, one pass over each parameter's elements,
+  /// in LibTorch 1.13's order of operations (see AdamSlot, AdamHyper).
+  virtual void adam_step(const std::vector<AdamSlot>& slots, const AdamHyper& h) = 0;
 };
 
 /// The backend of a device; a nabla::Error for a device this build does not have.

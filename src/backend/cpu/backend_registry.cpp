@@ -1,11 +1,26 @@
-#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/cpu_backends.h"
 #include "backend/profiling_backend.h"
 #include "nabla/autograd/profiler.h"
 
 namespace nabla {
+namespace cpu {
+
+KernelBackend& cpu_backend_for(Isa isa) {
+  switch (isa) {
+    case Isa::Avx512:
+      return avx512::cpu_backend();
+    case Isa::Avx2:
+      return avx2::cpu_backend();
+    case Isa::Scalar:
+      break;
+  }
+  return baseline::cpu_backend();
+}
+
+}  // namespace cpu
 
 KernelBackend& backend_for(Device device) {
-  static cpu::CpuBackend cpu_backend;
+  static KernelBackend& cpu_backend = cpu::cpu_backend_for(active_isa());
   NABLA_CHECK(device.is_cpu(), "no backend for device ", device,
               ": this build of nabla has only the cpu backend (cuda::is_available() is false)");
   // While a profile runs, kernels go through a timing proxy (nabla/autograd/profiler.h).

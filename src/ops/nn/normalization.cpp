@@ -47,6 +47,22 @@ std::pair<Tensor, Tensor> differentiable_stats(const Tensor& x, IntArrayRef dims
 
 Tensor contiguous_param(const Tensor& p, ScalarType t) { return p.to(t).contiguous(); }
 
+// The backward of layer/group norm without create_graph: one fused kernel
+// (KernelBackend::group_norm_backward) over x and g viewed as [N, C, S] with G groups.
+variable_list fused_norm_backward(FormulaNode& n, const Tensor& grad, int64_t N, int64_t C,
+                                  int64_t G, int64_t S) {
+  const Tensor x = n.saved(0).contiguous(), w = n.saved(1);
+  const Tensor g = grad.to(x.scalar_type()).contiguous();
+  const Tensor wc = w.defined() ? contiguous_param(w, x.scalar_type()) : Tensor();
+  Tensor gx = n.needs_input_grad(0) ? empty_like(x) : Tensor();
+  Tensor gw = n.needs_input_grad(1) ? empty({C}, x.options()) : Tensor();
+  Tensor gb = n.needs_input_grad(2) ? empty({C}, x.options()) : Tensor();
+  backend_for(x.device())
+      .group_norm_backward(gx, gw, gb, g, x, n.saved(2).contiguous(), n.saved(3).contiguous(), wc,
+                           N, C, G, S);
+  return {gx, gw, gb};
+}
+
 // ---- batch_norm ---------------------------------------------------------------------------
 // Inputs: x, weight, bias. Saved: [0] x, [1] weight, [2] mean, [3] invstd (batch or
 // running statistics, [C]). flag = training, a = eps.
@@ -75,6 +91,12 @@ const autograd::Formula kBatchNorm{"NativeBatchNormBackward0", batch_norm_bw};
 variable_list layer_norm_bw(FormulaNode& n, const variable_list& g) {
   Tensor x = n.saved(0), w = n.saved(1);
   const int64_t M = n.list[0], K = n.list[1];
+  if (!GradMode::is_enabled()) {
+    variable_list r = fused_norm_backward(n, g[0], M, K, 1, 1);
+    if (r[1].defined()) r[1] = r[1].view(w.sizes());
+    if (r[2].defined()) r[2] = r[2].view(IntArrayRef(n.shape0.data(), n.shape0.size()));
+    return r;
+  }
   Tensor x2 = x.reshape({M, K}), g2 = g[0].reshape({M, K});
   const std::vector<int64_t> dims = {1};
   Tensor m = n.saved(2).view({M, 1}), r = n.saved(3).view({M, 1});
@@ -101,6 +123,7 @@ variable_list group_norm_bw(FormulaNode& n, const variable_list& g) {
     return {n.needs_input_grad(0) ? zeros_like(x) : Tensor(),
             n.needs_input_grad(1) ? zeros({C}, x.options()) : Tensor(),
             n.needs_input_grad(2) ? zeros({C}, x.options()) : Tensor()};
+  if (!GradMode::is_enabled()) return fused_norm_backward(n, g[0], N, C, G, x.numel() / (N * C));
   Tensor x3 = x.reshape({N, G, -1});
   const std::vector<int64_t> dims = {2};
   Tensor m = n.saved(2).view({N, G, 1}), r = n.saved(3).view({N, G, 1});

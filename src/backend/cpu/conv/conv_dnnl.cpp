@@ -18,6 +18,7 @@
 #include <sstream>
 #include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #include "nabla/backend/isa.h"
 #include "nabla/backend/parallel.h"
@@ -49,24 +50,133 @@ dnnl::stream& stream() {
 }
 
 // A 64-byte aligned buffer from nabla's caching allocator.
+// Note [Chunk scratch]
+// The batch chunks' reorder buffers and oneDNN scratchpads come from workspaces, one
+// per thread, each as large as the largest chunk of any convolution run so far needs.
+// A convolution reserves its chunks' size before they start, growing every idle
+// workspace then, so all growth happens on the first call of each shape: training then
+// allocates nothing, whichever thread takes which chunk (per-chunk blocks from the shared
+// cache, or per-thread ones grown on a thread's first chunk, made the allocations depend
+// on when the pool's workers woke up).
+constexpr size_t kScratchAlign = 64;
+
+size_t aligned_size(size_t bytes) { return (bytes + kScratchAlign - 1) / kScratchAlign * kScratchAlign; }
+
+class Workspace {
+ public:
+  ~Workspace() { cpu_free(p_, cap_); }  // the allocator outlives every thread
+  void grow(size_t bytes) {
+    if (cap_ >= bytes) return;
+    cpu_free(p_, cap_);
+    p_ = nullptr;
+    cap_ = 0;
+    p_ = cpu_alloc(bytes);
+    cap_ = bytes;
+  }
+  void reset() { used_ = 0; }
+  // nullptr when the workspace is full (the caller then allocates).
+  void* take(size_t bytes) {
+    const size_t n = aligned_size(bytes);
+    if (used_ + n > cap_) return nullptr;
+    void* p = static_cast<char*>(p_) + used_;
+    used_ += n;
+    return p;
+  }
+
+ private:
+  void* p_ = nullptr;
+  size_t cap_ = 0, used_ = 0;
+};
+
+class ScratchPool {
+ public:
+  static ScratchPool& instance() {
+    static ScratchPool* pool = new ScratchPool();  // never destroyed: threads may outlive statics
+    return *pool;
+  }
+  // Chunks of `bytes` are about to run on up to `threads` threads.
+  void reserve(size_t bytes, int threads) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    need_ = std::max(need_, bytes);
+    while (static_cast<int>(all_.size()) < threads) add();
+    for (Workspace* w : idle_) w->grow(need_);
+  }
+  Workspace* acquire() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (idle_.empty()) add();  // more concurrent chunks than reserved for (nested callers)
+    Workspace* w = idle_.back();
+    idle_.pop_back();
+    w->grow(need_);
+    w->reset();
+    return w;
+  }
+  void release(Workspace* w) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    idle_.push_back(w);
+  }
+
+ private:
+  void add() {
+    all_.push_back(std::make_unique<Workspace>());
+    idle_.push_back(all_.back().get());
+  }
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Workspace>> all_;
+  std::vector<Workspace*> idle_;
+  size_t need_ = 0;
+};
+
+// The workspace of the chunk running on this thread (null outside chunks).
+thread_local Workspace* t_workspace = nullptr;
+
+// Holds a workspace for one chunk's body.
+class ChunkScope {
+ public:
+  ChunkScope() : w_(ScratchPool::instance().acquire()), outer_(t_workspace) { t_workspace = w_; }
+  ~ChunkScope() {
+    t_workspace = outer_;
+    ScratchPool::instance().release(w_);
+  }
+  ChunkScope(const ChunkScope&) = delete;
+  ChunkScope& operator=(const ChunkScope&) = delete;
+
+ private:
+  Workspace* w_;
+  Workspace* outer_;
+};
+
+// Scratch memory: from the chunk's workspace, else (outside chunks, or past a reserve
+// that under-estimated) from nabla's allocator.
 class Buffer {
  public:
   Buffer() = default;
-  explicit Buffer(size_t bytes) : bytes_(bytes), p_(bytes ? cpu_alloc(bytes) : nullptr) {}
+  explicit Buffer(size_t bytes) {
+    if (bytes == 0) return;
+    if (t_workspace != nullptr) p_ = t_workspace->take(bytes);
+    if (p_ == nullptr) {
+      p_ = cpu_alloc(bytes);
+      owned_ = bytes;
+    }
+  }
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
-  Buffer(Buffer&& o) noexcept : bytes_(o.bytes_), p_(o.p_) { o.p_ = nullptr; }
+  Buffer(Buffer&& o) noexcept : p_(o.p_), owned_(o.owned_) {
+    o.p_ = nullptr;
+    o.owned_ = 0;
+  }
   Buffer& operator=(Buffer&& o) noexcept {
-    std::swap(bytes_, o.bytes_);
     std::swap(p_, o.p_);
+    std::swap(owned_, o.owned_);
     return *this;
   }
-  ~Buffer() { cpu_free(p_, bytes_); }
+  ~Buffer() {
+    if (owned_) cpu_free(p_, owned_);
+  }
   void* get() const { return p_; }
 
  private:
-  size_t bytes_ = 0;
   void* p_ = nullptr;
+  size_t owned_ = 0;
 };
 
 // A reorder between a plain (NCHW / OIHW) layout and oneDNN's chosen one; empty when the
@@ -164,6 +274,31 @@ struct Entry {
     dst_out = Reorder::make(fwd_pd.dst_desc(), dst_plain);
   }
 
+  // Chunk scratch (Note [Chunk scratch]) of forward_chunk and of the backward body.
+  size_t forward_scratch() const {
+    return operand_bytes(src_plain, fwd_pd.src_desc()) +
+           operand_bytes(wei_plain, fwd_pd.weights_desc()) +
+           operand_bytes(dst_plain, fwd_pd.dst_desc()) +
+           aligned_size(fwd_pd.scratchpad_desc().get_size());
+  }
+  size_t backward_scratch(bool input_grad, bool weight_grad) const {
+    size_t n = 0;
+    if (input_grad)
+      n += operand_bytes(dst_plain, bwd_d_pd.diff_dst_desc()) +
+           operand_bytes(wei_plain, bwd_d_pd.weights_desc()) +
+           operand_bytes(src_plain, bwd_d_pd.diff_src_desc()) +
+           aligned_size(bwd_d_pd.scratchpad_desc().get_size());
+    if (weight_grad)
+      n += operand_bytes(src_plain, bwd_w_pd.src_desc()) +
+           operand_bytes(dst_plain, bwd_w_pd.diff_dst_desc()) +
+           operand_bytes(wei_plain, bwd_w_pd.diff_weights_desc()) +
+           aligned_size(bwd_w_pd.scratchpad_desc().get_size());
+    return n;
+  }
+  static size_t operand_bytes(const memory::desc& plain, const memory::desc& md) {
+    return plain == md ? 0 : aligned_size(md.get_size());
+  }
+
   void make_backward(bool with_bias) {
     std::call_once(bwd_once, [&] {
       const auto algo = dnnl::algorithm::convolution_direct;
@@ -249,21 +384,30 @@ Chunks chunks_for(const ConvShape& s) { return Chunks(s.n, s.n >= 2 ? threads_he
 // Runs body(chunk index, its first sample, its primitives) over the batch's chunks on
 // nabla's pool, each chunk's primitives single-threaded; one chunk (one thread, or a
 // single sample) runs on as many OpenMP threads as nabla has.
-template <class Body>
-void over_batch(const ConvShape& s, const Chunks& chunks, bool with_bias, Body&& body) {
+// scratch(entry) prepares an entry for the body and returns the scratch bytes a chunk
+// of it takes.
+template <class Scratch, class Body>
+void over_batch(const ConvShape& s, const Chunks& chunks, bool with_bias, Scratch&& scratch,
+                Body&& body) {
   const int threads = chunks.count == 1 ? threads_here() : 1;
   std::shared_ptr<Entry> big = entry_for(s, chunks.q + (chunks.r ? 1 : 0), with_bias, threads);
   std::shared_ptr<Entry> small = chunks.r ? entry_for(s, chunks.q, with_bias, threads) : big;
+  const size_t need = std::max(scratch(*big), scratch(*small));
+  ScratchPool::instance().reserve(need, static_cast<int>(std::min<int64_t>(chunks.count, get_num_threads())));
   if (chunks.count == 1) {
     omp_set_num_threads(threads);
+    ChunkScope scope;
     body(0, 0, *big);
     stream().wait();
     return;
   }
   parallel_for(0, chunks.count, 1, [&](int64_t b, int64_t e) {
     omp_set_num_threads(1);
-    for (int64_t i = b; i < e; ++i) body(i, chunks.begin(i), i < chunks.r ? *big : *small);
-    stream().wait();
+    for (int64_t i = b; i < e; ++i) {
+      ChunkScope scope;
+      body(i, chunks.begin(i), i < chunks.r ? *big : *small);
+      stream().wait();
+    }
   });
 }
 
@@ -304,9 +448,9 @@ bool available() {
 
 bool forward(const ConvShape& s, const float* x, const float* w, const float* b, float* y) {
   return guarded("conv2d", [&] {
-    over_batch(s, chunks_for(s), b != nullptr, [&](int64_t, int64_t b0, Entry& e) {
-      forward_chunk(s, e, b0, x, w, b, y);
-    });
+    over_batch(
+        s, chunks_for(s), b != nullptr, [](Entry& e) { return e.forward_scratch(); },
+        [&](int64_t, int64_t b0, Entry& e) { forward_chunk(s, e, b0, x, w, b, y); });
   });
 }
 
@@ -320,8 +464,11 @@ bool backward(const ConvShape& s, const float* x, const float* w, const float* g
     // Per-chunk weight (and bias) gradients in plain layout, summed after the chunks.
     Buffer partial_buf(gw || gb ? sizeof(float) * chunks.count * (wsize + s.o) : 0);
     auto* partial = static_cast<float*>(partial_buf.get());
-    over_batch(s, chunks, with_bias, [&](int64_t i, int64_t b0, Entry& e) {
+    auto scratch = [&](Entry& e) {
       e.make_backward(with_bias);
+      return e.backward_scratch(gx != nullptr, gw || gb);
+    };
+    over_batch(s, chunks, with_bias, scratch, [&](int64_t i, int64_t b0, Entry& e) {
       if (gx) {
         Operand dy(e.dst_plain, e.bwd_d_pd.diff_dst_desc(), const_cast<float*>(gy + b0 * y_step));
         Operand wei(e.wei_plain, e.bwd_d_pd.weights_desc(), const_cast<float*>(w));

@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/kernels/cpu_backend.h"
 #include "nabla/core/object_pool.h"
 #include "backend/cpu/loops.h"
 
-namespace nabla::cpu {
+NABLA_KERNEL_TARGET
+
+namespace nabla::cpu::NABLA_KERNEL_NS {
 namespace {
 
 // `t` restricted to the leading `sizes` of each dim (same strides), with `dim` cut to 1.
@@ -142,4 +144,4 @@ void CpuBackend::scatter(const Tensor& self, int64_t dim, const Tensor& index, c
   });
 }
 
-}  // namespace nabla::cpu
+}  // namespace nabla::cpu::NABLA_KERNEL_NS

@@ -1,9 +1,11 @@
 // CpuBackend's direct convolutions: oneDNN's primitives (conv/conv_dnnl.h) for float32,
 // when built in; otherwise the op convolves by im2col + gemm.
 #include "backend/cpu/conv/conv_dnnl.h"
-#include "cpu_backend.h"
+#include "backend/cpu/kernels/cpu_backend.h"
 
-namespace nabla::cpu {
+NABLA_KERNEL_TARGET
+
+namespace nabla::cpu::NABLA_KERNEL_NS {
 
 namespace {
 
@@ -37,4 +39,4 @@ bool CpuBackend::conv2d_backward(const Tensor& grad_image, const Tensor& grad_we
                         mutable_or_null(grad_bias));
 }
 
-}  // namespace nabla::cpu
+}  // namespace nabla::cpu::NABLA_KERNEL_NS

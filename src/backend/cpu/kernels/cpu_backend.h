@@ -1,10 +1,13 @@
 #pragma once
-// The CPU implementation of the backend contract (nabla/backend/backend.h). Each
-// family of kernels lives in its own file: elementwise_kernels.cpp, reduce_kernels.cpp,
-// gemm_kernels.cpp, random_kernels.cpp, index_kernels.cpp.
+// The CPU implementation of the backend contract (nabla/backend/backend.h), compiled
+// once per ISA path (Note [Kernels per ISA]). Each family of kernels lives in its own
+// file of this folder: elementwise.cpp, reduce.cpp, norm.cpp, softmax.cpp, window.cpp,
+// index.cpp, random.cpp, gemm.cpp, conv.cpp.
+#include "backend/cpu/cpu_backends.h"
+#include "backend/cpu/kernels/kernel_isa.h"
 #include "nabla/backend/backend.h"
 
-namespace nabla::cpu {
+namespace nabla::cpu::NABLA_KERNEL_NS {
 
 class CpuBackend final : public KernelBackend {
  public:
@@ -46,6 +49,11 @@ class CpuBackend final : public KernelBackend {
   void channel_affine(const Tensor& out, const Tensor& in, const Tensor& center,
                       const Tensor& scale, const Tensor& shift, int64_t n, int64_t c,
                       int64_t s) override;
+  void group_norm_backward(const Tensor& grad_in, const Tensor& grad_weight,
+                           const Tensor& grad_bias, const Tensor& grad_out, const Tensor& in,
+                           const Tensor& mean, const Tensor& rstd, const Tensor& weight,
+                           int64_t n, int64_t c, int64_t g, int64_t s) override;
+  void adam_step(const std::vector<AdamSlot>& slots, const AdamHyper& h) override;
 };
 
-}  // namespace nabla::cpu
+}  // namespace nabla::cpu::NABLA_KERNEL_NS

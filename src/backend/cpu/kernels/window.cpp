@@ -7,12 +7,14 @@
 #include <type_traits>
 
 #include "backend/cpu/max_pool_avx512.h"
-#include "cpu_backend.h"
-#include "loops.h"
+#include "backend/cpu/kernels/cpu_backend.h"
+#include "backend/cpu/loops.h"
 #include "nabla/backend/isa.h"
 #include "nabla/backend/parallel.h"
 
-namespace nabla::cpu {
+NABLA_KERNEL_TARGET
+
+namespace nabla::cpu::NABLA_KERNEL_NS {
 
 namespace {
 
@@ -297,4 +299,4 @@ void CpuBackend::max_pool2d(const Tensor& values, const Tensor& indices, const T
   });
 }
 
-}  // namespace nabla::cpu
+}  // namespace nabla::cpu::NABLA_KERNEL_NS

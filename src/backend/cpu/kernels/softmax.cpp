@@ -10,11 +10,13 @@
 #include <limits>
 #include <vector>
 
-#include "cpu_backend.h"
-#include "vec_math.h"
+#include "backend/cpu/kernels/cpu_backend.h"
+#include "backend/cpu/vec_math.h"
 #include "nabla/backend/parallel.h"
 
-namespace nabla::cpu {
+NABLA_KERNEL_TARGET
+
+namespace nabla::cpu::NABLA_KERNEL_NS {
 
 namespace {
 
@@ -216,4 +218,4 @@ void CpuBackend::softmax(const Tensor& out, const Tensor& in, int64_t dim, bool 
   }
 }
 
-}  // namespace nabla::cpu
+}  // namespace nabla::cpu::NABLA_KERNEL_NS

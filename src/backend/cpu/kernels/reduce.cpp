@@ -25,10 +25,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/kernels/cpu_backend.h"
 #include "backend/cpu/loops.h"
 
-namespace nabla::cpu {
+NABLA_KERNEL_TARGET
+
+namespace nabla::cpu::NABLA_KERNEL_NS {
 namespace {
 
 constexpr int kLanes = 32;          // independent accumulators per contiguous row
@@ -662,4 +664,4 @@ void CpuBackend::sort(const Tensor& values, const Tensor& indices, const Tensor&
   });
 }
 
-}  // namespace nabla::cpu
+}  // namespace nabla::cpu::NABLA_KERNEL_NS

@@ -3,11 +3,13 @@
 #include <limits>
 #include <type_traits>
 
-#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/kernels/cpu_backend.h"
 #include "backend/cpu/loops.h"
 #include "backend/cpu/vec_math.h"
 
-namespace nabla::cpu {
+NABLA_KERNEL_TARGET
+
+namespace nabla::cpu::NABLA_KERNEL_NS {
 namespace {
 
 template <class T>
@@ -405,4 +407,4 @@ void CpuBackend::where(const Tensor& out, const Tensor& cond, const Tensor& a, c
   });
 }
 
-}  // namespace nabla::cpu
+}  // namespace nabla::cpu::NABLA_KERNEL_NS

@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/kernels/cpu_backend.h"
 #include "backend/cpu/gemm/gemm.h"
 #include "backend/cpu/loops.h"
 #include "nabla/backend/parallel.h"
@@ -19,7 +19,9 @@
 
 #include NABLA_CBLAS_HEADER
 
-namespace nabla::cpu {
+NABLA_KERNEL_TARGET
+
+namespace nabla::cpu::NABLA_KERNEL_NS {
 namespace {
 
 // OpenBLAS decides to run a gemm single-threaded below this many multiply-adds
@@ -312,4 +314,4 @@ void CpuBackend::gemm(const Tensor& c, const Tensor& a, const Tensor& b, const S
   });
 }
 
-}  // namespace nabla::cpu
+}  // namespace nabla::cpu::NABLA_KERNEL_NS

@@ -2,10 +2,12 @@
 // (offset + i), so any split of the work over threads gives the same numbers.
 #include <cmath>
 
-#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/kernels/cpu_backend.h"
 #include "backend/cpu/loops.h"
 
-namespace nabla::cpu {
+NABLA_KERNEL_TARGET
+
+namespace nabla::cpu::NABLA_KERNEL_NS {
 namespace {
 
 struct Philox {
@@ -81,4 +83,4 @@ void CpuBackend::random(Distribution dist, const Tensor& out, uint64_t seed, uin
   });
 }
 
-}  // namespace nabla::cpu
+}  // namespace nabla::cpu::NABLA_KERNEL_NS

@@ -1,0 +1,326 @@
+// Normalization kernels over a contiguous [N, C, S] view: per-channel moments (batch
+// norm: N batches of S-element strips per channel; layer/group norm: N = 1, one row per
+// "channel") and a per-channel centre-scale-shift map. Both run in parallel over channel blocks.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "backend/cpu/kernels/cpu_backend.h"
+#include "nabla/backend/parallel.h"
+
+NABLA_KERNEL_TARGET
+
+namespace nabla::cpu::NABLA_KERNEL_NS {
+
+namespace {
+
+// Sums with 8 independent double lanes, so the compiler can vectorize the reduction
+// (a single accumulator is a serial dependency chain).
+template <class T>
+double strip_sum(const T* p, int64_t n) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) acc[k] += static_cast<double>(p[i + k]);
+  double s = 0;
+  for (; i < n; ++i) s += static_cast<double>(p[i]);
+  for (int k = 0; k < 8; ++k) s += acc[k];
+  return s;
+}
+
+template <class T>
+double strip_sq_dev(const T* p, int64_t n, double m) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) {
+      const double d = static_cast<double>(p[i + k]) - m;
+      acc[k] += d * d;
+    }
+  double s = 0;
+  for (; i < n; ++i) {
+    const double d = static_cast<double>(p[i]) - m;
+    s += d * d;
+  }
+  for (int k = 0; k < 8; ++k) s += acc[k];
+  return s;
+}
+
+// Two passes (mean, then squared deviations): no cancellation when |mean| >> std.
+template <class T>
+void moments_impl(T* mean, T* var, const T* x, int64_t n, int64_t c, int64_t s) {
+  const int64_t per_channel = n * s;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(per_channel, 1));
+  parallel_for(0, c, grain, [&](int64_t c0, int64_t c1) {
+    std::vector<double> m(static_cast<size_t>(c1 - c0), 0.0), q(static_cast<size_t>(c1 - c0), 0.0);
+    // Row by row over the batch so that, when S is small (an [N, C] input), the channels
+    // of a block are read contiguously.
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t ch = c0; ch < c1; ++ch) m[ch - c0] += strip_sum(x + (b * c + ch) * s, s);
+    const double inv = per_channel > 0 ? 1.0 / static_cast<double>(per_channel)
+                                       : std::numeric_limits<double>::quiet_NaN();
+    for (auto& v : m) v *= inv;
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t ch = c0; ch < c1; ++ch) q[ch - c0] += strip_sq_dev(x + (b * c + ch) * s, s, m[ch - c0]);
+    for (int64_t ch = c0; ch < c1; ++ch) {
+      mean[ch] = static_cast<T>(m[ch - c0]);
+      var[ch] = static_cast<T>(q[ch - c0] * inv);
+    }
+  });
+}
+
+template <class T>
+void affine_impl(T* out, const T* x, const T* center, const T* scale, const T* shift, int64_t n,
+                 int64_t c, int64_t s) {
+  const int64_t rows = n * c;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(s, 1));
+  if (s == 1) {
+    // [N, C]: the scale varies along the contiguous dim.
+    parallel_for(0, n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(c, 1)), [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        const T* xi = x + b * c;
+        T* yo = out + b * c;
+        for (int64_t ch = 0; ch < c; ++ch) yo[ch] = (xi[ch] - center[ch]) * scale[ch] + shift[ch];
+      }
+    });
+    return;
+  }
+  parallel_for(0, rows, grain, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T m = center[r % c], a = scale[r % c], b = shift[r % c];
+      const T* xi = x + r * s;
+      T* yo = out + r * s;
+      for (int64_t k = 0; k < s; ++k) yo[k] = (xi[k] - m) * a + b;
+    }
+  });
+}
+
+// Sum of a[i] * b[i] (b == nullptr: of a[i]) with 8 double lanes, as strip_sum.
+template <class T>
+double strip_dot(const T* a, const T* b, int64_t n) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  if (b == nullptr) return strip_sum(a, n);
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) acc[k] += static_cast<double>(a[i + k]) * static_cast<double>(b[i + k]);
+  double s = 0;
+  for (; i < n; ++i) s += static_cast<double>(a[i]) * static_cast<double>(b[i]);
+  for (int k = 0; k < 8; ++k) s += acc[k];
+  return s;
+}
+
+// Operands of group_norm_backward as pointers (null: output not wanted / no weight).
+template <class T>
+struct NormGrad {
+  T* gx;
+  T* gw;
+  T* gb;
+  const T* go;
+  const T* x;
+  const T* mean;
+  const T* rstd;
+  const T* w;
+  int64_t n, c, g, s;
+};
+
+// With xhat = (x - m) r, gh = go w[c] and L elements per group, the input gradient is
+// r w[c] go - r^2 (x - m) sum(gh xhat)/(L r) - r sum(gh)/L: per group two sums, then one
+// pass linear in (go, x - m). Sums run in double.
+template <class T>
+void group_rows(const NormGrad<T>& a, int64_t row, const double* gh_sum, const double* ghx_sum) {
+  // row = n * G + group; gh_sum/ghx_sum: sum(gh) and sum(gh (x - m)) over the group.
+  const int64_t d = a.c / a.g, len = d * a.s;
+  const double m = a.mean[row], r = a.rstd[row];
+  const double inv = len > 0 ? 1.0 / static_cast<double>(len) : 0.0;
+  const T shift = static_cast<T>(-r * *gh_sum * inv);
+  const T slope = static_cast<T>(-r * r * r * *ghx_sum * inv);
+  const T mt = static_cast<T>(m);
+  const int64_t c0 = (row % a.g) * d;
+  const T* go = a.go + row * len;
+  const T* x = a.x + row * len;
+  T* gx = a.gx + row * len;
+  if (a.s == 1) {  // layer norm: the weight varies along the row
+    const T rt = static_cast<T>(r);
+    const T* w = a.w ? a.w + c0 : nullptr;
+    if (w)
+      for (int64_t j = 0; j < d; ++j) gx[j] = (rt * w[j]) * go[j] + slope * (x[j] - mt) + shift;
+    else
+      for (int64_t j = 0; j < d; ++j) gx[j] = rt * go[j] + slope * (x[j] - mt) + shift;
+    return;
+  }
+  for (int64_t j = 0; j < d; ++j) {
+    const T scale = static_cast<T>(r * (a.w ? static_cast<double>(a.w[c0 + j]) : 1.0));
+    const T* goj = go + j * a.s;
+    const T* xj = x + j * a.s;
+    T* gxj = gx + j * a.s;
+    for (int64_t k = 0; k < a.s; ++k) gxj[k] = scale * goj[k] + slope * (xj[k] - mt) + shift;
+  }
+}
+
+// Layer-norm shape (S == 1): each row is G contiguous segments; the weight varies along
+// the row. Pass 1 over rows: sums and the input gradient; pass 2 over column blocks:
+// weight and bias gradients.
+template <class T>
+void norm_backward_rows(const NormGrad<T>& a) {
+  const int64_t d = a.c / a.g, rows = a.n * a.g;
+  if (a.gx != nullptr) {
+    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(d, 1)), [&](int64_t r0, int64_t r1) {
+      std::vector<T> centered(static_cast<size_t>(d));
+      for (int64_t row = r0; row < r1; ++row) {
+        const T* go = a.go + row * d;
+        const T* x = a.x + row * d;
+        const T* w = a.w ? a.w + (row % a.g) * d : nullptr;
+        const T mt = static_cast<T>(a.mean[row]);
+        double gh_sum = 0, ghx_sum = 0;
+        if (w) {
+          std::vector<T>& gh = centered;  // reused: go * w first, then (x - m)
+          for (int64_t j = 0; j < d; ++j) gh[j] = go[j] * w[j];
+          gh_sum = strip_sum(gh.data(), d);
+          for (int64_t j = 0; j < d; ++j) gh[j] *= x[j] - mt;
+          ghx_sum = strip_sum(gh.data(), d);
+        } else {
+          gh_sum = strip_sum(go, d);
+          for (int64_t j = 0; j < d; ++j) centered[j] = x[j] - mt;
+          ghx_sum = strip_dot(go, centered.data(), d);
+        }
+        group_rows(a, row, &gh_sum, &ghx_sum);
+      }
+    });
+  }
+  if (a.gw == nullptr && a.gb == nullptr) return;
+  // Column blocks of 64: each thread sums its columns down all rows.
+  constexpr int64_t kBlock = 64;
+  const int64_t blocks = (a.c + kBlock - 1) / kBlock;
+  parallel_for(0, blocks, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(a.n * kBlock, 1)), [&](int64_t b0, int64_t b1) {
+    double sw[kBlock], sb[kBlock];
+    for (int64_t blk = b0; blk < b1; ++blk) {
+      const int64_t c0 = blk * kBlock, c1 = std::min(a.c, c0 + kBlock);
+      std::fill(sw, sw + kBlock, 0.0);
+      std::fill(sb, sb + kBlock, 0.0);
+      for (int64_t i = 0; i < a.n; ++i) {
+        const T* go = a.go + i * a.c;
+        const T* x = a.x + i * a.c;
+        // The block's columns group by group, each a loop with its statistics fixed.
+        for (int64_t lo = c0; lo < c1;) {
+          const int64_t group = lo / d, hi = std::min(c1, (group + 1) * d);
+          const double m = a.mean[i * a.g + group], r = a.rstd[i * a.g + group];
+          for (int64_t ch = lo; ch < hi; ++ch) {
+            const double gov = static_cast<double>(go[ch]);
+            sw[ch - c0] += gov * ((static_cast<double>(x[ch]) - m) * r);
+            sb[ch - c0] += gov;
+          }
+          lo = hi;
+        }
+      }
+      for (int64_t ch = c0; ch < c1; ++ch) {
+        if (a.gw) a.gw[ch] = static_cast<T>(sw[ch - c0]);
+        if (a.gb) a.gb[ch] = static_cast<T>(sb[ch - c0]);
+      }
+    }
+  });
+}
+
+// Group-norm shape (S > 1): per (n, c) strip sums of go and go x, then per group.
+template <class T>
+void norm_backward_strips(const NormGrad<T>& a) {
+  const int64_t d = a.c / a.g, strips = a.n * a.c;
+  std::vector<double> db(static_cast<size_t>(strips)), ds(static_cast<size_t>(strips));
+  parallel_for(0, strips, std::max<int64_t>(1, kGrainSize / a.s), [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      db[i] = strip_sum(a.go + i * a.s, a.s);
+      ds[i] = strip_dot(a.go + i * a.s, a.x + i * a.s, a.s);
+    }
+  });
+  const int64_t rows = a.n * a.g;
+  if (a.gx != nullptr) {
+    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(d * a.s, 1)), [&](int64_t r0, int64_t r1) {
+      for (int64_t row = r0; row < r1; ++row) {
+        const double m = a.mean[row];
+        double gh_sum = 0, ghx_sum = 0;
+        for (int64_t j = 0; j < d; ++j) {
+          const int64_t ch = (row % a.g) * d + j, i = (row / a.g) * a.c + ch;
+          const double w = a.w ? static_cast<double>(a.w[ch]) : 1.0;
+          gh_sum += w * db[i];
+          ghx_sum += w * (ds[i] - m * db[i]);
+        }
+        group_rows(a, row, &gh_sum, &ghx_sum);
+      }
+    });
+  }
+  for (int64_t ch = 0; ch < a.c; ++ch) {
+    double sw = 0, sb = 0;
+    for (int64_t i = 0; i < a.n; ++i) {
+      const int64_t row = i * a.g + ch / d, k = i * a.c + ch;
+      sw += (ds[k] - a.mean[row] * db[k]) * a.rstd[row];
+      sb += db[k];
+    }
+    if (a.gw) a.gw[ch] = static_cast<T>(sw);
+    if (a.gb) a.gb[ch] = static_cast<T>(sb);
+  }
+}
+
+template <class T>
+T* ptr_or_null(const Tensor& t) {
+  return t.defined() ? t.data_ptr<T>() : nullptr;
+}
+
+}  // namespace
+
+void CpuBackend::group_norm_backward(const Tensor& grad_in, const Tensor& grad_weight,
+                                     const Tensor& grad_bias, const Tensor& grad_out,
+                                     const Tensor& in, const Tensor& mean, const Tensor& rstd,
+                                     const Tensor& weight, int64_t n, int64_t c, int64_t g,
+                                     int64_t s) {
+  for (const Tensor* t : {&grad_in, &grad_weight, &grad_bias, &grad_out, &in, &mean, &rstd, &weight})
+    NABLA_ASSERT(!t->defined() || t->is_contiguous(), "group_norm_backward kernel: contiguous operands");
+  NABLA_ASSERT(g > 0 && c % g == 0, "group_norm_backward kernel: C divisible by G");
+  auto run = [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const NormGrad<T> a{ptr_or_null<T>(grad_in), ptr_or_null<T>(grad_weight), ptr_or_null<T>(grad_bias),
+                        grad_out.data_ptr<T>(), in.data_ptr<T>(), mean.data_ptr<T>(),
+                        rstd.data_ptr<T>(), ptr_or_null<T>(weight), n, c, g, s};
+    if (s == 1)
+      norm_backward_rows(a);
+    else
+      norm_backward_strips(a);
+  };
+  switch (in.scalar_type()) {
+    case kFloat: return run(static_cast<float*>(nullptr));
+    case kDouble: return run(static_cast<double*>(nullptr));
+    default: NABLA_CHECK(false, "group_norm_backward kernel: float or double expected, got ", in.scalar_type());
+  }
+}
+
+void CpuBackend::moments(const Tensor& mean, const Tensor& var, const Tensor& in, int64_t n,
+                         int64_t c, int64_t s) {
+  NABLA_ASSERT(in.is_contiguous() && mean.is_contiguous() && var.is_contiguous(),
+               "moments kernel: contiguous operands");
+  switch (in.scalar_type()) {
+    case kFloat:
+      return moments_impl(mean.data_ptr<float>(), var.data_ptr<float>(), in.data_ptr<float>(), n, c, s);
+    case kDouble:
+      return moments_impl(mean.data_ptr<double>(), var.data_ptr<double>(), in.data_ptr<double>(), n, c, s);
+    default: NABLA_CHECK(false, "moments kernel: float or double expected, got ", in.scalar_type());
+  }
+}
+
+void CpuBackend::channel_affine(const Tensor& out, const Tensor& in, const Tensor& center,
+                                const Tensor& scale, const Tensor& shift, int64_t n, int64_t c,
+                                int64_t s) {
+  NABLA_ASSERT(in.is_contiguous() && out.is_contiguous() && center.is_contiguous() &&
+                   scale.is_contiguous() && shift.is_contiguous(),
+               "channel_affine kernel: contiguous operands");
+  switch (in.scalar_type()) {
+    case kFloat:
+      return affine_impl(out.data_ptr<float>(), in.data_ptr<float>(), center.data_ptr<float>(), scale.data_ptr<float>(),
+                         shift.data_ptr<float>(), n, c, s);
+    case kDouble:
+      return affine_impl(out.data_ptr<double>(), in.data_ptr<double>(), center.data_ptr<double>(), scale.data_ptr<double>(),
+                         shift.data_ptr<double>(), n, c, s);
+    default: NABLA_CHECK(false, "channel_affine kernel: float or double expected, got ", in.scalar_type());
+  }
+}
+
+}  // namespace nabla::cpu::NABLA_KERNEL_NS
