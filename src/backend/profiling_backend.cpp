@@ -112,6 +112,8 @@ const char* kernel_name(BinaryOp op) {
       return "binary.Div";
     case BinaryOp::Remainder:
       return "binary.Remainder";
+    case BinaryOp::Fmod:
+      return "binary.Fmod";
     case BinaryOp::Pow:
       return "binary.Pow";
     case BinaryOp::Atan2:

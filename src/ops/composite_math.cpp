@@ -287,16 +287,6 @@ const Tensor& Tensor::floor_divide_(const Scalar& o) const {
   return inplace_from(*this, "floor_divide_", [&](const Tensor& x) { return x.floor_divide(o); });
 }
 
-// fmod: the remainder with the dividend's sign, from remainder (the divisor's sign).
-Tensor Tensor::fmod(const Tensor& o) const {
-  ops::check_defined(*this, "fmod");
-  Tensor r = remainder(o);
-  Tensor fix = r.ne(0) & (r.lt(0) != lt(0));
-  return nabla::where(fix, r - o, r);
-}
-Tensor Tensor::fmod(const Scalar& o) const {
-  return fmod(scalar_tensor(o, TensorOptions(ops::result_type(*this, o))));
-}
 const Tensor& Tensor::fmod_(const Tensor& o) const {
   return inplace_from(*this, "fmod_", [&](const Tensor& x) { return x.fmod(o); });
 }

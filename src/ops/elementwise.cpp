@@ -99,6 +99,7 @@ std::pair<ScalarType, ScalarType> binary_dtypes(BinaryOp op, ScalarType common, 
                   "bool tensors, got ", common);
       break;
     case BinaryOp::Remainder:
+    case BinaryOp::Fmod:
     case BinaryOp::Pow:
       NABLA_CHECK(common != kBool, name, ": not supported for bool tensors");
       break;
@@ -108,7 +109,7 @@ std::pair<ScalarType, ScalarType> binary_dtypes(BinaryOp op, ScalarType common, 
 }
 
 void check_integer_divisor(BinaryOp op, const Tensor& b, ScalarType compute, const char* name) {
-  if (op != BinaryOp::Remainder || isFloatingType(compute)) return;
+  if ((op != BinaryOp::Remainder && op != BinaryOp::Fmod) || isFloatingType(compute)) return;
   Tensor bz = empty_tensor(b.sizes(), kBool, b.device());
   backend_for(b).binary(BinaryOp::Eq, bz, cast(b, compute), ops::scalar_tensor(0, compute), 1);
   NABLA_CHECK(!bz.any().item<bool>(), name, ": ZeroDivisionError (integer remainder by zero)");
@@ -230,6 +231,8 @@ Tensor Tensor::div(const Tensor& o) const { return binary_op(BinaryOp::Div, *thi
 Tensor Tensor::div(const Scalar& o) const { return binary_op(BinaryOp::Div, *this, o, "div"); }
 Tensor Tensor::remainder(const Tensor& o) const { return binary_op(BinaryOp::Remainder, *this, o, "remainder"); }
 Tensor Tensor::remainder(const Scalar& o) const { return binary_op(BinaryOp::Remainder, *this, o, "remainder"); }
+Tensor Tensor::fmod(const Tensor& o) const { return binary_op(BinaryOp::Fmod, *this, o, "fmod"); }
+Tensor Tensor::fmod(const Scalar& o) const { return binary_op(BinaryOp::Fmod, *this, o, "fmod"); }
 Tensor Tensor::pow(const Tensor& e) const { return binary_op(BinaryOp::Pow, *this, e, "pow"); }
 Tensor Tensor::atan2(const Tensor& o) const { return binary_op(BinaryOp::Atan2, *this, o, "atan2"); }
 Tensor Tensor::maximum(const Tensor& o) const { return binary_op(BinaryOp::Maximum, *this, o, "maximum"); }

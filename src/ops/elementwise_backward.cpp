@@ -87,6 +87,12 @@ variable_list minmax_bw(FormulaNode& n, const variable_list& g, bool is_max) {
 }
 variable_list maximum_bw(FormulaNode& n, const variable_list& g) { return minmax_bw(n, g, true); }
 variable_list minimum_bw(FormulaNode& n, const variable_list& g) { return minmax_bw(n, g, false); }
+// fmod: a - trunc(a / b) b, so d/db = -trunc(a / b).
+variable_list fmod_bw(FormulaNode& n, const variable_list& g) {
+  Tensor gb;
+  if (n.needs_input_grad(1)) gb = to_b(n, -g[0] * (n.saved(0) / n.saved(1)).trunc());
+  return {n.needs_input_grad(0) ? to_a(n, g[0]) : Tensor(), gb};
+}
 variable_list remainder_bw(FormulaNode& n, const variable_list& g) {
   Tensor gb;
   if (n.needs_input_grad(1)) gb = to_b(n, -g[0] * (n.saved(0) / n.saved(1)).floor());
@@ -101,6 +107,7 @@ const Formula kPow1{"PowBackward1", pow_bw}, kPow2{"PowBackward2", pow_bw};
 const Formula kAtan2{"Atan2Backward0", atan2_bw};
 const Formula kMaximum{"MaximumBackward0", maximum_bw}, kMinimum{"MinimumBackward0", minimum_bw};
 const Formula kRemainder0{"RemainderBackward0", remainder_bw}, kRemainder1{"RemainderBackward1", remainder_bw};
+const Formula kFmod0{"FmodBackward0", fmod_bw}, kFmod1{"FmodBackward1", fmod_bw};
 
 // ---- unary ----------------------------------------------------------------------------
 // Saved: [0] = x, [1] = out; n.a / n.b hold UnaryParams.
@@ -285,6 +292,7 @@ void record_binary(BinaryOp op, const Tensor& a, const Tensor& b, const Scalar& 
     case BinaryOp::Maximum: f = &kMaximum; save_a = save_b = true; break;
     case BinaryOp::Minimum: f = &kMinimum; save_a = save_b = true; break;
     case BinaryOp::Remainder: f = other_scalar ? &kRemainder1 : &kRemainder0; save_a = save_b = gb; break;
+    case BinaryOp::Fmod: f = other_scalar ? &kFmod1 : &kFmod0; save_a = save_b = gb; break;
     default: return;  // comparisons, logic and bitwise ops have no gradient
   }
   auto node = autograd::make_node(*f, {&a, &b});

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "test_util.h"
@@ -154,6 +155,16 @@ TEST(Elementwise, ClampMaximumRemainder) {
             (std::vector<double>{2, 1, -1, -2}));
   EXPECT_EQ(values(tensor({5.5, -5.5}).remainder(2)), (std::vector<double>{1.5, 0.5}));
   expect_error([] { tensor({5, 3}).remainder(tensor({1, 0})); }, {"remainder", "ZeroDivision"});
+  // fmod keeps the dividend's sign; integer zero divisors raise too.
+  EXPECT_EQ(values(tensor({5, -5, 5, -5}).fmod(tensor({3, 3, -3, -3}))), (std::vector<double>{2, -2, 2, -2}));
+  EXPECT_EQ(values(tensor({5.5, -5.5}).fmod(2)), (std::vector<double>{1.5, -1.5}));
+  expect_error([] { tensor({5, 3}).fmod(tensor({1, 0})); }, {"fmod", "ZeroDivision"});
+  // The most negative integer by -1: 0, not a SIGFPE from the division instruction.
+  for (ScalarType t : {kLong, kInt}) {
+    Tensor lowest = full({2}, t == kLong ? INT64_MIN : INT32_MIN, TensorOptions().dtype(t));
+    EXPECT_EQ(values(lowest.remainder(-1)), (std::vector<double>{0, 0})) << t;
+    EXPECT_EQ(values(lowest.fmod(-1)), (std::vector<double>{0, 0})) << t;
+  }
 }
 
 TEST(Elementwise, ComparisonsLogicWhere) {

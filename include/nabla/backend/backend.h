@@ -93,6 +93,7 @@ enum class BinaryOp : uint8_t {
   Mul,
   Div,
   Remainder,
+  Fmod,  // C fmod: the remainder with the dividend's sign
   Pow,
   Atan2,
   Maximum,

@@ -87,9 +87,28 @@ T remainder(T a, T b) {
     return false;
   } else {
     if (b == 0) return 0;  // guarded by the op, which raises for integer division by zero
+    if constexpr (std::is_signed_v<T>) {
+      if (b == T(-1)) return 0;  // INT_MIN % -1 traps (SIGFPE) on x86
+    }
     T r = a % b;
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
+  }
+}
+
+// C fmod (the sign follows the dividend), as torch.fmod.
+template <class T>
+T c_fmod(T a, T b) {
+  if constexpr (is_float_v<T>) {
+    return std::fmod(a, b);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return false;
+  } else {
+    if (b == 0) return 0;  // guarded by the op, which raises for integer division by zero
+    if constexpr (std::is_signed_v<T>) {
+      if (b == T(-1)) return 0;  // the quotient of the most negative value would overflow
+    }
+    return static_cast<T>(a % b);
   }
 }
 
@@ -286,6 +305,7 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
         if constexpr (is_float_v<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return x / y; });
         break;  // integer true division is promoted to float by the op
       case BinaryOp::Remainder: return run_binary<T, T>(out, a, b, [](T x, T y) { return remainder(x, y); });
+      case BinaryOp::Fmod: return run_binary<T, T>(out, a, b, [](T x, T y) { return c_fmod(x, y); });
       case BinaryOp::Pow:
         if constexpr (is_float_v<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::pow(x, y); });
         else return run_binary<T, T>(out, a, b, [](T x, T y) { return int_pow(x, y); });
