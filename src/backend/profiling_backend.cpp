@@ -304,6 +304,12 @@ void ProfilingBackend::max_pool2d(const Tensor& values, const Tensor& indices, c
   inner_.max_pool2d(values, indices, image, g);
 }
 
+void ProfilingBackend::max_pool2d_backward(const Tensor& grad_image, const Tensor& grad_out,
+                                           const Tensor& indices) {
+  RecordFunction rec("max_pool2d_backward", EventKind::Kernel);
+  inner_.max_pool2d_backward(grad_image, grad_out, indices);
+}
+
 void ProfilingBackend::softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) {
   RecordFunction rec(log ? "log_softmax" : "softmax", EventKind::Kernel);
   inner_.softmax(out, in, dim, log);
@@ -336,6 +342,16 @@ void ProfilingBackend::group_norm_backward(const Tensor& grad_in, const Tensor& 
   RecordFunction rec("group_norm_backward", EventKind::Kernel);
   inner_.group_norm_backward(grad_in, grad_weight, grad_bias, grad_out, in, mean, rstd, weight, n,
                              c, g, s);
+}
+
+void ProfilingBackend::batch_norm_backward(const Tensor& grad_in, const Tensor& grad_weight,
+                                           const Tensor& grad_bias, const Tensor& grad_out,
+                                           const Tensor& in, const Tensor& mean, const Tensor& rstd,
+                                           const Tensor& weight, int64_t n, int64_t c, int64_t s,
+                                           bool training) {
+  RecordFunction rec("batch_norm_backward", EventKind::Kernel);
+  inner_.batch_norm_backward(grad_in, grad_weight, grad_bias, grad_out, in, mean, rstd, weight, n,
+                             c, s, training);
 }
 
 void ProfilingBackend::adam_step(const std::vector<AdamSlot>& slots, const AdamHyper& h) {

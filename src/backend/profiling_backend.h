@@ -41,6 +41,8 @@ class ProfilingBackend final : public KernelBackend {
                        const Tensor& weight, const WindowGeometry& g, int64_t groups) override;
   void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& image,
                   const WindowGeometry& g) override;
+  void max_pool2d_backward(const Tensor& grad_image, const Tensor& grad_out,
+                           const Tensor& indices) override;
   void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) override;
   void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out,
                         int64_t dim, bool log) override;
@@ -53,6 +55,10 @@ class ProfilingBackend final : public KernelBackend {
                            const Tensor& grad_bias, const Tensor& grad_out, const Tensor& in,
                            const Tensor& mean, const Tensor& rstd, const Tensor& weight,
                            int64_t n, int64_t c, int64_t g, int64_t s) override;
+  void batch_norm_backward(const Tensor& grad_in, const Tensor& grad_weight,
+                           const Tensor& grad_bias, const Tensor& grad_out, const Tensor& in,
+                           const Tensor& mean, const Tensor& rstd, const Tensor& weight, int64_t n,
+                           int64_t c, int64_t s, bool training) override;
   void adam_step(const std::vector<AdamSlot>& slots, const AdamHyper& h) override;
 
  private:

@@ -196,10 +196,19 @@ TEST(GroupNorm, ValuesDerivativesErrors) {
   expect_error([] { group_norm(randn({2, 6}), 3, ones({3})); }, {"group_norm", "weight", "6"});
 }
 
-// Without create_graph, layer/group norm's backward is one fused kernel
-// (KernelBackend::group_norm_backward); with it, differentiable formulas. Both must give
-// the same gradients, in float and double, with and without affine parameters, for the
-// layer-norm (S = 1) and group-norm (S > 1) shapes and non-contiguous incoming gradients.
+// batch_norm with running statistics of x's dtype (offset and scaled: eval must use them).
+Tensor bn(const Tensor& x, const Tensor& w, const Tensor& b, bool training) {
+  const int64_t C = x.size(1);
+  Tensor rm = randn({C}, x.options().requires_grad(false)) + 5;
+  Tensor rv = rand({C}, x.options().requires_grad(false)) * 9 + 1;
+  return batch_norm(x, w, b, rm, rv, training, 0.1, 1e-5, false);
+}
+
+// Without create_graph, batch/layer/group norm's backward is one fused kernel
+// (KernelBackend::batch_norm_backward, group_norm_backward); with it, differentiable
+// formulas. Both must give the same gradients, in float and double, with and without
+// affine parameters, for the S = 1 and S > 1 shapes, in training and evaluation mode, and
+// for non-contiguous incoming gradients.
 TEST(NormBackward, FusedKernelMatchesFormulas) {
   struct Case {
     const char* what;
@@ -208,13 +217,56 @@ TEST(NormBackward, FusedKernelMatchesFormulas) {
     std::vector<int64_t> params;  // shape of weight and bias (empty: no affine)
   };
   const std::vector<Case> cases = {
-      {"layer_norm [128, 768]", {128, 768}, [](auto& x, auto& w, auto& b) { return layer_norm(x, {768}, w, b); }, {768}},
-      {"layer_norm 2-d shape", {5, 3, 4}, [](auto& x, auto& w, auto& b) { return layer_norm(x, {3, 4}, w, b); }, {3, 4}},
-      {"layer_norm no affine", {7, 33}, [](auto& x, auto&, auto&) { return layer_norm(x, {33}); }, {}},
-      {"group_norm [8, 12, 5, 7]", {8, 12, 5, 7}, [](auto& x, auto& w, auto& b) { return group_norm(x, 3, w, b); }, {12}},
-      {"group_norm [N, C]", {6, 8}, [](auto& x, auto& w, auto& b) { return group_norm(x, 4, w, b); }, {8}},
-      {"group_norm one group", {3, 4, 9}, [](auto& x, auto& w, auto& b) { return group_norm(x, 1, w, b); }, {4}},
-      {"group_norm no affine", {3, 6, 10}, [](auto& x, auto&, auto&) { return group_norm(x, 6); }, {}},
+      {"layer_norm [128, 768]",
+       {128, 768},
+       [](auto& x, auto& w, auto& b) { return layer_norm(x, {768}, w, b); },
+       {768}},
+      {"layer_norm 2-d shape",
+       {5, 3, 4},
+       [](auto& x, auto& w, auto& b) {
+         return layer_norm(x, {3, 4}, w, b);
+       },
+       {3, 4}},
+      {"layer_norm no affine",
+       {7, 33},
+       [](auto& x, auto&, auto&) { return layer_norm(x, {33}); },
+       {}},
+      {"group_norm [8, 12, 5, 7]",
+       {8, 12, 5, 7},
+       [](auto& x, auto& w, auto& b) { return group_norm(x, 3, w, b); },
+       {12}},
+      {"group_norm [N, C]",
+       {6, 8},
+       [](auto& x, auto& w, auto& b) { return group_norm(x, 4, w, b); },
+       {8}},
+      {"group_norm one group",
+       {3, 4, 9},
+       [](auto& x, auto& w, auto& b) { return group_norm(x, 1, w, b); },
+       {4}},
+      {"group_norm no affine",
+       {3, 6, 10},
+       [](auto& x, auto&, auto&) { return group_norm(x, 6); },
+       {}},
+      {"batch_norm train [8, 12, 5, 7]",
+       {8, 12, 5, 7},
+       [](auto& x, auto& w, auto& b) { return bn(x, w, b, true); },
+       {12}},
+      {"batch_norm train [N, C] over a channel block",
+       {33, 70},
+       [](auto& x, auto& w, auto& b) { return bn(x, w, b, true); },
+       {70}},
+      {"batch_norm train no affine",
+       {4, 3, 11},
+       [](auto& x, auto&, auto&) { return bn(x, Tensor(), Tensor(), true); },
+       {}},
+      {"batch_norm eval",
+       {6, 5, 4},
+       [](auto& x, auto& w, auto& b) { return bn(x, w, b, false); },
+       {5}},
+      {"batch_norm eval [N, C]",
+       {9, 7},
+       [](auto& x, auto& w, auto& b) { return bn(x, w, b, false); },
+       {7}},
   };
   for (ScalarType dt : {kFloat, kDouble}) {
     for (const Case& c : cases) {

@@ -157,3 +157,23 @@ TEST(Softmax, GradcheckAndGradgradcheck) {
   };
   EXPECT_TRUE(autograd::gradcheck(f, {rnd({3, 4})}));
 }
+
+// Rows longer than the kernels' 16-lane blocks: the maximum and a NaN at any position,
+// in the vector part or the tail.
+TEST(Softmax, LongRowsMaxAndNaNAnywhere) {
+  for (ScalarType dt : {kFloat, kDouble}) {
+    for (int64_t n : {16, 37, 100}) {
+      for (int64_t at : {int64_t(0), int64_t(15), n / 2, n - 1}) {
+        Tensor x = randn({3, n}, TensorOptions().dtype(dt));
+        x.index_put_({1, at}, 50.0);  // the row's maximum, far above the rest
+        expect_near_all(softmax(x, 1), ref_softmax(x, 1), 1e-6);
+        x.index_put_({2, at}, std::nan(""));
+        const V q = values(softmax(x, 1));
+        for (int64_t j = 0; j < n; ++j) {
+          EXPECT_TRUE(std::isnan(q[2 * n + j])) << "n " << n << " NaN at " << at;
+          EXPECT_FALSE(std::isnan(q[j])) << "a NaN must stay in its row";
+        }
+      }
+    }
+  }
+}

@@ -220,6 +220,12 @@ class KernelBackend {
   /// plane of the first maximum of each window; NaN wins).
   virtual void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& image,
                           const WindowGeometry& g) = 0;
+  /// Backward of max pooling: grad_image [..., h, w] (contiguous, float or double) is
+  /// assigned zeros plus, for each output position j of plane p, grad_out[p, j] added at
+  /// indices[p, j] (grad_out and indices contiguous [..., oh, ow], the same leading dims;
+  /// indices as max_pool2d wrote them).
+  virtual void max_pool2d_backward(const Tensor& grad_image, const Tensor& grad_out,
+                                   const Tensor& indices) = 0;
 
   // ---- Normalization (softmax, batch/layer/group norm) --------------------------------
   /// out = softmax (log_softmax when `log`) of `in` along `dim`, max-subtracted so any
@@ -254,6 +260,18 @@ class KernelBackend {
                                    const Tensor& in, const Tensor& mean, const Tensor& rstd,
                                    const Tensor& weight, int64_t n, int64_t c, int64_t g,
                                    int64_t s) = 0;
+  /// Backward of batch norm (statistics per channel over N and S): in, grad_out and
+  /// grad_in viewed as [N, C, S] (contiguous, float or double); mean and rstd contiguous
+  /// [C] (the batch's in training, the running ones otherwise); weight [C] or undefined.
+  /// Assigns each output that is defined: grad_weight[c] = sum of grad_out * xhat,
+  /// grad_bias[c] = sum of grad_out, and grad_in = weight[c] * rstd * (grad_out -
+  /// mean(grad_out) - xhat * mean(grad_out * xhat)) in training (means over N and S),
+  /// weight[c] * rstd * grad_out otherwise; xhat = (in - mean) * rstd.
+  virtual void batch_norm_backward(const Tensor& grad_in, const Tensor& grad_weight,
+                                   const Tensor& grad_bias, const Tensor& grad_out,
+                                   const Tensor& in, const Tensor& mean, const Tensor& rstd,
+                                   const Tensor& weight, int64_t n, int64_t c, int64_t s,
+                                   bool training) = 0;
   /// Adam's (and AdamW's) update of every slot, one pass over each parameter's elements,
   /// in LibTorch 1.13's order of operations (see AdamSlot, AdamHyper).
   virtual void adam_step(const std::vector<AdamSlot>& slots, const AdamHyper& h) = 0;

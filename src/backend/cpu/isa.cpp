@@ -50,12 +50,22 @@ Isa isa_from_env() {
   return asked;
 }
 
+// The first CPU's model name with its family and model numbers (machines of one name,
+// "AMD EPYC" say, differ in generation and in what OpenBLAS makes of them).
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown CPU";
+  std::string line, name = "unknown CPU", family, model;
+  auto value = [&line] { return line.substr(line.find(':') + 2); };
+  while (std::getline(in, line) && !line.empty()) {
+    if (line.rfind("model name", 0) == 0)
+      name = value();
+    else if (line.rfind("cpu family", 0) == 0)
+      family = value();
+    else if (line.rfind("model\t", 0) == 0)
+      model = value();
+  }
+  if (!family.empty() && !model.empty()) name += " (family " + family + ", model " + model + ")";
+  return name;
 }
 
 }  // namespace

@@ -17,9 +17,9 @@
 namespace nabla::cpu {
 
 /// c0 x^n + c1 x^(n-1) + ... + cn by Horner's rule (highest coefficient first).
-template <class... C>
-NABLA_VEC_INLINE float horner(float x, float c0, C... cs) {
-  float p = c0;
+template <class T, class... C>
+NABLA_VEC_INLINE T horner(T x, T c0, C... cs) {
+  T p = c0;
   ((p = p * x + cs), ...);
   return p;
 }

@@ -1,7 +1,8 @@
 // batch_norm, layer_norm, group_norm, instance_norm. Each forward is one statistics
 // kernel (KernelBackend::moments) and one or two affine passes (KernelBackend::channel_affine), run
-// without recording; one node per op records the backward, written with differentiable
-// ops so that create_graph gives second derivatives.
+// without recording; one node per op records the backward: a fused kernel
+// (batch_norm_backward, group_norm_backward), or under create_graph formulas written with
+// differentiable ops, so that second derivatives work.
 #include "nabla/ops/normalization.h"
 #include "autograd/formula.h"
 #include "nabla/autograd/grad_mode.h"
@@ -69,6 +70,17 @@ variable_list fused_norm_backward(FormulaNode& n, const Tensor& grad, int64_t N,
 variable_list batch_norm_bw(FormulaNode& n, const variable_list& g) {
   Tensor x = n.saved(0), w = n.saved(1);
   const int64_t N = x.size(0), C = x.size(1);
+  if (!GradMode::is_enabled()) {  // one fused kernel (KernelBackend::batch_norm_backward)
+    const Tensor xc = x.contiguous(), gc = g[0].to(x.scalar_type()).contiguous();
+    Tensor gx = n.needs_input_grad(0) ? empty_like(xc) : Tensor();
+    Tensor gw = n.needs_input_grad(1) ? empty({C}, x.options()) : Tensor();
+    Tensor gb = n.needs_input_grad(2) ? empty({C}, x.options()) : Tensor();
+    backend_for(x.device())
+        .batch_norm_backward(gx, gw, gb, gc, xc, n.saved(2).contiguous(), n.saved(3).contiguous(),
+                             w.defined() ? contiguous_param(w, x.scalar_type()) : Tensor(), N, C,
+                             x.numel() / (N * C), n.flag);
+    return {gx, gw, gb};
+  }
   Tensor x3 = x.reshape({N, C, -1}), g3 = g[0].reshape({N, C, -1});
   const std::vector<int64_t> dims = {0, 2};
   Tensor m = n.saved(2).view({1, C, 1}), r = n.saved(3).view({1, C, 1});

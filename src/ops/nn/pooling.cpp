@@ -5,18 +5,20 @@
 #include <limits>
 #include <vector>
 
+#include "autograd/formula.h"
+#include "nabla/autograd/grad_mode.h"
+#include "nabla/backend/backend.h"
 #include "nabla/ops/convolution.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/pooling.h"
-#include "nabla/autograd/grad_mode.h"
-#include "autograd/formula.h"
-#include "nabla/backend/backend.h"
-#include "ops/indexing_backward.h"
 
 namespace nabla {
 
 namespace {
+
+using autograd::FormulaNode;
+using autograd::variable_list;
 
 struct Pool2d {
   int64_t kh, kw, sh, sw, ph, pw, dh = 1, dw = 1;
@@ -84,6 +86,28 @@ std::vector<int64_t> out_shape(const Tensor& x, int64_t oh, int64_t ow) {
   return s;
 }
 
+// MaxPool2DWithIndicesBackward0: each output's gradient goes to its window's arg-max.
+// Saved: [0] the indices [..., oh, ow]; shape0 = the input's sizes [..., h, w]. Without
+// create_graph one kernel (KernelBackend::max_pool2d_backward); with it, the same
+// scatter as differentiable ops (whose backward gathers), for higher derivatives.
+variable_list max_pool_bw(FormulaNode& n, const variable_list& g) {
+  const Tensor idx = n.saved(0);
+  const IntArrayRef in_shape(n.shape0.data(), n.shape0.size());
+  if (!GradMode::is_enabled()) {
+    Tensor gi = empty(in_shape, g[0].options());
+    backend_for(gi.device()).max_pool2d_backward(gi, g[0].contiguous(), idx.contiguous());
+    return {gi};
+  }
+  std::vector<int64_t> flat(in_shape.begin(), in_shape.end() - 2), flat_out = flat;
+  flat.push_back(in_shape[in_shape.size() - 2] * in_shape.back());
+  flat_out.push_back(-1);
+  const int64_t last = static_cast<int64_t>(flat.size()) - 1;
+  return {zeros(flat, g[0].options())
+              .scatter_add(last, idx.reshape(flat_out), g[0].reshape(flat_out))
+              .view(in_shape)};
+}
+const autograd::Formula kMaxPool{"MaxPool2DWithIndicesBackward0", max_pool_bw};
+
 }  // namespace
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
@@ -104,14 +128,14 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
   if (values.numel() > 0)
     backend_for(x).max_pool2d(values.view(shape), indices.view(shape), x.detach(),
                               WindowGeometry{h, w, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow});
-  // The values are those of a gather of the flattened input at the arg-max positions:
-  // recorded as one (GatherBackward0 scatters the gradient there), without recomputing.
+  Tensor out = values.view(shape), idx = indices.view(shape);
   if (autograd::any_requires_grad(input)) {
-    std::vector<int64_t> flat(input.sizes().begin(), input.sizes().end() - 2);
-    flat.push_back(h * w);
-    ops::record_gather(input.reshape(flat), static_cast<int64_t>(flat.size()) - 1, indices, values);
+    auto node = autograd::make_node(kMaxPool, {&input});
+    node->shape0 = DimVector(input.sizes().begin(), input.sizes().end());
+    node->save(idx);
+    autograd::set_history(out, node);
   }
-  return {values.view(shape), indices.view(shape)};
+  return {out, idx};
 }
 
 Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,

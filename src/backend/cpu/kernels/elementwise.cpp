@@ -6,6 +6,7 @@
 #include "backend/cpu/kernels/cpu_backend.h"
 #include "backend/cpu/loops.h"
 #include "backend/cpu/vec_math.h"
+#include "backend/cpu/vec_math_wide.h"
 
 NABLA_KERNEL_TARGET
 
@@ -59,6 +60,59 @@ void run_binary(const Tensor& out, const Tensor& a, const Tensor& b, Op op) {
   for_each_row(plan, [&](char** p, const int64_t* s, int64_t n) { row_loop<Out, In, 2>(p, s, n, op); });
 }
 
+// run_unary / run_binary for functions with a fast range (Note [Float math in double]):
+// `fast` runs over every element in vector loops, `slow` flags the elements outside its
+// range into a small buffer, and `exact` (libm, in double for floats: glibc's float tanf
+// is off by more than an ulp near its poles) recomputes only those. Rows go in blocks,
+// so the flags stay in L1 and a block without slow elements costs one vector pass more.
+template <class Out, class In, int NIn, class Fast, class Slow, class Exact>
+void checked_rows(const LoopPlan<NIn + 1>& plan, Fast fast, Slow slow, Exact exact) {
+  for_each_row(plan, [&](char** p, const int64_t* s, int64_t n) {
+    constexpr int64_t kBlock = 256;
+    alignas(64) uint8_t flags[kBlock];
+    for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+      const int64_t m = std::min(kBlock, n - i0);
+      char* q[NIn + 1];
+      for (int k = 0; k <= NIn; ++k) q[k] = p[k] + i0 * s[k];
+      row_loop<Out, In, NIn>(q, s, m, fast);
+      char* fq[NIn + 1] = {reinterpret_cast<char*>(flags)};
+      int64_t fs[NIn + 1] = {1};
+      for (int k = 1; k <= NIn; ++k) fq[k] = q[k], fs[k] = s[k];
+      row_loop<uint8_t, In, NIn>(fq, fs, m, slow);
+      uint8_t any = 0;
+      for (int64_t i = 0; i < m; ++i) any |= flags[i];
+      if (!any) continue;
+      for (int64_t i = 0; i < m; ++i) {
+        if (!flags[i]) continue;
+        const In a = *reinterpret_cast<const In*>(q[1] + i * s[1]);
+        Out& o = *reinterpret_cast<Out*>(q[0] + i * s[0]);
+        if constexpr (NIn == 1)
+          o = exact(a);
+        else
+          o = exact(a, *reinterpret_cast<const In*>(q[2] + i * s[2]));
+      }
+    }
+  });
+}
+
+// float only: other types run `exact` alone (the double overloads are libm).
+template <class T, class Fast, class Slow, class Exact>
+void run_unary_checked(const Tensor& out, const Tensor& in, Fast fast, Slow slow, Exact exact) {
+  if constexpr (std::is_same_v<T, float>)
+    checked_rows<T, T, 1>(make_plan<2>({&out, &in}), fast, slow, exact);
+  else
+    run_unary<T, T>(out, in, exact);
+}
+
+template <class T, class Fast, class Slow, class Exact>
+void run_binary_checked(const Tensor& out, const Tensor& a, const Tensor& b, Fast fast, Slow slow,
+                        Exact exact) {
+  if constexpr (std::is_same_v<T, float>)
+    checked_rows<T, T, 2>(make_plan<3>({&out, &a, &b}), fast, slow, exact);
+  else
+    run_binary<T, T>(out, a, b, exact);
+}
+
 template <class T>
 T sign_of(T x) {
   if constexpr (std::is_same_v<T, bool>) return x;
@@ -76,13 +130,16 @@ NABLA_VEC_INLINE T gelu_erf(T x) {
   return T(0.5) * x * (T(1) + vec_erf(x * T(0.7071067811865476)));
 }
 
-// Python-style floor modulo (the sign follows the divisor), as torch.remainder.
+// Python-style floor modulo (the sign follows the divisor), as torch.remainder: C's fmod
+// moved by b when the signs differ (rounded in T, as LibTorch does).
+template <class T>
+NABLA_VEC_INLINE T floor_mod_from_fmod(T r, T b) {
+  return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+}
 template <class T>
 T remainder(T a, T b) {
   if constexpr (is_float_v<T>) {
-    T r = std::fmod(a, b);
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
+    return floor_mod_from_fmod(std::fmod(a, b), b);
   } else if constexpr (std::is_same_v<T, bool>) {
     return false;
   } else {
@@ -96,12 +153,10 @@ T remainder(T a, T b) {
   }
 }
 
-// C fmod (the sign follows the dividend), as torch.fmod.
+// C fmod of integers (the sign follows the dividend), as torch.fmod; floats: vec_fmod.
 template <class T>
-T c_fmod(T a, T b) {
-  if constexpr (is_float_v<T>) {
-    return std::fmod(a, b);
-  } else if constexpr (std::is_same_v<T, bool>) {
+T int_fmod(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
     return false;
   } else {
     if (b == 0) return 0;  // guarded by the op, which raises for integer division by zero
@@ -136,6 +191,8 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
       break;
     case UnaryOp::Abs:
       if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) return run_unary<T, T>(out, in, [](T x) { return x; });
+      else if constexpr (is_float_v<T>)
+        return run_unary<T, T>(out, in, [](T x) { return std::fabs(x); });  // |-0| = +0
       else return run_unary<T, T>(out, in, [](T x) { return x < 0 ? static_cast<T>(-x) : x; });
     case UnaryOp::Sign: return run_unary<T, T>(out, in, [](T x) { return sign_of(x); });
     case UnaryOp::Square:
@@ -184,7 +241,10 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
         if (prm.a == 0.5) return run_unary<T, T>(out, in, [](T x) { return std::sqrt(x); });
         // As rsqrt, so -inf gives NaN like LibTorch (std::pow gives 0).
         if (prm.a == -0.5) return run_unary<T, T>(out, in, [](T x) { return T(1) / std::sqrt(x); });
-        return run_unary<T, T>(out, in, [pa](T x) { return std::pow(x, pa); });
+        return run_unary_checked<T>(
+            out, in, [pa](T x) { return vec_pow(x, pa); },
+            [pa](T x) { return vec_pow_slow(x, pa); },
+            [pa](T x) { return static_cast<T>(std::pow(double(x), double(pa))); });
       } else if constexpr (!std::is_same_v<T, bool>) {
         return run_unary<T, T>(out, in, [pa](T x) { return int_pow<T>(x, pa); });
       }
@@ -217,14 +277,28 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
       case UnaryOp::Log10: return run_unary<T, T>(out, in, [](T x) { return std::log10(x); });
       case UnaryOp::Log1p: return run_unary<T, T>(out, in, [](T x) { return vec_log1p(x); });
       case UnaryOp::Expm1: return run_unary<T, T>(out, in, [](T x) { return vec_expm1(x); });
-      case UnaryOp::Sin: return run_unary<T, T>(out, in, [](T x) { return std::sin(x); });
-      case UnaryOp::Cos: return run_unary<T, T>(out, in, [](T x) { return std::cos(x); });
-      case UnaryOp::Tan: return run_unary<T, T>(out, in, [](T x) { return std::tan(x); });
-      case UnaryOp::Asin: return run_unary<T, T>(out, in, [](T x) { return std::asin(x); });
-      case UnaryOp::Acos: return run_unary<T, T>(out, in, [](T x) { return std::acos(x); });
-      case UnaryOp::Atan: return run_unary<T, T>(out, in, [](T x) { return std::atan(x); });
-      case UnaryOp::Sinh: return run_unary<T, T>(out, in, [](T x) { return std::sinh(x); });
-      case UnaryOp::Cosh: return run_unary<T, T>(out, in, [](T x) { return std::cosh(x); });
+      case UnaryOp::Sin:
+        return run_unary_checked<T>(
+            out, in, [](T x) { return vec_sin(x); }, [](T x) { return vec_trig_slow(x); },
+            [](T x) { return static_cast<T>(std::sin(static_cast<double>(x))); });
+      case UnaryOp::Cos:
+        return run_unary_checked<T>(
+            out, in, [](T x) { return vec_cos(x); }, [](T x) { return vec_trig_slow(x); },
+            [](T x) { return static_cast<T>(std::cos(static_cast<double>(x))); });
+      case UnaryOp::Tan:
+        return run_unary_checked<T>(
+            out, in, [](T x) { return vec_tan(x); }, [](T x) { return vec_trig_slow(x); },
+            [](T x) { return static_cast<T>(std::tan(static_cast<double>(x))); });
+      case UnaryOp::Asin:
+        return run_unary<T, T>(out, in, [](T x) { return vec_asin(x); });
+      case UnaryOp::Acos:
+        return run_unary<T, T>(out, in, [](T x) { return vec_acos(x); });
+      case UnaryOp::Atan:
+        return run_unary<T, T>(out, in, [](T x) { return vec_atan(x); });
+      case UnaryOp::Sinh:
+        return run_unary<T, T>(out, in, [](T x) { return vec_sinh(x); });
+      case UnaryOp::Cosh:
+        return run_unary<T, T>(out, in, [](T x) { return vec_cosh(x); });
       case UnaryOp::Tanh: return run_unary<T, T>(out, in, [](T x) { return vec_tanh(x); });
       case UnaryOp::Sigmoid: return run_unary<T, T>(out, in, [](T x) { return vec_sigmoid(x); });
       case UnaryOp::Erf: return run_unary<T, T>(out, in, [](T x) { return vec_erf(x); });
@@ -304,13 +378,35 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
       case BinaryOp::Div:
         if constexpr (is_float_v<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return x / y; });
         break;  // integer true division is promoted to float by the op
-      case BinaryOp::Remainder: return run_binary<T, T>(out, a, b, [](T x, T y) { return remainder(x, y); });
-      case BinaryOp::Fmod: return run_binary<T, T>(out, a, b, [](T x, T y) { return c_fmod(x, y); });
+      case BinaryOp::Remainder:
+        if constexpr (is_float_v<T>)
+          return run_binary_checked<T>(
+              out, a, b, [](T x, T y) { return floor_mod_from_fmod(vec_fmod(x, y), y); },
+              [](T x, T y) { return vec_fmod_slow(x, y); },
+              [](T x, T y) { return remainder(x, y); });
+        else
+          return run_binary<T, T>(out, a, b, [](T x, T y) { return remainder(x, y); });
+      case BinaryOp::Fmod:
+        if constexpr (is_float_v<T>)
+          return run_binary_checked<T>(
+              out, a, b, [](T x, T y) { return vec_fmod(x, y); },
+              [](T x, T y) { return vec_fmod_slow(x, y); },
+              [](T x, T y) { return std::fmod(x, y); });
+        else
+          return run_binary<T, T>(out, a, b, [](T x, T y) { return int_fmod(x, y); });
       case BinaryOp::Pow:
-        if constexpr (is_float_v<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::pow(x, y); });
+        if constexpr (is_float_v<T>)
+          return run_binary_checked<T>(
+              out, a, b, [](T x, T y) { return vec_pow(x, y); },
+              [](T x, T y) { return vec_pow_slow(x, y); },
+              [](T x, T y) { return static_cast<T>(std::pow(double(x), double(y))); });
         else return run_binary<T, T>(out, a, b, [](T x, T y) { return int_pow(x, y); });
       case BinaryOp::Atan2:
-        if constexpr (is_float_v<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return std::atan2(x, y); });
+        if constexpr (is_float_v<T>)
+          return run_binary_checked<T>(
+              out, a, b, [](T x, T y) { return vec_atan2(x, y); },
+              [](T x, T y) { return vec_atan2_slow(x, y); },
+              [](T x, T y) { return static_cast<T>(std::atan2(double(x), double(y))); });
         break;
       case BinaryOp::TanhBackward:
         if constexpr (is_float_v<T>) return run_binary<T, T>(out, a, b, [](T g, T y) { return g * (T(1) - y * y); });

@@ -1,6 +1,7 @@
 // Normalization kernels over a contiguous [N, C, S] view: per-channel moments (batch
 // norm: N batches of S-element strips per channel; layer/group norm: N = 1, one row per
-// "channel") and a per-channel centre-scale-shift map. Both run in parallel over channel blocks.
+// "channel"), a per-channel centre-scale-shift map, and the fused backward passes of
+// group/layer norm and batch norm. All run in parallel over channel blocks or rows.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "backend/cpu/kernels/cpu_backend.h"
+#include "backend/cpu/vec_math.h"
 #include "nabla/backend/parallel.h"
 
 NABLA_KERNEL_TARGET
@@ -16,36 +18,31 @@ namespace nabla::cpu::NABLA_KERNEL_NS {
 
 namespace {
 
-// Sums with 8 independent double lanes, so the compiler can vectorize the reduction
-// (a single accumulator is a serial dependency chain).
-template <class T>
-double strip_sum(const T* p, int64_t n) {
+// Sum of f(i) for i < n with 8 independent double lanes, so the compiler can vectorize
+// the reduction (a single accumulator is a serial dependency chain).
+template <class F>
+NABLA_VEC_INLINE double strip_reduce(int64_t n, F f) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
-    for (int k = 0; k < 8; ++k) acc[k] += static_cast<double>(p[i + k]);
+    for (int k = 0; k < 8; ++k) acc[k] += f(i + k);
   double s = 0;
-  for (; i < n; ++i) s += static_cast<double>(p[i]);
+  for (; i < n; ++i) s += f(i);
   for (int k = 0; k < 8; ++k) s += acc[k];
   return s;
 }
 
 template <class T>
+double strip_sum(const T* p, int64_t n) {
+  return strip_reduce(n, [p](int64_t i) { return static_cast<double>(p[i]); });
+}
+
+template <class T>
 double strip_sq_dev(const T* p, int64_t n, double m) {
-  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int k = 0; k < 8; ++k) {
-      const double d = static_cast<double>(p[i + k]) - m;
-      acc[k] += d * d;
-    }
-  double s = 0;
-  for (; i < n; ++i) {
+  return strip_reduce(n, [p, m](int64_t i) {
     const double d = static_cast<double>(p[i]) - m;
-    s += d * d;
-  }
-  for (int k = 0; k < 8; ++k) s += acc[k];
-  return s;
+    return d * d;
+  });
 }
 
 // Two passes (mean, then squared deviations): no cancellation when |mean| >> std.
@@ -97,18 +94,12 @@ void affine_impl(T* out, const T* x, const T* center, const T* scale, const T* s
   });
 }
 
-// Sum of a[i] * b[i] (b == nullptr: of a[i]) with 8 double lanes, as strip_sum.
+// Sum of a[i] * b[i] (b == nullptr: of a[i]), as strip_sum.
 template <class T>
 double strip_dot(const T* a, const T* b, int64_t n) {
-  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t i = 0;
   if (b == nullptr) return strip_sum(a, n);
-  for (; i + 8 <= n; i += 8)
-    for (int k = 0; k < 8; ++k) acc[k] += static_cast<double>(a[i + k]) * static_cast<double>(b[i + k]);
-  double s = 0;
-  for (; i < n; ++i) s += static_cast<double>(a[i]) * static_cast<double>(b[i]);
-  for (int k = 0; k < 8; ++k) s += acc[k];
-  return s;
+  return strip_reduce(
+      n, [a, b](int64_t i) { return static_cast<double>(a[i]) * static_cast<double>(b[i]); });
 }
 
 // Operands of group_norm_backward as pointers (null: output not wanted / no weight).
@@ -261,6 +252,101 @@ void norm_backward_strips(const NormGrad<T>& a) {
   }
 }
 
+// Batch norm: statistics per channel over N and S. Per channel db = sum(go) and
+// ds = sum(go (x - m)) (double), then one pass gx = k1[c] go + k2[c] (x - m[c]) + k3[c]
+// with k1 = w r, and in training k2 = -w r^3 ds / M, k3 = -w r db / M (M = N S): the
+// same gradient as group norm's, with the statistics' dims swapped.
+template <class T>
+void batch_norm_backward_impl(const NormGrad<T>& a, bool training) {
+  const int64_t C = a.c, S = a.s;
+  std::vector<double> db(static_cast<size_t>(C)), ds(static_cast<size_t>(C));
+  if (S == 1) {
+    // [N, C]: blocks of channels, rows summed into per-channel lanes (vector across c).
+    constexpr int64_t kBlock = 64;
+    const int64_t blocks = (C + kBlock - 1) / kBlock;
+    parallel_for(0, blocks, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(a.n * kBlock, 1)),
+                 [&](int64_t b0, int64_t b1) {
+                   for (int64_t blk = b0; blk < b1; ++blk) {
+                     const int64_t c0 = blk * kBlock, w = std::min(C, c0 + kBlock) - c0;
+                     double sb[kBlock] = {}, sd[kBlock] = {};
+                     for (int64_t i = 0; i < a.n; ++i) {
+                       const T* go = a.go + i * C + c0;
+                       const T* x = a.x + i * C + c0;
+                       for (int64_t j = 0; j < w; ++j) {
+                         const double g = static_cast<double>(go[j]);
+                         sb[j] += g;
+                         sd[j] +=
+                             g * (static_cast<double>(x[j]) - static_cast<double>(a.mean[c0 + j]));
+                       }
+                     }
+                     std::copy(sb, sb + w, db.begin() + c0);
+                     std::copy(sd, sd + w, ds.begin() + c0);
+                   }
+                 });
+  } else {
+    parallel_for(0, C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(a.n * S, 1)),
+                 [&](int64_t c0, int64_t c1) {
+                   for (int64_t ch = c0; ch < c1; ++ch) {
+                     const double m = a.mean[ch];
+                     double sb = 0, sd = 0;
+                     for (int64_t i = 0; i < a.n; ++i) {
+                       const T* go = a.go + (i * C + ch) * S;
+                       const T* x = a.x + (i * C + ch) * S;
+                       sb += strip_sum(go, S);
+                       sd += strip_reduce(S, [go, x, m](int64_t k) {
+                         return static_cast<double>(go[k]) * (static_cast<double>(x[k]) - m);
+                       });
+                     }
+                     db[ch] = sb;
+                     ds[ch] = sd;
+                   }
+                 });
+  }
+  for (int64_t ch = 0; ch < C; ++ch) {
+    if (a.gw) a.gw[ch] = static_cast<T>(ds[ch] * a.rstd[ch]);
+    if (a.gb) a.gb[ch] = static_cast<T>(db[ch]);
+  }
+  if (a.gx == nullptr) return;
+  const double inv_m = 1.0 / static_cast<double>(a.n * S);
+  std::vector<T> k1(static_cast<size_t>(C)), k2(static_cast<size_t>(C)), k3(static_cast<size_t>(C));
+  for (int64_t ch = 0; ch < C; ++ch) {
+    const double r = a.rstd[ch], wr = (a.w ? static_cast<double>(a.w[ch]) : 1.0) * r;
+    k1[ch] = static_cast<T>(wr);
+    k2[ch] = static_cast<T>(training ? -wr * r * r * ds[ch] * inv_m : 0.0);
+    k3[ch] = static_cast<T>(training ? -wr * db[ch] * inv_m : 0.0);
+  }
+  // Evaluation mode reads only go (an inf or NaN of x must not reach gx through 0 * x).
+  auto row = [&](T* gx, const T* go, const T* x, const T* m, const T* c1, const T* c2, const T* c3,
+                 int64_t len, bool per_element) {
+    if (!training) {
+      if (per_element)
+        for (int64_t k = 0; k < len; ++k) gx[k] = c1[k] * go[k];
+      else
+        for (int64_t k = 0; k < len; ++k) gx[k] = c1[0] * go[k];
+    } else if (per_element) {
+      for (int64_t k = 0; k < len; ++k) gx[k] = c1[k] * go[k] + c2[k] * (x[k] - m[k]) + c3[k];
+    } else {
+      for (int64_t k = 0; k < len; ++k) gx[k] = c1[0] * go[k] + c2[0] * (x[k] - m[0]) + c3[0];
+    }
+  };
+  if (S == 1) {
+    parallel_for(0, a.n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(C, 1)),
+                 [&](int64_t i0, int64_t i1) {
+                   for (int64_t i = i0; i < i1; ++i)
+                     row(a.gx + i * C, a.go + i * C, a.x + i * C, a.mean, k1.data(), k2.data(),
+                         k3.data(), C, true);
+                 });
+    return;
+  }
+  parallel_for(0, a.n * C, std::max<int64_t>(1, kGrainSize / S), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t ch = r % C;
+      row(a.gx + r * S, a.go + r * S, a.x + r * S, a.mean + ch, &k1[ch], &k2[ch], &k3[ch], S,
+          false);
+    }
+  });
+}
+
 template <class T>
 T* ptr_or_null(const Tensor& t) {
   return t.defined() ? t.data_ptr<T>() : nullptr;
@@ -290,6 +376,42 @@ void CpuBackend::group_norm_backward(const Tensor& grad_in, const Tensor& grad_w
     case kFloat: return run(static_cast<float*>(nullptr));
     case kDouble: return run(static_cast<double*>(nullptr));
     default: NABLA_CHECK(false, "group_norm_backward kernel: float or double expected, got ", in.scalar_type());
+  }
+}
+
+void CpuBackend::batch_norm_backward(const Tensor& grad_in, const Tensor& grad_weight,
+                                     const Tensor& grad_bias, const Tensor& grad_out,
+                                     const Tensor& in, const Tensor& mean, const Tensor& rstd,
+                                     const Tensor& weight, int64_t n, int64_t c, int64_t s,
+                                     bool training) {
+  for (const Tensor* t :
+       {&grad_in, &grad_weight, &grad_bias, &grad_out, &in, &mean, &rstd, &weight})
+    NABLA_ASSERT(!t->defined() || t->is_contiguous(),
+                 "batch_norm_backward kernel: contiguous operands");
+  auto run = [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const NormGrad<T> a{ptr_or_null<T>(grad_in),
+                        ptr_or_null<T>(grad_weight),
+                        ptr_or_null<T>(grad_bias),
+                        grad_out.data_ptr<T>(),
+                        in.data_ptr<T>(),
+                        mean.data_ptr<T>(),
+                        rstd.data_ptr<T>(),
+                        ptr_or_null<T>(weight),
+                        n,
+                        c,
+                        1,
+                        s};
+    batch_norm_backward_impl(a, training);
+  };
+  switch (in.scalar_type()) {
+    case kFloat:
+      return run(static_cast<float*>(nullptr));
+    case kDouble:
+      return run(static_cast<double*>(nullptr));
+    default:
+      NABLA_CHECK(false, "batch_norm_backward kernel: float or double expected, got ",
+                  in.scalar_type());
   }
 }
 

@@ -1,7 +1,7 @@
 // Softmax / log_softmax along one dim of a contiguous tensor viewed as [outer, n, inner].
 // inner == 1 (the last dim, the common case) runs one row at a time: max, then the sum
-// of exp(x - max) (written to out on the way for softmax), then a scaling pass — every
-// pass over a contiguous row, so the compiler vectorizes them. Other dims keep per-column
+// of exp(x - max) (written to out on the way), then a scaling pass — every pass over a
+// contiguous row, so the compiler vectorizes them. Other dims keep per-column
 // running max / sum vectors of length `inner` and sweep the n planes, again contiguous.
 #include <algorithm>
 #include <cmath>
@@ -20,37 +20,59 @@ namespace nabla::cpu::NABLA_KERNEL_NS {
 
 namespace {
 
-// Sum with 8 independent lanes, so the float loop vectorizes (one accumulator would be
-// a serial dependency chain the compiler may not reorder).
-template <class T>
-T lane_sum(const T* p, int64_t n) {
-  T acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+// Row reductions in 16 independent lanes (a full AVX-512 float vector): one accumulator
+// would be a serial dependency chain the compiler may not reorder, and no vector loop.
+constexpr int kLanes = 16;
+
+// sum of f(p[i]) over the row.
+template <class T, class F>
+NABLA_VEC_INLINE T lane_sum(const T* p, int64_t n, F f) {
+  T acc[kLanes] = {};
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int k = 0; k < 8; ++k) acc[k] += p[i + k];
+  for (; i + kLanes <= n; i += kLanes)
+    for (int k = 0; k < kLanes; ++k) acc[k] += f(p[i + k], i + k);
   T s = 0;
-  for (; i < n; ++i) s += p[i];
-  for (int k = 0; k < 8; ++k) s += acc[k];
+  for (; i < n; ++i) s += f(p[i], i);
+  for (int k = 0; k < kLanes; ++k) s += acc[k];
   return s;
 }
 
-// NaN-propagating max: a row holding a NaN gives NaN everywhere, as in LibTorch.
+// NaN-propagating max: a row holding a NaN gives NaN everywhere, as in LibTorch. Written
+// without branches or isnan() so that its loop vectorizes.
 template <class T>
-inline T nan_max(T a, T b) {
-  return (a > b || std::isnan(a)) ? a : b;
+NABLA_VEC_INLINE T nan_max(T a, T b) {
+  return (a > b) | (a != a) ? a : b;
 }
 
-// Row maximum with 8 lanes (vectorizes like lane_sum).
+// Row maximum on one 64-byte vector of GCC's vector extension (the vectorizer does not
+// take the NaN-propagating select as a reduction); on narrower ISA paths GCC splits it.
+template <class T>
+struct Vec64;
+template <>
+struct Vec64<float> {
+  typedef float type __attribute__((vector_size(64)));
+};
+template <>
+struct Vec64<double> {
+  typedef double type __attribute__((vector_size(64)));
+};
+
 template <class T>
 T lane_max(const T* p, int64_t n) {
+  using V = typename Vec64<T>::type;
+  constexpr int64_t L = 64 / sizeof(T);
   constexpr T lo = -std::numeric_limits<T>::infinity();
-  T acc[8] = {lo, lo, lo, lo, lo, lo, lo, lo};
+  V acc;
+  for (int64_t k = 0; k < L; ++k) acc[k] = lo;
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int k = 0; k < 8; ++k) acc[k] = nan_max(acc[k], p[i + k]);
+  for (; i + L <= n; i += L) {
+    V v;
+    std::memcpy(&v, p + i, sizeof v);
+    acc = (acc > v) | (acc != acc) ? acc : v;
+  }
   T m = lo;
   for (; i < n; ++i) m = nan_max(m, p[i]);
-  for (int k = 0; k < 8; ++k) m = nan_max(m, acc[k]);
+  for (int64_t k = 0; k < L; ++k) m = nan_max(m, acc[k]);
   return m;
 }
 
@@ -62,9 +84,8 @@ void softmax_rows(T* out, const T* in, int64_t rows, int64_t n, bool log) {
       const T* x = in + r * n;
       T* y = out + r * n;
       const T m = lane_max(x, n);
-      // exp(x - m) goes to y first (log_softmax overwrites it), then one lane sum.
-      for (int64_t j = 0; j < n; ++j) y[j] = vec_exp(x[j] - m);
-      const T sum = lane_sum(y, n);
+      // exp(x - m) goes to y (log_softmax overwrites it) while it is summed.
+      const T sum = lane_sum(x, n, [&](T v, int64_t j) { return y[j] = vec_exp(v - m); });
       if (log) {
         // (x - m) - log(sum), not x - (m + log(sum)): the latter rounds log(sum) away
         // when |m| is large.
@@ -164,11 +185,10 @@ void softmax_backward_impl(T* gi, const T* g, const T* y, int64_t outer, int64_t
       if (inner == 1) {
         T acc = 0;
         if (log) {
-          acc = lane_sum(go, n);
+          acc = lane_sum(go, n, [](T v, int64_t) { return v; });
           for (int64_t j = 0; j < n; ++j) gio[j] = go[j] - vec_exp(yo[j]) * acc;
         } else {
-          for (int64_t j = 0; j < n; ++j) gio[j] = go[j] * yo[j];  // scratch for the sum
-          acc = lane_sum(gio, n);
+          acc = lane_sum(go, n, [&](T v, int64_t j) { return v * yo[j]; });
           for (int64_t j = 0; j < n; ++j) gio[j] = yo[j] * (go[j] - acc);
         }
         continue;

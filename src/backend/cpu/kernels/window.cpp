@@ -1,6 +1,6 @@
-// im2col / col2im: the sliding-window copies under convolution and pooling. Parallel
-// over (batch, channel) planes: each plane owns its rows of the column matrix, so
-// col2im's accumulation needs no synchronisation.
+// im2col / col2im (the sliding-window copies under convolution and pooling), max pooling
+// and its backward. Parallel over (batch, channel) planes: each plane owns its rows of the
+// column matrix and its part of the image, so accumulation needs no synchronisation.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -297,6 +297,38 @@ void CpuBackend::max_pool2d(const Tensor& values, const Tensor& indices, const T
       });
     }
   });
+}
+
+// Plane by plane, so that the zeroing and the scatter of one plane meet in cache: one
+// pass over memory, as if each element were written once.
+void CpuBackend::max_pool2d_backward(const Tensor& grad_image, const Tensor& grad_out,
+                                     const Tensor& indices) {
+  NABLA_ASSERT(grad_image.is_contiguous() && grad_out.is_contiguous() && indices.is_contiguous() &&
+                   grad_image.dim() >= 2 && grad_out.sizes() == indices.sizes(),
+               "max_pool2d_backward kernel: contiguous operands, grad_out shaped as indices");
+  const int64_t plane = grad_image.size(-1) * grad_image.size(-2);
+  const int64_t out = grad_out.dim() >= 2 ? grad_out.size(-1) * grad_out.size(-2) : 1;
+  const int64_t planes = plane > 0 ? grad_image.numel() / plane : 0;
+  auto run = [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    T* gi = grad_image.data_ptr<T>();
+    const T* go = grad_out.data_ptr<T>();
+    const int64_t* ix = indices.data_ptr<int64_t>();
+    for_each_plane(planes, plane + out, [&](int64_t p) {
+      T* dst = gi + p * plane;
+      std::fill(dst, dst + plane, T(0));
+      for (int64_t j = p * out, e = j + out; j < e; ++j) dst[ix[j]] += go[j];
+    });
+  };
+  switch (grad_image.scalar_type()) {
+    case kFloat:
+      return run(static_cast<float*>(nullptr));
+    case kDouble:
+      return run(static_cast<double*>(nullptr));
+    default:
+      NABLA_CHECK(false, "max_pool2d_backward kernel: float or double expected, got ",
+                  grad_image.scalar_type());
+  }
 }
 
 }  // namespace nabla::cpu::NABLA_KERNEL_NS

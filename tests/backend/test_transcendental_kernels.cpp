@@ -1,0 +1,226 @@
+// float32 sin, cos, tan, asin, acos, atan, sinh, cosh, atan2, pow, fmod and remainder
+// through the CPU kernels (Note [Float math in double], src/backend/cpu/vec_math_wide.h):
+// the ISA path in use (ctest runs this file again under NABLA_ISA=avx2 and scalar), its
+// vector code and its libm fallback together, against libm in double over a sweep of
+// every binade, special values included. Results must be within 1 ulp of the correctly
+// rounded value, have libm's NaNs, infinities and signs of zero; fmod is exact.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "nabla/nabla.h"
+
+namespace {
+
+using nabla::Tensor;
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+float from_bits(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
+
+// Error of `got` in units of the float spacing at the correctly rounded `want` (spacing
+// of the smallest subnormal below it); NaN-ness, infinities and zero signs must match.
+double ulps(float got, double want) {
+  const float w = static_cast<float>(want);
+  if (std::isnan(w) || std::isnan(got)) return std::isnan(w) == std::isnan(got) ? 0 : 1e30;
+  if (std::isinf(w) || std::isinf(got)) return got == w ? 0 : 1e30;
+  if (w == 0 && got == 0) return std::signbit(w) == std::signbit(got) ? 0 : 1e30;
+  const double spacing = std::nextafter(std::fabs(w), kInf) - std::fabs(w);
+  return std::fabs(static_cast<double>(got) - want) / spacing;
+}
+
+Tensor tensor_of(const std::vector<float>& v) {
+  return nabla::from_blob(const_cast<float*>(v.data()), {static_cast<int64_t>(v.size())}).clone();
+}
+
+std::vector<float> values_of(const Tensor& t) {
+  Tensor c = t.contiguous();
+  const float* p = c.data_ptr<float>();
+  return std::vector<float>(p, p + c.numel());
+}
+
+// Every 1009th bit pattern of both signs (about 8.5 million floats, every binade from
+// subnormals to FLT_MAX), then the special values.
+std::vector<float> sweep() {
+  std::vector<float> v;
+  for (uint64_t b = 0; b < 0xFFFFFFFFull; b += 1009) {
+    const float x = from_bits(static_cast<uint32_t>(b));
+    if (!std::isnan(x)) v.push_back(x);
+  }
+  for (float s : {0.0f, -0.0f, kInf, -kInf, kNaN, 1.0f, -1.0f, 0.5f, -0.5f, 1e-45f, 3.4e38f})
+    v.push_back(s);
+  return v;
+}
+
+// Under NABLA_ISA (tests/CMakeLists.txt), skipped on a CPU without that path.
+class TranscendentalKernels : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    try {
+      (void)nabla::active_isa();
+    } catch (const nabla::Error& e) {
+      GTEST_SKIP() << e.what();
+    }
+  }
+};
+
+struct Worst {
+  double ulps = 0;
+  float x = 0, y = 0;
+};
+
+template <class Ref>
+Worst worst_unary(const std::vector<float>& xs, const Tensor& out, Ref ref) {
+  const std::vector<float> got = values_of(out);
+  Worst w;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double e = ulps(got[i], ref(static_cast<double>(xs[i])));
+    if (e > w.ulps) w = {e, xs[i], 0};
+  }
+  return w;
+}
+
+template <class Ref>
+Worst worst_binary(const std::vector<float>& xs, const std::vector<float>& ys, const Tensor& out,
+                   Ref ref) {
+  const std::vector<float> got = values_of(out);
+  Worst w;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double e = ulps(got[i], ref(static_cast<double>(xs[i]), static_cast<double>(ys[i])));
+    if (e > w.ulps) w = {e, xs[i], ys[i]};
+  }
+  return w;
+}
+
+TEST_F(TranscendentalKernels, UnaryWithinOneUlpOverEveryBinade) {
+  const std::vector<float> xs = sweep();
+  const Tensor x = tensor_of(xs);
+  struct Case {
+    const char* name;
+    Tensor (*f)(const Tensor&);
+    double (*ref)(double);
+  };
+  const Case cases[] = {
+      {"sin", [](const Tensor& t) { return t.sin(); }, [](double v) { return std::sin(v); }},
+      {"cos", [](const Tensor& t) { return t.cos(); }, [](double v) { return std::cos(v); }},
+      {"tan", [](const Tensor& t) { return t.tan(); }, [](double v) { return std::tan(v); }},
+      {"asin", [](const Tensor& t) { return t.asin(); }, [](double v) { return std::asin(v); }},
+      {"acos", [](const Tensor& t) { return t.acos(); }, [](double v) { return std::acos(v); }},
+      {"atan", [](const Tensor& t) { return t.atan(); }, [](double v) { return std::atan(v); }},
+      {"sinh", [](const Tensor& t) { return t.sinh(); }, [](double v) { return std::sinh(v); }},
+      {"cosh", [](const Tensor& t) { return t.cosh(); }, [](double v) { return std::cosh(v); }},
+  };
+  for (const Case& c : cases) {
+    const Worst w = worst_unary(xs, c.f(x), c.ref);
+    std::printf("%-5s worst %.3f ulp at x = %.9g\n", c.name, w.ulps, w.x);
+    EXPECT_LE(w.ulps, 1.0) << c.name << " at x = " << w.x;
+  }
+}
+
+// Pairs over every binade: x from the sweep, y from a shuffled copy, plus pairs of
+// moderate magnitudes where pow's results stay finite and fmod's quotients are small.
+struct Pairs {
+  std::vector<float> x, y;
+};
+Pairs pairs() {
+  Pairs p;
+  p.x = sweep();
+  p.y = p.x;
+  uint64_t s = 0x9E3779B97F4A7C15ull;
+  for (size_t i = p.y.size() - 1; i > 0; --i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    std::swap(p.y[i], p.y[(s >> 33) % (i + 1)]);
+  }
+  for (int i = 0; i < 1 << 20; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    const double u = static_cast<double>(s >> 11) * 0x1p-53;
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    const double v = static_cast<double>(s >> 11) * 0x1p-53;
+    p.x.push_back(static_cast<float>(std::ldexp(u - 0.5, static_cast<int>(v * 40) - 20)));
+    p.y.push_back(static_cast<float>((v - 0.5) * 60));
+  }
+  // Integer exponents of negative bases, zeros, infinities, NaN.
+  const float specials[] = {0.0f,  -0.0f, kInf,  -kInf, kNaN, 1.0f,
+                            -1.0f, 2.0f,  -2.0f, 3.0f,  0.5f, -3.5f};
+  for (float a : specials)
+    for (float b : specials) p.x.push_back(a), p.y.push_back(b);
+  return p;
+}
+
+TEST_F(TranscendentalKernels, BinaryWithinOneUlpOverEveryBinade) {
+  const Pairs p = pairs();
+  const Tensor x = tensor_of(p.x), y = tensor_of(p.y);
+  struct Case {
+    const char* name;
+    Tensor (*f)(const Tensor&, const Tensor&);
+    double (*ref)(double, double);
+  };
+  const Case cases[] = {
+      {"atan2", [](const Tensor& a, const Tensor& b) { return a.atan2(b); },
+       [](double a, double b) { return std::atan2(a, b); }},
+      {"pow |x|", [](const Tensor& a, const Tensor& b) { return a.abs().pow(b); },
+       [](double a, double b) { return std::pow(std::fabs(a), b); }},
+      {"pow", [](const Tensor& a, const Tensor& b) { return a.pow(b); },
+       [](double a, double b) { return std::pow(a, b); }},
+  };
+  for (const Case& c : cases) {
+    const Worst w = worst_binary(p.x, p.y, c.f(x, y), c.ref);
+    std::printf("%-7s worst %.3f ulp at (%.9g, %.9g)\n", c.name, w.ulps, w.x, w.y);
+    EXPECT_LE(w.ulps, 1.0) << c.name << " at (" << w.x << ", " << w.y << ")";
+  }
+}
+
+TEST_F(TranscendentalKernels, FmodAndRemainderExact) {
+  const Pairs p = pairs();
+  const Tensor x = tensor_of(p.x), y = tensor_of(p.y);
+  const std::vector<float> f = values_of(nabla::fmod(x, y)), r = values_of(x.remainder(y));
+  int64_t fmod_wrong = 0, rem_wrong = 0;
+  for (size_t i = 0; i < p.x.size(); ++i) {
+    const float want = std::fmod(p.x[i], p.y[i]);
+    // torch.remainder: fmod moved by the divisor when the signs differ, rounded in float.
+    const float want_rem = want != 0 && ((want < 0) != (p.y[i] < 0)) ? want + p.y[i] : want;
+    auto same = [](float a, float b) {
+      return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b));
+    };
+    if (!same(f[i], want) && fmod_wrong++ < 5)
+      ADD_FAILURE() << "fmod(" << p.x[i] << ", " << p.y[i] << ") = " << f[i] << ", want " << want;
+    if (!same(r[i], want_rem) && rem_wrong++ < 5)
+      ADD_FAILURE() << "remainder(" << p.x[i] << ", " << p.y[i] << ") = " << r[i] << ", want "
+                    << want_rem;
+  }
+  EXPECT_EQ(fmod_wrong, 0);
+  EXPECT_EQ(rem_wrong, 0);
+}
+
+// The libm fallback inside a vector block, on strided and broadcast operands: blocks of
+// ordinary values with one huge, infinite or NaN element at every offset of a block.
+TEST_F(TranscendentalKernels, FallbackElementsAtAnyPositionAndLayout) {
+  nabla::manual_seed(3);
+  for (float odd : {1e30f, kInf, kNaN, -8e7f}) {
+    Tensor x = nabla::randn({300, 7}) * 10;  // transposed below: strided rows
+    for (int64_t i = 0; i < x.size(0); i += 37) x.index_put_({i, i % 7}, odd);
+    for (const Tensor& t : {x, x.t(), x.t().contiguous()}) {
+      const std::vector<float> xs = values_of(t);
+      const Worst w = worst_unary(xs, t.sin().contiguous(), [](double v) { return std::sin(v); });
+      EXPECT_LE(w.ulps, 1.0) << "sin at x = " << w.x << " (odd value " << odd << ")";
+      const Tensor b = nabla::full({}, 2.5f);  // a broadcast operand (stride 0)
+      const std::vector<float> pw = values_of(t.pow(b)), at = values_of(b.atan2(t));
+      for (size_t i = 0; i < xs.size(); ++i) {
+        EXPECT_LE(ulps(pw[i], std::pow(static_cast<double>(xs[i]), 2.5)), 1.0) << xs[i];
+        EXPECT_LE(ulps(at[i], std::atan2(2.5, static_cast<double>(xs[i]))), 1.0) << xs[i];
+      }
+    }
+  }
+}
+
+}  // namespace
