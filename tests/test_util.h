@@ -30,6 +30,19 @@ void expect_error(F&& fn, std::initializer_list<std::string> fragments) {
   }
 }
 
+/// A fixture for tests that ctest runs again under NABLA_ISA=avx2 and scalar: skipped on
+/// a CPU that lacks the path asked for (the library refuses it with a nabla::Error).
+class IsaPathTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    try {
+      (void)active_isa();
+    } catch (const Error& e) {
+      GTEST_SKIP() << e.what();
+    }
+  }
+};
+
 /// A float64 leaf that requires grad, uniform in [lo, hi) (gradcheck input).
 inline Tensor rnd(IntArrayRef shape, double lo = -1, double hi = 1) {
   return (rand(shape, kDouble) * (hi - lo) + lo).requires_grad_();

@@ -13,7 +13,7 @@
 #include <limits>
 #include <vector>
 
-#include "nabla/nabla.h"
+#include "test_util.h"
 
 namespace {
 
@@ -62,17 +62,7 @@ std::vector<float> sweep() {
   return v;
 }
 
-// Under NABLA_ISA (tests/CMakeLists.txt), skipped on a CPU without that path.
-class TranscendentalKernels : public ::testing::Test {
- protected:
-  void SetUp() override {
-    try {
-      (void)nabla::active_isa();
-    } catch (const nabla::Error& e) {
-      GTEST_SKIP() << e.what();
-    }
-  }
-};
+using TranscendentalKernels = nabla::testing::IsaPathTest;  // also run under NABLA_ISA
 
 struct Worst {
   double ulps = 0;

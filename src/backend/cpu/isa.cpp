@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "backend/cpu/conv/conv_dnnl.h"
 #include "backend/cpu/gemm/gemm.h"
+#include "backend/cpu/onednn/conv_dnnl.h"
 #include "nabla/backend/parallel.h"
 #include "nabla/core/error.h"
 #include "nabla/version.h"

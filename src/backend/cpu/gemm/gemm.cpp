@@ -6,6 +6,9 @@
 // own blocks.
 #include "backend/cpu/gemm/gemm.h"
 
+#include "backend/cpu/onednn/gemm_dnnl.h"
+#include "backend/cpu/onednn/onednn.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
@@ -146,23 +149,29 @@ Kernel scalar_kernel() {
   return {kernel_scalar, kScalarMr, kScalarNr, 64, 256, 2048, "scalar 4x8"};
 }
 
-void sgemm_on(Isa isa, int threads, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-              int64_t rsa, int64_t csa, const float* b, int64_t rsb, int64_t csb, float beta,
-              float* c, int64_t ldc) {
-  if (m <= 0 || n <= 0) return;
-  if (k <= 0 || alpha == 0.0f) {
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0.0f ? 0.0f : beta * c[i * ldc + j];
-    return;
-  }
-  const Kernel kr = kernel_for(isa);
+namespace {
+
+// C = beta C where there is nothing to multiply; true when that was the whole product.
+bool trivial(int64_t m, int64_t n, int64_t k, float alpha, float beta, float* c, int64_t ldc) {
+  if (m <= 0 || n <= 0) return true;
+  if (k > 0 && alpha != 0.0f) return false;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0.0f ? 0.0f : beta * c[i * ldc + j];
+  return true;
+}
+
+// The product split over the pool, each part computed by part(m, n, a, b, c) on one
+// thread: C by columns in whole multiples of `nr` when it is wide enough, else by rows in
+// multiples of `mr`; one part (small products, one thread) on the calling thread.
+template <class Part>
+void split(int threads, int mr, int nr, int64_t m, int64_t n, int64_t k, const float* a,
+           int64_t rsa, const float* b, int64_t csb, float* c, int64_t ldc, Part&& part) {
   if (threads <= 1 || m * n * k < kParallelWork || in_parallel_region()) {
-    run_serial(kr, m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc);
+    part(m, n, a, b, c);
     return;
   }
-  // Split C by columns in whole NR panels when it is wide enough, else by rows.
-  const bool by_cols = n >= int64_t(threads) * kr.nr * 2 || m < int64_t(threads) * kr.mr * 2;
-  const int64_t unit = by_cols ? kr.nr : kr.mr;
+  const bool by_cols = n >= int64_t(threads) * nr * 2 || m < int64_t(threads) * mr * 2;
+  const int64_t unit = by_cols ? nr : mr;
   const int64_t extent = by_cols ? n : m;
   const int64_t units = (extent + unit - 1) / unit;
   const int64_t parts = std::min<int64_t>(threads, units);
@@ -172,21 +181,49 @@ void sgemm_on(Isa isa, int threads, int64_t m, int64_t n, int64_t k, float alpha
                     hi = std::min(extent, units * (t + 1) / parts * unit);
       if (lo >= hi) continue;
       if (by_cols)
-        run_serial(kr, m, hi - lo, k, alpha, a, rsa, csa, b + lo * csb, rsb, csb, beta, c + lo,
-                   ldc);
+        part(m, hi - lo, a, b + lo * csb, c + lo);
       else
-        run_serial(kr, hi - lo, n, k, alpha, a + lo * rsa, rsa, csa, b, rsb, csb, beta,
-                   c + lo * ldc, ldc);
+        part(hi - lo, n, a + lo * rsa, b, c + lo * ldc);
     }
   });
 }
 
+}  // namespace
+
+void sgemm_on(Isa isa, int threads, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+              int64_t rsa, int64_t csa, const float* b, int64_t rsb, int64_t csb, float beta,
+              float* c, int64_t ldc) {
+  if (trivial(m, n, k, alpha, beta, c, ldc)) return;
+  const Kernel kr = kernel_for(isa);
+  split(threads, kr.mr, kr.nr, m, n, k, a, rsa, b, csb, c, ldc,
+        [&](int64_t pm, int64_t pn, const float* pa, const float* pb, float* pc) {
+          run_serial(kr, pm, pn, k, alpha, pa, rsa, csa, pb, rsb, csb, beta, pc, ldc);
+        });
+}
+
+void sgemm_onednn(int threads, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                  int64_t rsa, int64_t csa, const float* b, int64_t rsb, int64_t csb, float beta,
+                  float* c, int64_t ldc) {
+  if (trivial(m, n, k, alpha, beta, c, ldc)) return;
+  const Kernel kr = kernel_for(active_isa());  // for operands dnnl_sgemm does not take
+  split(threads, kr.mr, kr.nr, m, n, k, a, rsa, b, csb, c, ldc,
+        [&](int64_t pm, int64_t pn, const float* pa, const float* pb, float* pc) {
+          if (!onednn::sgemm_serial(pm, pn, k, alpha, pa, rsa, csa, pb, rsb, csb, beta, pc, ldc))
+            run_serial(kr, pm, pn, k, alpha, pa, rsa, csa, pb, rsb, csb, beta, pc, ldc);
+        });
+}
+
 void sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
            const float* b, int64_t rsb, int64_t csb, float beta, float* c, int64_t ldc) {
-  sgemm_on(active_isa(), get_num_threads(), m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc);
+  if (onednn::available())
+    sgemm_onednn(get_num_threads(), m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc);
+  else
+    sgemm_on(active_isa(), get_num_threads(), m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c,
+             ldc);
 }
 
 std::string describe() {
+  if (onednn::available()) return onednn::describe() + " (dnnl_sgemm), parts on nabla's pool";
   return std::string("nabla ") + kernel_for(active_isa()).name + " micro-kernel";
 }
 

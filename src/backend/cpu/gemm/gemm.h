@@ -1,8 +1,10 @@
 #pragma once
-// nabla's float32 GEMM: a packed, cache-blocked driver (gemm.cpp) around register-tiled
+// float32 GEMM: nabla's packed, cache-blocked driver (gemm.cpp) around register-tiled
 // micro-kernels, one per ISA path (kernels_avx512.cpp, kernels_avx2.cpp, the scalar one in
-// gemm.cpp), chosen at run time by active_isa(). Operands are general strided matrices,
-// so transposed and sliced views need no copy before the call (packing reads them).
+// gemm.cpp), chosen at run time by active_isa(); or, when oneDNN is built in, its
+// dnnl_sgemm (onednn/gemm_dnnl.h), split over nabla's pool by the same driver. Operands
+// are general strided matrices, so transposed and sliced views need no copy before the
+// call (packing reads them).
 #include <cstdint>
 #include <string>
 
@@ -16,13 +18,22 @@ namespace nabla::cpu::gemm {
 void sgemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
            const float* b, int64_t rsb, int64_t csb, float beta, float* c, int64_t ldc);
 
-/// The same on a given path (tests run every path the CPU supports). Single-threaded
-/// when `threads` is 1.
+/// The same with nabla's micro-kernels on a given path (tests run every path the CPU
+/// supports). Single-threaded when `threads` is 1.
 void sgemm_on(Isa isa, int threads, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
               int64_t rsa, int64_t csa, const float* b, int64_t rsb, int64_t csb, float beta,
               float* c, int64_t ldc);
 
-/// "nabla avx512 12x32 micro-kernel" and the like, for show_config().
+/// The same through oneDNN's dnnl_sgemm, split over the pool as sgemm_on; parts whose
+/// operands dnnl_sgemm cannot take use nabla's kernels. sgemm() takes this when
+/// onednn::available(): dnnl_sgemm ran 8-25% faster than nabla's kernels on every shape
+/// measured (bench/RESULTS.md, bench_kernels).
+void sgemm_onednn(int threads, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                  int64_t rsa, int64_t csa, const float* b, int64_t rsb, int64_t csb, float beta,
+                  float* c, int64_t ldc);
+
+/// "nabla avx512 12x32 micro-kernel", "oneDNN 2.6.3, avx512_core_bf16 kernels
+/// (dnnl_sgemm), ..." and the like, for show_config().
 std::string describe();
 
 // ---- The micro-kernel contract (for the per-ISA files) ----------------------------------

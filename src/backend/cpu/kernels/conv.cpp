@@ -1,7 +1,7 @@
 // CpuBackend's direct convolutions: oneDNN's primitives (conv/conv_dnnl.h) for float32,
 // when built in; otherwise the op convolves by im2col + gemm.
-#include "backend/cpu/conv/conv_dnnl.h"
 #include "backend/cpu/kernels/cpu_backend.h"
+#include "backend/cpu/onednn/conv_dnnl.h"
 
 NABLA_KERNEL_TARGET
 

@@ -73,9 +73,9 @@ CBLAS_TRANSPOSE blas_ready(bool t) {
   return cblas_trans(t);
 }
 
-// float32 products go to nabla's own GEMM (gemm/gemm.h), whose kernels follow the CPU's
-// feature flags; OpenBLAS picks its kernels from a table of CPU models and falls back
-// to SSE3 on models it does not know.
+// float32 products go to gemm::sgemm (oneDNN's dnnl_sgemm or nabla's micro-kernels, both
+// chosen by the CPU's feature flags); OpenBLAS picks its kernels from a table of CPU
+// models and falls back to SSE3 on models it does not know.
 void blas_gemm(int m, int n, int k, float alpha, const float* a, int lda, bool ta, const float* b,
                int ldb, bool tb, float beta, float* c, int ldc) {
   gemm::sgemm(m, n, k, alpha, a, ta ? 1 : lda, ta ? lda : 1, b, tb ? 1 : ldb, tb ? ldb : 1, beta, c, ldc);

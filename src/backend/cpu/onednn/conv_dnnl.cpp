@@ -4,7 +4,9 @@
 // chunks that nabla's pool takes dynamically, each run by single-threaded primitives (so
 // a core slowed by another process gets fewer chunks, and no OpenMP team spins beside the
 // pool); a single sample runs one primitive on OpenMP threads, as many as nabla's.
-#include "backend/cpu/conv/conv_dnnl.h"
+#include "backend/cpu/onednn/conv_dnnl.h"
+
+#include "backend/cpu/onednn/onednn.h"
 
 #if NABLA_HAVE_DNNL
 
@@ -25,8 +27,6 @@
 #include "nabla/core/error.h"
 #include "nabla/core/storage.h"
 
-extern "C" void omp_set_num_threads(int n);
-
 namespace nabla::cpu::conv {
 namespace {
 
@@ -37,8 +37,7 @@ constexpr auto f32 = memory::data_type::f32;
 
 dnnl::engine& engine() {
   static dnnl::engine* eng = [] {
-    // oneDNN picks its kernels from cpuid; NABLA_ISA=avx2 caps it as it caps nabla's.
-    if (active_isa() == Isa::Avx2) dnnl::set_max_cpu_isa(dnnl::cpu_isa::avx2);
+    (void)onednn::available();  // the ISA cap first
     return new dnnl::engine(dnnl::engine::kind::cpu, 0);
   }();
   return *eng;
@@ -60,7 +59,9 @@ dnnl::stream& stream() {
 // on when the pool's workers woke up).
 constexpr size_t kScratchAlign = 64;
 
-size_t aligned_size(size_t bytes) { return (bytes + kScratchAlign - 1) / kScratchAlign * kScratchAlign; }
+size_t aligned_size(size_t bytes) {
+  return (bytes + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
+}
 
 class Workspace {
  public:
@@ -308,15 +309,14 @@ struct Entry {
           attr, engine(), fwd_pd);
       bwd_d = dnnl::convolution_backward_data(bwd_d_pd);
       bwd_w_pd =
-          with_bias
-              ? dnnl::convolution_backward_weights::primitive_desc(
-                    dnnl::convolution_backward_weights::desc(algo, src_any, wei_any, bias_md,
-                                                             dst_any, strides, dilates, pad, pad),
-                    attr, engine(), fwd_pd)
-              : dnnl::convolution_backward_weights::primitive_desc(
-                    dnnl::convolution_backward_weights::desc(algo, src_any, wei_any, dst_any,
-                                                             strides, dilates, pad, pad),
-                    attr, engine(), fwd_pd);
+          with_bias ? dnnl::convolution_backward_weights::primitive_desc(
+                          dnnl::convolution_backward_weights::desc(
+                              algo, src_any, wei_any, bias_md, dst_any, strides, dilates, pad, pad),
+                          attr, engine(), fwd_pd)
+                    : dnnl::convolution_backward_weights::primitive_desc(
+                          dnnl::convolution_backward_weights::desc(algo, src_any, wei_any, dst_any,
+                                                                   strides, dilates, pad, pad),
+                          attr, engine(), fwd_pd);
       bwd_w = dnnl::convolution_backward_weights(bwd_w_pd);
       gy_in_d = Reorder::make(dst_plain, bwd_d_pd.diff_dst_desc());
       wei_in_d = Reorder::make(wei_plain, bwd_d_pd.weights_desc());
@@ -332,23 +332,11 @@ struct Entry {
 std::shared_ptr<Entry> entry_for(const ConvShape& s, int64_t n, bool with_bias, int threads) {
   static std::mutex mutex;
   static std::map<Key, std::shared_ptr<Entry>> cache;
-  const Key key{n,
-                s.c,
-                s.h,
-                s.w,
-                s.o,
-                s.kh,
-                s.kw,
-                s.stride[0],
-                s.stride[1],
-                s.padding[0],
-                s.padding[1],
-                s.dilation[0],
-                s.dilation[1],
-                s.groups,
-                with_bias,
-                threads};
-  omp_set_num_threads(threads);
+  const Key key{
+      n,           s.c,         s.h,          s.w,          s.o,           s.kh,          s.kw,
+      s.stride[0], s.stride[1], s.padding[0], s.padding[1], s.dilation[0], s.dilation[1], s.groups,
+      with_bias,   threads};
+  onednn::set_threads(threads);
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
@@ -393,16 +381,17 @@ void over_batch(const ConvShape& s, const Chunks& chunks, bool with_bias, Scratc
   std::shared_ptr<Entry> big = entry_for(s, chunks.q + (chunks.r ? 1 : 0), with_bias, threads);
   std::shared_ptr<Entry> small = chunks.r ? entry_for(s, chunks.q, with_bias, threads) : big;
   const size_t need = std::max(scratch(*big), scratch(*small));
-  ScratchPool::instance().reserve(need, static_cast<int>(std::min<int64_t>(chunks.count, get_num_threads())));
+  ScratchPool::instance().reserve(
+      need, static_cast<int>(std::min<int64_t>(chunks.count, get_num_threads())));
   if (chunks.count == 1) {
-    omp_set_num_threads(threads);
+    onednn::set_threads(threads);
     ChunkScope scope;
     body(0, 0, *big);
     stream().wait();
     return;
   }
   parallel_for(0, chunks.count, 1, [&](int64_t b, int64_t e) {
-    omp_set_num_threads(1);
+    onednn::set_threads(1);
     for (int64_t i = b; i < e; ++i) {
       ChunkScope scope;
       body(i, chunks.begin(i), i < chunks.r ? *big : *small);
@@ -441,10 +430,7 @@ void forward_chunk(const ConvShape& s, Entry& e, int64_t b0, const float* x, con
 
 }  // namespace
 
-bool available() {
-  static const bool on = active_isa() != Isa::Scalar;
-  return on;
-}
+bool available() { return onednn::available(); }
 
 bool forward(const ConvShape& s, const float* x, const float* w, const float* b, float* y) {
   return guarded("conv2d", [&] {
@@ -476,7 +462,8 @@ bool backward(const ConvShape& s, const float* x, const float* w, const float* g
         dy.load(e.gy_in_d);
         wei.load(e.wei_in_d);
         execute(e.bwd_d, e.bwd_d_pd,
-                {{DNNL_ARG_DIFF_DST, dy.mem}, {DNNL_ARG_WEIGHTS, wei.mem},
+                {{DNNL_ARG_DIFF_DST, dy.mem},
+                 {DNNL_ARG_WEIGHTS, wei.mem},
                  {DNNL_ARG_DIFF_SRC, dx.mem}});
         dx.store(e.gx_out);
       }
@@ -510,32 +497,8 @@ bool backward(const ConvShape& s, const float* x, const float* w, const float* g
 }
 
 std::string describe() {
-  if (!available()) return "im2col + nabla GEMM (oneDNN disabled by NABLA_ISA=scalar)";
-  const dnnl_version_t* v = dnnl::version();
-  (void)engine();
-  std::ostringstream out;
-  out << "oneDNN " << v->major << "." << v->minor << "." << v->patch << ", ";
-  switch (dnnl::get_effective_cpu_isa()) {
-    case dnnl::cpu_isa::avx2:
-      out << "avx2";
-      break;
-    case dnnl::cpu_isa::avx512_core:
-      out << "avx512_core";
-      break;
-    case dnnl::cpu_isa::avx512_core_vnni:
-      out << "avx512_core_vnni";
-      break;
-    case dnnl::cpu_isa::avx512_core_bf16:
-      out << "avx512_core_bf16";
-      break;
-    case dnnl::cpu_isa::avx512_core_amx:
-      out << "avx512_core_amx";
-      break;
-    default:
-      out << "baseline";
-  }
-  out << " kernels, batch chunks on nabla's pool";
-  return out.str();
+  if (!available()) return "im2col + nabla GEMM (" + onednn::describe() + ")";
+  return onednn::describe() + ", batch chunks on nabla's pool";
 }
 
 }  // namespace nabla::cpu::conv
