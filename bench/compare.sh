@@ -64,6 +64,14 @@ for load in idle busy; do
   done
   [ "$load" = busy ] && stop_load
 done
+# A CPU OpenBLAS does not know (the Xeon of issue 12 ran its SSE3 "Prescott" kernels),
+# emulated by forcing those kernels: LibTorch's products go through OpenBLAS, nabla's not.
+for t in 1 2; do
+  read -r n l r < <(OPENBLAS_CORETYPE=Prescott wn bench_w2 "$t")
+  row "W2 ms/step, OpenBLAS forced to Prescott" "$t" idle "$n" "$l" "$r"
+  read -r n l r < <(OPENBLAS_CORETYPE=Prescott wn bench_w3 "$t")
+  row "W3 ms/step, OpenBLAS forced to Prescott" "$t" idle "$n" "$l" "$r"
+done
 w5n=$("$b/bench_w5" | sed -n 's/.*peak RSS \([0-9.]*\) MiB.*/\1/p')
 w5l=$("$b/bench_w3" --only libtorch --threads 1 | sed -n 's/.*peak RSS \([0-9.]*\) MiB.*/\1/p')
 row "W5 peak RSS MiB (W3 training)" 1 idle "$w5n" "$w5l" "$(awk -v a="$w5n" -v b="$w5l" 'BEGIN { printf "%.3f", a / b }')"

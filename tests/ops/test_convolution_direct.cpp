@@ -23,12 +23,14 @@ struct Geometry {
 };
 
 const std::vector<Geometry> kCases = {
-    {1, 1, 28, 28, 32, 3, 3, {1}, {1}, {1}, 1, true},     // W3's first layer, one sample
-    {5, 32, 14, 14, 64, 3, 3, {1}, {1}, {1}, 1, true},    // W3's second, an odd batch
+    {1, 1, 28, 28, 32, 3, 3, {1}, {1}, {1}, 1, true},   // W3's first layer, one sample
+    {5, 32, 14, 14, 64, 3, 3, {1}, {1}, {1}, 1, true},  // W3's second, an odd batch
     {3, 8, 9, 7, 6, 3, 2, {2, 1}, {1, 0}, {1, 2}, 1, false},
-    {4, 6, 8, 8, 9, 3, 3, {1}, {2}, {2}, 3, true},         // groups and dilation
-    {2, 16, 7, 7, 16, 3, 3, {1}, {1}, {1}, 16, false},     // depthwise
-    {7, 16, 6, 6, 24, 1, 1, {1}, {0}, {1}, 1, true},       // 1x1
+    {4, 6, 8, 8, 9, 3, 3, {1}, {2}, {2}, 3, true},      // groups and dilation
+    {2, 16, 7, 7, 16, 3, 3, {1}, {1}, {1}, 16, false},  // depthwise
+    {7, 16, 6, 6, 24, 1, 1, {1}, {0}, {1}, 1, true},    // 1x1
+    {5, 8, 24, 24, 10, 1, 1, {1}, {0}, {1}, 1, true},   // 1x1 on 576 positions: products
+    {1, 6, 32, 20, 7, 1, 1, {1}, {0}, {1}, 1, false},   // the same, one sample
     {3, 4, 11, 10, 5, 5, 5, {3, 2}, {2, 2}, {1}, 1, true},
 };
 
