@@ -1,4 +1,5 @@
-// float32 sin, cos, tan, asin, acos, atan, sinh, cosh, atan2, pow, fmod and remainder
+// float32 sin, cos, tan, asin, acos, atan, sinh, cosh, atan2, pow (tensor and scalar
+// exponents), fmod and remainder
 // through the CPU kernels (Note [Float math in double], src/backend/cpu/vec_math_wide.h):
 // the ISA path in use (ctest runs this file again under NABLA_ISA=avx2 and scalar), its
 // vector code and its libm fallback together, against libm in double over a sweep of
@@ -109,6 +110,16 @@ TEST_F(TranscendentalKernels, UnaryWithinOneUlpOverEveryBinade) {
       {"atan", [](const Tensor& t) { return t.atan(); }, [](double v) { return std::atan(v); }},
       {"sinh", [](const Tensor& t) { return t.sinh(); }, [](double v) { return std::sinh(v); }},
       {"cosh", [](const Tensor& t) { return t.cosh(); }, [](double v) { return std::cosh(v); }},
+      // pow with a scalar exponent (its own kernel): fractional, odd and even negative ones;
+      // the exponent is taken in the tensor's dtype, as LibTorch does.
+      {"x^2.5", [](const Tensor& t) { return t.pow(2.5); },
+       [](double v) { return std::pow(v, 2.5); }},
+      {"x^-3", [](const Tensor& t) { return t.pow(-3.0); },
+       [](double v) { return std::pow(v, -3.0); }},
+      {"x^-4", [](const Tensor& t) { return t.pow(-4.0); },
+       [](double v) { return std::pow(v, -4.0); }},
+      {"x^0.3", [](const Tensor& t) { return t.pow(0.3); },
+       [](double v) { return std::pow(v, double(0.3f)); }},
   };
   for (const Case& c : cases) {
     const Worst w = worst_unary(xs, c.f(x), c.ref);

@@ -230,12 +230,15 @@ NABLA_VEC_INLINE bool vec_pow_slow(float x, float y) {
 }
 NABLA_VEC_INLINE bool vec_pow_slow(double, double) { return false; }
 NABLA_VEC_INLINE float vec_pow(float x, float y) {
-  const double yd = y;
+  const double yd = y, xd = x;
   const double r = wide::exp(yd * wide::log_of_positive(std::fabs(x)));  // 0 * log: exactly 1
-  const double half = yd * 0.5;
-  const bool odd = std::nearbyint(half) != half, integral = std::nearbyint(yd) == yd;
-  const double neg = integral ? (odd ? -r : r) : NAN;
-  return static_cast<float>(x < 0.0f ? neg : r);
+  // A negative base's factor, in arithmetic rather than selects (a scalar exponent makes
+  // them loop-invariant selects, which GCC does not vectorize): -1 for odd integers
+  // (y - 2 round(y / 2) = +-1), 1 for even ones, NaN for fractions (sqrt of a negative).
+  const double fraction = std::fabs(yd - std::nearbyint(yd));
+  const double parity = yd - 2.0 * std::nearbyint(yd * 0.5);
+  const double factor = (1.0 - 2.0 * std::fabs(parity)) + std::sqrt(-fraction);
+  return static_cast<float>(xd < 0.0 ? r * factor : r);
 }
 NABLA_VEC_INLINE double vec_pow(double x, double y) { return std::pow(x, y); }
 
