@@ -1,5 +1,5 @@
-// float32 sin, cos, tan, asin, acos, atan, sinh, cosh, atan2, pow (tensor and scalar
-// exponents), fmod and remainder
+// float32 sin, cos, tan, asin, acos, atan, sinh, cosh, log2, log10, exp2, atan2, pow
+// (tensor and scalar exponents), fmod and remainder
 // through the CPU kernels (Note [Float math in double], src/backend/cpu/vec_math_wide.h):
 // the ISA path in use (ctest runs this file again under NABLA_ISA=avx2 and scalar), its
 // vector code and its libm fallback together, against libm in double over a sweep of
@@ -110,6 +110,9 @@ TEST_F(TranscendentalKernels, UnaryWithinOneUlpOverEveryBinade) {
       {"atan", [](const Tensor& t) { return t.atan(); }, [](double v) { return std::atan(v); }},
       {"sinh", [](const Tensor& t) { return t.sinh(); }, [](double v) { return std::sinh(v); }},
       {"cosh", [](const Tensor& t) { return t.cosh(); }, [](double v) { return std::cosh(v); }},
+      {"log2", [](const Tensor& t) { return t.log2(); }, [](double v) { return std::log2(v); }},
+      {"log10", [](const Tensor& t) { return t.log10(); }, [](double v) { return std::log10(v); }},
+      {"exp2", [](const Tensor& t) { return t.exp2(); }, [](double v) { return std::exp2(v); }},
       // pow with a scalar exponent (its own kernel): fractional, odd and even negative ones;
       // the exponent is taken in the tensor's dtype, as LibTorch does.
       {"x^2.5", [](const Tensor& t) { return t.pow(2.5); },

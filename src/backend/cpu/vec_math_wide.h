@@ -1,6 +1,7 @@
 #pragma once
 // Note [Float math in double]
-// sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, pow and fmod of floats, written as
+// sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, pow, log2, log10, exp2 and fmod of
+// floats, written as
 // straight-line arithmetic the compiler vectorizes, evaluated in double: the arguments
 // are widened (exactly), reduced and fed to polynomials accurate to about 1e-12, and the
 // result is rounded to float once. So results are within 1 ulp (correctly rounded but
@@ -241,6 +242,28 @@ NABLA_VEC_INLINE float vec_pow(float x, float y) {
   return static_cast<float>(xd < 0.0 ? r * factor : r);
 }
 NABLA_VEC_INLINE double vec_pow(double x, double y) { return std::pow(x, y); }
+
+// ---- log2, log10, exp2 -------------------------------------------------------------------
+
+/// log2 and log10: fast for positive finite x (subnormals included); zero, negative, inf
+/// and NaN follow libm.
+NABLA_VEC_INLINE bool vec_log_slow(float x) { return !(x > 0.0f) | !(x < INFINITY); }
+NABLA_VEC_INLINE bool vec_log_slow(double) { return false; }
+NABLA_VEC_INLINE float vec_log2(float x) {
+  return static_cast<float>(wide::log_of_positive(vec_log_slow(x) ? 1.0f : x) * 1.4426950408889634);
+}
+NABLA_VEC_INLINE double vec_log2(double x) { return std::log2(x); }
+NABLA_VEC_INLINE float vec_log10(float x) {
+  return static_cast<float>(wide::log_of_positive(vec_log_slow(x) ? 1.0f : x) *
+                            0.43429448190325182);
+}
+NABLA_VEC_INLINE double vec_log10(double x) { return std::log10(x); }
+
+/// exp2 over the whole range (past +-200 the double result is inf or 0 in float anyway).
+NABLA_VEC_INLINE float vec_exp2(float x) {
+  return static_cast<float>(wide::exp(static_cast<double>(x) * 0.69314718055994531));
+}
+NABLA_VEC_INLINE double vec_exp2(double x) { return std::exp2(x); }
 
 // ---- fmod -----------------------------------------------------------------------------
 

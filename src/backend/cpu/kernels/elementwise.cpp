@@ -271,10 +271,17 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
       case UnaryOp::Sqrt: return run_unary<T, T>(out, in, [](T x) { return std::sqrt(x); });
       case UnaryOp::Rsqrt: return run_unary<T, T>(out, in, [](T x) { return T(1) / std::sqrt(x); });
       case UnaryOp::Exp: return run_unary<T, T>(out, in, [](T x) { return vec_exp(x); });
-      case UnaryOp::Exp2: return run_unary<T, T>(out, in, [](T x) { return std::exp2(x); });
+      case UnaryOp::Exp2:
+        return run_unary<T, T>(out, in, [](T x) { return vec_exp2(x); });
       case UnaryOp::Log: return run_unary<T, T>(out, in, [](T x) { return vec_log(x); });
-      case UnaryOp::Log2: return run_unary<T, T>(out, in, [](T x) { return std::log2(x); });
-      case UnaryOp::Log10: return run_unary<T, T>(out, in, [](T x) { return std::log10(x); });
+      case UnaryOp::Log2:
+        return run_unary_checked<T>(
+            out, in, [](T x) { return vec_log2(x); }, [](T x) { return vec_log_slow(x); },
+            [](T x) { return static_cast<T>(std::log2(static_cast<double>(x))); });
+      case UnaryOp::Log10:
+        return run_unary_checked<T>(
+            out, in, [](T x) { return vec_log10(x); }, [](T x) { return vec_log_slow(x); },
+            [](T x) { return static_cast<T>(std::log10(static_cast<double>(x))); });
       case UnaryOp::Log1p: return run_unary<T, T>(out, in, [](T x) { return vec_log1p(x); });
       case UnaryOp::Expm1: return run_unary<T, T>(out, in, [](T x) { return vec_expm1(x); });
       case UnaryOp::Sin:
