@@ -225,7 +225,9 @@ void conv_row(const Conv& cv) {
 int main(int argc, char** argv) {
   int threads = 1;
   bool gemm_only = false;
+  std::string only;  // --only SUBSTRING: the conv rows whose names contain it
   for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--only" && i + 1 < argc) only = argv[i + 1];
     if (std::string(argv[i]) == "--threads" && i + 1 < argc) threads = std::stoi(argv[i + 1]);
     if (std::string(argv[i]) == "--gemm-only") gemm_only = true;
   }
@@ -257,7 +259,13 @@ int main(int argc, char** argv) {
       {"ResNet 32x128x28x28 -> 128, 3x3", 32, 128, 28, 28, 128, 3, 1, 1},
       {"ResNet 32x256x14x14 -> 256, 3x3", 32, 256, 14, 14, 256, 3, 1, 1},
       {"ResNet 1x512x7x7 -> 512, 3x3", 1, 512, 7, 7, 512, 3, 1, 1},
+      {"ResNet 1x256x7x7 -> 256, 3x3", 1, 256, 7, 7, 256, 3, 1, 1},
+      {"ResNet 32x256x7x7 -> 256, 3x3", 32, 256, 7, 7, 256, 3, 1, 1},
+      {"ResNet 1x256x14x14 -> 256, 1x1", 1, 256, 14, 14, 256, 1, 1, 0},
+      {"ResNet 32x128x14x14 -> 256, 1x1", 32, 128, 14, 14, 256, 1, 1, 0},
+      {"ResNet 32x64x7x7 -> 256, 1x1", 32, 64, 7, 7, 256, 1, 1, 0},
       {"ResNet 32x128x56x56 -> 128, 3x3 s2", 32, 128, 56, 56, 128, 3, 2, 1},
   };
-  for (const auto& cv : convs) conv_row(cv);
+  for (const auto& cv : convs)
+    if (std::string(cv.name).find(only) != std::string::npos) conv_row(cv);
 }

@@ -31,6 +31,8 @@ const std::vector<Geometry> kCases = {
     {7, 16, 6, 6, 24, 1, 1, {1}, {0}, {1}, 1, true},    // 1x1
     {5, 8, 24, 24, 10, 1, 1, {1}, {0}, {1}, 1, true},   // 1x1 on 576 positions: products
     {1, 6, 32, 20, 7, 1, 1, {1}, {0}, {1}, 1, false},   // the same, one sample
+    {9, 12, 14, 14, 10, 1, 1, {1}, {0}, {1}, 1, true},  // 14 x 14, batch 9: products
+    {2, 12, 14, 14, 10, 1, 1, {1}, {0}, {1}, 1, true},  // 14 x 14, batch 2: oneDNN
     {3, 4, 11, 10, 5, 5, 5, {3, 2}, {2, 2}, {1}, 1, true},
 };
 

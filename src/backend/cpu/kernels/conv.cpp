@@ -21,12 +21,11 @@ conv::ConvShape shape_of(const Tensor& image, const Tensor& weight, const Window
 const float* data_or_null(const Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
 float* mutable_or_null(const Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
 
-// A 1x1, stride-1, unpadded, single-group convolution on an image of at least
-// pointwise::kMinPositions positions.
+// A 1x1, stride-1, unpadded, single-group convolution whose shape pointwise::pays().
 bool pointwise_shape(const Tensor& image, const Tensor& weight, const WindowGeometry& g,
                      int64_t groups, pointwise::Shape& s) {
   if (groups != 1 || g.kh != 1 || g.kw != 1 || g.sh != 1 || g.sw != 1 || g.ph != 0 || g.pw != 0 ||
-      g.oh * g.ow < pointwise::kMinPositions)
+      !pointwise::pays(image.size(0), g.oh * g.ow))
     return false;
   s = {image.size(0), image.size(1), weight.size(0), g.oh * g.ow};
   return true;

@@ -455,14 +455,16 @@ bool backward(const ConvShape& s, const float* x, const float* w, const float* g
       return e.backward_scratch(gx != nullptr, gw || gb);
     };
     over_batch(s, chunks, with_bias, scratch, [&](int64_t i, int64_t b0, Entry& e) {
+      float* gy_plain = const_cast<float*>(gy + b0 * y_step);
+      std::optional<Operand> dy_d;  // the output gradient as backward-data took it
       if (gx) {
-        Operand dy(e.dst_plain, e.bwd_d_pd.diff_dst_desc(), const_cast<float*>(gy + b0 * y_step));
+        dy_d.emplace(e.dst_plain, e.bwd_d_pd.diff_dst_desc(), gy_plain);
         Operand wei(e.wei_plain, e.bwd_d_pd.weights_desc(), const_cast<float*>(w));
         Operand dx(e.src_plain, e.bwd_d_pd.diff_src_desc(), gx + b0 * x_step);
-        dy.load(e.gy_in_d);
+        dy_d->load(e.gy_in_d);
         wei.load(e.wei_in_d);
         execute(e.bwd_d, e.bwd_d_pd,
-                {{DNNL_ARG_DIFF_DST, dy.mem},
+                {{DNNL_ARG_DIFF_DST, dy_d->mem},
                  {DNNL_ARG_WEIGHTS, wei.mem},
                  {DNNL_ARG_DIFF_SRC, dx.mem}});
         dx.store(e.gx_out);
@@ -470,10 +472,14 @@ bool backward(const ConvShape& s, const float* x, const float* w, const float* g
       if (gw || gb) {
         float* pw = partial + i * (wsize + s.o);
         Operand src(e.src_plain, e.bwd_w_pd.src_desc(), const_cast<float*>(x + b0 * x_step));
-        Operand dy(e.dst_plain, e.bwd_w_pd.diff_dst_desc(), const_cast<float*>(gy + b0 * y_step));
+        // Backward-weights mostly wants the output gradient in the layout backward-data
+        // had it reordered to: reordered once then.
+        const bool shared = dy_d && dy_d->mem.get_desc() == e.bwd_w_pd.diff_dst_desc();
+        Operand dy(e.dst_plain, shared ? e.dst_plain : e.bwd_w_pd.diff_dst_desc(), gy_plain);
+        if (shared) dy.mem = dy_d->mem;
         Operand dw(e.wei_plain, e.bwd_w_pd.diff_weights_desc(), pw);
         src.load(e.src_in_w);
-        dy.load(e.gy_in_w);
+        if (!shared) dy.load(e.gy_in_w);
         std::unordered_map<int, memory> args{
             {DNNL_ARG_SRC, src.mem}, {DNNL_ARG_DIFF_DST, dy.mem}, {DNNL_ARG_DIFF_WEIGHTS, dw.mem}};
         if (with_bias) args.emplace(DNNL_ARG_DIFF_BIAS, memory(e.bias_md, engine(), pw + wsize));
