@@ -5,7 +5,7 @@
 #include <unordered_map>
 
 #include "autograd/accumulate_grad.h"
-#include "autograd/atomic_file.h"
+#include "core/atomic_file.h"
 #include "nabla/autograd/node.h"
 
 namespace nabla::utils {
@@ -79,7 +79,7 @@ std::string to_dot(const Tensor& t) {
 }
 
 void save_dot(const Tensor& t, const std::string& path) {
-  autograd::write_file_atomically(path, to_dot(t), "save_dot");
+  detail::write_file_atomically(path, to_dot(t), "save_dot");
 }
 
 }  // namespace nabla::utils

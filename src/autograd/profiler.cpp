@@ -19,7 +19,7 @@
 
 #include <unistd.h>
 
-#include "autograd/atomic_file.h"
+#include "core/atomic_file.h"
 #include "nabla/autograd/node.h"
 #include "nabla/core/error.h"
 
@@ -299,7 +299,7 @@ std::string chrome_trace_json() {
 }
 
 void save_chrome_trace(const std::string& path) {
-  write_file_atomically(path, chrome_trace_json(), "save_chrome_trace");
+  nabla::detail::write_file_atomically(path, chrome_trace_json(), "save_chrome_trace");
 }
 
 }  // namespace nabla::autograd::profiler

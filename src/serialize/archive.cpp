@@ -11,6 +11,7 @@
 
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/ops/factories.h"
+#include "core/atomic_file.h"
 #include "safetensors.h"
 
 namespace nabla::serialize {
@@ -46,7 +47,7 @@ void OutputArchive::write_metadata(const std::string& key, const std::string& va
 }
 
 void OutputArchive::save_to(const std::string& filename) const {
-  detail::write_file_atomically(filename, detail::encode_safetensors(tensors_, metadata_));
+  nabla::detail::write_file_atomically(filename, detail::encode_safetensors(tensors_, metadata_), "save");
 }
 
 void OutputArchive::save_to(std::ostream& stream) const {

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "nabla/ops/factories.h"
+#include "core/atomic_file.h"
 #include "safetensors.h"
 
 namespace nabla {
@@ -316,7 +317,7 @@ OrderedDict<std::string, Tensor> decode_npz(const std::string& b, const std::str
 }  // namespace serialize::detail
 
 void save_npy(const std::string& path, const Tensor& tensor) {
-  serialize::detail::write_file_atomically(path, serialize::detail::encode_npy(tensor));
+  nabla::detail::write_file_atomically(path, serialize::detail::encode_npy(tensor), "save_npy");
 }
 
 Tensor load_npy(const std::string& path) {
@@ -325,7 +326,7 @@ Tensor load_npy(const std::string& path) {
 }
 
 void save_npz(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& arrays) {
-  serialize::detail::write_file_atomically(path, serialize::detail::encode_npz(arrays));
+  nabla::detail::write_file_atomically(path, serialize::detail::encode_npz(arrays), "save_npz");
 }
 
 OrderedDict<std::string, Tensor> load_npz(const std::string& path) {

@@ -1,12 +1,7 @@
-// safetensors encoding and validated decoding; atomic file writes.
+// safetensors encoding and validated decoding.
 #include "safetensors.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -56,10 +51,6 @@ bool dtype_from_code(const std::string& code, ScalarType& out) {
 
 void put_le64(std::string& out, uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-std::string sys_error(const std::string& what, const std::string& path) {
-  return what + " '" + path + "': " + std::strerror(errno);
 }
 
 }  // namespace
@@ -206,46 +197,6 @@ SafetensorsContents decode_safetensors(uint64_t size, const ReadAt& read_at,
   }
   for (auto& [name, t] : loaded) out.tensors.insert(name, std::move(t));
   return out;
-}
-
-void write_file_atomically(const std::string& path, const std::string& bytes) {
-  static std::atomic<uint64_t> counter{0};
-  const std::string tmp =
-      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  NABLA_CHECK(fd >= 0, "save: ", sys_error("cannot create temporary file", tmp));
-  auto abandon = [&](const std::string& why) {
-    const std::string msg = sys_error(why, path);
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    NABLA_CHECK(false, "save: ", msg, " (the previous file, if any, is unchanged)");
-  };
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) abandon("cannot write");
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) abandon("cannot fsync");
-  if (::close(fd) != 0) {
-    ::unlink(tmp.c_str());
-    NABLA_CHECK(false, "save: ", sys_error("cannot close", tmp));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string msg = sys_error("cannot rename the temporary file onto", path);
-    ::unlink(tmp.c_str());
-    NABLA_CHECK(false, "save: ", msg);
-  }
-  // Make the rename itself durable.
-  const auto slash = path.find_last_of('/');
-  const std::string dir =
-      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
 }
 
 }  // namespace nabla::serialize::detail

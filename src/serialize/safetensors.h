@@ -31,8 +31,4 @@ std::string encode_safetensors(const OrderedDict<std::string, Tensor>& tensors,
 using ReadAt = std::function<void(uint64_t offset, uint64_t bytes, void* dst)>;
 SafetensorsContents decode_safetensors(uint64_t size, const ReadAt& read_at, const std::string& source);
 
-/// Writes `bytes` to `path` atomically: temporary file in the same directory, fsync,
-/// rename over `path`, fsync of the directory. On failure the old file is untouched.
-void write_file_atomically(const std::string& path, const std::string& bytes);
-
 }  // namespace nabla::serialize::detail

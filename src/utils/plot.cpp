@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "nabla/core/error.h"
-#include "serialize/safetensors.h"
+#include "core/atomic_file.h"
 
 namespace nabla::utils {
 
@@ -122,7 +122,7 @@ std::string render_svg(const std::vector<Series>& series, const PlotOptions& o) 
 }
 
 void plot_svg(const std::string& path, const std::vector<Series>& series, const PlotOptions& options) {
-  serialize::detail::write_file_atomically(path, render_svg(series, options));
+  nabla::detail::write_file_atomically(path, render_svg(series, options), "plot_svg");
 }
 
 }  // namespace nabla::utils

@@ -1,4 +1,4 @@
-#include "autograd/atomic_file.h"
+#include "core/atomic_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 
 #include "nabla/core/error.h"
 
-namespace nabla::autograd {
+namespace nabla::detail {
 namespace {
 
 std::string directory_of(const std::string& path) {
@@ -27,7 +27,7 @@ class TempFile {
     name_ = path + ".tmp.XXXXXX";
     std::vector<char> buf(name_.begin(), name_.end());
     buf.push_back('\0');
-    fd_ = ::mkstemp(buf.data());
+    fd_ = ::mkostemp(buf.data(), O_CLOEXEC);
     NABLA_CHECK(fd_ >= 0, op, ": cannot create a temporary file next to '", path,
                 "': ", std::strerror(errno));
     name_.assign(buf.data());
@@ -64,15 +64,16 @@ void write_file_atomically(const std::string& path, std::string_view data, const
   while (left > 0) {
     ssize_t n = ::write(tmp.fd(), p, left);
     if (n < 0 && errno == EINTR) continue;
-    NABLA_CHECK(n > 0, op, ": cannot write '", tmp.name(), "': ", std::strerror(errno));
+    NABLA_CHECK(n > 0, op, ": cannot write '", tmp.name(), "': ", std::strerror(errno),
+                " (the previous file, if any, is unchanged)");
     p += n;
     left -= static_cast<size_t>(n);
   }
   // mkstemp creates 0600; use the usual 0644 (reading the umask would briefly change
   // it for every thread).
   ::fchmod(tmp.fd(), 0644);
-  NABLA_CHECK(::fsync(tmp.fd()) == 0, op, ": cannot flush '", tmp.name(),
-              "': ", std::strerror(errno));
+  NABLA_CHECK(::fsync(tmp.fd()) == 0, op, ": cannot flush '", tmp.name(), "': ", std::strerror(errno),
+              " (the previous file, if any, is unchanged)");
   NABLA_CHECK(tmp.close() == 0, op, ": cannot close '", tmp.name(), "': ", std::strerror(errno));
   NABLA_CHECK(::rename(tmp.name().c_str(), path.c_str()) == 0, op, ": cannot rename '", tmp.name(),
               "' to '", path, "': ", std::strerror(errno));
@@ -85,4 +86,4 @@ void write_file_atomically(const std::string& path, std::string_view data, const
   }
 }
 
-}  // namespace nabla::autograd
+}  // namespace nabla::detail

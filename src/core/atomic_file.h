@@ -1,0 +1,16 @@
+#pragma once
+// The library's one way to write a whole file so that readers see either the old file
+// or the complete new one, never a partial write: safetensors and .npy/.npz saves,
+// checkpoints, SVG plots, DOT graphs, profiler traces. In core so every layer can use it.
+#include <string>
+#include <string_view>
+
+namespace nabla::detail {
+
+/// Writes `data` to a temporary file in `path`'s directory (`path.tmp.XXXXXX`), fsyncs
+/// it, renames it over `path` and fsyncs the directory. On failure: a nabla::Error
+/// naming `op`, the path and the system error; the temporary file is removed and the
+/// previous file, if any, is unchanged.
+void write_file_atomically(const std::string& path, std::string_view data, const char* op);
+
+}  // namespace nabla::detail
