@@ -4,14 +4,13 @@
 // Prints GFLOP/s per library and pass; oneDNN is timed twice: its primitive alone on
 // the blocked layouts it prefers, and with the reorders an NCHW framework pays per call.
 //
-//   OMP_NUM_THREADS=N ./build/bench/bench_kernels [--threads N] [--gemm-only]
+//   ./build/bench/bench_kernels [--threads N] [--gemm-only] [--only SUBSTRING]
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -19,10 +18,9 @@
 #include <nabla/nabla.h>
 
 #include "backend/cpu/gemm/gemm.h"
+#include "backend/cpu/onednn/onednn.h"
 
 #include NABLA_CBLAS_HEADER
-
-extern "C" char* openblas_get_corename(void);
 
 namespace {
 
@@ -45,35 +43,6 @@ double time_call(const std::function<void()>& f) {
   }
   std::sort(rounds.begin(), rounds.end());
   return rounds[rounds.size() / 2];
-}
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown";
-}
-
-const char* dnnl_isa_name() {
-  switch (dnnl::get_effective_cpu_isa()) {
-    case dnnl::cpu_isa::sse41:
-      return "sse41";
-    case dnnl::cpu_isa::avx:
-      return "avx";
-    case dnnl::cpu_isa::avx2:
-      return "avx2";
-    case dnnl::cpu_isa::avx512_core:
-      return "avx512_core";
-    case dnnl::cpu_isa::avx512_core_vnni:
-      return "avx512_core_vnni";
-    case dnnl::cpu_isa::avx512_core_bf16:
-      return "avx512_core_bf16";
-    case dnnl::cpu_isa::avx512_core_amx:
-      return "avx512_core_amx";
-    default:
-      return "other";
-  }
 }
 
 void gemm_row(int64_t m, int64_t n, int64_t k) {
@@ -233,9 +202,9 @@ int main(int argc, char** argv) {
   }
   nabla::set_num_threads(threads);
   openblas_set_num_threads(threads);
-  setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 1);
-  std::printf("CPU: %s; OpenBLAS core: %s; oneDNN ISA: %s; threads: %d\n\n", cpu_model().c_str(),
-              openblas_get_corename(), dnnl_isa_name(), threads);
+  nabla::cpu::onednn::set_threads(threads);  // dnnl_sgemm called directly runs on OpenMP
+  // The CPU (model, family, model number) and every kernel path, as the trainer prints them.
+  std::printf("%s\n", nabla::show_config().c_str());
   std::printf(
       "GFLOP/s, higher is better.\n\n| sgemm (row-major) | OpenBLAS | dnnl_sgemm | %s "
       "|\n|---|---:|---:|---:|\n",

@@ -17,6 +17,7 @@
 #include <limits>
 #include <vector>
 
+#include "float_ulps.h"
 #include "test_util.h"
 
 namespace {
@@ -26,22 +27,8 @@ using nabla::Tensor;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-float from_bits(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, sizeof f);
-  return f;
-}
-
-// Error of `got` in units of the float spacing at the correctly rounded `want` (spacing
-// of the smallest subnormal below it); NaN-ness, infinities and zero signs must match.
-double ulps(float got, double want) {
-  const float w = static_cast<float>(want);
-  if (std::isnan(w) || std::isnan(got)) return std::isnan(w) == std::isnan(got) ? 0 : 1e30;
-  if (std::isinf(w) || std::isinf(got)) return got == w ? 0 : 1e30;
-  if (w == 0 && got == 0) return std::signbit(w) == std::signbit(got) ? 0 : 1e30;
-  const double spacing = std::nextafter(std::fabs(w), kInf) - std::fabs(w);
-  return std::fabs(static_cast<double>(got) - want) / spacing;
-}
+using nabla::testing::from_bits;
+using nabla::testing::ulps;
 
 Tensor tensor_of(const std::vector<float>& v) {
   return nabla::from_blob(const_cast<float*>(v.data()), {static_cast<int64_t>(v.size())}).clone();

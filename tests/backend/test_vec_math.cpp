@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "backend/cpu/vec_math.h"
+#include "float_ulps.h"
 
 namespace {
 
@@ -17,21 +18,8 @@ using namespace nabla::cpu;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-float from_bits(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, sizeof f);
-  return f;
-}
-
-// Error of `got` in units of the float spacing at the correctly rounded `want`; results
-// below `abs_floor` in magnitude are measured in units of abs_floor instead.
-double ulps(float got, double want, double abs_floor) {
-  const float w = static_cast<float>(want);
-  if (std::isinf(w) || std::isinf(got)) return got == w ? 0 : 1e30;
-  const double spacing =
-      std::max<double>(std::nextafter(std::fabs(w), kInf) - std::fabs(w), abs_floor);
-  return std::fabs(static_cast<double>(got) - want) / spacing;
-}
+using nabla::testing::from_bits;
+using nabla::testing::ulps;
 
 struct Sweep {
   double worst = 0;

@@ -36,21 +36,6 @@ float row_sum(const float* p, int64_t n) {
   return s;
 }
 
-// Scratch from nabla's caching allocator (no system allocation once warm).
-struct Scratch {
-  float* p;
-  size_t bytes;
-  explicit Scratch(int64_t floats)
-      : p(floats > 0 ? static_cast<float*>(cpu_alloc(static_cast<size_t>(floats) * sizeof(float)))
-                     : nullptr),
-        bytes(static_cast<size_t>(floats) * sizeof(float)) {}
-  ~Scratch() {
-    if (p) cpu_free(p, bytes);
-  }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-};
-
 }  // namespace
 
 void forward(const Shape& s, const float* x, const float* w, const float* b, float* y) {
@@ -73,11 +58,13 @@ void backward(const Shape& s, const float* x, const float* w, const float* gy, f
   // Per part: a partial weight gradient, transposed [C, O] (x[i] @ gy[i]^T ran 96 GFLOP/s
   // where gy[i] @ x[i]^T ran 78 on ResNet's 32x256x56x56 -> 64), summed below in part
   // order, and partial bias sums [O].
-  const Scratch partial(gw || gb ? parts * (s.o * s.c + s.o) : 0);
-  float* pw = partial.p;
+  const int64_t len = s.o * s.c + s.o;
+  // From nabla's caching allocator (no system allocation once warm).
+  const StorageImpl partial(gw || gb ? sizeof(float) * parts * len : 0, Device(kCPU));
+  float* pw = gw || gb ? static_cast<float*>(partial.data()) : nullptr;
   over_parts(s.n, parts, [&](int64_t p, int64_t i0, int64_t i1) {
-    float* my = pw ? pw + p * (s.o * s.c + s.o) : nullptr;
-    if (my) std::fill(my, my + s.o * s.c + s.o, 0.0f);
+    float* my = pw ? pw + p * len : nullptr;
+    if (my) std::fill(my, my + len, 0.0f);
     for (int64_t i = i0; i < i1; ++i) {
       const float* gyi = gy + i * ys;
       // gx[i] [C, HW] = W^T [C, O] @ gy[i] [O, HW]
@@ -89,7 +76,6 @@ void backward(const Shape& s, const float* x, const float* w, const float* gy, f
     }
   });
   if (!pw) return;
-  const int64_t len = s.o * s.c + s.o;
   for (int64_t p = 1; p < parts; ++p)
     for (int64_t j = 0; j < len; ++j) pw[j] += pw[p * len + j];
   if (gw)

@@ -43,6 +43,15 @@ decltype(auto) dispatch_all(ScalarType t, F&& f) {
   NABLA_ASSERT(false, "dispatch: unknown dtype");
 }
 
+/// Calls f(TypeTag<float>{}) or f(TypeTag<double>{}) for the floating kernels (norms,
+/// softmax, pooling backward); any other dtype is an error naming `kernel`.
+template <class F>
+decltype(auto) dispatch_floating(ScalarType t, const char* kernel, F&& f) {
+  if (t == ScalarType::Float) return f(TypeTag<float>{});
+  NABLA_CHECK(t == ScalarType::Double, kernel, " kernel: float or double expected, got ", t);
+  return f(TypeTag<double>{});
+}
+
 template <int N>
 struct LoopPlan {
   int ndim = 0;  // after merging; sizes[ndim-1] is the innermost (row) length

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/cpu/kernels/cpu_backend.h"
+#include "backend/cpu/loops.h"
 #include "backend/cpu/vec_math.h"
 #include "nabla/backend/parallel.h"
 
@@ -362,8 +363,8 @@ void CpuBackend::group_norm_backward(const Tensor& grad_in, const Tensor& grad_w
   for (const Tensor* t : {&grad_in, &grad_weight, &grad_bias, &grad_out, &in, &mean, &rstd, &weight})
     NABLA_ASSERT(!t->defined() || t->is_contiguous(), "group_norm_backward kernel: contiguous operands");
   NABLA_ASSERT(g > 0 && c % g == 0, "group_norm_backward kernel: C divisible by G");
-  auto run = [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
+  dispatch_floating(in.scalar_type(), "group_norm_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const NormGrad<T> a{ptr_or_null<T>(grad_in), ptr_or_null<T>(grad_weight), ptr_or_null<T>(grad_bias),
                         grad_out.data_ptr<T>(), in.data_ptr<T>(), mean.data_ptr<T>(),
                         rstd.data_ptr<T>(), ptr_or_null<T>(weight), n, c, g, s};
@@ -371,12 +372,7 @@ void CpuBackend::group_norm_backward(const Tensor& grad_in, const Tensor& grad_w
       norm_backward_rows(a);
     else
       norm_backward_strips(a);
-  };
-  switch (in.scalar_type()) {
-    case kFloat: return run(static_cast<float*>(nullptr));
-    case kDouble: return run(static_cast<double*>(nullptr));
-    default: NABLA_CHECK(false, "group_norm_backward kernel: float or double expected, got ", in.scalar_type());
-  }
+  });
 }
 
 void CpuBackend::batch_norm_backward(const Tensor& grad_in, const Tensor& grad_weight,
@@ -388,8 +384,8 @@ void CpuBackend::batch_norm_backward(const Tensor& grad_in, const Tensor& grad_w
        {&grad_in, &grad_weight, &grad_bias, &grad_out, &in, &mean, &rstd, &weight})
     NABLA_ASSERT(!t->defined() || t->is_contiguous(),
                  "batch_norm_backward kernel: contiguous operands");
-  auto run = [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
+  dispatch_floating(in.scalar_type(), "batch_norm_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const NormGrad<T> a{ptr_or_null<T>(grad_in),
                         ptr_or_null<T>(grad_weight),
                         ptr_or_null<T>(grad_bias),
@@ -403,29 +399,17 @@ void CpuBackend::batch_norm_backward(const Tensor& grad_in, const Tensor& grad_w
                         1,
                         s};
     batch_norm_backward_impl(a, training);
-  };
-  switch (in.scalar_type()) {
-    case kFloat:
-      return run(static_cast<float*>(nullptr));
-    case kDouble:
-      return run(static_cast<double*>(nullptr));
-    default:
-      NABLA_CHECK(false, "batch_norm_backward kernel: float or double expected, got ",
-                  in.scalar_type());
-  }
+  });
 }
 
 void CpuBackend::moments(const Tensor& mean, const Tensor& var, const Tensor& in, int64_t n,
                          int64_t c, int64_t s) {
   NABLA_ASSERT(in.is_contiguous() && mean.is_contiguous() && var.is_contiguous(),
                "moments kernel: contiguous operands");
-  switch (in.scalar_type()) {
-    case kFloat:
-      return moments_impl(mean.data_ptr<float>(), var.data_ptr<float>(), in.data_ptr<float>(), n, c, s);
-    case kDouble:
-      return moments_impl(mean.data_ptr<double>(), var.data_ptr<double>(), in.data_ptr<double>(), n, c, s);
-    default: NABLA_CHECK(false, "moments kernel: float or double expected, got ", in.scalar_type());
-  }
+  dispatch_floating(in.scalar_type(), "moments", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    moments_impl(mean.data_ptr<T>(), var.data_ptr<T>(), in.data_ptr<T>(), n, c, s);
+  });
 }
 
 void CpuBackend::channel_affine(const Tensor& out, const Tensor& in, const Tensor& center,
@@ -434,15 +418,11 @@ void CpuBackend::channel_affine(const Tensor& out, const Tensor& in, const Tenso
   NABLA_ASSERT(in.is_contiguous() && out.is_contiguous() && center.is_contiguous() &&
                    scale.is_contiguous() && shift.is_contiguous(),
                "channel_affine kernel: contiguous operands");
-  switch (in.scalar_type()) {
-    case kFloat:
-      return affine_impl(out.data_ptr<float>(), in.data_ptr<float>(), center.data_ptr<float>(), scale.data_ptr<float>(),
-                         shift.data_ptr<float>(), n, c, s);
-    case kDouble:
-      return affine_impl(out.data_ptr<double>(), in.data_ptr<double>(), center.data_ptr<double>(), scale.data_ptr<double>(),
-                         shift.data_ptr<double>(), n, c, s);
-    default: NABLA_CHECK(false, "channel_affine kernel: float or double expected, got ", in.scalar_type());
-  }
+  dispatch_floating(in.scalar_type(), "channel_affine", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    affine_impl(out.data_ptr<T>(), in.data_ptr<T>(), center.data_ptr<T>(), scale.data_ptr<T>(),
+                shift.data_ptr<T>(), n, c, s);
+  });
 }
 
 }  // namespace nabla::cpu::NABLA_KERNEL_NS

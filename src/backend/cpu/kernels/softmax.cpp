@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend/cpu/kernels/cpu_backend.h"
+#include "backend/cpu/loops.h"
 #include "backend/cpu/vec_math.h"
 #include "nabla/backend/parallel.h"
 
@@ -222,20 +223,16 @@ void CpuBackend::softmax_backward(const Tensor& grad_in, const Tensor& grad_out,
                                   int64_t dim, bool log) {
   NABLA_ASSERT(grad_in.is_contiguous() && grad_out.is_contiguous() && out.is_contiguous(),
                "softmax_backward kernel: contiguous operands");
-  switch (out.scalar_type()) {
-    case kFloat: return softmax_backward_dispatch<float>(grad_in, grad_out, out, dim, log);
-    case kDouble: return softmax_backward_dispatch<double>(grad_in, grad_out, out, dim, log);
-    default: NABLA_CHECK(false, "softmax_backward kernel: float or double expected, got ", out.scalar_type());
-  }
+  dispatch_floating(out.scalar_type(), "softmax_backward", [&](auto tag) {
+    softmax_backward_dispatch<typename decltype(tag)::type>(grad_in, grad_out, out, dim, log);
+  });
 }
 
 void CpuBackend::softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) {
   NABLA_ASSERT(in.is_contiguous() && out.is_contiguous(), "softmax kernel: contiguous operands");
-  switch (in.scalar_type()) {
-    case kFloat: return softmax_impl<float>(out, in, dim, log);
-    case kDouble: return softmax_impl<double>(out, in, dim, log);
-    default: NABLA_CHECK(false, "softmax kernel: float or double expected, got ", in.scalar_type());
-  }
+  dispatch_floating(in.scalar_type(), "softmax", [&](auto tag) {
+    softmax_impl<typename decltype(tag)::type>(out, in, dim, log);
+  });
 }
 
 }  // namespace nabla::cpu::NABLA_KERNEL_NS

@@ -309,8 +309,8 @@ void CpuBackend::max_pool2d_backward(const Tensor& grad_image, const Tensor& gra
   const int64_t plane = grad_image.size(-1) * grad_image.size(-2);
   const int64_t out = grad_out.dim() >= 2 ? grad_out.size(-1) * grad_out.size(-2) : 1;
   const int64_t planes = plane > 0 ? grad_image.numel() / plane : 0;
-  auto run = [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
+  dispatch_floating(grad_image.scalar_type(), "max_pool2d_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     T* gi = grad_image.data_ptr<T>();
     const T* go = grad_out.data_ptr<T>();
     const int64_t* ix = indices.data_ptr<int64_t>();
@@ -319,16 +319,7 @@ void CpuBackend::max_pool2d_backward(const Tensor& grad_image, const Tensor& gra
       std::fill(dst, dst + plane, T(0));
       for (int64_t j = p * out, e = j + out; j < e; ++j) dst[ix[j]] += go[j];
     });
-  };
-  switch (grad_image.scalar_type()) {
-    case kFloat:
-      return run(static_cast<float*>(nullptr));
-    case kDouble:
-      return run(static_cast<double*>(nullptr));
-    default:
-      NABLA_CHECK(false, "max_pool2d_backward kernel: float or double expected, got ",
-                  grad_image.scalar_type());
-  }
+  });
 }
 
 }  // namespace nabla::cpu::NABLA_KERNEL_NS

@@ -7,6 +7,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 #include <sstream>
+#include <utility>
 
 extern "C" void omp_set_num_threads(int n);
 
@@ -26,26 +27,17 @@ std::string describe() {
   const dnnl_version_t* v = dnnl::version();
   std::ostringstream out;
   out << "oneDNN " << v->major << "." << v->minor << "." << v->patch << ", ";
-  switch (dnnl::get_effective_cpu_isa()) {
-    case dnnl::cpu_isa::avx2:
-      out << "avx2";
-      break;
-    case dnnl::cpu_isa::avx512_core:
-      out << "avx512_core";
-      break;
-    case dnnl::cpu_isa::avx512_core_vnni:
-      out << "avx512_core_vnni";
-      break;
-    case dnnl::cpu_isa::avx512_core_bf16:
-      out << "avx512_core_bf16";
-      break;
-    case dnnl::cpu_isa::avx512_core_amx:
-      out << "avx512_core_amx";
-      break;
-    default:
-      out << "baseline";
-  }
-  out << " kernels";
+  using dnnl::cpu_isa;
+  static const std::pair<cpu_isa, const char*> kNames[] = {
+      {cpu_isa::avx2, "avx2"},
+      {cpu_isa::avx512_core, "avx512_core"},
+      {cpu_isa::avx512_core_vnni, "avx512_core_vnni"},
+      {cpu_isa::avx512_core_bf16, "avx512_core_bf16"},
+      {cpu_isa::avx512_core_amx, "avx512_core_amx"}};
+  const char* name = "baseline";
+  for (const auto& [isa, n] : kNames)
+    if (isa == dnnl::get_effective_cpu_isa()) name = n;
+  out << name << " kernels";
   return out.str();
 }
 
