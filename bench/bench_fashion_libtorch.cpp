@@ -23,12 +23,14 @@ torch::Tensor to_torch(const nabla::Tensor& t) {
 
 torch::nn::Sequential make(const std::string& kind) {
   if (kind == "mlp")
-    return torch::nn::Sequential(torch::nn::Flatten(), torch::nn::Linear(784, 256), torch::nn::ReLU(),
-                                 torch::nn::Linear(256, 128), torch::nn::ReLU(), torch::nn::Linear(128, 10));
-  return torch::nn::Sequential(torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 32, 3).padding(1)), torch::nn::ReLU(),
-                               torch::nn::MaxPool2d(2), torch::nn::Conv2d(torch::nn::Conv2dOptions(32, 64, 3).padding(1)),
-                               torch::nn::ReLU(), torch::nn::MaxPool2d(2), torch::nn::Flatten(),
-                               torch::nn::Linear(3136, 128), torch::nn::ReLU(), torch::nn::Linear(128, 10));
+    return torch::nn::Sequential(torch::nn::Flatten(), torch::nn::Linear(784, 256),
+                                 torch::nn::ReLU(), torch::nn::Linear(256, 128), torch::nn::ReLU(),
+                                 torch::nn::Linear(128, 10));
+  return torch::nn::Sequential(
+      torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 32, 3).padding(1)), torch::nn::ReLU(),
+      torch::nn::MaxPool2d(2), torch::nn::Conv2d(torch::nn::Conv2dOptions(32, 64, 3).padding(1)),
+      torch::nn::ReLU(), torch::nn::MaxPool2d(2), torch::nn::Flatten(),
+      torch::nn::Linear(3136, 128), torch::nn::ReLU(), torch::nn::Linear(128, 10));
 }
 
 }  // namespace
@@ -56,14 +58,17 @@ int main(int argc, char** argv) {
     for (int64_t b = 0; b < 60000; b += 64) {
       auto idx = perm.narrow(0, b, std::min<int64_t>(64, 60000 - b));
       opt.zero_grad();
-      auto loss = torch::nn::functional::cross_entropy(net->forward(xs.index_select(0, idx)), ys.index_select(0, idx));
+      auto loss = torch::nn::functional::cross_entropy(net->forward(xs.index_select(0, idx)),
+                                                       ys.index_select(0, idx));
       loss.backward();
       opt.step();
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     torch::NoGradGuard no_grad;
     const double acc = net->forward(xt).argmax(1).eq(yt).to(torch::kDouble).mean().item<double>();
-    std::printf("LibTorch %s epoch %d: test accuracy %.4f, %.1f s\n", kind.c_str(), e, acc, seconds);
+    std::printf("LibTorch %s epoch %d: test accuracy %.4f, %.1f s\n", kind.c_str(), e, acc,
+                seconds);
   }
   return 0;
 }

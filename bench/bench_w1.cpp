@@ -56,10 +56,13 @@ int main(int argc, char** argv) {
   std::vector<int> threads = {1, 2};
   int runs = 51;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = {std::stoi(argv[++i])};
-    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::stoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
+      threads = {std::stoi(argv[++i])};
+    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
+      runs = std::stoi(argv[++i]);
   }
-  std::printf("W1 tiny-op chain: 16 elements, %d x tanh(y*1.0001+0.001), sum().backward()\n", kIters);
+  std::printf("W1 tiny-op chain: 16 elements, %d x tanh(y*1.0001+0.001), sum().backward()\n",
+              kIters);
   std::printf("%-8s %14s %14s %8s\n", "threads", "nabla us/op", "libtorch us/op", "ratio");
   for (int t : threads) {
     nabla::set_num_threads(t);

@@ -70,9 +70,12 @@ int main(int argc, char** argv) {
   int runs = 101;
   bool only_nabla = false;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = {std::stoi(argv[++i])};
-    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::stoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--only-nabla")) only_nabla = true;
+    if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
+      threads = {std::stoi(argv[++i])};
+    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
+      runs = std::stoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--only-nabla"))
+      only_nabla = true;
   }
   if (only_nabla) {  // nabla alone in the process (no LibTorch threads beside it)
     NablaW2 n;

@@ -14,15 +14,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
-#include <cstdlib>
 #include <vector>
 #include "malloc_setting.h"
 
 namespace {
-
 
 template <class F>
 double median_ms(F&& step, int runs) {
@@ -80,9 +79,12 @@ int main(int argc, char** argv) {
   int runs = 31;
   std::string only;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = {std::stoi(argv[++i])};
-    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::stoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
+      threads = {std::stoi(argv[++i])};
+    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
+      runs = std::stoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
   }
   if (!only.empty()) {
     const int t = threads.back();

@@ -25,4 +25,3 @@ struct NablaW3 {
     opt.step();
   }
 };
-

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages nabla needs, only those missing; silent when all are present.
-# Usage: scripts/setup.sh [--with-libtorch] [--with-data]
+# Usage: scripts/setup.sh [--with-libtorch] [--with-data] [--with-checks]
 set -euo pipefail
 
 packages=(cmake g++ make pkg-config libopenblas-dev libdnnl-dev zlib1g-dev nlohmann-json3-dev libgtest-dev)
@@ -9,6 +9,7 @@ for arg in "$@"; do
     --with-libtorch) packages+=(libtorch-dev python3-numpy) ;;  # tests and benchmarks only (numpy: .npy interchange tests)
     --with-data) packages+=(dataset-fashion-mnist libpng-dev) ;;  # examples: data and PNG output
     --with-bench) packages+=(libtorch-dev libbenchmark-dev) ;;
+    --with-checks) packages+=(clang-format) ;;  # scripts/check_format.sh
     *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done

@@ -4,7 +4,8 @@
 # those need Fashion-MNIST from Debian's dataset-fashion-mnist).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh --with-libtorch --with-data
+bash scripts/setup.sh --with-libtorch --with-data --with-checks
+bash scripts/check_format.sh
 jobs=$(nproc)
 cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Release -DNABLA_BUILD_TESTS=ON \
   -DNABLA_CONFORMANCE=ON -DNABLA_BUILD_EXAMPLES=ON ${NABLA_CMAKE_ARGS:-} >/dev/null

@@ -49,8 +49,6 @@ inline Tensor rnd(IntArrayRef shape, double lo = -1, double hi = 1) {
 }
 
 /// The PyTorch name of t's grad_fn, or "none".
-inline std::string name_of(const Tensor& t) {
-  return t.grad_fn() ? t.grad_fn()->name() : "none";
-}
+inline std::string name_of(const Tensor& t) { return t.grad_fn() ? t.grad_fn()->name() : "none"; }
 
 }  // namespace nabla::testing

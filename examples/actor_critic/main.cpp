@@ -46,7 +46,8 @@ class CartPole {
     return std::abs(x) > 2.4 || std::abs(th) > 12 * M_PI / 180 || steps_ >= 200;
   }
   std::vector<float> observation() const {
-    return {static_cast<float>(s_[0]), static_cast<float>(s_[1]), static_cast<float>(s_[2]), static_cast<float>(s_[3])};
+    return {static_cast<float>(s_[0]), static_cast<float>(s_[1]), static_cast<float>(s_[2]),
+            static_cast<float>(s_[3])};
   }
 
  private:
@@ -73,9 +74,12 @@ int main(int argc, char** argv) {
   uint64_t seed = 1;
   bool require_target = true;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--episodes") && i + 1 < argc) episodes = std::stoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::stoull(argv[++i]);
-    else if (!std::strcmp(argv[i], "--no-target")) require_target = false;
+    if (!std::strcmp(argv[i], "--episodes") && i + 1 < argc)
+      episodes = std::stoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc)
+      seed = std::stoull(argv[++i]);
+    else if (!std::strcmp(argv[i], "--no-target"))
+      require_target = false;
   }
   nabla::manual_seed(seed);
   CartPole env(seed);
@@ -108,13 +112,16 @@ int main(int argc, char** argv) {
     // Discounted returns, then one batched forward/backward for the whole episode.
     std::vector<float> returns(static_cast<size_t>(steps));
     double g = 0;
-    for (int64_t t = steps - 1; t >= 0; --t) returns[static_cast<size_t>(t)] = static_cast<float>(g = 1 + gamma * g);
+    for (int64_t t = steps - 1; t >= 0; --t)
+      returns[static_cast<size_t>(t)] = static_cast<float>(g = 1 + gamma * g);
     Tensor ret = nabla::tensor(returns);
     ret = (ret - ret.mean()) / (ret.std(true) + 1e-6);
     auto [logp, values] = model(nabla::tensor(states).view({steps, 4}));
-    Tensor chosen = logp.gather(1, nabla::tensor(actions, nabla::kLong).view({steps, 1})).squeeze(1);
+    Tensor chosen =
+        logp.gather(1, nabla::tensor(actions, nabla::kLong).view({steps, 1})).squeeze(1);
     Tensor advantage = (ret - values).detach();  // the critic's estimate as a baseline only
-    Tensor loss = -(chosen * advantage).sum() + F::smooth_l1_loss(values, ret, F::SmoothL1LossFuncOptions(nabla::kSum));
+    Tensor loss = -(chosen * advantage).sum() +
+                  F::smooth_l1_loss(values, ret, F::SmoothL1LossFuncOptions(nabla::kSum));
     opt.zero_grad();
     loss.backward();
     opt.step();
@@ -127,10 +134,11 @@ int main(int argc, char** argv) {
     }
     const double average = window_sum / static_cast<double>(window.size());
     if (episode % 50 == 0 || episode == episodes)
-      std::printf("episode %4d  return %3lld  average of last %zu: %.1f\n", episode, static_cast<long long>(steps),
-                  window.size(), average);
+      std::printf("episode %4d  return %3lld  average of last %zu: %.1f\n", episode,
+                  static_cast<long long>(steps), window.size(), average);
     if (window.size() == 100 && average >= 195) {
-      std::printf("solved after %d episodes: average return %.1f over the last 100\n", episode, average);
+      std::printf("solved after %d episodes: average return %.1f over the last 100\n", episode,
+                  average);
       return 0;
     }
   }

@@ -26,9 +26,12 @@ int main() {
   auto x = nabla::tensor({1.0, 2.0, 3.0}).requires_grad_();
   auto y = (x * x + 2).exp().sum();
   std::cout << "y.grad_fn: " << y.grad_fn()->name();
-  for (auto node = y.grad_fn(); node && !node->next_edges().empty(); node = node->next_edges()[0].function)
-    if (node->next_edges()[0].function) std::cout << " -> " << node->next_edges()[0].function->name();
-  std::cout << "\nx is a leaf: " << std::boolalpha << x.is_leaf() << ", y is not: " << y.is_leaf() << "\n\n";
+  for (auto node = y.grad_fn(); node && !node->next_edges().empty();
+       node = node->next_edges()[0].function)
+    if (node->next_edges()[0].function)
+      std::cout << " -> " << node->next_edges()[0].function->name();
+  std::cout << "\nx is a leaf: " << std::boolalpha << x.is_leaf() << ", y is not: " << y.is_leaf()
+            << "\n\n";
 
   std::cout << "== vector-Jacobian product: backward of a vector output needs a vector ==\n";
   auto v = x * 2;
@@ -43,7 +46,8 @@ int main() {
     std::cout << "under no_grad, requires_grad = " << z.requires_grad() << "\n";
   }
   auto d = (x * 3).detach();
-  std::cout << "detach(): requires_grad = " << d.requires_grad() << ", shares storage with the result\n\n";
+  std::cout << "detach(): requires_grad = " << d.requires_grad()
+            << ", shares storage with the result\n\n";
 
   std::cout << "== higher-order derivatives (create_graph) ==\n";
   auto t = nabla::tensor(2.0, nabla::kDouble).requires_grad_();
@@ -51,8 +55,8 @@ int main() {
   auto d1 = nabla::autograd::grad({f}, {t}, {}, nabla::nullopt, true)[0];
   auto d2 = nabla::autograd::grad({d1}, {t}, {}, nabla::nullopt, true)[0];
   auto d3 = nabla::autograd::grad({d2}, {t})[0];
-  std::printf("f = x^4 + 2x^3 + x^2 at 2: f' = %.0f, f'' = %.0f, f''' = %.0f (60, 74, 60)\n\n", d1.item<double>(),
-              d2.item<double>(), d3.item<double>());
+  std::printf("f = x^4 + 2x^3 + x^2 at 2: f' = %.0f, f'' = %.0f, f''' = %.0f (60, 74, 60)\n\n",
+              d1.item<double>(), d2.item<double>(), d3.item<double>());
 
   std::cout << "== gradient penalty: differentiate a gradient's norm ==\n";
   auto w = nabla::tensor({0.5, -1.0}, nabla::kDouble).requires_grad_();

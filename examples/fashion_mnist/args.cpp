@@ -28,17 +28,28 @@ Args parse_args(int argc, char** argv) {
     }
     std::string v = argv[++i];
     try {
-      if (flag == "--model") a.model = v;
-      else if (flag == "--epochs") a.epochs = std::stoi(v);
-      else if (flag == "--batch-size") a.batch_size = std::stoll(v);
-      else if (flag == "--lr") a.lr = std::stod(v);
-      else if (flag == "--threads") a.threads = std::stoi(v);
-      else if (flag == "--data") a.data = v;
-      else if (flag == "--out") a.out = v;
-      else if (flag == "--resume") a.resume = v;
-      else if (flag == "--eval-only") a.eval_only = v;
-      else if (flag == "--seed") a.seed = std::stoull(v);
-      else if (flag == "--limit") a.limit = std::stoll(v);
+      if (flag == "--model")
+        a.model = v;
+      else if (flag == "--epochs")
+        a.epochs = std::stoi(v);
+      else if (flag == "--batch-size")
+        a.batch_size = std::stoll(v);
+      else if (flag == "--lr")
+        a.lr = std::stod(v);
+      else if (flag == "--threads")
+        a.threads = std::stoi(v);
+      else if (flag == "--data")
+        a.data = v;
+      else if (flag == "--out")
+        a.out = v;
+      else if (flag == "--resume")
+        a.resume = v;
+      else if (flag == "--eval-only")
+        a.eval_only = v;
+      else if (flag == "--seed")
+        a.seed = std::stoull(v);
+      else if (flag == "--limit")
+        a.limit = std::stoll(v);
       else {
         std::cerr << "fashion_mnist: unknown flag " << flag << "\n";
         usage(2);

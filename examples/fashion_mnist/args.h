@@ -8,7 +8,7 @@ struct Args {
   int epochs = 3;
   int64_t batch_size = 64;
   double lr = 1e-3;
-  int threads = 0;  // 0: all cores
+  int threads = 0;   // 0: all cores
   std::string data;  // default: Debian's dataset-fashion-mnist
   std::string out = "runs/fashion_mnist";
   std::string resume;     // checkpoint to continue from

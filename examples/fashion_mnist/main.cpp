@@ -57,13 +57,15 @@ EvalResult evaluate(Model& model, const std::string& root) {
   int64_t correct = 0, seen = 0;
   for (auto& batch : *loader) {
     Tensor logits = model.forward(batch.data);
-    loss_sum += F::cross_entropy(logits, batch.target, F::CrossEntropyFuncOptions().reduction(nabla::kSum))
-                    .item<double>();
+    loss_sum +=
+        F::cross_entropy(logits, batch.target, F::CrossEntropyFuncOptions().reduction(nabla::kSum))
+            .item<double>();
     correct += logits.argmax(1).eq(batch.target).sum().item<int64_t>();
     seen += batch.target.size(0);
   }
   model.module->train();
-  return {loss_sum / static_cast<double>(seen), static_cast<double>(correct) / static_cast<double>(seen)};
+  return {loss_sum / static_cast<double>(seen),
+          static_cast<double>(correct) / static_cast<double>(seen)};
 }
 
 void save_checkpoint(const std::string& path, const Args& args, const Model& model,
@@ -88,8 +90,8 @@ int load_checkpoint(const std::string& path, const std::string& model_kind, Mode
   nabla::serialize::InputArchive archive;
   archive.load_from(path);
   const std::string saved_kind = archive.read_metadata("model").value_or("?");
-  NABLA_CHECK(saved_kind == model_kind, "checkpoint '", path, "' holds a ", saved_kind, " model, not a ",
-              model_kind, " (pass --model ", saved_kind, ")");
+  NABLA_CHECK(saved_kind == model_kind, "checkpoint '", path, "' holds a ", saved_kind,
+              " model, not a ", model_kind, " (pass --model ", saved_kind, ")");
   nabla::serialize::InputArchive model_archive, optim_archive;
   archive.read("model", model_archive);
   model.module->load(model_archive);
@@ -123,16 +125,17 @@ int run(const Args& args) {
   if (!args.eval_only.empty()) {
     const int epoch = load_checkpoint(args.eval_only, args.model, model, nullptr);
     const auto r = evaluate(model, root);
-    std::cout << "checkpoint " << args.eval_only << " (epoch " << epoch << "): test loss " << fmt("%.4f", r.loss)
-              << ", test accuracy " << fmt("%.4f", r.accuracy) << "\n";
+    std::cout << "checkpoint " << args.eval_only << " (epoch " << epoch << "): test loss "
+              << fmt("%.4f", r.loss) << ", test accuracy " << fmt("%.4f", r.accuracy) << "\n";
     return 0;
   }
 
   nabla::optim::Adam optimizer(model.module->parameters(), nabla::optim::AdamOptions(args.lr));
   // Built before a resume restores the generator: its sampler draws a permutation now,
   // as it did in the run that wrote the checkpoint.
-  auto loader = data::make_data_loader(load_split(root, data::datasets::MNIST::Mode::kTrain),
-                                       data::DataLoaderOptions(static_cast<size_t>(args.batch_size)).workers(2));
+  auto loader = data::make_data_loader(
+      load_split(root, data::datasets::MNIST::Mode::kTrain),
+      data::DataLoaderOptions(static_cast<size_t>(args.batch_size)).workers(2));
   int first_epoch = 1;
   if (!args.resume.empty()) {
     first_epoch = load_checkpoint(args.resume, args.model, model, &optimizer) + 1;
@@ -148,7 +151,8 @@ int run(const Args& args) {
   EvalResult last{};
   for (int epoch = first_epoch; epoch <= args.epochs; ++epoch) {
     const auto start = std::chrono::steady_clock::now();
-    nabla::utils::ProgressBar bar(steps, "epoch " + std::to_string(epoch) + "/" + std::to_string(args.epochs));
+    nabla::utils::ProgressBar bar(
+        steps, "epoch " + std::to_string(epoch) + "/" + std::to_string(args.epochs));
     double loss_sum = 0;
     int64_t step = 0;
     for (auto& batch : *loader) {
@@ -163,7 +167,8 @@ int run(const Args& args) {
       bar.update();
     }
     bar.close();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     last = evaluate(model, root);
     train_losses.push_back(loss_sum / static_cast<double>(std::max<int64_t>(step, 1)));
     test_losses.push_back(last.loss);
@@ -171,12 +176,15 @@ int run(const Args& args) {
     epoch_seconds.push_back(seconds);
     last_checkpoint = args.out + "/checkpoint-epoch" + std::to_string(epoch) + ".safetensors";
     save_checkpoint(last_checkpoint, args, model, optimizer, epoch);
-    std::cout << "epoch " << epoch << ": train loss " << fmt("%.4f", train_losses.back()) << ", test loss "
-              << fmt("%.4f", last.loss) << ", test accuracy " << fmt("%.4f", last.accuracy) << ", "
-              << fmt("%.1f", seconds) << " s (" << fmt("%.2f", 1000 * seconds / static_cast<double>(step))
-              << " ms/step), saved " << last_checkpoint << "\n";
+    std::cout << "epoch " << epoch << ": train loss " << fmt("%.4f", train_losses.back())
+              << ", test loss " << fmt("%.4f", last.loss) << ", test accuracy "
+              << fmt("%.4f", last.accuracy) << ", " << fmt("%.1f", seconds) << " s ("
+              << fmt("%.2f", 1000 * seconds / static_cast<double>(step)) << " ms/step), saved "
+              << last_checkpoint << "\n";
     nabla::utils::plot_svg(args.out + "/curves.svg",
-                           {{"train loss", train_losses}, {"test loss", test_losses}, {"test accuracy", test_accs, true}},
+                           {{"train loss", train_losses},
+                            {"test loss", test_losses},
+                            {"test accuracy", test_accs, true}},
                            nabla::utils::PlotOptions()
                                .title("Fashion-MNIST, " + args.model)
                                .x_label("epoch")
@@ -184,14 +192,17 @@ int run(const Args& args) {
                                .right_label("accuracy"));
   }
   if (last_checkpoint.empty()) {
-    std::cout << "nothing to train (epoch " << first_epoch << " > --epochs " << args.epochs << ")\n";
+    std::cout << "nothing to train (epoch " << first_epoch << " > --epochs " << args.epochs
+              << ")\n";
     return 0;
   }
   double total = 0;
   for (double s : epoch_seconds) total += s;
-  std::cout << "\nsummary: " << args.model << ", " << epoch_seconds.size() << " epochs, final test accuracy "
-            << fmt("%.4f", last.accuracy) << ", " << fmt("%.1f", total / static_cast<double>(epoch_seconds.size()))
-            << " s/epoch\n  checkpoint: " << last_checkpoint << "\n  curves: " << args.out << "/curves.svg\n";
+  std::cout << "\nsummary: " << args.model << ", " << epoch_seconds.size()
+            << " epochs, final test accuracy " << fmt("%.4f", last.accuracy) << ", "
+            << fmt("%.1f", total / static_cast<double>(epoch_seconds.size()))
+            << " s/epoch\n  checkpoint: " << last_checkpoint << "\n  curves: " << args.out
+            << "/curves.svg\n";
   return 0;
 }
 

@@ -10,7 +10,8 @@ struct MlpImpl : nabla::nn::Module {
 };
 NABLA_MODULE(Mlp);
 
-/// conv(1->32, 3, p1)-relu-maxpool2-conv(32->64, 3, p1)-relu-maxpool2-fc(3136->128)-relu-fc(128->10).
+/// conv(1->32, 3, p1)-relu-maxpool2-conv(32->64, 3,
+/// p1)-relu-maxpool2-fc(3136->128)-relu-fc(128->10).
 struct CnnImpl : nabla::nn::Module {
   CnnImpl();
   nabla::Tensor forward(const nabla::Tensor& x);

@@ -23,8 +23,12 @@ constexpr int64_t kLatent = 64;
 struct GeneratorImpl : nn::Module {
   GeneratorImpl()
       : fc(register_module("fc", nn::Linear(kLatent, 128 * 7 * 7))),
-        up1(register_module("up1", nn::ConvTranspose2d(nn::ConvTranspose2dOptions(128, 64, 4).stride(2).padding(1)))),
-        up2(register_module("up2", nn::ConvTranspose2d(nn::ConvTranspose2dOptions(64, 1, 4).stride(2).padding(1)))) {}
+        up1(register_module(
+            "up1",
+            nn::ConvTranspose2d(nn::ConvTranspose2dOptions(128, 64, 4).stride(2).padding(1)))),
+        up2(register_module(
+            "up2",
+            nn::ConvTranspose2d(nn::ConvTranspose2dOptions(64, 1, 4).stride(2).padding(1)))) {}
   Tensor forward(const Tensor& z) {
     auto h = nabla::relu(fc(z)).view({-1, 128, 7, 7});
     h = nabla::relu(up1(h));  // [N, 64, 14, 14]
@@ -66,11 +70,14 @@ int main(int argc, char** argv) {
     auto dataset = data::datasets::MNIST(root)
                        .map(data::transforms::Normalize<>(0.5, 0.5))  // [0, 1] -> [-1, 1]
                        .map(data::transforms::Stack<>());
-    auto loader = data::make_data_loader(std::move(dataset), data::DataLoaderOptions(64).workers(2).drop_last(true));
+    auto loader = data::make_data_loader(std::move(dataset),
+                                         data::DataLoaderOptions(64).workers(2).drop_last(true));
     Generator gen;
     Discriminator disc;
-    nabla::optim::Adam opt_g(gen->parameters(), nabla::optim::AdamOptions(2e-4).betas({0.5, 0.999}));
-    nabla::optim::Adam opt_d(disc->parameters(), nabla::optim::AdamOptions(2e-4).betas({0.5, 0.999}));
+    nabla::optim::Adam opt_g(gen->parameters(),
+                             nabla::optim::AdamOptions(2e-4).betas({0.5, 0.999}));
+    nabla::optim::Adam opt_d(disc->parameters(),
+                             nabla::optim::AdamOptions(2e-4).betas({0.5, 0.999}));
     const Tensor fixed_noise = nabla::randn({64, kLatent});
     bool finite = true;
     for (int epoch = 1; epoch <= epochs; ++epoch) {
@@ -108,8 +115,9 @@ int main(int argc, char** argv) {
       nabla::NoGradGuard no_grad;
       const std::string png = out + "/samples-epoch" + std::to_string(epoch) + ".png";
       write_png_grid(png, gen(fixed_noise), 8);
-      std::printf("epoch %d: D loss %.4f, G loss %.4f, samples in %s\n", epoch, d_sum / std::max<int64_t>(step, 1),
-                  g_sum / std::max<int64_t>(step, 1), png.c_str());
+      std::printf("epoch %d: D loss %.4f, G loss %.4f, samples in %s\n", epoch,
+                  d_sum / std::max<int64_t>(step, 1), g_sum / std::max<int64_t>(step, 1),
+                  png.c_str());
     }
     if (!finite) {
       std::fprintf(stderr, "gan: a loss became non-finite\n");

@@ -16,8 +16,8 @@ void write_png_grid(const std::string& path, const nabla::Tensor& images, int co
   for (int64_t k = 0; k < n; ++k)
     for (int64_t y = 0; y < h; ++y)
       for (int64_t x = 0; x < w; ++x)
-        pixels[static_cast<size_t>((k / columns * (h + 2) + 1 + y) * width + k % columns * (w + 2) + 1 + x)] =
-            src[(k * h + y) * w + x];
+        pixels[static_cast<size_t>((k / columns * (h + 2) + 1 + y) * width + k % columns * (w + 2) +
+                                   1 + x)] = src[(k * h + y) * w + x];
   const std::string tmp = path + ".tmp";
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) throw std::runtime_error("cannot write " + tmp);
@@ -29,8 +29,9 @@ void write_png_grid(const std::string& path, const nabla::Tensor& images, int co
     throw std::runtime_error("libpng failed writing " + tmp);
   }
   png_init_io(png, f);
-  png_set_IHDR(png, info, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height), 8, PNG_COLOR_TYPE_GRAY,
-               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_set_IHDR(png, info, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height), 8,
+               PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
   for (int64_t y = 0; y < height; ++y) png_write_row(png, &pixels[static_cast<size_t>(y * width)]);
   png_write_end(png, nullptr);

@@ -16,8 +16,9 @@ namespace F = nabla::nn::functional;
 
 struct MultiTaskImpl : nn::Module {
   MultiTaskImpl()
-      : trunk(register_module("trunk", nn::Sequential(nn::Linear(8, 32), nn::Functional(nabla::tanh),
-                                                      nn::Linear(32, 32), nn::Functional(nabla::relu)))),
+      : trunk(register_module("trunk",
+                              nn::Sequential(nn::Linear(8, 32), nn::Functional(nabla::tanh),
+                                             nn::Linear(32, 32), nn::Functional(nabla::relu)))),
         regress(register_module("regress", nn::Linear(32, 1))),
         classify(register_module("classify", nn::Linear(32, 3))) {}
   std::pair<nabla::Tensor, nabla::Tensor> forward(const nabla::Tensor& x) {
@@ -38,7 +39,8 @@ int main(int argc, char** argv) {
   nabla::optim::Adam optimizer(model->parameters(), nabla::optim::AdamOptions(1e-2));
   const auto x = nabla::randn({128, 8});
   const auto y_reg = x.narrow(1, 0, 3).sum(1, true).sin();
-  const auto y_cls = (x.narrow(1, 3, 2).sum(1) > 0).to(nabla::kLong) + (x.select(1, 5) > 1).to(nabla::kLong);
+  const auto y_cls =
+      (x.narrow(1, 3, 2).sum(1) > 0).to(nabla::kLong) + (x.select(1, 5) > 1).to(nabla::kLong);
 
   double worst = 0;
   for (int step = 1; step <= steps; ++step) {
@@ -61,8 +63,8 @@ int main(int argc, char** argv) {
       worst = std::max(worst, (params[i].grad() - separate[i]).abs().max().item<double>());
     optimizer.step();
     if (step % (steps / 5 > 0 ? steps / 5 : 1) == 0)
-      std::printf("step %4d  regression %.4f  classification %.4f  total %.4f\n", step, loss_reg.item<double>(),
-                  loss_cls.item<double>(), total.item<double>());
+      std::printf("step %4d  regression %.4f  classification %.4f  total %.4f\n", step,
+                  loss_reg.item<double>(), loss_cls.item<double>(), total.item<double>());
   }
   std::printf("largest difference between the two ways of computing gradients: %.3g\n", worst);
   if (worst > 1e-6) {

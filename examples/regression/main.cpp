@@ -26,11 +26,13 @@ int main(int argc, char** argv) {
     optimizer.step();
     last = loss.item<double>();
     if (step == 1) first = last;
-    if (step % (steps / 10 > 0 ? steps / 10 : 1) == 0) std::printf("step %5d  loss %.6f\n", step, last);
+    if (step % (steps / 10 > 0 ? steps / 10 : 1) == 0)
+      std::printf("step %5d  loss %.6f\n", step, last);
   }
   auto w = model->weight.detach();
   std::printf("learned y = %.3f x^3 %+.3f x^2 %+.3f x %+.3f   (true: 0.5 x^3 - 1 x^2 + 2 x + 1)\n",
-              w[0][2].item<double>(), w[0][1].item<double>(), w[0][0].item<double>(), model->bias.item<double>());
+              w[0][2].item<double>(), w[0][1].item<double>(), w[0][0].item<double>(),
+              model->bias.item<double>());
   if (!(last < first * 0.1)) {
     std::fprintf(stderr, "regression: the loss did not fall (%.4f -> %.4f)\n", first, last);
     return 1;

@@ -32,7 +32,8 @@ int main() {
   auto b = nabla::randn({512, 128});
   auto start = std::chrono::steady_clock::now();
   auto c = nabla::matmul(a, b);
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::cout << "matmul [256x512]@[512x128] in " << ms << " ms; mean " << c.mean().item<float>()
             << ", std " << c.std().item<float>() << " (expect ~0 and ~sqrt(512)=22.6)\n";
   auto [values, indices] = nabla::tensor({{3, 9, 2}, {8, 1, 8}}).max(1);
@@ -44,7 +45,8 @@ int main() {
   auto loss = (xs.matmul(w).tanh() - 1).square().mean();
   loss.backward();
   std::cout << "loss " << loss.item<float>() << " grad_fn " << loss.grad_fn()->name()
-            << "\nd loss / d w =\n" << w.grad() << "\n";
+            << "\nd loss / d w =\n"
+            << w.grad() << "\n";
   auto t = nabla::tensor(2.0, nabla::kDouble).requires_grad_();
   auto f = t.pow(4) + 2 * t.pow(3) + t.pow(2);
   auto d1 = nabla::autograd::grad({f}, {t}, {}, nabla::nullopt, /*create_graph=*/true)[0];

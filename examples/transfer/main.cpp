@@ -31,14 +31,17 @@ std::pair<Tensor, Tensor> classes(const data::datasets::MNIST& split, int64_t lo
   Tensor mask = split.targets().ge(lo).logical_and(split.targets().lt(lo + 5));
   Tensor idx = mask.nonzero().select(1, 0);
   if (limit > 0 && idx.size(0) > limit) idx = idx.narrow(0, 0, limit);
-  return {(split.images().index_select(0, idx) - 0.2860) / 0.3530, split.targets().index_select(0, idx) - lo};
+  return {(split.images().index_select(0, idx) - 0.2860) / 0.3530,
+          split.targets().index_select(0, idx) - lo};
 }
 
-double train_and_test(FeaturesImpl& features, nn::Linear& head, const std::pair<Tensor, Tensor>& train,
-                      const std::pair<Tensor, Tensor>& test, const std::vector<Tensor>& params, int epochs) {
+double train_and_test(FeaturesImpl& features, nn::Linear& head,
+                      const std::pair<Tensor, Tensor>& train, const std::pair<Tensor, Tensor>& test,
+                      const std::vector<Tensor>& params, int epochs) {
   nabla::optim::Adam opt(params, nabla::optim::AdamOptions(1e-3));
-  auto loader = data::make_data_loader(data::datasets::TensorPairDataset(train.first, train.second).map(data::transforms::Stack<>()),
-                                       data::DataLoaderOptions(64));
+  auto loader = data::make_data_loader(
+      data::datasets::TensorPairDataset(train.first, train.second).map(data::transforms::Stack<>()),
+      data::DataLoaderOptions(64));
   for (int e = 1; e <= epochs; ++e) {
     double loss_sum = 0;
     int steps = 0;
@@ -75,7 +78,8 @@ int main(int argc, char** argv) {
     std::printf("stage 1: pretrain on classes 0-4\n");
     auto params = features->parameters();
     for (const auto& p : head_a->parameters()) params.push_back(p);
-    const double acc_a = train_and_test(*features, head_a, classes(train, 0, limit), classes(test, 0, 0), params, epochs);
+    const double acc_a = train_and_test(*features, head_a, classes(train, 0, limit),
+                                        classes(test, 0, 0), params, epochs);
     std::printf("  test accuracy on classes 0-4: %.4f\n", acc_a);
 
     std::printf("stage 2: freeze the convolutions, train a new head on classes 5-9\n");
@@ -84,8 +88,8 @@ int main(int argc, char** argv) {
       p.requires_grad_(false);
       frozen.push_back(p.clone());
     }
-    const double acc_b =
-        train_and_test(*features, head_b, classes(train, 5, limit), classes(test, 5, 0), head_b->parameters(), epochs);
+    const double acc_b = train_and_test(*features, head_b, classes(train, 5, limit),
+                                        classes(test, 5, 0), head_b->parameters(), epochs);
     std::printf("  test accuracy on classes 5-9 with frozen features: %.4f\n", acc_b);
 
     const auto now = features->parameters();

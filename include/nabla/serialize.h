@@ -29,14 +29,14 @@ void check_all_read(const InputArchive& archive, const std::string& what, const 
 /// Anything with save(OutputArchive&) const — reached directly (optimizers) or through
 /// a pointer-like handle (module holders, shared_ptr<Module>).
 template <class T>
-  requires requires(const T& v, serialize::OutputArchive& a) { v.save(a); }
+requires requires(const T& v, serialize::OutputArchive& a) { v.save(a); }
 void save(const T& value, const std::string& path) {
   serialize::OutputArchive archive;
   value.save(archive);
   archive.save_to(path);
 }
 template <class T>
-  requires requires(const T& v, serialize::OutputArchive& a) { v->save(a); }
+requires requires(const T& v, serialize::OutputArchive& a) { v->save(a); }
 void save(const T& handle, const std::string& path) {
   serialize::OutputArchive archive;
   handle->save(archive);
@@ -44,7 +44,7 @@ void save(const T& handle, const std::string& path) {
 }
 
 template <class T>
-  requires requires(T& v, serialize::InputArchive& a) { v.load(a); }
+requires requires(T& v, serialize::InputArchive& a) { v.load(a); }
 void load(T& value, const std::string& path) {
   serialize::InputArchive archive;
   archive.load_from(path);
@@ -52,7 +52,7 @@ void load(T& value, const std::string& path) {
   serialize::detail::check_all_read(archive, "the destination", path);
 }
 template <class T>
-  requires requires(T& v, serialize::InputArchive& a) { v->load(a); }
+requires requires(T& v, serialize::InputArchive& a) { v->load(a); }
 void load(T& handle, const std::string& path) {
   serialize::InputArchive archive;
   archive.load_from(path);

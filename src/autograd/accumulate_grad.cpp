@@ -35,8 +35,10 @@ void accumulate_grad(const Tensor& leaf, const Tensor& grad) {
     // in-place accumulation cannot write into someone else's tensor.
     bool sole_owner = grad.use_count() == 1 && grad.is_contiguous() && grad.storage_offset() == 0 &&
                       grad.impl()->storage().use_count() == 1 && !grad.requires_grad();
-    if (GradMode::is_enabled()) g = grad.requires_grad() ? grad : grad.clone();
-    else g = sole_owner ? grad : grad.detach().clone();
+    if (GradMode::is_enabled())
+      g = grad.requires_grad() ? grad : grad.clone();
+    else
+      g = sole_owner ? grad : grad.detach().clone();
   } else if (GradMode::is_enabled()) {
     g = g + grad;  // create_graph: the accumulated gradient stays differentiable
   } else {

@@ -28,8 +28,9 @@ class CheckpointNode final : public Node {
   }
 
   variable_list apply(variable_list&& grads) override {
-    NABLA_CHECK(!released, "checkpoint: Trying to backward through the graph a second time; "
-                           "specify retain_graph=true");
+    NABLA_CHECK(!released,
+                "checkpoint: Trying to backward through the graph a second time; "
+                "specify retain_graph=true");
     variable_list detached;
     variable_list diff;
     std::vector<size_t> diff_pos;
@@ -92,13 +93,15 @@ variable_list checkpoint(const std::function<variable_list(const variable_list&)
   for (Tensor& o : outs) {
     if (!o.defined() || !o.is_floating_point()) continue;
     for (const Tensor& in : inputs)
-      if (in.defined() && in.is_same(o)) o = o.detach();  // an input passed through keeps its identity
+      if (in.defined() && in.is_same(o))
+        o = o.detach();  // an input passed through keeps its identity
     autograd::set_history(o, node);
   }
   return outs;
 }
 
-Tensor checkpoint(const std::function<Tensor(const variable_list&)>& fn, const variable_list& inputs) {
+Tensor checkpoint(const std::function<Tensor(const variable_list&)>& fn,
+                  const variable_list& inputs) {
   return checkpoint([fn](const variable_list& in) { return variable_list{fn(in)}; }, inputs)[0];
 }
 

@@ -22,8 +22,8 @@ thread_local bool t_anomaly = false;
 
 struct NodeState {
   int dependencies = 0;
-  variable_list buffer;     // gradients received so far, one per input slot
-  bool needed = true;       // runs apply(); false when pruned by `inputs`
+  variable_list buffer;          // gradients received so far, one per input slot
+  bool needed = true;            // runs apply(); false when pruned by `inputs`
   std::vector<size_t> captures;  // indices into the capture list, for this node's slots
 };
 
@@ -77,8 +77,10 @@ struct ReadyCompare {
 void add_to_buffer(variable_list& buffer, size_t slot, size_t size, Tensor grad) {
   if (buffer.size() < size) buffer.resize(size);
   Tensor& cur = buffer[slot];
-  if (!cur.defined()) cur = std::move(grad);
-  else cur = cur + grad;  // out of place: either may be referenced elsewhere
+  if (!cur.defined())
+    cur = std::move(grad);
+  else
+    cur = cur + grad;  // out of place: either may be referenced elsewhere
 }
 
 void check_anomaly(Node& node, const variable_list& outputs) {
@@ -87,7 +89,8 @@ void check_anomaly(Node& node, const variable_list& outputs) {
     if (!g.defined() || !g.is_floating_point() || g.numel() == 0) continue;
     if (!g.isfinite().all().item<bool>()) {
       NABLA_CHECK(false, "Function '", node.name(), "' returned nan values in its ", i,
-                  "th output.", node.creation_trace().empty() ? "" : "\nThe forward op was created at:\n",
+                  "th output.",
+                  node.creation_trace().empty() ? "" : "\nThe forward op was created at:\n",
                   node.creation_trace());
     }
   }
@@ -199,7 +202,8 @@ variable_list run_backward(const edge_list& roots, const variable_list& root_gra
     for (size_t ci : s.captures) captured[ci] = inputs[capture[ci].input_nr];
     variable_list outputs;
     if (s.needed) {
-      bool any = std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.defined(); });
+      bool any =
+          std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.defined(); });
       if (any) {
         {
           profiler::RecordFunction record(*n);  // Note [Profiler cost when disabled]
@@ -216,7 +220,8 @@ variable_list run_backward(const edge_list& roots, const variable_list& root_gra
       if (!e.is_valid()) continue;
       Node* nx = e.function.get();
       NodeState& ns = state[nx];
-      if (outputs[i].defined()) add_to_buffer(ns.buffer, e.input_nr, nx->num_inputs(), std::move(outputs[i]));
+      if (outputs[i].defined())
+        add_to_buffer(ns.buffer, e.input_nr, nx->num_inputs(), std::move(outputs[i]));
       if (--ns.dependencies == 0) ready.push(nx);
     }
   }
@@ -225,7 +230,8 @@ variable_list run_backward(const edge_list& roots, const variable_list& root_gra
 
 namespace {
 
-variable_list make_root_grads(const variable_list& outputs, const variable_list& grads, const char* op) {
+variable_list make_root_grads(const variable_list& outputs, const variable_list& grads,
+                              const char* op) {
   NABLA_CHECK(grads.empty() || grads.size() == outputs.size(), op, ": got ", grads.size(),
               " gradients for ", outputs.size(), " tensors");
   variable_list out;
@@ -250,7 +256,8 @@ edge_list root_edges(const variable_list& outputs, const char* op) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     NABLA_CHECK(outputs[i].defined(), op, ": output ", i, " is an undefined tensor");
     Edge e = gradient_edge(outputs[i]);
-    NABLA_CHECK(e.is_valid(), "element ", i, " of tensors does not require grad and does not have a grad_fn");
+    NABLA_CHECK(e.is_valid(), "element ", i,
+                " of tensors does not require grad and does not have a grad_fn");
     roots.push_back(std::move(e));
   }
   return roots;
@@ -258,8 +265,8 @@ edge_list root_edges(const variable_list& outputs, const char* op) {
 
 }  // namespace
 
-void backward(const variable_list& tensors, const variable_list& grad_tensors, optional<bool> retain_graph,
-              bool create_graph, const variable_list& inputs) {
+void backward(const variable_list& tensors, const variable_list& grad_tensors,
+              optional<bool> retain_graph, bool create_graph, const variable_list& inputs) {
   edge_list roots = root_edges(tensors, "backward");
   variable_list grads = make_root_grads(tensors, grad_tensors, "backward");
   bool keep = retain_graph.value_or(create_graph);
@@ -279,8 +286,9 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors, o
     if (got[i].defined()) accumulate_grad(inputs[i], got[i]);
 }
 
-variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs,
-                   optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+variable_list grad(const variable_list& outputs, const variable_list& inputs,
+                   const variable_list& grad_outputs, optional<bool> retain_graph,
+                   bool create_graph, bool allow_unused) {
   edge_list roots = root_edges(outputs, "grad");
   variable_list grads = make_root_grads(outputs, grad_outputs, "grad");
   edge_list targets;
@@ -289,11 +297,13 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs, co
                 " does not require grad (One of the differentiated Tensors does not require grad)");
     targets.push_back(gradient_edge(inputs[i]));
   }
-  variable_list got = run_backward(roots, grads, retain_graph.value_or(create_graph), create_graph, targets);
+  variable_list got =
+      run_backward(roots, grads, retain_graph.value_or(create_graph), create_graph, targets);
   for (size_t i = 0; i < got.size(); ++i) {
-    NABLA_CHECK(got[i].defined() || allow_unused, "grad: One of the differentiated Tensors (input ", i,
-                ") appears to not have been used in the graph. Set allow_unused=true if this is the "
-                "desired behavior.");
+    NABLA_CHECK(
+        got[i].defined() || allow_unused, "grad: One of the differentiated Tensors (input ", i,
+        ") appears to not have been used in the graph. Set allow_unused=true if this is the "
+        "desired behavior.");
   }
   return got;
 }

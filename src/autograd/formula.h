@@ -72,7 +72,8 @@ bool any_requires_grad(const T&... ts) {
 bool any_requires_grad_list(TensorList ts);
 
 /// A node for `f` with one next edge per input (invalid for inputs without grad).
-std::shared_ptr<FormulaNode> make_node(const Formula& f, std::initializer_list<const Tensor*> inputs);
+std::shared_ptr<FormulaNode> make_node(const Formula& f,
+                                       std::initializer_list<const Tensor*> inputs);
 std::shared_ptr<FormulaNode> make_node(const Formula& f, TensorList inputs);
 
 /// Makes `out` the next output of `node` (out.grad_fn() == node, output_nr assigned in

@@ -18,7 +18,6 @@ Tensor plain_alias(const Tensor& t) {
   return ops::make_view(t, t.sizes(), t.strides(), t.storage_offset());
 }
 
-
 }  // namespace
 
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
@@ -61,17 +60,21 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
               "retain_graph=true if you need to backward through the graph a second time or if "
               "you need to access saved tensors after calling backward.");
   uint32_t version = saved_version_;
-  if (data_.defined()) version = data_._version();
-  else if (auto st = storage_ref_.lock()) version = st->version();
+  if (data_.defined())
+    version = data_._version();
+  else if (auto st = storage_ref_.lock())
+    version = st->version();
   if (version != saved_version_) {
-    std::string who = saved_for ? str(", which is ", is_output_ ? "output " : "an input of ",
-                                      is_output_ ? std::to_string(output_nr_) + " of " : std::string(),
-                                      saved_for->name(), ",")
-                                : std::string(",");
+    std::string who = saved_for
+                          ? str(", which is ", is_output_ ? "output " : "an input of ",
+                                is_output_ ? std::to_string(output_nr_) + " of " : std::string(),
+                                saved_for->name(), ",")
+                          : std::string(",");
     NABLA_CHECK(false,
                 "one of the variables needed for gradient computation has been modified by an "
-                "inplace operation: ", describe_saved(), who, " is at version ", version,
-                "; expected version ", saved_version_,
+                "inplace operation: ",
+                describe_saved(), who, " is at version ", version, "; expected version ",
+                saved_version_,
                 " instead. Hint: the backtrace further above (DetectAnomalyGuard) shows the "
                 "operation that failed to compute its gradient.");
   }

@@ -62,7 +62,8 @@ uint32_t Tensor::output_nr() const {
 }
 
 const Tensor& Tensor::retain_grad() const {
-  NABLA_CHECK(requires_grad(), "retain_grad: can't retain_grad on Tensor that has requires_grad=False");
+  NABLA_CHECK(requires_grad(),
+              "retain_grad: can't retain_grad on Tensor that has requires_grad=False");
   if (is_leaf()) return *this;  // leaves keep their gradient anyway
   auto& m = impl_->ensure_autograd_meta();
   if (m.retains_grad) return *this;
@@ -87,7 +88,8 @@ void Tensor::backward(const Tensor& gradient, optional<bool> retain_graph, bool 
 
 namespace detail {
 unsigned register_tensor_hook(const Tensor& t, std::function<Tensor(const Tensor&)> fn) {
-  NABLA_CHECK(t.requires_grad(), "register_hook: cannot register a hook on a tensor that doesn't "
+  NABLA_CHECK(t.requires_grad(),
+              "register_hook: cannot register a hook on a tensor that doesn't "
               "require gradient");
   if (t.is_leaf()) {
     static std::atomic<unsigned> next_id{1u << 30};  // apart from node hook ids

@@ -336,9 +336,9 @@ void ProfilingBackend::channel_affine(const Tensor& out, const Tensor& in, const
 
 void ProfilingBackend::group_norm_backward(const Tensor& grad_in, const Tensor& grad_weight,
                                            const Tensor& grad_bias, const Tensor& grad_out,
-                                           const Tensor& in, const Tensor& mean,
-                                           const Tensor& rstd, const Tensor& weight, int64_t n,
-                                           int64_t c, int64_t g, int64_t s) {
+                                           const Tensor& in, const Tensor& mean, const Tensor& rstd,
+                                           const Tensor& weight, int64_t n, int64_t c, int64_t g,
+                                           int64_t s) {
   RecordFunction rec("group_norm_backward", EventKind::Kernel);
   inner_.group_norm_backward(grad_in, grad_weight, grad_bias, grad_out, in, mean, rstd, weight, n,
                              c, g, s);

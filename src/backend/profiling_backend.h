@@ -36,9 +36,9 @@ class ProfilingBackend final : public KernelBackend {
   void col2im(const Tensor& image, const Tensor& cols, const WindowGeometry& g) override;
   bool conv2d(const Tensor& out, const Tensor& image, const Tensor& weight, const Tensor& bias,
               const WindowGeometry& g, int64_t groups) override;
-  bool conv2d_backward(const Tensor& grad_image, const Tensor& grad_weight,
-                       const Tensor& grad_bias, const Tensor& grad_out, const Tensor& image,
-                       const Tensor& weight, const WindowGeometry& g, int64_t groups) override;
+  bool conv2d_backward(const Tensor& grad_image, const Tensor& grad_weight, const Tensor& grad_bias,
+                       const Tensor& grad_out, const Tensor& image, const Tensor& weight,
+                       const WindowGeometry& g, int64_t groups) override;
   void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& image,
                   const WindowGeometry& g) override;
   void max_pool2d_backward(const Tensor& grad_image, const Tensor& grad_out,
@@ -53,8 +53,8 @@ class ProfilingBackend final : public KernelBackend {
                       int64_t s) override;
   void group_norm_backward(const Tensor& grad_in, const Tensor& grad_weight,
                            const Tensor& grad_bias, const Tensor& grad_out, const Tensor& in,
-                           const Tensor& mean, const Tensor& rstd, const Tensor& weight,
-                           int64_t n, int64_t c, int64_t g, int64_t s) override;
+                           const Tensor& mean, const Tensor& rstd, const Tensor& weight, int64_t n,
+                           int64_t c, int64_t g, int64_t s) override;
   void batch_norm_backward(const Tensor& grad_in, const Tensor& grad_weight,
                            const Tensor& grad_bias, const Tensor& grad_out, const Tensor& in,
                            const Tensor& mean, const Tensor& rstd, const Tensor& weight, int64_t n,

@@ -72,8 +72,8 @@ void write_file_atomically(const std::string& path, std::string_view data, const
   // mkstemp creates 0600; use the usual 0644 (reading the umask would briefly change
   // it for every thread).
   ::fchmod(tmp.fd(), 0644);
-  NABLA_CHECK(::fsync(tmp.fd()) == 0, op, ": cannot flush '", tmp.name(), "': ", std::strerror(errno),
-              " (the previous file, if any, is unchanged)");
+  NABLA_CHECK(::fsync(tmp.fd()) == 0, op, ": cannot flush '", tmp.name(),
+              "': ", std::strerror(errno), " (the previous file, if any, is unchanged)");
   NABLA_CHECK(tmp.close() == 0, op, ": cannot close '", tmp.name(), "': ", std::strerror(errno));
   NABLA_CHECK(::rename(tmp.name().c_str(), path.c_str()) == 0, op, ": cannot rename '", tmp.name(),
               "' to '", path, "': ", std::strerror(errno));

@@ -180,9 +180,9 @@ void cpu_free(void* p, size_t nbytes) {
 void cpu_empty_cache() {
   if (!t_cache_gone)
     for (auto& list : t_cache.free) {
-    for (void* p : list) std::free(p);
-    list.clear();
-  }
+      for (void* p : list) std::free(p);
+      list.clear();
+    }
   LargeCache& cache = large_cache();
   std::lock_guard<std::mutex> lock(cache.mutex);
   cache.clear();

@@ -12,9 +12,13 @@ Device::Device(const std::string& spec) : type_(DeviceType::CPU), index_(-1) {
     kind = spec.substr(0, colon);
     idx = spec.substr(colon + 1);
   }
-  if (kind == "cpu") type_ = DeviceType::CPU;
-  else if (kind == "cuda") type_ = DeviceType::CUDA;
-  else NABLA_CHECK(false, "Device: expected a device string such as \"cpu\" or \"cuda:0\", got \"", spec, "\"");
+  if (kind == "cpu")
+    type_ = DeviceType::CPU;
+  else if (kind == "cuda")
+    type_ = DeviceType::CUDA;
+  else
+    NABLA_CHECK(false, "Device: expected a device string such as \"cpu\" or \"cuda:0\", got \"",
+                spec, "\"");
   if (!idx.empty()) {
     bool digits = idx.size() <= 3 && idx.find_first_not_of("0123456789") == std::string::npos;
     NABLA_CHECK(digits, "Device: invalid device index in \"", spec, "\"");

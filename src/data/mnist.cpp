@@ -3,12 +3,12 @@
 
 #include <zlib.h>
 
+#include <sys/stat.h>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
-#include <sys/stat.h>
 
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
@@ -62,17 +62,20 @@ Tensor read_idx(const std::string& path) {
   unsigned char magic[4];
   NABLA_CHECK(f.read(magic, 4) == 4, "read_idx: '", path, "' is too short for an IDX header");
   NABLA_CHECK(magic[0] == 0 && magic[1] == 0 && magic[2] == 0x08, "read_idx: '", path,
-              "' is not an IDX file of unsigned bytes (magic ", int(magic[0]), " ", int(magic[1]), " ",
-              int(magic[2]), " ", int(magic[3]), ")");
+              "' is not an IDX file of unsigned bytes (magic ", int(magic[0]), " ", int(magic[1]),
+              " ", int(magic[2]), " ", int(magic[3]), ")");
   const int ndim = magic[3];
-  NABLA_CHECK(ndim >= 1 && ndim <= 4, "read_idx: '", path, "' declares ", ndim, " dims, expected 1 to 4");
+  NABLA_CHECK(ndim >= 1 && ndim <= 4, "read_idx: '", path, "' declares ", ndim,
+              " dims, expected 1 to 4");
   std::vector<int64_t> shape;
   uint64_t total = 1;
   for (int d = 0; d < ndim; ++d) {
     unsigned char b[4];
     NABLA_CHECK(f.read(b, 4) == 4, "read_idx: '", path, "' ends inside its header");
-    const uint64_t n = (uint64_t{b[0]} << 24) | (uint64_t{b[1]} << 16) | (uint64_t{b[2]} << 8) | b[3];
-    NABLA_CHECK(n == 0 || total <= (uint64_t{1} << 40) / n, "read_idx: '", path, "' declares an absurd size");
+    const uint64_t n =
+        (uint64_t{b[0]} << 24) | (uint64_t{b[1]} << 16) | (uint64_t{b[2]} << 8) | b[3];
+    NABLA_CHECK(n == 0 || total <= (uint64_t{1} << 40) / n, "read_idx: '", path,
+                "' declares an absurd size");
     total *= n;
     shape.push_back(static_cast<int64_t>(n));
   }
@@ -103,9 +106,10 @@ MNIST::MNIST(const std::string& root, Mode mode) : is_train_(mode == Mode::kTrai
   auto find = [&](const std::string& stem) {
     for (const std::string& p : {prefix + stem, prefix + stem + ".gz"})
       if (exists(p)) return p;
-    std::string hint = root == fashion_mnist_root()
-                           ? " (install Debian's dataset-fashion-mnist: apt-get install dataset-fashion-mnist)"
-                           : "";
+    std::string hint =
+        root == fashion_mnist_root()
+            ? " (install Debian's dataset-fashion-mnist: apt-get install dataset-fashion-mnist)"
+            : "";
     NABLA_CHECK(false, "MNIST: neither '", prefix + stem, "' nor its .gz form exists", hint);
     return std::string();
   };
@@ -113,17 +117,17 @@ MNIST::MNIST(const std::string& root, Mode mode) : is_train_(mode == Mode::kTrai
   const std::string label_path = find("-labels-idx1-ubyte");
   Tensor images = read_idx(image_path);
   Tensor labels = read_idx(label_path);
-  NABLA_CHECK(images.dim() == 3 && images.size(1) == 28 && images.size(2) == 28, "MNIST: '", image_path,
-              "' holds images of shape ", images.sizes(), ", expected [N, 28, 28]");
-  NABLA_CHECK(labels.dim() == 1 && labels.size(0) == images.size(0), "MNIST: '", label_path, "' holds ",
-              labels.sizes(), " labels for ", images.size(0), " images");
+  NABLA_CHECK(images.dim() == 3 && images.size(1) == 28 && images.size(2) == 28, "MNIST: '",
+              image_path, "' holds images of shape ", images.sizes(), ", expected [N, 28, 28]");
+  NABLA_CHECK(labels.dim() == 1 && labels.size(0) == images.size(0), "MNIST: '", label_path,
+              "' holds ", labels.sizes(), " labels for ", images.size(0), " images");
   images_ = images.to(kFloat).div_(255).unsqueeze(1).contiguous();
   targets_ = labels.to(kLong);
 }
 
 Example<> MNIST::get(size_t index) {
-  NABLA_CHECK(index < static_cast<size_t>(images_.size(0)), "MNIST: index ", index, " out of range for ",
-              images_.size(0), " examples");
+  NABLA_CHECK(index < static_cast<size_t>(images_.size(0)), "MNIST: index ", index,
+              " out of range for ", images_.size(0), " examples");
   const auto i = static_cast<int64_t>(index);
   return {images_[i], targets_[i]};
 }
@@ -133,18 +137,21 @@ optional<size_t> MNIST::size() const { return static_cast<size_t>(images_.size(0
 TensorDataset::TensorDataset(const std::vector<Tensor>& tensors) : TensorDataset(stack(tensors)) {}
 
 TensorDataset::TensorDataset(Tensor tensor) : tensor(std::move(tensor)) {
-  NABLA_CHECK(this->tensor.defined() && this->tensor.dim() > 0,
-              "TensorDataset: needs a tensor of at least one dimension (its rows are the examples), got ",
-              this->tensor.defined() ? std::to_string(this->tensor.dim()) + " dimensions" : "an undefined tensor");
+  NABLA_CHECK(
+      this->tensor.defined() && this->tensor.dim() > 0,
+      "TensorDataset: needs a tensor of at least one dimension (its rows are the examples), got ",
+      this->tensor.defined() ? std::to_string(this->tensor.dim()) + " dimensions"
+                             : "an undefined tensor");
 }
 
 TensorExample TensorDataset::get(size_t index) {
-  NABLA_CHECK(index < static_cast<size_t>(tensor.size(0)), "TensorDataset: index ", index, " out of range for ",
-              tensor.size(0), " examples");
+  NABLA_CHECK(index < static_cast<size_t>(tensor.size(0)), "TensorDataset: index ", index,
+              " out of range for ", tensor.size(0), " examples");
   return tensor[static_cast<int64_t>(index)];
 }
 
-TensorPairDataset::TensorPairDataset(Tensor data, Tensor target) : data_(std::move(data)), target_(std::move(target)) {
+TensorPairDataset::TensorPairDataset(Tensor data, Tensor target)
+    : data_(std::move(data)), target_(std::move(target)) {
   NABLA_CHECK(data_.defined() && target_.defined() && data_.dim() > 0 && target_.dim() > 0 &&
                   data_.size(0) == target_.size(0),
               "TensorPairDataset: data and target need the same first dimension, got ",
@@ -153,8 +160,8 @@ TensorPairDataset::TensorPairDataset(Tensor data, Tensor target) : data_(std::mo
 }
 
 Example<> TensorPairDataset::get(size_t index) {
-  NABLA_CHECK(index < static_cast<size_t>(data_.size(0)), "TensorPairDataset: index ", index, " out of range for ",
-              data_.size(0), " examples");
+  NABLA_CHECK(index < static_cast<size_t>(data_.size(0)), "TensorPairDataset: index ", index,
+              " out of range for ", data_.size(0), " examples");
   return {data_[static_cast<int64_t>(index)], target_[static_cast<int64_t>(index)]};
 }
 
@@ -191,8 +198,8 @@ Tensor read_csv(const std::string& path, char delimiter) {
       continue;
     }
     if (columns < 0) columns = static_cast<int64_t>(row.size());
-    NABLA_CHECK(static_cast<int64_t>(row.size()) == columns, "read_csv: '", path, "' line ", line_no, " has ",
-                row.size(), " columns, expected ", columns);
+    NABLA_CHECK(static_cast<int64_t>(row.size()) == columns, "read_csv: '", path, "' line ",
+                line_no, " has ", row.size(), " columns, expected ", columns);
     values.insert(values.end(), row.begin(), row.end());
     ++rows;
   }

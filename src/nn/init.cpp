@@ -42,8 +42,9 @@ double calculate_gain(NonlinearityType nonlinearity, double param) {
 }
 
 std::tuple<int64_t, int64_t> _calculate_fan_in_and_fan_out(const Tensor& tensor) {
-  NABLA_CHECK(tensor.dim() >= 2, "nn::init: fan in and fan out need a tensor of at least 2 dims, got ",
-              tensor.dim(), " dims (sizes ", tensor.sizes(), ")");
+  NABLA_CHECK(tensor.dim() >= 2,
+              "nn::init: fan in and fan out need a tensor of at least 2 dims, got ", tensor.dim(),
+              " dims (sizes ", tensor.sizes(), ")");
   int64_t receptive = 1;
   for (int64_t d = 2; d < tensor.dim(); ++d) receptive *= tensor.size(d);
   return {tensor.size(1) * receptive, tensor.size(0) * receptive};
@@ -61,7 +62,8 @@ Tensor zeros_(Tensor tensor) { return constant_(std::move(tensor), 0); }
 
 Tensor eye_(Tensor matrix) {
   check_defined("eye_", matrix);
-  NABLA_CHECK(matrix.dim() == 2, "nn::init::eye_: expected a 2-d tensor, got ", matrix.dim(), " dims");
+  NABLA_CHECK(matrix.dim() == 2, "nn::init::eye_: expected a 2-d tensor, got ", matrix.dim(),
+              " dims");
   NoGradGuard guard;
   matrix.copy_(eye(matrix.size(0), matrix.size(1), TensorOptions(matrix.scalar_type())));
   return matrix;
@@ -69,8 +71,8 @@ Tensor eye_(Tensor matrix) {
 
 Tensor dirac_(Tensor tensor, int64_t groups) {
   check_defined("dirac_", tensor);
-  NABLA_CHECK(tensor.dim() >= 3 && tensor.dim() <= 5, "nn::init::dirac_: expected a 3-, 4- or 5-d tensor, got ",
-              tensor.dim(), " dims");
+  NABLA_CHECK(tensor.dim() >= 3 && tensor.dim() <= 5,
+              "nn::init::dirac_: expected a 3-, 4- or 5-d tensor, got ", tensor.dim(), " dims");
   NABLA_CHECK(groups > 0 && tensor.size(0) % groups == 0, "nn::init::dirac_: out channels ",
               tensor.size(0), " are not divisible by groups ", groups);
   NoGradGuard guard;
@@ -134,7 +136,8 @@ Tensor kaiming_normal_(Tensor tensor, double a, FanModeType mode, NonlinearityTy
 
 Tensor orthogonal_(Tensor tensor, double gain) {
   check_defined("orthogonal_", tensor);
-  NABLA_CHECK(tensor.dim() >= 2, "nn::init::orthogonal_: expected at least 2 dims, got ", tensor.dim());
+  NABLA_CHECK(tensor.dim() >= 2, "nn::init::orthogonal_: expected at least 2 dims, got ",
+              tensor.dim());
   NoGradGuard guard;
   const int64_t rows = tensor.size(0);
   const int64_t cols = tensor.numel() / std::max<int64_t>(rows, 1);
@@ -168,15 +171,18 @@ Tensor orthogonal_(Tensor tensor, double gain) {
 
 Tensor sparse_(Tensor tensor, double sparsity, double std) {
   check_defined("sparse_", tensor);
-  NABLA_CHECK(tensor.dim() == 2, "nn::init::sparse_: expected a 2-d tensor, got ", tensor.dim(), " dims");
-  NABLA_CHECK(sparsity >= 0 && sparsity <= 1, "nn::init::sparse_: sparsity must be in [0, 1], got ", sparsity);
+  NABLA_CHECK(tensor.dim() == 2, "nn::init::sparse_: expected a 2-d tensor, got ", tensor.dim(),
+              " dims");
+  NABLA_CHECK(sparsity >= 0 && sparsity <= 1, "nn::init::sparse_: sparsity must be in [0, 1], got ",
+              sparsity);
   NoGradGuard guard;
   const int64_t rows = tensor.size(0), cols = tensor.size(1);
   const auto zeros = static_cast<int64_t>(std::ceil(sparsity * static_cast<double>(rows)));
   tensor.normal_(0, std);
   for (int64_t c = 0; c < cols; ++c) {
     Tensor perm = randperm(rows, TensorOptions(kLong));
-    for (int64_t i = 0; i < zeros; ++i) tensor.select(1, c).select(0, perm[i].item<int64_t>()).fill_(0);
+    for (int64_t i = 0; i < zeros; ++i)
+      tensor.select(1, c).select(0, perm[i].item<int64_t>()).fill_(0);
   }
   return tensor;
 }

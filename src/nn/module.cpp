@@ -38,9 +38,8 @@ const std::string& Module::name() const noexcept {
 }
 
 std::shared_ptr<Module> Module::clone(const optional<Device>&) const {
-  NABLA_CHECK(false, "clone: ", name(),
-              " does not support clone(); derive it from nn::Cloneable<", name(),
-              "> and implement reset()");
+  NABLA_CHECK(false, "clone: ", name(), " does not support clone(); derive it from nn::Cloneable<",
+              name(), "> and implement reset()");
   return nullptr;
 }
 
@@ -74,7 +73,8 @@ void Module::apply(const ModulePointerApplyFunction& fn) const {
   for (const auto& m : modules(true)) fn(m);
 }
 
-void Module::apply(const NamedModulePointerApplyFunction& fn, const std::string& name_prefix) const {
+void Module::apply(const NamedModulePointerApplyFunction& fn,
+                   const std::string& name_prefix) const {
   for (const auto& item : named_modules(name_prefix, true)) fn(item.key(), item.value());
 }
 
@@ -161,7 +161,8 @@ void Module::to(Device device, bool non_blocking) {
   apply([&](Module& m) {
     for (auto* dict : {&m.parameters_, &m.buffers_})
       for (auto& t : *dict)
-        if (t.value().defined()) t.value().set_data(t.value().to(TensorOptions(device), non_blocking));
+        if (t.value().defined())
+          t.value().set_data(t.value().to(TensorOptions(device), non_blocking));
   });
 }
 

@@ -24,8 +24,9 @@ double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, d
     for (const auto& g : grads) norms.push_back(g.norm(norm_type).to(kDouble));
     total = stack(norms).norm(norm_type).item<double>();
   }
-  NABLA_CHECK(!error_if_nonfinite || std::isfinite(total), "clip_grad_norm_: the total norm of order ",
-              norm_type, " of the gradients is non-finite (", total,
+  NABLA_CHECK(!error_if_nonfinite || std::isfinite(total),
+              "clip_grad_norm_: the total norm of order ", norm_type,
+              " of the gradients is non-finite (", total,
               "), so they cannot be clipped; pass error_if_nonfinite=false to clip anyway");
   const double coef = max_norm / (total + 1e-6);
   if (coef < 1)

@@ -25,7 +25,10 @@ struct Rows {
 };
 Rows rows_of(const Tensor& x, int64_t dim) {
   // A copy even when x is already contiguous float64: the scans write into it.
-  Tensor t = (x.dim() == 0 ? x.view({1}) : x.movedim(dim, -1)).detach().to(kDouble, false, /*copy=*/true).contiguous();
+  Tensor t = (x.dim() == 0 ? x.view({1}) : x.movedim(dim, -1))
+                 .detach()
+                 .to(kDouble, false, /*copy=*/true)
+                 .contiguous();
   Rows r;
   r.n = t.dim() == 0 ? 1 : t.size(-1);
   r.rows = r.n == 0 ? 0 : t.numel() / r.n;

@@ -28,7 +28,8 @@ enum class Kind {
 ScalarType unary_result_dtype(const Tensor& x, Kind kind, const char* name) {
   ScalarType t = x.scalar_type();
   switch (kind) {
-    case Kind::Floating: return isFloatingType(t) ? t : get_default_dtype();
+    case Kind::Floating:
+      return isFloatingType(t) ? t : get_default_dtype();
     case Kind::FloatingOnly:
       NABLA_CHECK(isFloatingType(t), name, ": expected a floating point tensor, got ", t);
       return t;
@@ -36,8 +37,10 @@ ScalarType unary_result_dtype(const Tensor& x, Kind kind, const char* name) {
       NABLA_CHECK(t != kBool, name, ": not supported for bool tensors (got a Bool tensor of sizes ",
                   x.sizes(), ")");
       return t;
-    case Kind::Keep: return t;
-    case Kind::BoolOut: return kBool;
+    case Kind::Keep:
+      return t;
+    case Kind::BoolOut:
+      return kBool;
   }
   return t;
 }
@@ -88,22 +91,26 @@ std::pair<ScalarType, ScalarType> binary_dtypes(BinaryOp op, ScalarType common, 
       if (!isFloatingType(common)) common = get_default_dtype();
       break;
     case BinaryOp::Sub:
-      NABLA_CHECK(common != kBool, name,
-                  ": subtraction, the `-` operator, with two bool tensors is not supported. Use the "
-                  "`^` or `logical_xor()` operator instead.");
+      NABLA_CHECK(
+          common != kBool, name,
+          ": subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+          "`^` or `logical_xor()` operator instead.");
       break;
     case BinaryOp::BitwiseAnd:
     case BinaryOp::BitwiseOr:
     case BinaryOp::BitwiseXor:
-      NABLA_CHECK(!isFloatingType(common), name, ": bitwise operations are only defined for integral and "
-                  "bool tensors, got ", common);
+      NABLA_CHECK(!isFloatingType(common), name,
+                  ": bitwise operations are only defined for integral and "
+                  "bool tensors, got ",
+                  common);
       break;
     case BinaryOp::Remainder:
     case BinaryOp::Fmod:
     case BinaryOp::Pow:
       NABLA_CHECK(common != kBool, name, ": not supported for bool tensors");
       break;
-    default: break;
+    default:
+      break;
   }
   return {common, common};
 }
@@ -119,7 +126,8 @@ void check_integer_divisor(BinaryOp op, const Tensor& b, ScalarType compute, con
 void check_add_sub(BinaryOp op, const Tensor& a, const Tensor& b, ScalarType compute,
                    const Scalar& alpha, const char* name) {
   if (op != BinaryOp::Add && op != BinaryOp::Sub) return;
-  NABLA_CHECK(!(op == BinaryOp::Sub && (a.scalar_type() == kBool || b.scalar_type() == kBool)), name,
+  NABLA_CHECK(!(op == BinaryOp::Sub && (a.scalar_type() == kBool || b.scalar_type() == kBool)),
+              name,
               ": subtraction, the `-` operator, with a bool tensor is not supported. If you are "
               "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   NABLA_CHECK(isFloatingType(compute) || !alpha.isFloatingPoint(), name,
@@ -159,8 +167,8 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Scalar& b, const char* name
                  const Scalar& alpha = 1) {
   ops::check_defined(a, name);
   ScalarType common = ops::result_type(a, b);
-  return binary_recorded(op, a, ops::scalar_tensor(b, common, a.device()), common, alpha, name, true,
-                         false);
+  return binary_recorded(op, a, ops::scalar_tensor(b, common, a.device()), common, alpha, name,
+                         true, false);
 }
 
 Tensor binary_op(BinaryOp op, const Scalar& a, const Tensor& b, const char* name) {
@@ -181,8 +189,8 @@ const Tensor& binary_op_(BinaryOp op, const Tensor& self, const Tensor& other, c
   DimVector shape = broadcast_shapes(self.sizes(), other.sizes(), name);
   ops::check_inplace(self, shape, out_t, name);
   if (autograd::any_requires_grad(self, other))
-    return ops::assign_with_history(self, binary_recorded(op, self.clone(), other, common, alpha, name, false, false),
-                                    name);
+    return ops::assign_with_history(
+        self, binary_recorded(op, self.clone(), other, common, alpha, name, false, false), name);
   Tensor o = cast(other, compute);
   // An operand that overlaps self with another layout must be read before writing.
   if (o.impl()->storage() == self.impl()->storage() &&
@@ -221,44 +229,82 @@ Tensor ops::activation(const Tensor& x, UnaryOp op, UnaryParams p, const char* n
 
 // ---- Binary methods -------------------------------------------------------------------
 
-Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const { return binary_op(BinaryOp::Add, *this, o, "add", alpha); }
-Tensor Tensor::add(const Scalar& o, const Scalar& alpha) const { return binary_op(BinaryOp::Add, *this, o, "add", alpha); }
-Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const { return binary_op(BinaryOp::Sub, *this, o, "sub", alpha); }
-Tensor Tensor::sub(const Scalar& o, const Scalar& alpha) const { return binary_op(BinaryOp::Sub, *this, o, "sub", alpha); }
+Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const {
+  return binary_op(BinaryOp::Add, *this, o, "add", alpha);
+}
+Tensor Tensor::add(const Scalar& o, const Scalar& alpha) const {
+  return binary_op(BinaryOp::Add, *this, o, "add", alpha);
+}
+Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const {
+  return binary_op(BinaryOp::Sub, *this, o, "sub", alpha);
+}
+Tensor Tensor::sub(const Scalar& o, const Scalar& alpha) const {
+  return binary_op(BinaryOp::Sub, *this, o, "sub", alpha);
+}
 Tensor Tensor::mul(const Tensor& o) const { return binary_op(BinaryOp::Mul, *this, o, "mul"); }
 Tensor Tensor::mul(const Scalar& o) const { return binary_op(BinaryOp::Mul, *this, o, "mul"); }
 Tensor Tensor::div(const Tensor& o) const { return binary_op(BinaryOp::Div, *this, o, "div"); }
 Tensor Tensor::div(const Scalar& o) const { return binary_op(BinaryOp::Div, *this, o, "div"); }
-Tensor Tensor::remainder(const Tensor& o) const { return binary_op(BinaryOp::Remainder, *this, o, "remainder"); }
-Tensor Tensor::remainder(const Scalar& o) const { return binary_op(BinaryOp::Remainder, *this, o, "remainder"); }
+Tensor Tensor::remainder(const Tensor& o) const {
+  return binary_op(BinaryOp::Remainder, *this, o, "remainder");
+}
+Tensor Tensor::remainder(const Scalar& o) const {
+  return binary_op(BinaryOp::Remainder, *this, o, "remainder");
+}
 Tensor Tensor::fmod(const Tensor& o) const { return binary_op(BinaryOp::Fmod, *this, o, "fmod"); }
 Tensor Tensor::fmod(const Scalar& o) const { return binary_op(BinaryOp::Fmod, *this, o, "fmod"); }
 Tensor Tensor::pow(const Tensor& e) const { return binary_op(BinaryOp::Pow, *this, e, "pow"); }
-Tensor Tensor::atan2(const Tensor& o) const { return binary_op(BinaryOp::Atan2, *this, o, "atan2"); }
-Tensor Tensor::maximum(const Tensor& o) const { return binary_op(BinaryOp::Maximum, *this, o, "maximum"); }
-Tensor Tensor::minimum(const Tensor& o) const { return binary_op(BinaryOp::Minimum, *this, o, "minimum"); }
+Tensor Tensor::atan2(const Tensor& o) const {
+  return binary_op(BinaryOp::Atan2, *this, o, "atan2");
+}
+Tensor Tensor::maximum(const Tensor& o) const {
+  return binary_op(BinaryOp::Maximum, *this, o, "maximum");
+}
+Tensor Tensor::minimum(const Tensor& o) const {
+  return binary_op(BinaryOp::Minimum, *this, o, "minimum");
+}
 
 Tensor Tensor::pow(const Scalar& e) const {
   ops::check_defined(*this, "pow");
   ScalarType t = ops::result_type(*this, e);
   NABLA_CHECK(t != kBool, "pow: not supported for bool tensors");
-  NABLA_CHECK(isFloatingType(t) || e.toLong() >= 0, "pow: integers to negative integer powers are not "
-              "allowed (got exponent ", e.toLong(), ")");
+  NABLA_CHECK(isFloatingType(t) || e.toLong() >= 0,
+              "pow: integers to negative integer powers are not "
+              "allowed (got exponent ",
+              e.toLong(), ")");
   Tensor out = empty_tensor(sizes(), t, device());
   backend_for(*this).unary(UnaryOp::PowScalar, out, cast(*this, t), {e.toDouble(), 0});
   ops::record_unary(UnaryOp::PowScalar, {e.toDouble(), 0}, *this, out);
   return out;
 }
 
-const Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) const { return binary_op_(BinaryOp::Add, *this, o, "add_", alpha); }
-const Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) const { return binary_op_(BinaryOp::Add, *this, o, "add_", alpha); }
-const Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) const { return binary_op_(BinaryOp::Sub, *this, o, "sub_", alpha); }
-const Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) const { return binary_op_(BinaryOp::Sub, *this, o, "sub_", alpha); }
-const Tensor& Tensor::mul_(const Tensor& o) const { return binary_op_(BinaryOp::Mul, *this, o, "mul_"); }
-const Tensor& Tensor::mul_(const Scalar& o) const { return binary_op_(BinaryOp::Mul, *this, o, "mul_"); }
-const Tensor& Tensor::div_(const Tensor& o) const { return binary_op_(BinaryOp::Div, *this, o, "div_"); }
-const Tensor& Tensor::div_(const Scalar& o) const { return binary_op_(BinaryOp::Div, *this, o, "div_"); }
-const Tensor& Tensor::pow_(const Tensor& e) const { return binary_op_(BinaryOp::Pow, *this, e, "pow_"); }
+const Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) const {
+  return binary_op_(BinaryOp::Add, *this, o, "add_", alpha);
+}
+const Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) const {
+  return binary_op_(BinaryOp::Add, *this, o, "add_", alpha);
+}
+const Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) const {
+  return binary_op_(BinaryOp::Sub, *this, o, "sub_", alpha);
+}
+const Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) const {
+  return binary_op_(BinaryOp::Sub, *this, o, "sub_", alpha);
+}
+const Tensor& Tensor::mul_(const Tensor& o) const {
+  return binary_op_(BinaryOp::Mul, *this, o, "mul_");
+}
+const Tensor& Tensor::mul_(const Scalar& o) const {
+  return binary_op_(BinaryOp::Mul, *this, o, "mul_");
+}
+const Tensor& Tensor::div_(const Tensor& o) const {
+  return binary_op_(BinaryOp::Div, *this, o, "div_");
+}
+const Tensor& Tensor::div_(const Scalar& o) const {
+  return binary_op_(BinaryOp::Div, *this, o, "div_");
+}
+const Tensor& Tensor::pow_(const Tensor& e) const {
+  return binary_op_(BinaryOp::Pow, *this, e, "pow_");
+}
 const Tensor& Tensor::pow_(const Scalar& e) const {
   // As the other in-place ops (unary_op_): with autograd, pow reads a clone (its node
   // saves the old value, which the write overwrites) and self takes over its history.
@@ -272,12 +318,14 @@ const Tensor& Tensor::pow_(const Scalar& e) const {
 }
 
 namespace {
-void check_addc(const Tensor& self, const Tensor& t1, const Tensor& t2, bool is_div, const char* name) {
+void check_addc(const Tensor& self, const Tensor& t1, const Tensor& t2, bool is_div,
+                const char* name) {
   for (const Tensor* t : {&self, &t1, &t2}) {
     NABLA_CHECK(t->scalar_type() != kBool, name, ": not supported for bool tensors");
-    NABLA_CHECK(!is_div || t->is_floating_point(), name,
-                ": integer division with addcdiv is no longer supported; use floating tensors (got ",
-                t->scalar_type(), ")");
+    NABLA_CHECK(
+        !is_div || t->is_floating_point(), name,
+        ": integer division with addcdiv is no longer supported; use floating tensors (got ",
+        t->scalar_type(), ")");
   }
 }
 void check_lerp(const Tensor& self, const Tensor& end, const char* name) {
@@ -314,8 +362,8 @@ const Tensor& Tensor::lerp_(const Tensor& end, const Scalar& w) const {
 // ---- Parameterized unary ops --------------------------------------------------------
 
 Tensor Tensor::bitwise_not() const {
-  NABLA_CHECK(!is_floating_point(), "bitwise_not: only integral and bool tensors are supported, got ",
-              scalar_type());
+  NABLA_CHECK(!is_floating_point(),
+              "bitwise_not: only integral and bool tensors are supported, got ", scalar_type());
   return unary_impl(*this, UnaryOp::BitwiseNot, Kind::Keep, "bitwise_not");
 }
 
@@ -347,7 +395,8 @@ Tensor Tensor::clamp(optional<Scalar> lo, optional<Scalar> hi) const {
 const Tensor& Tensor::clamp_(optional<Scalar> lo, optional<Scalar> hi) const {
   ops::check_defined(*this, "clamp_");
   ops::check_inplace(*this, sizes(), clamp_dtype(*this, lo, hi), "clamp_");
-  return unary_op_(*this, UnaryOp::Clamp, Kind::KeepNoBool, "clamp_", clamp_params(*this, lo, hi, "clamp_"));
+  return unary_op_(*this, UnaryOp::Clamp, Kind::KeepNoBool, "clamp_",
+                   clamp_params(*this, lo, hi, "clamp_"));
 }
 Tensor Tensor::clamp(const optional<Tensor>& lo, const optional<Tensor>& hi) const {
   NABLA_CHECK((lo && lo->defined()) || (hi && hi->defined()),
@@ -364,7 +413,7 @@ const Tensor& Tensor::clamp_max_(const Scalar& hi) const { return clamp_(nullopt
 
 // ---- Comparisons and logic ----------------------------------------------------------
 
-#define NABLA_DEFINE_COMPARE(name, OP)                                                    \
+#define NABLA_DEFINE_COMPARE(name, OP)                                                            \
   Tensor Tensor::name(const Tensor& o) const { return binary_op(BinaryOp::OP, *this, o, #name); } \
   Tensor Tensor::name(const Scalar& o) const { return binary_op(BinaryOp::OP, *this, o, #name); }
 NABLA_DEFINE_COMPARE(eq, Eq)
@@ -375,15 +424,29 @@ NABLA_DEFINE_COMPARE(gt, Gt)
 NABLA_DEFINE_COMPARE(ge, Ge)
 #undef NABLA_DEFINE_COMPARE
 
-Tensor Tensor::logical_and(const Tensor& o) const { return binary_op(BinaryOp::LogicalAnd, *this, o, "logical_and"); }
-Tensor Tensor::logical_or(const Tensor& o) const { return binary_op(BinaryOp::LogicalOr, *this, o, "logical_or"); }
-Tensor Tensor::logical_xor(const Tensor& o) const { return binary_op(BinaryOp::LogicalXor, *this, o, "logical_xor"); }
-Tensor Tensor::bitwise_and(const Tensor& o) const { return binary_op(BinaryOp::BitwiseAnd, *this, o, "bitwise_and"); }
-Tensor Tensor::bitwise_or(const Tensor& o) const { return binary_op(BinaryOp::BitwiseOr, *this, o, "bitwise_or"); }
-Tensor Tensor::bitwise_xor(const Tensor& o) const { return binary_op(BinaryOp::BitwiseXor, *this, o, "bitwise_xor"); }
+Tensor Tensor::logical_and(const Tensor& o) const {
+  return binary_op(BinaryOp::LogicalAnd, *this, o, "logical_and");
+}
+Tensor Tensor::logical_or(const Tensor& o) const {
+  return binary_op(BinaryOp::LogicalOr, *this, o, "logical_or");
+}
+Tensor Tensor::logical_xor(const Tensor& o) const {
+  return binary_op(BinaryOp::LogicalXor, *this, o, "logical_xor");
+}
+Tensor Tensor::bitwise_and(const Tensor& o) const {
+  return binary_op(BinaryOp::BitwiseAnd, *this, o, "bitwise_and");
+}
+Tensor Tensor::bitwise_or(const Tensor& o) const {
+  return binary_op(BinaryOp::BitwiseOr, *this, o, "bitwise_or");
+}
+Tensor Tensor::bitwise_xor(const Tensor& o) const {
+  return binary_op(BinaryOp::BitwiseXor, *this, o, "bitwise_xor");
+}
 Tensor Tensor::isnan() const { return unary_impl(*this, UnaryOp::IsNan, Kind::BoolOut, "isnan"); }
 Tensor Tensor::isinf() const { return unary_impl(*this, UnaryOp::IsInf, Kind::BoolOut, "isinf"); }
-Tensor Tensor::isfinite() const { return unary_impl(*this, UnaryOp::IsFinite, Kind::BoolOut, "isfinite"); }
+Tensor Tensor::isfinite() const {
+  return unary_impl(*this, UnaryOp::IsFinite, Kind::BoolOut, "isfinite");
+}
 
 Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
   ops::check_defined(condition, "where (condition)");
@@ -393,7 +456,8 @@ Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
               condition.scalar_type());
   ops::check_same_device(*this, other, "where");
   ScalarType t = ops::result_type(*this, other);
-  DimVector shape = broadcast_shapes(broadcast_shapes(condition.sizes(), sizes(), "where"), other.sizes(), "where");
+  DimVector shape = broadcast_shapes(broadcast_shapes(condition.sizes(), sizes(), "where"),
+                                     other.sizes(), "where");
   Tensor out = empty_tensor(shape, t, device());
   backend_for(*this).where(out, cast(condition, kBool), cast(*this, t), cast(other, t));
   ops::record_where(condition, *this, other, out);
@@ -407,13 +471,15 @@ bool Tensor::equal(const Tensor& other) const {
 }
 
 Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
-  NABLA_CHECK(scalar_type() == other.scalar_type(), "isclose: expected both tensors to have the same dtype, but got ",
-              scalar_type(), " and ", other.scalar_type());
-  NABLA_CHECK(rtol >= 0 && atol >= 0, "isclose: rtol and atol must be non-negative, got rtol=", rtol,
-              ", atol=", atol);
+  NABLA_CHECK(scalar_type() == other.scalar_type(),
+              "isclose: expected both tensors to have the same dtype, but got ", scalar_type(),
+              " and ", other.scalar_type());
+  NABLA_CHECK(rtol >= 0 && atol >= 0,
+              "isclose: rtol and atol must be non-negative, got rtol=", rtol, ", atol=", atol);
   Tensor a = to(kDouble), b = other.to(kDouble);
   Tensor diff = a.sub(b);
-  Tensor close = a.eq(b).logical_or(diff.isfinite().logical_and(diff.abs().le(b.abs().mul(rtol).add(atol))));
+  Tensor close =
+      a.eq(b).logical_or(diff.isfinite().logical_and(diff.abs().le(b.abs().mul(rtol).add(atol))));
   if (equal_nan) close = close.logical_or(a.isnan().logical_and(b.isnan()));
   return close;
 }
@@ -428,10 +494,16 @@ Tensor operator-(const Tensor& a) { return a.neg(); }
 Tensor operator!(const Tensor& a) { return a.logical_not(); }
 Tensor operator~(const Tensor& a) { return a.bitwise_not(); }
 
-#define NABLA_DEFINE_OPERATOR(sym, OP, name)                                                   \
-  Tensor operator sym(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::OP, a, b, name); } \
-  Tensor operator sym(const Tensor& a, const Scalar& b) { return binary_op(BinaryOp::OP, a, b, name); } \
-  Tensor operator sym(const Scalar& a, const Tensor& b) { return binary_op(BinaryOp::OP, a, b, name); }
+#define NABLA_DEFINE_OPERATOR(sym, OP, name)              \
+  Tensor operator sym(const Tensor& a, const Tensor& b) { \
+    return binary_op(BinaryOp::OP, a, b, name);           \
+  }                                                       \
+  Tensor operator sym(const Tensor& a, const Scalar& b) { \
+    return binary_op(BinaryOp::OP, a, b, name);           \
+  }                                                       \
+  Tensor operator sym(const Scalar& a, const Tensor& b) { \
+    return binary_op(BinaryOp::OP, a, b, name);           \
+  }
 NABLA_DEFINE_OPERATOR(+, Add, "add")
 NABLA_DEFINE_OPERATOR(-, Sub, "sub")
 NABLA_DEFINE_OPERATOR(*, Mul, "mul")

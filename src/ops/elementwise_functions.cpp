@@ -78,11 +78,15 @@ Tensor softplus(const Tensor& x, const Scalar& beta, const Scalar& threshold) {
   return ops::activation(x, UnaryOp::Softplus, {beta.toDouble(), threshold.toDouble()}, "softplus");
 }
 
-Tensor clamp(const Tensor& x, optional<Scalar> min, optional<Scalar> max) { return x.clamp(min, max); }
+Tensor clamp(const Tensor& x, optional<Scalar> min, optional<Scalar> max) {
+  return x.clamp(min, max);
+}
 Tensor clamp_min(const Tensor& x, const Scalar& min) { return x.clamp_min(min); }
 Tensor clamp_max(const Tensor& x, const Scalar& max) { return x.clamp_max(max); }
 
-Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) { return a.where(condition, b); }
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
+  return a.where(condition, b);
+}
 Tensor where(const Tensor& condition, const Tensor& a, const Scalar& b) {
   ops::check_defined(a, "where");
   return a.where(condition, ops::scalar_tensor(b, ops::result_type(a, b), a.device()));
@@ -114,6 +118,8 @@ Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Sca
 Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
   return self.addcdiv(t1, t2, value);
 }
-Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) { return self.lerp(end, weight); }
+Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  return self.lerp(end, weight);
+}
 
 }  // namespace nabla

@@ -49,7 +49,8 @@ variable_list cat_bw(FormulaNode& n, const variable_list& g) {
 variable_list stack_bw(FormulaNode& n, const variable_list& g) {
   variable_list out(n.dims.size());
   for (size_t i = 0; i < out.size(); ++i)
-    if (n.needs_input_grad(i)) out[i] = g[0].select(n.dim, static_cast<int64_t>(i)).to(dtype_at(n, i));
+    if (n.needs_input_grad(i))
+      out[i] = g[0].select(n.dim, static_cast<int64_t>(i)).to(dtype_at(n, i));
   return out;
 }
 

@@ -332,7 +332,8 @@ std::vector<Tensor> broadcast_tensors(TensorList tensors) {
   }
   std::vector<Tensor> out;
   // As LibTorch, a tensor that already has the shape is returned itself.
-  for (const Tensor& t : tensors) out.push_back(t.sizes() == IntArrayRef(shape) ? t : t.expand(shape));
+  for (const Tensor& t : tensors)
+    out.push_back(t.sizes() == IntArrayRef(shape) ? t : t.expand(shape));
   return out;
 }
 

@@ -19,8 +19,9 @@ OptimizerParamGroup& OptimizerParamGroup::operator=(const OptimizerParamGroup& o
 }
 
 OptimizerOptions& OptimizerParamGroup::options() {
-  NABLA_CHECK(options_ != nullptr, "OptimizerParamGroup::options: the group has no options "
-                                   "(add it to an optimizer first)");
+  NABLA_CHECK(options_ != nullptr,
+              "OptimizerParamGroup::options: the group has no options "
+              "(add it to an optimizer first)");
   return *options_;
 }
 
@@ -47,7 +48,8 @@ void Optimizer::add_param_group(const OptimizerParamGroup& group) {
     NABLA_CHECK(seen.insert(p.unsafeGetTensorImpl()).second, "optimizer: parameter ", i,
                 " of the new group already belongs to a parameter group");
   }
-  OptimizerParamGroup added(group.params(), group.has_options() ? group.options().clone() : defaults_->clone());
+  OptimizerParamGroup added(group.params(),
+                            group.has_options() ? group.options().clone() : defaults_->clone());
   for (const auto& p : added.params()) parameters_.push_back(p);
   param_groups_.push_back(std::move(added));
 }
@@ -115,8 +117,9 @@ void Optimizer::load(serialize::InputArchive& archive) {
                 param_groups_.size(), ")");
     int64_t size = 0;
     group.read("size", size);
-    NABLA_CHECK(size == static_cast<int64_t>(param_groups_[g].params().size()), "optimizer load: group ", g,
-                " has ", size, " parameters in the file, ", param_groups_[g].params().size(), " here");
+    NABLA_CHECK(size == static_cast<int64_t>(param_groups_[g].params().size()),
+                "optimizer load: group ", g, " has ", size, " parameters in the file, ",
+                param_groups_[g].params().size(), " here");
     param_groups_[g].options().load(group);
   }
   NABLA_CHECK(!archive.contains("param_groups." + std::to_string(param_groups_.size()) + ".size"),
@@ -130,8 +133,9 @@ void Optimizer::load(serialize::InputArchive& archive) {
     for (const auto& key : s.keys()) {
       Tensor t;
       s.read(key, t);
-      NABLA_CHECK(t.dim() == 0 || t.sizes() == parameters_[i].sizes(), "optimizer load: state.", i, ".",
-                  key, " has shape ", t.sizes(), ", but parameter ", i, " has shape ", parameters_[i].sizes());
+      NABLA_CHECK(t.dim() == 0 || t.sizes() == parameters_[i].sizes(), "optimizer load: state.", i,
+                  ".", key, " has shape ", t.sizes(), ", but parameter ", i, " has shape ",
+                  parameters_[i].sizes());
     }
     auto state = make_state(parameters_[i]);
     state->load(s);

@@ -65,8 +65,13 @@ AdamSlot adam_slot(const Tensor& p, const Tensor& grad, AdamParamState& s, doubl
   s.step(s.step() + 1);
   const double bias1 = 1 - std::pow(beta1, static_cast<double>(s.step()));
   const double bias2 = 1 - std::pow(beta2, static_cast<double>(s.step()));
-  return {p, grad, s.exp_avg(), s.exp_avg_sq(), amsgrad ? s.max_exp_avg_sq() : Tensor(),
-          lr / bias1, std::sqrt(bias2)};
+  return {p,
+          grad,
+          s.exp_avg(),
+          s.exp_avg_sq(),
+          amsgrad ? s.max_exp_avg_sq() : Tensor(),
+          lr / bias1,
+          std::sqrt(bias2)};
 }
 
 // The fused kernel takes contiguous tensors of one floating dtype and size.
@@ -95,8 +100,8 @@ void adam_with_ops(const AdamSlot& a, const AdamHyper& h) {
 }
 
 // One step of a parameter group: the fusable parameters in one kernel call.
-void adam_group(OptimizerParamGroup& group, double lr, const betas_t& betas,
-                double eps, double weight_decay, bool decoupled, bool amsgrad,
+void adam_group(OptimizerParamGroup& group, double lr, const betas_t& betas, double eps,
+                double weight_decay, bool decoupled, bool amsgrad,
                 const std::function<AdamParamState&(const Tensor&)>& state) {
   AdamHyper h;
   std::tie(h.beta1, h.beta2) = betas;
@@ -133,8 +138,12 @@ void SGDOptions::load(serialize::InputArchive& a) {
   lr(get_double(a, "lr")).momentum(get_double(a, "momentum")).dampening(get_double(a, "dampening"));
   weight_decay(get_double(a, "weight_decay")).nesterov(get_bool(a, "nesterov"));
 }
-void SGDParamState::save(serialize::OutputArchive& a) const { put_tensor(a, "momentum_buffer", momentum_buffer()); }
-void SGDParamState::load(serialize::InputArchive& a) { momentum_buffer(get_tensor(a, "momentum_buffer")); }
+void SGDParamState::save(serialize::OutputArchive& a) const {
+  put_tensor(a, "momentum_buffer", momentum_buffer());
+}
+void SGDParamState::load(serialize::InputArchive& a) {
+  momentum_buffer(get_tensor(a, "momentum_buffer"));
+}
 
 template <class O>
 void save_adam_options(const O& o, serialize::OutputArchive& a) {
@@ -148,7 +157,9 @@ void save_adam_options(const O& o, serialize::OutputArchive& a) {
 template <class O>
 void load_adam_options(O& o, serialize::InputArchive& a) {
   o.lr(get_double(a, "lr")).betas({get_double(a, "beta1"), get_double(a, "beta2")});
-  o.eps(get_double(a, "eps")).weight_decay(get_double(a, "weight_decay")).amsgrad(get_bool(a, "amsgrad"));
+  o.eps(get_double(a, "eps"))
+      .weight_decay(get_double(a, "weight_decay"))
+      .amsgrad(get_bool(a, "amsgrad"));
 }
 void AdamOptions::save(serialize::OutputArchive& a) const { save_adam_options(*this, a); }
 void AdamOptions::load(serialize::InputArchive& a) { load_adam_options(*this, a); }
@@ -178,7 +189,9 @@ void RMSpropOptions::save(serialize::OutputArchive& a) const {
 }
 void RMSpropOptions::load(serialize::InputArchive& a) {
   lr(get_double(a, "lr")).alpha(get_double(a, "alpha")).eps(get_double(a, "eps"));
-  weight_decay(get_double(a, "weight_decay")).momentum(get_double(a, "momentum")).centered(get_bool(a, "centered"));
+  weight_decay(get_double(a, "weight_decay"))
+      .momentum(get_double(a, "momentum"))
+      .centered(get_bool(a, "centered"));
 }
 void RMSpropParamState::save(serialize::OutputArchive& a) const {
   a.write("step", step());
@@ -201,7 +214,9 @@ void AdagradOptions::save(serialize::OutputArchive& a) const {
   put(a, "eps", eps());
 }
 void AdagradOptions::load(serialize::InputArchive& a) {
-  lr(get_double(a, "lr")).lr_decay(get_double(a, "lr_decay")).weight_decay(get_double(a, "weight_decay"));
+  lr(get_double(a, "lr"))
+      .lr_decay(get_double(a, "lr_decay"))
+      .weight_decay(get_double(a, "weight_decay"));
   initial_accumulator_value(get_double(a, "initial_accumulator_value")).eps(get_double(a, "eps"));
 }
 void AdagradParamState::save(serialize::OutputArchive& a) const {
@@ -264,7 +279,8 @@ Tensor Adam::step(LossClosure closure) {
     const auto& o = static_cast<const AdamOptions&>(group.options());
     adam_group(group, o.lr(), o.betas(), o.eps(), o.weight_decay(), false, o.amsgrad(),
                [this](const Tensor& p) -> AdamParamState& {
-                 return state_for<AdamParamState>(p, [] { return std::make_unique<AdamParamState>(); });
+                 return state_for<AdamParamState>(
+                     p, [] { return std::make_unique<AdamParamState>(); });
                });
   }
   return loss;
@@ -285,7 +301,8 @@ Tensor AdamW::step(LossClosure closure) {
     const auto& o = static_cast<const AdamWOptions&>(group.options());
     adam_group(group, o.lr(), o.betas(), o.eps(), o.weight_decay(), true, o.amsgrad(),
                [this](const Tensor& p) -> AdamParamState& {
-                 return state_for<AdamParamState>(p, [] { return std::make_unique<AdamParamState>(); });
+                 return state_for<AdamParamState>(
+                     p, [] { return std::make_unique<AdamParamState>(); });
                });
   }
   return loss;
@@ -307,7 +324,8 @@ Tensor RMSprop::step(LossClosure closure) {
     const auto& o = static_cast<const RMSpropOptions&>(group.options());
     for (const auto& p : group.params()) {
       if (!p.grad().defined()) continue;
-      auto& s = state_for<RMSpropParamState>(p, [] { return std::make_unique<RMSpropParamState>(); });
+      auto& s =
+          state_for<RMSpropParamState>(p, [] { return std::make_unique<RMSpropParamState>(); });
       if (!s.square_avg().defined()) {
         s.square_avg(zeros_like(p));
         if (o.momentum() > 0) s.momentum_buffer(zeros_like(p));

@@ -23,8 +23,8 @@ std::vector<double> LRScheduler::get_current_lrs() const {
 void LRScheduler::step() {
   std::vector<double> lrs = get_lrs();
   auto& groups = optimizer_.param_groups();
-  NABLA_CHECK(lrs.size() == groups.size(), "LRScheduler: ", lrs.size(), " rates for ", groups.size(),
-              " parameter groups");
+  NABLA_CHECK(lrs.size() == groups.size(), "LRScheduler: ", lrs.size(), " rates for ",
+              groups.size(), " parameter groups");
   for (size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(lrs[i]);
   last_lrs_ = lrs;
   ++step_count_;
@@ -49,13 +49,15 @@ MultiStepLR::MultiStepLR(Optimizer& optimizer, std::vector<int64_t> milestones, 
 
 std::vector<double> MultiStepLR::get_lrs() {
   const int64_t k = static_cast<int64_t>(step_count_) + 1;
-  const auto passed = std::upper_bound(milestones_.begin(), milestones_.end(), k) - milestones_.begin();
+  const auto passed =
+      std::upper_bound(milestones_.begin(), milestones_.end(), k) - milestones_.begin();
   std::vector<double> lrs = base_lrs();
   for (auto& lr : lrs) lr *= std::pow(gamma_, static_cast<double>(passed));
   return lrs;
 }
 
-ExponentialLR::ExponentialLR(Optimizer& optimizer, double gamma) : LRScheduler(optimizer), gamma_(gamma) {}
+ExponentialLR::ExponentialLR(Optimizer& optimizer, double gamma)
+    : LRScheduler(optimizer), gamma_(gamma) {}
 
 std::vector<double> ExponentialLR::get_lrs() {
   std::vector<double> lrs = base_lrs();
@@ -72,7 +74,8 @@ std::vector<double> CosineAnnealingLR::get_lrs() {
   const double k = static_cast<double>(step_count_ + 1);
   std::vector<double> lrs = base_lrs();
   for (auto& lr : lrs)
-    lr = eta_min_ + (lr - eta_min_) * (1 + std::cos(std::numbers::pi * k / static_cast<double>(t_max_))) / 2;
+    lr = eta_min_ +
+         (lr - eta_min_) * (1 + std::cos(std::numbers::pi * k / static_cast<double>(t_max_))) / 2;
   return lrs;
 }
 
@@ -87,7 +90,8 @@ LambdaLR::LambdaLR(Optimizer& optimizer, std::vector<Lambda> lambdas)
 
 std::vector<double> LambdaLR::get_lrs() {
   std::vector<double> lrs = base_lrs();
-  for (size_t i = 0; i < lrs.size(); ++i) lrs[i] *= lambdas_[i](static_cast<int64_t>(step_count_) + 1);
+  for (size_t i = 0; i < lrs.size(); ++i)
+    lrs[i] *= lambdas_[i](static_cast<int64_t>(step_count_) + 1);
   return lrs;
 }
 
@@ -96,18 +100,26 @@ ReduceLROnPlateauScheduler::ReduceLROnPlateauScheduler(Optimizer& optimizer, Sch
                                                        ThresholdMode threshold_mode, int cooldown,
                                                        const std::vector<float>& min_lr, double eps,
                                                        bool verbose)
-    : optimizer_(optimizer), mode_(mode), factor_(factor), patience_(patience), threshold_(threshold),
-      threshold_mode_(threshold_mode), cooldown_(cooldown), eps_(eps), verbose_(verbose) {
+    : optimizer_(optimizer),
+      mode_(mode),
+      factor_(factor),
+      patience_(patience),
+      threshold_(threshold),
+      threshold_mode_(threshold_mode),
+      cooldown_(cooldown),
+      eps_(eps),
+      verbose_(verbose) {
   NABLA_CHECK(factor < 1, "ReduceLROnPlateau: factor must be < 1, got ", factor);
   const size_t groups = optimizer.param_groups().size();
   if (min_lr.empty()) {
     min_lrs_.assign(groups, 0.f);
   } else {
-    NABLA_CHECK(min_lr.size() == groups, "ReduceLROnPlateau: ", min_lr.size(), " min_lr values for ",
-                groups, " parameter groups");
+    NABLA_CHECK(min_lr.size() == groups, "ReduceLROnPlateau: ", min_lr.size(),
+                " min_lr values for ", groups, " parameter groups");
     min_lrs_ = min_lr;
   }
-  best_ = mode == min ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
+  best_ = mode == min ? std::numeric_limits<float>::infinity()
+                      : -std::numeric_limits<float>::infinity();
 }
 
 bool ReduceLROnPlateauScheduler::is_better(float a) const {
@@ -136,7 +148,9 @@ void ReduceLROnPlateauScheduler::step(float metric) {
       const double new_lr = std::max(old_lr * factor_, static_cast<double>(min_lrs_[i]));
       if (old_lr - new_lr > eps_) {
         groups[i].options().set_lr(new_lr);
-        if (verbose_) std::fprintf(stderr, "Epoch %d: reducing learning rate of group %zu to %.4e.\n", last_epoch_, i, new_lr);
+        if (verbose_)
+          std::fprintf(stderr, "Epoch %d: reducing learning rate of group %zu to %.4e.\n",
+                       last_epoch_, i, new_lr);
       }
     }
     cooldown_counter_ = cooldown_;

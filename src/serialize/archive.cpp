@@ -9,9 +9,9 @@
 #include <set>
 #include <sstream>
 
+#include "core/atomic_file.h"
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/ops/factories.h"
-#include "core/atomic_file.h"
 #include "safetensors.h"
 
 namespace nabla::serialize {
@@ -47,7 +47,8 @@ void OutputArchive::write_metadata(const std::string& key, const std::string& va
 }
 
 void OutputArchive::save_to(const std::string& filename) const {
-  nabla::detail::write_file_atomically(filename, detail::encode_safetensors(tensors_, metadata_), "save");
+  nabla::detail::write_file_atomically(filename, detail::encode_safetensors(tensors_, metadata_),
+                                       "save");
 }
 
 void OutputArchive::save_to(std::ostream& stream) const {
@@ -75,7 +76,8 @@ void InputArchive::load_from(const std::string& filename) {
   auto read_at = [&](uint64_t offset, uint64_t bytes, void* dst) {
     in.seekg(static_cast<std::streamoff>(offset));
     in.read(static_cast<char*>(dst), static_cast<std::streamsize>(bytes));
-    NABLA_CHECK(in.good(), "load: '", filename, "': read of ", bytes, " bytes at offset ", offset, " failed");
+    NABLA_CHECK(in.good(), "load: '", filename, "': read of ", bytes, " bytes at offset ", offset,
+                " failed");
   };
   auto contents = detail::decode_safetensors(size, read_at, "'" + filename + "'");
   state_ = std::make_shared<State>();
@@ -111,11 +113,12 @@ bool InputArchive::try_read(const std::string& key, Tensor& tensor, bool /*is_bu
   if (!tensor.defined()) {
     tensor = *stored;
   } else {
-    NABLA_CHECK(tensor.sizes() == stored->sizes(), "load: ", state_->source, ": '", full, "' has shape ",
-                stored->sizes(), " in the file, but the destination has shape ", tensor.sizes());
-    NABLA_CHECK(tensor.scalar_type() == stored->scalar_type(), "load: ", state_->source, ": '", full,
-                "' has dtype ", stored->scalar_type(), " in the file, but the destination has dtype ",
-                tensor.scalar_type());
+    NABLA_CHECK(tensor.sizes() == stored->sizes(), "load: ", state_->source, ": '", full,
+                "' has shape ", stored->sizes(), " in the file, but the destination has shape ",
+                tensor.sizes());
+    NABLA_CHECK(tensor.scalar_type() == stored->scalar_type(), "load: ", state_->source, ": '",
+                full, "' has dtype ", stored->scalar_type(),
+                " in the file, but the destination has dtype ", tensor.scalar_type());
     NoGradGuard guard;
     tensor.copy_(*stored);
   }
@@ -124,8 +127,8 @@ bool InputArchive::try_read(const std::string& key, Tensor& tensor, bool /*is_bu
 }
 
 void InputArchive::read(const std::string& key, Tensor& tensor, bool is_buffer) {
-  NABLA_CHECK(try_read(key, tensor, is_buffer), "load: ", state_->source, " has no entry '", prefix_ + key,
-              "'", (tensor.defined() ? " (expected by the destination)" : ""));
+  NABLA_CHECK(try_read(key, tensor, is_buffer), "load: ", state_->source, " has no entry '",
+              prefix_ + key, "'", (tensor.defined() ? " (expected by the destination)" : ""));
 }
 
 bool InputArchive::try_read(const std::string& key, InputArchive& nested) const {
@@ -150,14 +153,16 @@ void InputArchive::read(const std::string& key, InputArchive& nested) const {
 void InputArchive::read(const std::string& key, double& value) {
   Tensor t;
   read(key, t);
-  NABLA_CHECK(t.numel() == 1, "load: '", prefix_ + key, "' holds ", t.numel(), " values, expected a scalar");
+  NABLA_CHECK(t.numel() == 1, "load: '", prefix_ + key, "' holds ", t.numel(),
+              " values, expected a scalar");
   value = t.item<double>();
 }
 
 void InputArchive::read(const std::string& key, int64_t& value) {
   Tensor t;
   read(key, t);
-  NABLA_CHECK(t.numel() == 1, "load: '", prefix_ + key, "' holds ", t.numel(), " values, expected a scalar");
+  NABLA_CHECK(t.numel() == 1, "load: '", prefix_ + key, "' holds ", t.numel(),
+              " values, expected a scalar");
   value = t.item<int64_t>();
 }
 
@@ -170,7 +175,8 @@ optional<std::string> InputArchive::read_metadata(const std::string& key) const 
 std::vector<std::string> InputArchive::keys() const {
   std::vector<std::string> out;
   for (const auto& item : state_->tensors)
-    if (item.key().compare(0, prefix_.size(), prefix_) == 0) out.push_back(item.key().substr(prefix_.size()));
+    if (item.key().compare(0, prefix_.size(), prefix_) == 0)
+      out.push_back(item.key().substr(prefix_.size()));
   return out;
 }
 

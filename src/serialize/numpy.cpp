@@ -8,8 +8,8 @@
 #include <iterator>
 #include <limits>
 
-#include "nabla/ops/factories.h"
 #include "core/atomic_file.h"
+#include "nabla/ops/factories.h"
 #include "safetensors.h"
 
 namespace nabla {

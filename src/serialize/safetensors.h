@@ -29,6 +29,7 @@ std::string encode_safetensors(const OrderedDict<std::string, Tensor>& tensors,
 /// names it in errors. Validates the header completely before allocating tensors, so a
 /// hostile header cannot make it allocate more than the file holds.
 using ReadAt = std::function<void(uint64_t offset, uint64_t bytes, void* dst)>;
-SafetensorsContents decode_safetensors(uint64_t size, const ReadAt& read_at, const std::string& source);
+SafetensorsContents decode_safetensors(uint64_t size, const ReadAt& read_at,
+                                       const std::string& source);
 
 }  // namespace nabla::serialize::detail

@@ -15,7 +15,9 @@ void serialize::detail::check_all_read(const InputArchive& archive, const std::s
   NABLA_CHECK(false, "load: '", path, "' has entries that ", what, " does not have: ", list);
 }
 
-void save(const Tensor& tensor, const std::string& path) { save(std::vector<Tensor>{tensor}, path); }
+void save(const Tensor& tensor, const std::string& path) {
+  save(std::vector<Tensor>{tensor}, path);
+}
 
 void save(const std::vector<Tensor>& tensors, const std::string& path) {
   serialize::OutputArchive archive;

@@ -19,7 +19,8 @@ std::string clock_text(double seconds) {
     std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", static_cast<long long>(s / 3600),
                   static_cast<long long>(s / 60 % 60), static_cast<long long>(s % 60));
   else
-    std::snprintf(buf, sizeof buf, "%02lld:%02lld", static_cast<long long>(s / 60), static_cast<long long>(s % 60));
+    std::snprintf(buf, sizeof buf, "%02lld:%02lld", static_cast<long long>(s / 60),
+                  static_cast<long long>(s % 60));
   return buf;
 }
 
@@ -28,9 +29,14 @@ std::string clock_text(double seconds) {
 ProgressBar::ProgressBar(int64_t total, std::string description)
     : ProgressBar(total, std::move(description), std::cerr, ::isatty(STDERR_FILENO) == 1) {}
 
-ProgressBar::ProgressBar(int64_t total, std::string description, std::ostream& out, bool interactive)
-    : total_(total), description_(std::move(description)), out_(out), interactive_(interactive),
-      start_(Clock::now()), last_draw_(start_) {}
+ProgressBar::ProgressBar(int64_t total, std::string description, std::ostream& out,
+                         bool interactive)
+    : total_(total),
+      description_(std::move(description)),
+      out_(out),
+      interactive_(interactive),
+      start_(Clock::now()),
+      last_draw_(start_) {}
 
 ProgressBar::~ProgressBar() { close(); }
 
@@ -86,7 +92,8 @@ void ProgressBar::close() {
   if (interactive_) {
     draw(true);
     out_ << "\n" << std::flush;
-  } else if (last_decile_ != (total_ > 0 ? static_cast<int>(10 * count_ / total_) : -1) || total_ <= 0) {
+  } else if (last_decile_ != (total_ > 0 ? static_cast<int>(10 * count_ / total_) : -1) ||
+             total_ <= 0) {
     draw(true);
   }
 }

@@ -5,10 +5,10 @@
 
 using namespace nabla;
 using autograd::gradcheck;
-using nabla::testing::name_of;
-using nabla::testing::rnd;
 using autograd::gradgradcheck;
 using autograd::variable_list;
+using nabla::testing::name_of;
+using nabla::testing::rnd;
 
 TEST(ElementwiseGrad, UnaryOpsGradcheck) {
   manual_seed(1);

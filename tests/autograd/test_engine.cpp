@@ -99,7 +99,7 @@ TEST(Engine, GradientPenalty) {
   Tensor x = leaf({3});
   Tensor out = (w * x * x).sum();
   Tensor gx = autograd::grad({out}, {x}, {}, nullopt, /*create_graph=*/true)[0];  // 2 w x
-  Tensor penalty = (gx * gx).sum();                                                // 4 w^2 x^2
+  Tensor penalty = (gx * gx).sum();                                               // 4 w^2 x^2
   penalty.backward();
   Tensor wd = w.detach(), xd = x.detach();
   EXPECT_TRUE(w.grad().allclose(8 * wd * xd * xd));
@@ -217,7 +217,8 @@ TEST(Engine, VersionCounter) {
   y.add_(1);
   expect_error([&] { z.sum().backward(); }, {"modified by an inplace operation", "ExpBackward0",
                                              "is at version 1; expected version 0"});
-  expect_error([&] { x.mul_(2); }, {"a leaf Variable that requires grad is being used in an in-place operation"});
+  expect_error([&] { x.mul_(2); },
+               {"a leaf Variable that requires grad is being used in an in-place operation"});
   {
     NoGradGuard g;
     x.mul_(2);  // allowed under no_grad
@@ -304,7 +305,9 @@ TEST(Engine, CustomFunctions) {
   Tensor x = leaf({4, 3}), w = leaf({2, 3}), b = leaf({2});
   Tensor y = LinearFunction::apply(x, w, b);
   EXPECT_EQ(y.grad_fn()->name(), "LinearFunction");
-  auto fn = [](const variable_list& in) { return variable_list{LinearFunction::apply(in[0], in[1], in[2])}; };
+  auto fn = [](const variable_list& in) {
+    return variable_list{LinearFunction::apply(in[0], in[1], in[2])};
+  };
   EXPECT_TRUE(autograd::gradcheck(fn, {x, w, b}));
   Tensor m = MulConstant::apply(x, 5.5);
   m.sum().backward();
@@ -318,7 +321,8 @@ TEST(Engine, AnomalyMode) {
   Tensor x = tensor({0.0, 1.0}, kDouble).requires_grad_();
   autograd::DetectAnomalyGuard guard;
   Tensor y = x.sqrt();  // d sqrt(x)/dx at 0 is inf
-  expect_error([&] { (y * 0 + y).sum().backward(); }, {"SqrtBackward0", "nan values", "created at"});
+  expect_error([&] { (y * 0 + y).sum().backward(); },
+               {"SqrtBackward0", "nan values", "created at"});
 }
 
 // §5.16: checkpoint gives equal gradients with lower peak memory.
@@ -395,7 +399,7 @@ TEST(Engine, MemoryFlat) {
   size_t rss = resident_kb();
   for (int i = 0; i < 10000; ++i) step();
   EXPECT_EQ(cpu_memory_allocated(), tensor_bytes);
-#ifndef __SANITIZE_ADDRESS__  // ASan's quarantine holds freed memory on purpose
+#ifndef __SANITIZE_ADDRESS__             // ASan's quarantine holds freed memory on purpose
   EXPECT_LT(resident_kb(), rss + 4096);  // within 4 MB
 #else
   (void)rss;

@@ -8,11 +8,11 @@
 using namespace nabla;
 using namespace nabla::indexing;
 using autograd::gradcheck;
-using nabla::testing::name_of;
-using nabla::testing::rnd;
 using autograd::gradgradcheck;
 using autograd::variable_list;
 using nabla::testing::expect_error;
+using nabla::testing::name_of;
+using nabla::testing::rnd;
 using nabla::testing::values;
 
 namespace {
@@ -29,7 +29,6 @@ void check_grads(F f, const variable_list& inputs, const char* what) {
   EXPECT_NO_THROW(gradcheck(fn, inputs)) << what;
   EXPECT_NO_THROW(gradgradcheck(fn, inputs)) << what;
 }
-
 
 }  // namespace
 

@@ -9,10 +9,10 @@
 
 using namespace nabla;
 using autograd::gradcheck;
-using nabla::testing::name_of;
-using nabla::testing::rnd;
 using autograd::gradgradcheck;
 using autograd::variable_list;
+using nabla::testing::name_of;
+using nabla::testing::rnd;
 using nabla::testing::values;
 
 namespace {
@@ -28,7 +28,6 @@ void check2(const char* name, const Fn2& f, const Tensor& a, const Tensor& b) {
   EXPECT_NO_THROW(gradcheck(fn, {a, b})) << name;
   EXPECT_NO_THROW(gradgradcheck(fn, {a, b})) << name;
 }
-
 
 }  // namespace
 

@@ -10,10 +10,10 @@
 
 using namespace nabla;
 using autograd::gradcheck;
-using nabla::testing::name_of;
-using nabla::testing::rnd;
 using autograd::gradgradcheck;
 using autograd::variable_list;
+using nabla::testing::name_of;
+using nabla::testing::rnd;
 using nabla::testing::values;
 
 namespace {

@@ -8,16 +8,14 @@
 
 using namespace nabla;
 using autograd::gradcheck;
-using nabla::testing::name_of;
-using nabla::testing::rnd;
 using autograd::gradgradcheck;
 using autograd::variable_list;
 using nabla::testing::expect_error;
+using nabla::testing::name_of;
+using nabla::testing::rnd;
 using nabla::testing::values;
 
 namespace {
-
-
 
 struct Case {
   const char* label;
@@ -45,9 +43,13 @@ TEST(ShapeGrad, CopiesAndConversions) {
   manual_seed(30);
   check_cases({
       {"clone", {{2, 3}}, [](const variable_list& x) { return x[0].clone(); }, "CloneBackward0"},
-      {"contiguous of t", {{2, 3}}, [](const variable_list& x) { return x[0].t().contiguous(); },
+      {"contiguous of t",
+       {{2, 3}},
+       [](const variable_list& x) { return x[0].t().contiguous(); },
        "CloneBackward0"},
-      {"to copy", {{3}}, [](const variable_list& x) { return x[0].to(kDouble, false, true); },
+      {"to copy",
+       {{3}},
+       [](const variable_list& x) { return x[0].to(kDouble, false, true); },
        "ToCopyBackward0"},
   });
   Tensor x = rnd({2, 3});
@@ -64,26 +66,66 @@ TEST(ShapeGrad, CopiesAndConversions) {
 TEST(ShapeGrad, CatAndStack) {
   manual_seed(31);
   check_cases({
-      {"cat 0", {{2, 3}, {1, 3}}, [](const variable_list& x) { return cat({x[0], x[1]}); },
+      {"cat 0",
+       {{2, 3}, {1, 3}},
+       [](const variable_list& x) {
+         return cat({x[0], x[1]});
+       },
        "CatBackward0"},
-      {"cat -1 three", {{2, 1}, {2, 3}, {2, 0}},
-       [](const variable_list& x) { return cat({x[0], x[1], x[2]}, -1); }, "CatBackward0"},
-      {"cat non-contiguous", {{3, 2}, {2, 2}},
-       [](const variable_list& x) { return cat({x[0].t(), x[1]}, 1); }, "CatBackward0"},
-      {"cat with legacy empty", {{2, 3}, {0}}, [](const variable_list& x) { return cat({x[1], x[0]}, 1); },
+      {"cat -1 three",
+       {{2, 1}, {2, 3}, {2, 0}},
+       [](const variable_list& x) {
+         return cat({x[0], x[1], x[2]}, -1);
+       },
+       "CatBackward0"},
+      {"cat non-contiguous",
+       {{3, 2}, {2, 2}},
+       [](const variable_list& x) {
+         return cat({x[0].t(), x[1]}, 1);
+       },
+       "CatBackward0"},
+      {"cat with legacy empty",
+       {{2, 3}, {0}},
+       [](const variable_list& x) {
+         return cat({x[1], x[0]}, 1);
+       },
        "CatBackward0"},
       {"cat one", {{2}}, [](const variable_list& x) { return cat({x[0]}); }, "CatBackward0"},
-      {"stack", {{2, 3}, {2, 3}}, [](const variable_list& x) { return stack({x[0], x[1]}, 1); },
+      {"stack",
+       {{2, 3}, {2, 3}},
+       [](const variable_list& x) {
+         return stack({x[0], x[1]}, 1);
+       },
        "StackBackward0"},
-      {"stack -1", {{2, 3}, {2, 3}}, [](const variable_list& x) { return stack({x[0], x[1]}, -1); },
+      {"stack -1",
+       {{2, 3}, {2, 3}},
+       [](const variable_list& x) {
+         return stack({x[0], x[1]}, -1);
+       },
        "StackBackward0"},
-      {"stack 0-d", {{}, {}}, [](const variable_list& x) { return stack({x[0], x[1]}); },
+      {"stack 0-d",
+       {{}, {}},
+       [](const variable_list& x) {
+         return stack({x[0], x[1]});
+       },
        "StackBackward0"},
-      {"hstack", {{2, 3}, {2, 1}}, [](const variable_list& x) { return hstack({x[0], x[1]}); },
+      {"hstack",
+       {{2, 3}, {2, 1}},
+       [](const variable_list& x) {
+         return hstack({x[0], x[1]});
+       },
        "CatBackward0"},
-      {"hstack 0-d", {{}, {}}, [](const variable_list& x) { return hstack({x[0], x[1]}); },
+      {"hstack 0-d",
+       {{}, {}},
+       [](const variable_list& x) {
+         return hstack({x[0], x[1]});
+       },
        "CatBackward0"},
-      {"vstack 1-d", {{3}, {3}}, [](const variable_list& x) { return vstack({x[0], x[1]}); },
+      {"vstack 1-d",
+       {{3}, {3}},
+       [](const variable_list& x) {
+         return vstack({x[0], x[1]});
+       },
        "CatBackward0"},
   });
   // Promotion: each input gets its gradient in its own dtype.
@@ -107,20 +149,48 @@ TEST(ShapeGrad, CatAndStack) {
 TEST(ShapeGrad, RepeatFlipRollTriangles) {
   manual_seed(32);
   check_cases({
-      {"repeat", {{2, 3}}, [](const variable_list& x) { return x[0].repeat({2, 1, 3}); },
+      {"repeat",
+       {{2, 3}},
+       [](const variable_list& x) {
+         return x[0].repeat({2, 1, 3});
+       },
        "RepeatBackward0"},
-      {"repeat t", {{2, 3}}, [](const variable_list& x) { return x[0].t().repeat({2, 2}); },
+      {"repeat t",
+       {{2, 3}},
+       [](const variable_list& x) {
+         return x[0].t().repeat({2, 2});
+       },
        "RepeatBackward0"},
-      {"repeat zero", {{2}}, [](const variable_list& x) { return x[0].repeat({0, 2}); },
+      {"repeat zero",
+       {{2}},
+       [](const variable_list& x) {
+         return x[0].repeat({0, 2});
+       },
        "RepeatBackward0"},
-      {"repeat 0-d", {{}}, [](const variable_list& x) { return x[0].repeat({}); }, "RepeatBackward0"},
-      {"flip", {{2, 3, 4}}, [](const variable_list& x) { return x[0].flip({0, -1}); }, "FlipBackward0"},
-      {"roll dims", {{3, 4}}, [](const variable_list& x) { return x[0].roll({1, -5}, {0, 1}); },
+      {"repeat 0-d",
+       {{}},
+       [](const variable_list& x) { return x[0].repeat({}); },
+       "RepeatBackward0"},
+      {"flip",
+       {{2, 3, 4}},
+       [](const variable_list& x) {
+         return x[0].flip({0, -1});
+       },
+       "FlipBackward0"},
+      {"roll dims",
+       {{3, 4}},
+       [](const variable_list& x) {
+         return x[0].roll({1, -5}, {0, 1});
+       },
        "RollBackward0"},
-      {"roll flat", {{3, 4}}, [](const variable_list& x) { return x[0].t().roll({5}); },
+      {"roll flat",
+       {{3, 4}},
+       [](const variable_list& x) { return x[0].t().roll({5}); },
        "RollBackward0"},
       {"tril", {{3, 4}}, [](const variable_list& x) { return tril(x[0]); }, "TrilBackward0"},
-      {"tril batch", {{2, 3, 3}}, [](const variable_list& x) { return tril(x[0], -1); },
+      {"tril batch",
+       {{2, 3, 3}},
+       [](const variable_list& x) { return tril(x[0], -1); },
        "TrilBackward0"},
       {"triu", {{4, 3}}, [](const variable_list& x) { return triu(x[0], 1); }, "TriuBackward0"},
   });
@@ -129,19 +199,33 @@ TEST(ShapeGrad, RepeatFlipRollTriangles) {
 TEST(ShapeGrad, PaddingBroadcastMeshgrid) {
   manual_seed(33);
   check_cases({
-      {"pad", {{2, 3}}, [](const variable_list& x) { return constant_pad_nd(x[0], {1, 2, 0, 1}, 5); },
+      {"pad",
+       {{2, 3}},
+       [](const variable_list& x) {
+         return constant_pad_nd(x[0], {1, 2, 0, 1}, 5);
+       },
        "ConstantPadNdBackward0"},
-      {"pad negative", {{3, 4}}, [](const variable_list& x) { return constant_pad_nd(x[0], {-1, 2, -2, 0}); },
+      {"pad negative",
+       {{3, 4}},
+       [](const variable_list& x) {
+         return constant_pad_nd(x[0], {-1, 2, -2, 0});
+       },
        "ConstantPadNdBackward0"},
-      {"pad crop all", {{2, 2}}, [](const variable_list& x) { return constant_pad_nd(x[0], {-2, 1}); },
+      {"pad crop all",
+       {{2, 2}},
+       [](const variable_list& x) {
+         return constant_pad_nd(x[0], {-2, 1});
+       },
        "ConstantPadNdBackward0"},
-      {"broadcast_tensors", {{3, 1}, {4}},
+      {"broadcast_tensors",
+       {{3, 1}, {4}},
        [](const variable_list& x) {
          auto r = broadcast_tensors({x[0], x[1]});
          return r[0] * r[1];
        },
        "MulBackward0"},
-      {"meshgrid", {{3}, {2}},
+      {"meshgrid",
+       {{3}, {2}},
        [](const variable_list& x) {
          auto g = meshgrid({x[0], x[1]}, "xy");
          return g[0] * g[1].exp();
@@ -175,14 +259,16 @@ TEST(ShapeGrad, CopyFillZeroInPlace) {
   manual_seed(35);
   // copy_ broadcasts and converts src; self's old value gets no gradient.
   check_cases({
-      {"copy_", {{2, 3}, {3}},
+      {"copy_",
+       {{2, 3}, {3}},
        [](const variable_list& x) {
          Tensor y = x[0] * x[0];
          y.copy_(x[1].exp());
          return y * x[0];
        },
        "MulBackward0"},
-      {"fill_ tensor", {{2, 3}, {}},
+      {"fill_ tensor",
+       {{2, 3}, {}},
        [](const variable_list& x) {
          Tensor y = x[0] * 2;  // (exp would save its output, which fill_ overwrites)
          y.fill_(x[1] * 2);
@@ -218,7 +304,11 @@ TEST(ShapeGrad, CopyFillZeroInPlace) {
   EXPECT_DOUBLE_EQ(v.grad().item<double>(), 12.0);
 
   // Refused: in-place on a leaf that requires grad.
-  expect_error([&] { w.copy_(ones({2, 2}, kDouble)); }, {"copy_", "leaf Variable that requires grad"});
+  expect_error(
+      [&] {
+        w.copy_(ones({2, 2}, kDouble));
+      },
+      {"copy_", "leaf Variable that requires grad"});
   expect_error([&] { w.fill_(1); }, {"fill_", "leaf"});
   expect_error([&] { w.zero_(); }, {"zero_", "leaf"});
   {

@@ -8,16 +8,14 @@
 
 using namespace nabla;
 using autograd::gradcheck;
-using nabla::testing::name_of;
-using nabla::testing::rnd;
 using autograd::gradgradcheck;
 using autograd::variable_list;
 using nabla::testing::expect_error;
+using nabla::testing::name_of;
+using nabla::testing::rnd;
 using nabla::testing::values;
 
 namespace {
-
-
 
 // One-input view op: the function, the input shape, the expected node name.
 struct Case {
@@ -44,20 +42,44 @@ void check_cases(const std::vector<Case>& cases) {
 TEST(ViewsGrad, ReshapingViews) {
   manual_seed(10);
   check_cases({
-      {"view", {2, 3, 4}, [](const Tensor& x) { return x.view({6, -1}); }, "ViewBackward0"},
+      {"view",
+       {2, 3, 4},
+       [](const Tensor& x) {
+         return x.view({6, -1});
+       },
+       "ViewBackward0"},
       {"view_as", {2, 3}, [](const Tensor& x) { return x.view_as(x); }, "ViewBackward0"},
-      {"view 0-d", {}, [](const Tensor& x) { return x.view({1, 1}); }, "ViewBackward0"},
-      {"reshape view", {2, 3, 4}, [](const Tensor& x) { return x.reshape({4, 6}); },
+      {"view 0-d",
+       {},
+       [](const Tensor& x) {
+         return x.view({1, 1});
+       },
+       "ViewBackward0"},
+      {"reshape view",
+       {2, 3, 4},
+       [](const Tensor& x) {
+         return x.reshape({4, 6});
+       },
        "ReshapeAliasBackward0"},
-      {"reshape copy", {2, 3, 4}, [](const Tensor& x) { return x.transpose(0, 2).reshape({-1}); },
+      {"reshape copy",
+       {2, 3, 4},
+       [](const Tensor& x) { return x.transpose(0, 2).reshape({-1}); },
        "UnsafeViewBackward0"},
       {"reshape 0-d", {}, [](const Tensor& x) { return x.reshape({1}); }, "ReshapeAliasBackward0"},
       {"flatten", {2, 3, 4}, [](const Tensor& x) { return x.flatten(1); }, "ReshapeAliasBackward0"},
       {"flatten t", {3, 4}, [](const Tensor& x) { return x.t().flatten(); }, "UnsafeViewBackward0"},
-      {"unflatten", {2, 6}, [](const Tensor& x) { return x.unflatten(-1, {3, 2}); }, "ViewBackward0"},
+      {"unflatten",
+       {2, 6},
+       [](const Tensor& x) {
+         return x.unflatten(-1, {3, 2});
+       },
+       "ViewBackward0"},
       {"squeeze", {2, 1, 3, 1}, [](const Tensor& x) { return x.squeeze(); }, "SqueezeBackward0"},
       {"squeeze dim", {2, 1, 3}, [](const Tensor& x) { return x.squeeze(-2); }, "SqueezeBackward1"},
-      {"squeeze non-1 dim", {2, 3}, [](const Tensor& x) { return x.squeeze(0); }, "SqueezeBackward1"},
+      {"squeeze non-1 dim",
+       {2, 3},
+       [](const Tensor& x) { return x.squeeze(0); },
+       "SqueezeBackward1"},
       {"unsqueeze", {2, 3}, [](const Tensor& x) { return x.unsqueeze(-1); }, "UnsqueezeBackward0"},
       {"unsqueeze 0-d", {}, [](const Tensor& x) { return x.unsqueeze(0); }, "UnsqueezeBackward0"},
   });
@@ -72,23 +94,45 @@ TEST(ViewsGrad, ReshapingViews) {
 TEST(ViewsGrad, PermutingAndSlicingViews) {
   manual_seed(11);
   check_cases({
-      {"transpose", {2, 3, 4}, [](const Tensor& x) { return x.transpose(-1, 0); }, "TransposeBackward0"},
+      {"transpose",
+       {2, 3, 4},
+       [](const Tensor& x) { return x.transpose(-1, 0); },
+       "TransposeBackward0"},
       {"t", {2, 3}, [](const Tensor& x) { return x.t(); }, "TBackward0"},
       {"t 1-d", {3}, [](const Tensor& x) { return x.t(); }, "TBackward0"},
-      {"permute", {2, 3, 4}, [](const Tensor& x) { return x.permute({2, -3, 1}); }, "PermuteBackward0"},
+      {"permute",
+       {2, 3, 4},
+       [](const Tensor& x) {
+         return x.permute({2, -3, 1});
+       },
+       "PermuteBackward0"},
       {"movedim", {2, 3, 4}, [](const Tensor& x) { return x.movedim(0, -1); }, "PermuteBackward0"},
       {"narrow", {4, 5}, [](const Tensor& x) { return x.narrow(1, -3, 2); }, "SliceBackward0"},
       {"narrow empty", {4, 5}, [](const Tensor& x) { return x.narrow(0, 1, 0); }, "SliceBackward0"},
-      {"slice step", {7, 2}, [](const Tensor& x) { return x.slice(0, 1, -1, 2); }, "SliceBackward0"},
+      {"slice step",
+       {7, 2},
+       [](const Tensor& x) { return x.slice(0, 1, -1, 2); },
+       "SliceBackward0"},
       {"select", {3, 4}, [](const Tensor& x) { return x.select(1, -1); }, "SelectBackward0"},
       {"operator[]", {3, 4}, [](const Tensor& x) { return x[1]; }, "SelectBackward0"},
-      {"select of t", {3, 4}, [](const Tensor& x) { return x.t().select(0, 2); }, "SelectBackward0"},
+      {"select of t",
+       {3, 4},
+       [](const Tensor& x) { return x.t().select(0, 2); },
+       "SelectBackward0"},
       {"diagonal", {3, 4}, [](const Tensor& x) { return x.diagonal(); }, "DiagonalBackward0"},
-      {"diagonal offset", {3, 4, 2}, [](const Tensor& x) { return x.diagonal(1, 0, 1); },
+      {"diagonal offset",
+       {3, 4, 2},
+       [](const Tensor& x) { return x.diagonal(1, 0, 1); },
        "DiagonalBackward0"},
-      {"diagonal neg offset", {3, 4, 2}, [](const Tensor& x) { return x.diagonal(-1, -1, 0); },
+      {"diagonal neg offset",
+       {3, 4, 2},
+       [](const Tensor& x) { return x.diagonal(-1, -1, 0); },
        "DiagonalBackward0"},
-      {"index slice", {4, 3}, [](const Tensor& x) { return x.index({indexing::Slice(1, 3), 0}); },
+      {"index slice",
+       {4, 3},
+       [](const Tensor& x) {
+         return x.index({indexing::Slice(1, 3), 0});
+       },
        "SelectBackward0"},
   });
 }
@@ -96,20 +140,55 @@ TEST(ViewsGrad, PermutingAndSlicingViews) {
 TEST(ViewsGrad, ExpandAndAsStrided) {
   manual_seed(12);
   check_cases({
-      {"expand", {3, 1}, [](const Tensor& x) { return x.expand({2, 3, 4}); }, "ExpandBackward0"},
-      {"expand -1", {1, 3}, [](const Tensor& x) { return x.expand({5, -1}); }, "ExpandBackward0"},
-      {"expand same", {2, 3}, [](const Tensor& x) { return x.expand({2, 3}); }, "ExpandBackward0"},
+      {"expand",
+       {3, 1},
+       [](const Tensor& x) {
+         return x.expand({2, 3, 4});
+       },
+       "ExpandBackward0"},
+      {"expand -1",
+       {1, 3},
+       [](const Tensor& x) {
+         return x.expand({5, -1});
+       },
+       "ExpandBackward0"},
+      {"expand same",
+       {2, 3},
+       [](const Tensor& x) {
+         return x.expand({2, 3});
+       },
+       "ExpandBackward0"},
       {"expand 0-d", {}, [](const Tensor& x) { return x.expand({3}); }, "ExpandBackward0"},
-      {"expand_as", {3}, [](const Tensor& x) { return x.expand_as(ones({2, 3})); }, "ExpandBackward0"},
-      {"as_strided", {3, 4}, [](const Tensor& x) { return x.as_strided({2, 2}, {1, 4}, 1); },
+      {"expand_as",
+       {3},
+       [](const Tensor& x) {
+         return x.expand_as(ones({2, 3}));
+       },
+       "ExpandBackward0"},
+      {"as_strided",
+       {3, 4},
+       [](const Tensor& x) {
+         return x.as_strided({2, 2}, {1, 4}, 1);
+       },
        "AsStridedBackward0"},
-      {"as_strided of slice", {4, 4},
-       [](const Tensor& x) { return x.slice(1, 1, 3).as_strided({3, 2}, {4, 1}, 5); },
+      {"as_strided of slice",
+       {4, 4},
+       [](const Tensor& x) {
+         return x.slice(1, 1, 3).as_strided({3, 2}, {4, 1}, 5);
+       },
        "AsStridedBackward0"},
-      {"as_strided of t", {3, 4}, [](const Tensor& x) { return x.t().as_strided({2, 3}, {1, 4}); },
+      {"as_strided of t",
+       {3, 4},
+       [](const Tensor& x) {
+         return x.t().as_strided({2, 3}, {1, 4});
+       },
        "AsStridedBackward0"},
       // Output elements sharing an input element: their gradients add up.
-      {"as_strided overlapping", {5}, [](const Tensor& x) { return x.as_strided({3, 2}, {1, 1}); },
+      {"as_strided overlapping",
+       {5},
+       [](const Tensor& x) {
+         return x.as_strided({3, 2}, {1, 1});
+       },
        "AsStridedBackward0"},
   });
   Tensor x = rnd({4});
@@ -132,9 +211,15 @@ TEST(ViewsGrad, MultiOutputViews) {
       {"unbind", [](const Tensor& t) { return t.unbind(1); }, "UnbindBackward0"},
       {"unbind neg", [](const Tensor& t) { return t.unbind(-2); }, "UnbindBackward0"},
       {"split", [](const Tensor& t) { return t.split(2, -1); }, "SplitBackward0"},
-      {"split_with_sizes", [](const Tensor& t) { return t.split_with_sizes({1, 3}, 0); },
+      {"split_with_sizes",
+       [](const Tensor& t) {
+         return t.split_with_sizes({1, 3}, 0);
+       },
        "SplitWithSizesBackward0"},
-      {"split sizes", [](const Tensor& t) { return t.split(IntArrayRef{2, 0, 3}, 1); },
+      {"split sizes",
+       [](const Tensor& t) {
+         return t.split(IntArrayRef{2, 0, 3}, 1);
+       },
        "SplitWithSizesBackward0"},
       {"chunk", [](const Tensor& t) { return t.chunk(3, 1); }, "SplitBackward0"},
       {"free split", [](const Tensor& t) { return split(t.t(), 3, 0); }, "SplitBackward0"},
@@ -216,7 +301,7 @@ TEST(ViewsGrad, InPlaceOnViewRewritesBaseHistory) {
     // (Writes whose out-of-place form saves `self`, such as pow_ or mul_ by a tensor
     // that requires grad, fail at backward: the saved self was overwritten.)
     Tensor y = in[0] * 1;
-    y[0].mul_(2);                                      // y[0] = 2 x[0]
+    y[0].mul_(2);                                            // y[0] = 2 x[0]
     y.narrow(1, 1, 2).add_(in[0][2].narrow(0, 0, 2).exp());  // adds other elements of x
     y.select(1, 3).copy_(in[0].select(1, 0).sin());
     return variable_list{y * y};

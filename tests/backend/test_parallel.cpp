@@ -69,6 +69,4 @@ TEST(Parallel, ConcurrentCallersFromManyThreads) {
   EXPECT_EQ(ok.load(), 80);
 }
 
-TEST(Parallel, InvalidThreadCount) {
-  EXPECT_THROW(set_num_threads(0), Error);
-}
+TEST(Parallel, InvalidThreadCount) { EXPECT_THROW(set_num_threads(0), Error); }

@@ -191,7 +191,8 @@ bool add_entries(std::vector<OpEntry> entries);
 /// LibTorch refuses to differentiate some (nll_loss's weight, the target of
 /// binary_cross_entropy_with_logits), those it accepts one at a time. Empty when the
 /// sample is an error case for LibTorch.
-std::vector<size_t> differentiable_inputs(const OpEntry& e, const std::vector<nabla::Tensor>& inputs);
+std::vector<size_t> differentiable_inputs(const OpEntry& e,
+                                          const std::vector<nabla::Tensor>& inputs);
 
 /// Counters for the coverage summary printed at the end of the run.
 struct Coverage {
@@ -200,7 +201,7 @@ struct Coverage {
   long expected_errors = 0;  // cases where LibTorch threw and nabla threw nabla::Error
   long promotion_cases = 0;
   long error_cases = 0;
-  long grad_cases = 0;      // samples whose gradients were compared with LibTorch's
+  long grad_cases = 0;       // samples whose gradients were compared with LibTorch's
   long gradcheck_cases = 0;  // samples checked against finite differences
   long gradgrad_cases = 0;
   std::vector<std::string> known_differences;  // entries that still differ

@@ -13,6 +13,7 @@ namespace conform {
 inline constexpr int64_t kGradcheckMaxElems = 200;
 
 /// Runs the gradient checks of `e`; `fail(where, what)` reports a difference.
-void run_grad_checks(const OpEntry& e, const std::function<void(const std::string&, const std::string&)>& fail);
+void run_grad_checks(const OpEntry& e,
+                     const std::function<void(const std::string&, const std::string&)>& fail);
 
 }  // namespace conform

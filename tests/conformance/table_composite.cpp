@@ -69,7 +69,8 @@ std::vector<OpEntry> elementwise_entries() {
           g, "atanh", unary(kUnit), [](const auto& x) { return x[0].arctanh(); }, m),
       // LibTorch 1.13 has no derivative for asinh_: values only.
       op(
-          g, "asinh_inplace", unary(kWide), [](const auto& x) { return x[0].detach().clone().asinh_(); }, m),
+          g, "asinh_inplace", unary(kWide),
+          [](const auto& x) { return x[0].detach().clone().asinh_(); }, m),
       op(
           g, "sinc", unary(kWide), [](const auto& x) { return sinc(x[0]); }, m),
       op(

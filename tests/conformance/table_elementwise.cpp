@@ -25,8 +25,7 @@ std::vector<OpEntry> unary_entries() {
       op(
           g, "neg", unary(kSpecials), [](const auto& x) { return x[0].neg(); }, all),
       op(
-          g, "abs", unary(kSpecials), [](const auto& x) { return x[0].abs(); },
-          Opt(all)),
+          g, "abs", unary(kSpecials), [](const auto& x) { return x[0].abs(); }, Opt(all)),
       op(
           g, "sqrt", unary(kPositive), [](const auto& x) { return x[0].sqrt(); }, tr),
       op(
@@ -92,8 +91,7 @@ std::vector<OpEntry> unary_entries() {
           g, "sigmoid_specials", unary(kSpecials), [](const auto& x) { return x[0].sigmoid(); },
           tr),
       op(
-          g, "relu", unary(kSpecials), [](const auto& x) { return x[0].relu(); },
-          Opt(all)),
+          g, "relu", unary(kSpecials), [](const auto& x) { return x[0].relu(); }, Opt(all)),
       op(
           g, "erf", unary(kAny), [](const auto& x) { return x[0].erf(); }, tr),
       op(
@@ -289,8 +287,7 @@ std::vector<OpEntry> binary_entries() {
       op(
           g, "add_scalar_alpha", unary(), [](const auto& x) { return x[0].add(2, 3); }, all),
       op(
-          g, "sub_scalar", unary(), [](const auto& x) { return x[0].sub(1.5); },
-          Opt(all)),
+          g, "sub_scalar", unary(), [](const auto& x) { return x[0].sub(1.5); }, Opt(all)),
       op(
           g, "mul_scalar_int", unary(), [](const auto& x) { return x[0].mul(-3); }, all),
       op(
@@ -381,15 +378,12 @@ std::vector<OpEntry> ternary_entries() {
           Opt(all).differs("addcmul of bool tensors is an error in LibTorch, accepted by nabla")),
       op(
           g, "addcmul_int_value", ternary(),
-          [](const auto& x) { return x[0].addcmul(x[1], x[2], 2); },
-          Opt(all)),
+          [](const auto& x) { return x[0].addcmul(x[1], x[2], 2); }, Opt(all)),
       op(
           g, "addcdiv", ternary(kNonZero),
-          [](const auto& x) { return x[0].addcdiv(x[1], x[2], -2); },
-          Opt(tr)),
+          [](const auto& x) { return x[0].addcdiv(x[1], x[2], -2); }, Opt(tr)),
       op(
-          g, "lerp", ternary(), [](const auto& x) { return x[0].lerp(x[1], 0.3); },
-          Opt(all)),
+          g, "lerp", ternary(), [](const auto& x) { return x[0].lerp(x[1], 0.3); }, Opt(all)),
       op(
           g, "lerp_weight_2", ternary(), [](const auto& x) { return x[0].lerp(x[1], 2); },
           Opt(all)),

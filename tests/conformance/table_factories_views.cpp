@@ -101,8 +101,7 @@ std::vector<OpEntry> factory_entries() {
       op2(
           g, "linspace_one_step", dtype_only(),
           [](const auto&) { return nabla::linspace(4, 9, 1); },
-          [](const auto&) { return at::linspace(4, 9, 1); },
-          Opt()),
+          [](const auto&) { return at::linspace(4, 9, 1); }, Opt()),
       op2(
           g, "linspace_zero_steps", dtype_only(),
           [](const auto&) { return nabla::linspace(4, 9, 0); },

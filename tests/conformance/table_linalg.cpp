@@ -52,7 +52,8 @@ std::vector<OpEntry> linalg_entries() {
                    {{{0, 3, 4}, C}, {{0, 4, 5}, C}},
                    {{{2, 3, 4}, C}, {{3, 4, 5}, C}},
                    {{{3, 4}, C}, {{4, 5}, C}}}),
-          [](const auto& x) { return x[0].bmm(x[1]); }, Opt(o).bench(fixed({{{32, 64, 64}, {32, 64, 64}}}))),
+          [](const auto& x) { return x[0].bmm(x[1]); },
+          Opt(o).bench(fixed({{{32, 64, 64}, {32, 64, 64}}}))),
       op(
           g, "mv",
           layouts({{{{3, 4}, C}, {{4}, C}},
@@ -98,7 +99,8 @@ std::vector<OpEntry> linalg_entries() {
                    {{{4}, C}, {{3, 4}, C}, {{3}, C}},
                    {{{0, 4}, C}, {{3, 4}, C}, {{3}, C}}}),
           [](const auto& x) { return linear(x[0], x[1], x[2]); },
-          Opt(o).dtypes(kFloats).bench(fixed({{{64, 3136}, {128, 3136}, {128}}}))),  // W3's first Linear
+          Opt(o).dtypes(kFloats).bench(
+              fixed({{{64, 3136}, {128, 3136}, {128}}}))),  // W3's first Linear
       op(
           g, "linear_no_bias",
           layouts({{{{2, 4}, C}, {{3, 4}, C}}, {{{6, 4}, L::Transposed}, {{3, 4}, C}}}),

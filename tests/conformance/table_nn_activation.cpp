@@ -22,20 +22,38 @@ std::vector<OpEntry> softmax_entries(const std::string& g) {
   std::vector<OpEntry> out;
   const Opt o = Opt().tol32(1e-5, 1e-6).gradgrad();
   const Opt classifier = Opt(o).bench(fixed({{{256, 1000}}}));  // bench_ops: 1000 classes
-  out.push_back(op(g, "softmax_last", softmax_samples(), [](const auto& x) { return softmax(x[0], -1); }, classifier));
-  out.push_back(op(g, "softmax_dim0", softmax_samples(), [](const auto& x) { return softmax(x[0], 0); }, o));
-  out.push_back(op(g, "log_softmax_last", softmax_samples(), [](const auto& x) { return log_softmax(x[0], -1); }, classifier));
-  out.push_back(op(g, "log_softmax_dim0", softmax_samples(), [](const auto& x) { return log_softmax(x[0], 0); }, o));
-  out.push_back(op(g, "softmax_method", fixed({{{2, 3, 4}}}), [](const auto& x) { return x[0].softmax(1); }, o));
-  out.push_back(op(g, "log_softmax_method", fixed({{{2, 3, 4}}}), [](const auto& x) { return x[0].log_softmax(1); }, o));
-  out.push_back(op(g, "softmax_dtype", fixed({{{3, 4}}}),
-                   [](const auto& x) { return softmax(x[0], 1, dtype_for(x[0], nabla::kDouble)); }, o));
-  out.push_back(op(g, "log_softmax_0d", fixed({{{}}}), [](const auto& x) { return log_softmax(x[0], 0); }, o));
+  out.push_back(op(
+      g, "softmax_last", softmax_samples(), [](const auto& x) { return softmax(x[0], -1); },
+      classifier));
+  out.push_back(op(
+      g, "softmax_dim0", softmax_samples(), [](const auto& x) { return softmax(x[0], 0); }, o));
+  out.push_back(op(
+      g, "log_softmax_last", softmax_samples(), [](const auto& x) { return log_softmax(x[0], -1); },
+      classifier));
+  out.push_back(op(
+      g, "log_softmax_dim0", softmax_samples(), [](const auto& x) { return log_softmax(x[0], 0); },
+      o));
+  out.push_back(op(
+      g, "softmax_method", fixed({{{2, 3, 4}}}), [](const auto& x) { return x[0].softmax(1); }, o));
+  out.push_back(op(
+      g, "log_softmax_method", fixed({{{2, 3, 4}}}),
+      [](const auto& x) { return x[0].log_softmax(1); }, o));
+  out.push_back(op(
+      g, "softmax_dtype", fixed({{{3, 4}}}),
+      [](const auto& x) { return softmax(x[0], 1, dtype_for(x[0], nabla::kDouble)); }, o));
+  out.push_back(op(
+      g, "log_softmax_0d", fixed({{{}}}), [](const auto& x) { return log_softmax(x[0], 0); }, o));
   // Stability: logits of ±1e4 give finite values and gradients.
   const Opt big = Opt().tol32(1e-5, 1e-3);
-  out.push_back(op(g, "softmax_extreme", softmax_samples({-1e4, 1e4}), [](const auto& x) { return softmax(x[0], 1 % std::max<int64_t>(x[0].dim(), 1)); }, big));
-  out.push_back(op(g, "log_softmax_extreme", softmax_samples({-1e4, 1e4}), [](const auto& x) { return log_softmax(x[0], -1); }, classifier));
-  out.push_back(op(g, "softmax_bad_dim", fixed({{{2, 3}}}), [](const auto& x) { return softmax(x[0], 2); }, Opt().throws("softmax")));
+  out.push_back(op(
+      g, "softmax_extreme", softmax_samples({-1e4, 1e4}),
+      [](const auto& x) { return softmax(x[0], 1 % std::max<int64_t>(x[0].dim(), 1)); }, big));
+  out.push_back(op(
+      g, "log_softmax_extreme", softmax_samples({-1e4, 1e4}),
+      [](const auto& x) { return log_softmax(x[0], -1); }, classifier));
+  out.push_back(op(
+      g, "softmax_bad_dim", fixed({{{2, 3}}}), [](const auto& x) { return softmax(x[0], 2); },
+      Opt().throws("softmax")));
   return out;
 }
 
@@ -52,13 +70,16 @@ std::vector<OpEntry> pointwise_entries(const std::string& g) {
   // LibTorch's hardsigmoid and celu backward kernels round 1/6 and 1/alpha through float
   // even in float64 (gradients off by ~1e-8 relative); ours are exact (finite
   // differences check them), so the gradient comparison reports a known difference.
-  const Opt o64 = Opt(o).differs("LibTorch's float64 hardsigmoid/celu backward rounds 1/6 and "
-                                 "1/alpha to float (~1e-8 relative); nabla's gradients pass gradcheck");
-  out.push_back(op(g, "hardsigmoid", u, [](const auto& x) { return hardsigmoid(x[0]); }, o64));
+  const Opt o64 = Opt(o).differs(
+      "LibTorch's float64 hardsigmoid/celu backward rounds 1/6 and "
+      "1/alpha to float (~1e-8 relative); nabla's gradients pass gradcheck");
+  out.push_back(op(
+      g, "hardsigmoid", u, [](const auto& x) { return hardsigmoid(x[0]); }, o64));
   add("hardswish", [](const auto& x) { return hardswish(x[0]); });
   add("selu", [](const auto& x) { return selu(x[0]); });
   add("celu", [](const auto& x) { return celu(x[0], 1.0); });
-  out.push_back(op(g, "celu_alpha", u, [](const auto& x) { return celu(x[0], 0.7); }, o64));
+  out.push_back(op(
+      g, "celu_alpha", u, [](const auto& x) { return celu(x[0], 0.7); }, o64));
   add("mish", [](const auto& x) { return mish(x[0]); });
   add("log_sigmoid", [](const auto& x) { return log_sigmoid(x[0]); });
   add("threshold", [](const auto& x) { return threshold(x[0], 0.3, -2.0); });
@@ -72,42 +93,71 @@ std::vector<OpEntry> pointwise_entries(const std::string& g) {
   add("silu", [](const auto& x) { return silu(x[0]); });
   add("softplus", [](const auto& x) { return softplus(x[0], 2.0, 3.0); });
   // No ATen op: LibTorch's functional spells them out.
-  out.push_back(op2(g, "softsign", u, [](const auto& x) { return nabla::softsign(x[0]); },
-                    [](const auto& x) { return x[0] / (x[0].abs() + 1); }, o));
-  out.push_back(op2(g, "tanhshrink", u, [](const auto& x) { return nabla::tanhshrink(x[0]); },
-                    [](const auto& x) { return x[0] - x[0].tanh(); }, o));
+  out.push_back(op2(
+      g, "softsign", u, [](const auto& x) { return nabla::softsign(x[0]); },
+      [](const auto& x) { return x[0] / (x[0].abs() + 1); }, o));
+  out.push_back(op2(
+      g, "tanhshrink", u, [](const auto& x) { return nabla::tanhshrink(x[0]); },
+      [](const auto& x) { return x[0] - x[0].tanh(); }, o));
   // Extremes: ±100 and beyond stay finite with finite gradients.
   const Opt big = Opt().tol32(1e-5, 1e-5);
   for (auto [name, dom] : {std::pair<std::string, Dom>{"_extreme", Dom{-120, 120}}}) {
-    out.push_back(op(g, "log_sigmoid" + name, unary(dom), [](const auto& x) { return log_sigmoid(x[0]); }, big));
-    out.push_back(op(g, "softplus" + name, unary(dom), [](const auto& x) { return softplus(x[0]); }, big));
-    out.push_back(op(g, "sigmoid" + name, unary(dom), [](const auto& x) { return x[0].sigmoid(); }, big));
-    out.push_back(op(g, "mish" + name, unary(dom), [](const auto& x) { return mish(x[0]); }, big));
-    out.push_back(op(g, "selu" + name, unary(dom), [](const auto& x) { return selu(x[0]); }, big));
-    out.push_back(op(g, "gelu" + name, unary(dom), [](const auto& x) { return gelu(x[0]); }, big));
+    out.push_back(op(
+        g, "log_sigmoid" + name, unary(dom), [](const auto& x) { return log_sigmoid(x[0]); }, big));
+    out.push_back(op(
+        g, "softplus" + name, unary(dom), [](const auto& x) { return softplus(x[0]); }, big));
+    out.push_back(op(
+        g, "sigmoid" + name, unary(dom), [](const auto& x) { return x[0].sigmoid(); }, big));
+    out.push_back(op(
+        g, "mish" + name, unary(dom), [](const auto& x) { return mish(x[0]); }, big));
+    out.push_back(op(
+        g, "selu" + name, unary(dom), [](const auto& x) { return selu(x[0]); }, big));
+    out.push_back(op(
+        g, "gelu" + name, unary(dom), [](const auto& x) { return gelu(x[0]); }, big));
   }
   // Kinks and specials: the samples' zeros sit on kinks, where derivatives are
   // conventions, so these compare with LibTorch's conventions without finite differences.
   const Gen sp = unary(kSpecials);
   const Opt kink = Opt().no_fd("the samples' zeros sit on the function's kinks");
-  out.push_back(op(g, "hardtanh_specials", sp, [](const auto& x) { return hardtanh(x[0]); }, kink));
-  out.push_back(op(g, "hardshrink_specials", sp, [](const auto& x) { return hardshrink(x[0], 0.0); }, kink));
-  out.push_back(op(g, "softshrink_specials", sp, [](const auto& x) { return softshrink(x[0], 0.0); }, kink));
-  out.push_back(op(g, "threshold_specials", sp, [](const auto& x) { return threshold(x[0], 0.0, 7.0); }, kink));
-  out.push_back(op(g, "relu6_specials", sp, [](const auto& x) { return relu6(x[0]); }, kink));
-  out.push_back(op(g, "hardswish_specials", sp, [](const auto& x) { return hardswish(x[0]); }, kink));
-  out.push_back(op(g, "log_sigmoid_specials", sp, [](const auto& x) { return log_sigmoid(x[0]); }, kink));
+  out.push_back(op(
+      g, "hardtanh_specials", sp, [](const auto& x) { return hardtanh(x[0]); }, kink));
+  out.push_back(op(
+      g, "hardshrink_specials", sp, [](const auto& x) { return hardshrink(x[0], 0.0); }, kink));
+  out.push_back(op(
+      g, "softshrink_specials", sp, [](const auto& x) { return softshrink(x[0], 0.0); }, kink));
+  out.push_back(op(
+      g, "threshold_specials", sp, [](const auto& x) { return threshold(x[0], 0.0, 7.0); }, kink));
+  out.push_back(op(
+      g, "relu6_specials", sp, [](const auto& x) { return relu6(x[0]); }, kink));
+  out.push_back(op(
+      g, "hardswish_specials", sp, [](const auto& x) { return hardswish(x[0]); }, kink));
+  out.push_back(op(
+      g, "log_sigmoid_specials", sp, [](const auto& x) { return log_sigmoid(x[0]); }, kink));
   // glu over dims, prelu with one or per-channel weights.
-  out.push_back(op(g, "glu", layouts({{{{4, 6}, Layout::Contiguous}}, {{{6, 4}, Layout::Transposed}}, {{{2, 4, 3}, Layout::Contiguous}}}, kWide),
-                   [](const auto& x) { return glu(x[0], x[0].dim() == 3 ? 1 : -1); }, o));
-  out.push_back(op(g, "glu_dim0", fixed({{{4, 3}}, {{0, 2}}}), [](const auto& x) { return glu(x[0], 0); }, o));
-  out.push_back(op(g, "glu_odd", fixed({{{3, 5}}}), [](const auto& x) { return glu(x[0], 1); }, Opt().throws("glu")));
-  out.push_back(op(g, "prelu", fixed({{{5}, {1}}, {{2, 3}, {3}}, {{2, 3, 4}, {3}}, {{2, 3, 2, 2}, {1}}, {{0, 3, 2}, {3}}}, kWide),
-                   [](const auto& x) { return prelu(x[0], x[1]); }, o));
-  out.push_back(op(g, "prelu_transposed", layouts({{{{4, 3}, Layout::Transposed}, {{3}, Layout::Contiguous}}}, kWide),
-                   [](const auto& x) { return prelu(x[0], x[1]); }, o));
-  out.push_back(op(g, "prelu_bad_weight", fixed({{{2, 3}, {2}}}), [](const auto& x) { return prelu(x[0], x[1]); },
-                   Opt().throws("prelu")));
+  out.push_back(op(
+      g, "glu",
+      layouts({{{{4, 6}, Layout::Contiguous}},
+               {{{6, 4}, Layout::Transposed}},
+               {{{2, 4, 3}, Layout::Contiguous}}},
+              kWide),
+      [](const auto& x) { return glu(x[0], x[0].dim() == 3 ? 1 : -1); }, o));
+  out.push_back(op(
+      g, "glu_dim0", fixed({{{4, 3}}, {{0, 2}}}), [](const auto& x) { return glu(x[0], 0); }, o));
+  out.push_back(op(
+      g, "glu_odd", fixed({{{3, 5}}}), [](const auto& x) { return glu(x[0], 1); },
+      Opt().throws("glu")));
+  out.push_back(op(
+      g, "prelu",
+      fixed({{{5}, {1}}, {{2, 3}, {3}}, {{2, 3, 4}, {3}}, {{2, 3, 2, 2}, {1}}, {{0, 3, 2}, {3}}},
+            kWide),
+      [](const auto& x) { return prelu(x[0], x[1]); }, o));
+  out.push_back(op(
+      g, "prelu_transposed",
+      layouts({{{{4, 3}, Layout::Transposed}, {{3}, Layout::Contiguous}}}, kWide),
+      [](const auto& x) { return prelu(x[0], x[1]); }, o));
+  out.push_back(op(
+      g, "prelu_bad_weight", fixed({{{2, 3}, {2}}}),
+      [](const auto& x) { return prelu(x[0], x[1]); }, Opt().throws("prelu")));
   return out;
 }
 

@@ -27,14 +27,18 @@ std::vector<OpEntry> dropout_entries(const std::string& g) {
       return (frac - p).abs() < 5 * std::sqrt(p * (1 - p) / x[0].numel());
     }));
     // Whole channels: within a feature map all elements share the draw.
-    out.push_back(op(g, "feature_dropout_channels" + s, fixed({{{8, 16, 5, 5}}}, kPositive), [p](const auto& x) {
-      auto dropped = (feature_dropout(x[0], p, true) == 0).to(dtype_for(x[0], nabla::kDouble)).mean({2, 3});
-      return ((dropped == 0) | (dropped == 1)).all();
-    }));
+    out.push_back(op(g, "feature_dropout_channels" + s, fixed({{{8, 16, 5, 5}}}, kPositive),
+                     [p](const auto& x) {
+                       auto dropped = (feature_dropout(x[0], p, true) == 0)
+                                          .to(dtype_for(x[0], nabla::kDouble))
+                                          .mean({2, 3});
+                       return ((dropped == 0) | (dropped == 1)).all();
+                     }));
     // alpha_dropout keeps mean 0 and variance 1 of a standard normal-ish input on average:
     // its output takes exactly two kinds of values per element (a x + b or a (-alpha') + b).
     out.push_back(op(g, "alpha_dropout_affine" + s, dropout_samples(), [p](const auto& x) {
-      const double alpha = 1.7580993408473766, a = 1.0 / std::sqrt((alpha * alpha * p + 1) * (1 - p));
+      const double alpha = 1.7580993408473766,
+                   a = 1.0 / std::sqrt((alpha * alpha * p + 1) * (1 - p));
       auto y = alpha_dropout(x[0], p, true);
       auto kept = (y - (x[0] * a + alpha * a * p)).abs() <= 1e-4;
       auto dropped = (y - (-alpha * a + alpha * a * p)).abs() <= 1e-4;
@@ -42,14 +46,26 @@ std::vector<OpEntry> dropout_entries(const std::string& g) {
     }));
   }
   const Gen u = unary(kAny);
-  out.push_back(op(g, "dropout_eval", u, [](const auto& x) { return dropout(x[0], 0.5, false); }, Opt().gradgrad()));
-  out.push_back(op(g, "dropout_p0", u, [](const auto& x) { return dropout(x[0], 0.0, true); }, Opt().gradgrad()));
-  out.push_back(op(g, "dropout_p1", u, [](const auto& x) { return dropout(x[0], 1.0, true); }, Opt().gradgrad()));
-  out.push_back(op(g, "feature_dropout_eval", fixed({{{2, 3, 4}}}), [](const auto& x) { return feature_dropout(x[0], 0.5, false); }));
-  out.push_back(op(g, "alpha_dropout_eval", u, [](const auto& x) { return alpha_dropout(x[0], 0.5, false); }));
-  out.push_back(op(g, "alpha_dropout_p1", fixed({{{3, 4}}}), [](const auto& x) { return alpha_dropout(x[0], 1.0, true); }));
-  out.push_back(op(g, "feature_alpha_dropout_eval", fixed({{{2, 3, 4}}}), [](const auto& x) { return feature_alpha_dropout(x[0], 0.5, false); }));
-  out.push_back(op(g, "dropout_bad_p", fixed({{{3}}}), [](const auto& x) { return dropout(x[0], 1.5, true); }, Opt().throws("dropout")));
+  out.push_back(op(
+      g, "dropout_eval", u, [](const auto& x) { return dropout(x[0], 0.5, false); },
+      Opt().gradgrad()));
+  out.push_back(op(
+      g, "dropout_p0", u, [](const auto& x) { return dropout(x[0], 0.0, true); },
+      Opt().gradgrad()));
+  out.push_back(op(
+      g, "dropout_p1", u, [](const auto& x) { return dropout(x[0], 1.0, true); },
+      Opt().gradgrad()));
+  out.push_back(op(g, "feature_dropout_eval", fixed({{{2, 3, 4}}}),
+                   [](const auto& x) { return feature_dropout(x[0], 0.5, false); }));
+  out.push_back(op(g, "alpha_dropout_eval", u,
+                   [](const auto& x) { return alpha_dropout(x[0], 0.5, false); }));
+  out.push_back(op(g, "alpha_dropout_p1", fixed({{{3, 4}}}),
+                   [](const auto& x) { return alpha_dropout(x[0], 1.0, true); }));
+  out.push_back(op(g, "feature_alpha_dropout_eval", fixed({{{2, 3, 4}}}),
+                   [](const auto& x) { return feature_alpha_dropout(x[0], 0.5, false); }));
+  out.push_back(op(
+      g, "dropout_bad_p", fixed({{{3}}}), [](const auto& x) { return dropout(x[0], 1.5, true); },
+      Opt().throws("dropout")));
   return out;
 }
 
@@ -60,8 +76,10 @@ Gen embedding_samples() {
     out.push_back(sample_of({make(rng, {6, 3}, dtype), make_index(rng, {5}, 6)}));
     out.push_back(sample_of({make(rng, {5, 4}, dtype), make_index(rng, {2, 7}, 5)}));
     out.push_back(sample_of({make(rng, {4, 2}, dtype), make_index(rng, {0}, 4)}));
-    out.push_back(sample_of({make_layout(rng, {4, 6}, dtype, kAny, Layout::Transposed), make_index(rng, {3, 2}, 6)}));
-    out.push_back(sample_of({make(rng, {3, 5}, dtype), nabla::tensor({0, 0, 1, 0, 2, 2}, nabla::kLong)}));
+    out.push_back(sample_of(
+        {make_layout(rng, {4, 6}, dtype, kAny, Layout::Transposed), make_index(rng, {3, 2}, 6)}));
+    out.push_back(
+        sample_of({make(rng, {3, 5}, dtype), nabla::tensor({0, 0, 1, 0, 2, 2}, nabla::kLong)}));
     return out;
   };
 }
@@ -69,7 +87,8 @@ Gen embedding_samples() {
 // padding_idx and scale_grad_by_freq define gradients that are not the derivative (by
 // design, as LibTorch); the comparison with LibTorch's gradients still runs.
 OpEntry not_a_derivative(OpEntry e) {
-  e.no_finite_differences = "padding_idx / scale_grad_by_freq gradients are not derivatives by design";
+  e.no_finite_differences =
+      "padding_idx / scale_grad_by_freq gradients are not derivatives by design";
   return e;
 }
 
@@ -80,23 +99,43 @@ std::vector<OpEntry> embedding_entries(const std::string& g) {
   const Gen vocab = [](Rng& rng, nabla::ScalarType dtype) {
     return Samples{sample_of({make(rng, {10000, 128}, dtype), make_index(rng, {64, 32}, 10000)})};
   };
-  out.push_back(op(g, "embedding", embedding_samples(), [](const auto& x) { return embedding(x[0], x[1], -1, false, false); },
-                   Opt(o).bench(vocab)));
-  out.push_back(not_a_derivative(op(g, "embedding_padding_idx", embedding_samples(), [](const auto& x) { return embedding(x[0], x[1], 0, false, false); }, o)));
-  out.push_back(not_a_derivative(op(g, "embedding_scale_grad_by_freq", embedding_samples(), [](const auto& x) { return embedding(x[0], x[1], -1, true, false); }, o)));
-  out.push_back(not_a_derivative(op(g, "embedding_padding_and_freq", embedding_samples(), [](const auto& x) { return embedding(x[0], x[1], 2, true, false); }, o)));
-  out.push_back(op(g, "embedding_out_of_range", [](Rng& rng, nabla::ScalarType dtype) {
-    return Samples{sample_of({make(rng, {4, 2}, dtype), nabla::tensor({0, 4}, nabla::kLong)}),
-                   sample_of({make(rng, {4, 2}, dtype), nabla::tensor({-1, 2}, nabla::kLong)})};
-  }, [](const auto& x) { return embedding(x[0], x[1], -1, false, false); }, Opt().throws("embedding")));
+  out.push_back(op(
+      g, "embedding", embedding_samples(),
+      [](const auto& x) { return embedding(x[0], x[1], -1, false, false); }, Opt(o).bench(vocab)));
+  out.push_back(not_a_derivative(op(
+      g, "embedding_padding_idx", embedding_samples(),
+      [](const auto& x) { return embedding(x[0], x[1], 0, false, false); }, o)));
+  out.push_back(not_a_derivative(op(
+      g, "embedding_scale_grad_by_freq", embedding_samples(),
+      [](const auto& x) { return embedding(x[0], x[1], -1, true, false); }, o)));
+  out.push_back(not_a_derivative(op(
+      g, "embedding_padding_and_freq", embedding_samples(),
+      [](const auto& x) { return embedding(x[0], x[1], 2, true, false); }, o)));
+  out.push_back(op(
+      g, "embedding_out_of_range",
+      [](Rng& rng, nabla::ScalarType dtype) {
+        return Samples{sample_of({make(rng, {4, 2}, dtype), nabla::tensor({0, 4}, nabla::kLong)}),
+                       sample_of({make(rng, {4, 2}, dtype), nabla::tensor({-1, 2}, nabla::kLong)})};
+      },
+      [](const auto& x) { return embedding(x[0], x[1], -1, false, false); },
+      Opt().throws("embedding")));
   auto idx = [](std::vector<int64_t> v, Shape s) {
-    return [v, s](Rng&, nabla::ScalarType) { return Samples{sample_of({nabla::tensor(v, nabla::kLong).view(s)})}; };
+    return [v, s](Rng&, nabla::ScalarType) {
+      return Samples{sample_of({nabla::tensor(v, nabla::kLong).view(s)})};
+    };
   };
-  out.push_back(op(g, "one_hot", idx({0, 3, 1, 1, 2, 0}, {2, 3}), [](const auto& x) { return one_hot(x[0], -1); }));
-  out.push_back(op(g, "one_hot_num_classes", idx({0, 3, 1}, {3}), [](const auto& x) { return one_hot(x[0], 6); }));
-  out.push_back(op(g, "one_hot_empty", idx({}, {0}), [](const auto& x) { return one_hot(x[0], 3); }));
-  out.push_back(op(g, "one_hot_too_small", idx({0, 3}, {2}), [](const auto& x) { return one_hot(x[0], 3); }, Opt().throws("one_hot")));
-  out.push_back(op(g, "one_hot_negative", idx({0, -1}, {2}), [](const auto& x) { return one_hot(x[0], 3); }, Opt().throws("one_hot")));
+  out.push_back(op(g, "one_hot", idx({0, 3, 1, 1, 2, 0}, {2, 3}),
+                   [](const auto& x) { return one_hot(x[0], -1); }));
+  out.push_back(op(g, "one_hot_num_classes", idx({0, 3, 1}, {3}),
+                   [](const auto& x) { return one_hot(x[0], 6); }));
+  out.push_back(
+      op(g, "one_hot_empty", idx({}, {0}), [](const auto& x) { return one_hot(x[0], 3); }));
+  out.push_back(op(
+      g, "one_hot_too_small", idx({0, 3}, {2}), [](const auto& x) { return one_hot(x[0], 3); },
+      Opt().throws("one_hot")));
+  out.push_back(op(
+      g, "one_hot_negative", idx({0, -1}, {2}), [](const auto& x) { return one_hot(x[0], 3); },
+      Opt().throws("one_hot")));
   return out;
 }
 

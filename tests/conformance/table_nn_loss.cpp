@@ -21,11 +21,12 @@ Gen class_samples(bool spatial, bool extreme = false) {
       out.push_back(sample_of({x, make_index(rng, t_shape, c), make(rng, {c}, dtype, kPositive)}));
     }
     // An empty batch and a transposed (non-contiguous) input.
-    out.push_back(sample_of({make(rng, spatial ? Shape{0, 3, 2} : Shape{0, 3}, dtype), make_index(rng, spatial ? Shape{0, 2} : Shape{0}, 3),
+    out.push_back(sample_of({make(rng, spatial ? Shape{0, 3, 2} : Shape{0, 3}, dtype),
+                             make_index(rng, spatial ? Shape{0, 2} : Shape{0}, 3),
                              make(rng, {3}, dtype, kPositive)}));
     if (!spatial)
-      out.push_back(sample_of({make_layout(rng, {5, 4}, dtype, kAny, Layout::Transposed), make_index(rng, {5}, 4),
-                               make(rng, {4}, dtype, kPositive)}));
+      out.push_back(sample_of({make_layout(rng, {5, 4}, dtype, kAny, Layout::Transposed),
+                               make_index(rng, {5}, 4), make(rng, {4}, dtype, kPositive)}));
     return out;
   };
 }
@@ -33,7 +34,8 @@ Gen class_samples(bool spatial, bool extreme = false) {
 // bench_ops' sizes: a batch of 64 over 10 classes (W2/W3's loss), and [64, 128] pairs.
 Gen class_bench() {
   return [](Rng& rng, nabla::ScalarType dtype) {
-    return Samples{sample_of({make(rng, {64, 10}, dtype, kWide), make_index(rng, {64}, 10), make(rng, {10}, dtype, kPositive)})};
+    return Samples{sample_of({make(rng, {64, 10}, dtype, kWide), make_index(rng, {64}, 10),
+                              make(rng, {10}, dtype, kPositive)})};
   };
 }
 Gen pair_bench(Dom dt = kAny) {
@@ -61,7 +63,8 @@ Gen pair_samples(Dom dt = kAny) {
     Samples out;
     for (const Shape& s : {Shape{5}, Shape{3, 4}, Shape{2, 3, 2}, Shape{0, 3}})
       out.push_back(sample_of({make(rng, s, dtype), make(rng, s, dtype, dt)}));
-    out.push_back(sample_of({make_layout(rng, {4, 3}, dtype, kAny, Layout::Transposed), make(rng, {4, 3}, dtype, dt)}));
+    out.push_back(sample_of(
+        {make_layout(rng, {4, 3}, dtype, kAny, Layout::Transposed), make(rng, {4, 3}, dtype, dt)}));
     return out;
   };
 }
@@ -71,7 +74,8 @@ Gen probability_samples() {
   return [](Rng& rng, nabla::ScalarType dtype) {
     Samples out;
     for (const Shape& s : {Shape{6}, Shape{3, 4}})
-      out.push_back(sample_of({make(rng, s, dtype, {0.02, 0.98}), make(rng, s, dtype, {0, 1}), make(rng, s, dtype, kPositive)}));
+      out.push_back(sample_of({make(rng, s, dtype, {0.02, 0.98}), make(rng, s, dtype, {0, 1}),
+                               make(rng, s, dtype, kPositive)}));
     return out;
   };
 }
@@ -84,69 +88,114 @@ std::vector<OpEntry> loss_entries() {
             opair01 = Opt(o).bench(pair_bench({0, 1}));
   for (int64_t r : kReductions) {
     const std::string suffix = r == kNone ? "_none" : (r == kMean ? "_mean" : "_sum");
-    out.push_back(op(g, "mse_loss" + suffix, pair_samples(), [r](const auto& x) { return mse_loss(x[0], x[1], r); }, opair));
-    out.push_back(op(g, "l1_loss" + suffix, pair_samples(), [r](const auto& x) { return l1_loss(x[0], x[1], r); }, opair));
-    out.push_back(op(g, "smooth_l1_loss" + suffix, pair_samples(),
-                     [r](const auto& x) { return smooth_l1_loss(x[0], x[1], r, 0.7); }, opair));
-    out.push_back(op(g, "huber_loss" + suffix, pair_samples(), [r](const auto& x) { return huber_loss(x[0], x[1], r, 0.6); }, opair));
-    out.push_back(op(g, "nll_loss" + suffix, class_samples(false),
-                     [r](const auto& x) { return nll_loss(x[0], x[1], {}, r, -100); }, oc));
-    out.push_back(op(g, "nll_loss_weight_ignore" + suffix, class_samples(false),
-                     [r](const auto& x) { return nll_loss(x[0], x[1], x[2], r, 1); }, oc));
-    out.push_back(op(g, "nll_loss_nd" + suffix, class_samples(true),
-                     [r](const auto& x) { return nll_loss_nd(x[0], x[1], x[2], r, 0); }, o));
-    out.push_back(op(g, "cross_entropy" + suffix, class_samples(false),
-                     [r](const auto& x) { return cross_entropy_loss(x[0], x[1], {}, r, -100, 0.0); }, oc));
-    out.push_back(op(g, "cross_entropy_smoothing" + suffix, class_samples(false),
-                     [r](const auto& x) { return cross_entropy_loss(x[0], x[1], {}, r, -100, 0.2); }, oc));
-    out.push_back(op(g, "cross_entropy_weight_ignore_smoothing" + suffix, class_samples(false),
-                     [r](const auto& x) { return cross_entropy_loss(x[0], x[1], x[2], r, 1, 0.1); }, oc));
-    out.push_back(op(g, "cross_entropy_spatial" + suffix, class_samples(true),
-                     [r](const auto& x) { return cross_entropy_loss(x[0], x[1], x[2], r, 2, 0.3); }, o));
-    out.push_back(op(g, "cross_entropy_probabilities" + suffix, soft_target_samples(),
-                     [r](const auto& x) { return cross_entropy_loss(x[0], x[1], x[2], r, -100, 0.25); }, o));
-    out.push_back(op(g, "binary_cross_entropy" + suffix, probability_samples(),
-                     [r](const auto& x) { return binary_cross_entropy(x[0], x[1], x[2], r); }, o));
-    out.push_back(op(g, "binary_cross_entropy_with_logits" + suffix, pair_samples({0, 1}),
-                     [r](const auto& x) { return binary_cross_entropy_with_logits(x[0] * 20, x[1], {}, x[1] + 0.5, r); }, opair01));
-    out.push_back(op(g, "kl_div" + suffix, pair_samples({0, 1}),
-                     [r](const auto& x) { return kl_div(x[0], x[1], r, false); }, opair01));
-    out.push_back(op(g, "kl_div_log_target" + suffix, pair_samples(), [r](const auto& x) { return kl_div(x[0], x[1], r, true); }, opair));
-    out.push_back(op(g, "soft_margin_loss" + suffix, pair_samples(),
-                     [r](const auto& x) { return soft_margin_loss(x[0], x[1].sign(), r); }, opair));
-    out.push_back(op(g, "margin_ranking_loss" + suffix, pair_samples(),
-                     [r](const auto& x) { return margin_ranking_loss(x[0], x[1], x[1].sign(), 0.3, r); }, opair));
-    out.push_back(op(g, "hinge_embedding_loss" + suffix, pair_samples(),
-                     [r](const auto& x) { return hinge_embedding_loss(x[0], x[1].sign(), 0.8, r); }, opair));
-    out.push_back(op(g, "poisson_nll_loss" + suffix, pair_samples(kPositive),
-                     [r](const auto& x) { return poisson_nll_loss(x[0], x[1] * 3, true, true, 1e-8, r); }, o));
+    out.push_back(op(
+        g, "mse_loss" + suffix, pair_samples(),
+        [r](const auto& x) { return mse_loss(x[0], x[1], r); }, opair));
+    out.push_back(op(
+        g, "l1_loss" + suffix, pair_samples(),
+        [r](const auto& x) { return l1_loss(x[0], x[1], r); }, opair));
+    out.push_back(op(
+        g, "smooth_l1_loss" + suffix, pair_samples(),
+        [r](const auto& x) { return smooth_l1_loss(x[0], x[1], r, 0.7); }, opair));
+    out.push_back(op(
+        g, "huber_loss" + suffix, pair_samples(),
+        [r](const auto& x) { return huber_loss(x[0], x[1], r, 0.6); }, opair));
+    out.push_back(op(
+        g, "nll_loss" + suffix, class_samples(false),
+        [r](const auto& x) { return nll_loss(x[0], x[1], {}, r, -100); }, oc));
+    out.push_back(op(
+        g, "nll_loss_weight_ignore" + suffix, class_samples(false),
+        [r](const auto& x) { return nll_loss(x[0], x[1], x[2], r, 1); }, oc));
+    out.push_back(op(
+        g, "nll_loss_nd" + suffix, class_samples(true),
+        [r](const auto& x) { return nll_loss_nd(x[0], x[1], x[2], r, 0); }, o));
+    out.push_back(op(
+        g, "cross_entropy" + suffix, class_samples(false),
+        [r](const auto& x) { return cross_entropy_loss(x[0], x[1], {}, r, -100, 0.0); }, oc));
+    out.push_back(op(
+        g, "cross_entropy_smoothing" + suffix, class_samples(false),
+        [r](const auto& x) { return cross_entropy_loss(x[0], x[1], {}, r, -100, 0.2); }, oc));
+    out.push_back(op(
+        g, "cross_entropy_weight_ignore_smoothing" + suffix, class_samples(false),
+        [r](const auto& x) { return cross_entropy_loss(x[0], x[1], x[2], r, 1, 0.1); }, oc));
+    out.push_back(op(
+        g, "cross_entropy_spatial" + suffix, class_samples(true),
+        [r](const auto& x) { return cross_entropy_loss(x[0], x[1], x[2], r, 2, 0.3); }, o));
+    out.push_back(op(
+        g, "cross_entropy_probabilities" + suffix, soft_target_samples(),
+        [r](const auto& x) { return cross_entropy_loss(x[0], x[1], x[2], r, -100, 0.25); }, o));
+    out.push_back(op(
+        g, "binary_cross_entropy" + suffix, probability_samples(),
+        [r](const auto& x) { return binary_cross_entropy(x[0], x[1], x[2], r); }, o));
+    out.push_back(op(
+        g, "binary_cross_entropy_with_logits" + suffix, pair_samples({0, 1}),
+        [r](const auto& x) {
+          return binary_cross_entropy_with_logits(x[0] * 20, x[1], {}, x[1] + 0.5, r);
+        },
+        opair01));
+    out.push_back(op(
+        g, "kl_div" + suffix, pair_samples({0, 1}),
+        [r](const auto& x) { return kl_div(x[0], x[1], r, false); }, opair01));
+    out.push_back(op(
+        g, "kl_div_log_target" + suffix, pair_samples(),
+        [r](const auto& x) { return kl_div(x[0], x[1], r, true); }, opair));
+    out.push_back(op(
+        g, "soft_margin_loss" + suffix, pair_samples(),
+        [r](const auto& x) { return soft_margin_loss(x[0], x[1].sign(), r); }, opair));
+    out.push_back(op(
+        g, "margin_ranking_loss" + suffix, pair_samples(),
+        [r](const auto& x) { return margin_ranking_loss(x[0], x[1], x[1].sign(), 0.3, r); },
+        opair));
+    out.push_back(op(
+        g, "hinge_embedding_loss" + suffix, pair_samples(),
+        [r](const auto& x) { return hinge_embedding_loss(x[0], x[1].sign(), 0.8, r); }, opair));
+    out.push_back(op(
+        g, "poisson_nll_loss" + suffix, pair_samples(kPositive),
+        [r](const auto& x) { return poisson_nll_loss(x[0], x[1] * 3, true, true, 1e-8, r); }, o));
   }
   // Stability: logits of ±1e4 (LibTorch: finite loss and gradients).
-  out.push_back(op(g, "cross_entropy_extreme_logits", class_samples(false, true),
-                   [](const auto& x) { return cross_entropy_loss(x[0], x[1], {}, kMean, -100, 0.1); }, Opt().tol32(1e-5, 1e-3)));
-  out.push_back(op(g, "binary_cross_entropy_with_logits_extreme", pair_samples({0, 1}),
-                   [](const auto& x) { return binary_cross_entropy_with_logits(x[0] * 1e4, x[1], {}, {}, kSum); },
-                   Opt().tol32(1e-5, 1e-3)));
-  out.push_back(op(g, "cosine_embedding_loss", fixed({{{4, 5}, {4, 5}, {4}}}),
-                   [](const auto& x) { return cosine_embedding_loss(x[0], x[1], x[2].sign(), 0.1, kMean); }, o));
-  out.push_back(op(g, "triplet_margin_loss", fixed({{{4, 5}, {4, 5}, {4, 5}}}),
-                   [](const auto& x) { return triplet_margin_loss(x[0], x[1], x[2], 0.5, 2, 1e-6, true, kMean); }, o));
+  out.push_back(op(
+      g, "cross_entropy_extreme_logits", class_samples(false, true),
+      [](const auto& x) { return cross_entropy_loss(x[0], x[1], {}, kMean, -100, 0.1); },
+      Opt().tol32(1e-5, 1e-3)));
+  out.push_back(op(
+      g, "binary_cross_entropy_with_logits_extreme", pair_samples({0, 1}),
+      [](const auto& x) {
+        return binary_cross_entropy_with_logits(x[0] * 1e4, x[1], {}, {}, kSum);
+      },
+      Opt().tol32(1e-5, 1e-3)));
+  out.push_back(op(
+      g, "cosine_embedding_loss", fixed({{{4, 5}, {4, 5}, {4}}}),
+      [](const auto& x) { return cosine_embedding_loss(x[0], x[1], x[2].sign(), 0.1, kMean); }, o));
+  out.push_back(op(
+      g, "triplet_margin_loss", fixed({{{4, 5}, {4, 5}, {4, 5}}}),
+      [](const auto& x) {
+        return triplet_margin_loss(x[0], x[1], x[2], 0.5, 2, 1e-6, true, kMean);
+      },
+      o));
   // Errors: target out of range, wrong target shape and dtype, bce outside [0, 1].
   auto bad_target = [](Rng& rng, nabla::ScalarType dtype) {
     return Samples{sample_of({make(rng, {3, 4}, dtype), nabla::tensor({0, 4, 1}, nabla::kLong)}),
                    sample_of({make(rng, {3, 4}, dtype), nabla::tensor({0, -3, 1}, nabla::kLong)}),
                    sample_of({make(rng, {3, 4}, dtype), nabla::tensor({0, 1}, nabla::kLong)})};
   };
-  out.push_back(op(g, "nll_loss_bad_target", bad_target,
-                   [](const auto& x) { return nll_loss(x[0], x[1], {}, kMean, -100); }, Opt().throws("nll_loss")));
-  out.push_back(op(g, "cross_entropy_bad_target", bad_target,
-                   [](const auto& x) { return cross_entropy_loss(x[0], x[1], {}, kMean, -100, 0.0); },
-                   Opt().throws("nll_loss")));
-  out.push_back(op(g, "binary_cross_entropy_out_of_range", fixed({{{4}, {4}}}),
-                   [](const auto& x) { return binary_cross_entropy(x[0] * 5, x[1].abs().clamp_max(1), {}, kMean); },
-                   Opt().throws("between 0 and 1")));
-  out.push_back(op(g, "mse_loss_shape_mismatch", fixed({{{3, 4}, {5}}}),
-                   [](const auto& x) { return mse_loss(x[0], x[1], kMean); }, Opt().throws("mse_loss")));
+  out.push_back(op(
+      g, "nll_loss_bad_target", bad_target,
+      [](const auto& x) { return nll_loss(x[0], x[1], {}, kMean, -100); },
+      Opt().throws("nll_loss")));
+  out.push_back(op(
+      g, "cross_entropy_bad_target", bad_target,
+      [](const auto& x) { return cross_entropy_loss(x[0], x[1], {}, kMean, -100, 0.0); },
+      Opt().throws("nll_loss")));
+  out.push_back(op(
+      g, "binary_cross_entropy_out_of_range", fixed({{{4}, {4}}}),
+      [](const auto& x) {
+        return binary_cross_entropy(x[0] * 5, x[1].abs().clamp_max(1), {}, kMean);
+      },
+      Opt().throws("between 0 and 1")));
+  out.push_back(op(
+      g, "mse_loss_shape_mismatch", fixed({{{3, 4}, {5}}}),
+      [](const auto& x) { return mse_loss(x[0], x[1], kMean); }, Opt().throws("mse_loss")));
   return out;
 }
 

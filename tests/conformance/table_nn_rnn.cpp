@@ -16,8 +16,11 @@ Gen rnn_samples(Config c, bool lstm) {
   return [=](Rng& rng, nabla::ScalarType dtype) {
     const int64_t dirs = c.bidirectional ? 2 : 1;
     std::vector<nabla::Tensor> in;
-    Shape xs = c.unbatched ? Shape{c.steps, c.input} : (c.batch_first ? Shape{c.batch, c.steps, c.input} : Shape{c.steps, c.batch, c.input});
-    Shape hs = c.unbatched ? Shape{c.layers * dirs, c.hidden} : Shape{c.layers * dirs, c.batch, c.hidden};
+    Shape xs = c.unbatched ? Shape{c.steps, c.input}
+                           : (c.batch_first ? Shape{c.batch, c.steps, c.input}
+                                            : Shape{c.steps, c.batch, c.input});
+    Shape hs =
+        c.unbatched ? Shape{c.layers * dirs, c.hidden} : Shape{c.layers * dirs, c.batch, c.hidden};
     in.push_back(make(rng, xs, dtype));
     in.push_back(make(rng, hs, dtype, kUnit));
     if (lstm) in.push_back(make(rng, hs, dtype, kUnit));
@@ -61,22 +64,24 @@ std::vector<OpEntry> rnn_entries() {
       using T = std::decay_t<decltype(x[0])>;
       auto b = [&](const T& t) { return batch ? t.unsqueeze(1) : t; };
       auto u = [&](const T& t) { return batch ? t.squeeze(1) : t; };
-      auto [y, h, c] = lstm(b(x[0]), std::vector<T>{b(x[1]), b(x[2])}, tail(x, 3), l.biases, l.layers, 0.0, false,
-                            l.bidirectional, l.batch_first);
+      auto [y, h, c] = lstm(b(x[0]), std::vector<T>{b(x[1]), b(x[2])}, tail(x, 3), l.biases,
+                            l.layers, 0.0, false, l.bidirectional, l.batch_first);
       return std::vector<T>{u(y), u(h), u(c)};
     };
     auto gru_fn = [gr](const auto& x, bool batch) {
       using T = std::decay_t<decltype(x[0])>;
       auto b = [&](const T& t) { return batch ? t.unsqueeze(1) : t; };
       auto u = [&](const T& t) { return batch ? t.squeeze(1) : t; };
-      auto [y, h] = gru(b(x[0]), b(x[1]), tail(x, 2), gr.biases, gr.layers, 0.0, false, gr.bidirectional, gr.batch_first);
+      auto [y, h] = gru(b(x[0]), b(x[1]), tail(x, 2), gr.biases, gr.layers, 0.0, false,
+                        gr.bidirectional, gr.batch_first);
       return std::vector<T>{u(y), u(h)};
     };
     auto tanh_fn = [r](const auto& x, bool batch) {
       using T = std::decay_t<decltype(x[0])>;
       auto b = [&](const T& t) { return batch ? t.unsqueeze(1) : t; };
       auto u = [&](const T& t) { return batch ? t.squeeze(1) : t; };
-      auto [y, h] = rnn_tanh(b(x[0]), b(x[1]), tail(x, 2), r.biases, r.layers, 0.0, false, r.bidirectional, r.batch_first);
+      auto [y, h] = rnn_tanh(b(x[0]), b(x[1]), tail(x, 2), r.biases, r.layers, 0.0, false,
+                             r.bidirectional, r.batch_first);
       return std::vector<T>{u(y), u(h)};
     };
     const bool ub = cfg.unbatched;
@@ -88,26 +93,32 @@ std::vector<OpEntry> rnn_entries() {
       c.batch = 32;
       return Opt(o).bench(rnn_samples(c, is_lstm));
     };
-    out.push_back(op2(g, "lstm" + suffix, rnn_samples(l, true), [=](const auto& x) { return lstm_fn(x, false); },
-                      [=](const auto& x) { return lstm_fn(x, ub); }, bench(l, true)));
-    out.push_back(op2(g, "gru" + suffix, rnn_samples(gr, false), [=](const auto& x) { return gru_fn(x, false); },
-                      [=](const auto& x) { return gru_fn(x, ub); }, bench(gr, false)));
-    out.push_back(op2(g, "rnn_tanh" + suffix, rnn_samples(r, false), [=](const auto& x) { return tanh_fn(x, false); },
-                      [=](const auto& x) { return tanh_fn(x, ub); }, bench(r, false)));
+    out.push_back(op2(
+        g, "lstm" + suffix, rnn_samples(l, true), [=](const auto& x) { return lstm_fn(x, false); },
+        [=](const auto& x) { return lstm_fn(x, ub); }, bench(l, true)));
+    out.push_back(op2(
+        g, "gru" + suffix, rnn_samples(gr, false), [=](const auto& x) { return gru_fn(x, false); },
+        [=](const auto& x) { return gru_fn(x, ub); }, bench(gr, false)));
+    out.push_back(op2(
+        g, "rnn_tanh" + suffix, rnn_samples(r, false),
+        [=](const auto& x) { return tanh_fn(x, false); },
+        [=](const auto& x) { return tanh_fn(x, ub); }, bench(r, false)));
   }
   Config rr{1, 3, 4, 1, 3, 2, false, false, false, true};
-  out.push_back(op(g, "rnn_relu", rnn_samples(rr, false),
-                   [rr](const auto& x) {
-                     using T = std::decay_t<decltype(x[0])>;
-                     auto [y, h] = rnn_relu(x[0], x[1], tail(x, 2), true, 1, 0.0, false, false, false);
-                     return std::vector<T>{y, h};
-                   },
-                   o));
+  out.push_back(op(
+      g, "rnn_relu", rnn_samples(rr, false),
+      [rr](const auto& x) {
+        using T = std::decay_t<decltype(x[0])>;
+        auto [y, h] = rnn_relu(x[0], x[1], tail(x, 2), true, 1, 0.0, false, false, false);
+        return std::vector<T>{y, h};
+      },
+      o));
   // Cells: (input [N, in], h [N, H], (c), w_ih, w_hh, b_ih, b_hh); also unbatched.
   for (bool unbatched : {false, true}) {
     const std::string s = unbatched ? "_unbatched" : "";
     auto shapes = [unbatched](int64_t gates) {
-      std::vector<Shape> v = {unbatched ? Shape{3} : Shape{2, 3}, unbatched ? Shape{4} : Shape{2, 4}};
+      std::vector<Shape> v = {unbatched ? Shape{3} : Shape{2, 3},
+                              unbatched ? Shape{4} : Shape{2, 4}};
       return v;
     };
     auto cell_gen = [&](int64_t gates, bool with_c) {
@@ -131,20 +142,22 @@ std::vector<OpEntry> rnn_entries() {
       return [kind](const auto& x, bool batch) {
         using T = std::decay_t<decltype(x[0])>;
         auto b = [&](const T& t) { return batch ? t.unsqueeze(0) : t; };
-        T h = kind == 0 ? gru_cell(b(x[0]), b(x[1]), x[2], x[3], x[4], x[5])
+        T h = kind == 0   ? gru_cell(b(x[0]), b(x[1]), x[2], x[3], x[4], x[5])
               : kind == 1 ? rnn_tanh_cell(b(x[0]), b(x[1]), x[2], x[3], x[4], x[5])
                           : rnn_relu_cell(b(x[0]), b(x[1]), x[2], x[3], x[4], x[5]);
         return batch ? h.squeeze(0) : h;
       };
     };
-    out.push_back(op2(g, "lstm_cell" + s, cell_gen(4, true), [=](const auto& x) { return lstm_c(x, false); },
-                      [=](const auto& x) { return lstm_c(x, unbatched); }, o));
+    out.push_back(op2(
+        g, "lstm_cell" + s, cell_gen(4, true), [=](const auto& x) { return lstm_c(x, false); },
+        [=](const auto& x) { return lstm_c(x, unbatched); }, o));
     const char* names[] = {"gru_cell", "rnn_tanh_cell", "rnn_relu_cell"};
     const int64_t gates[] = {3, 1, 1};
     for (int k = 0; k < 3; ++k) {
       auto f = simple_c(k);
-      out.push_back(op2(g, names[k] + s, cell_gen(gates[k], false), [=](const auto& x) { return f(x, false); },
-                        [=](const auto& x) { return f(x, unbatched); }, o));
+      out.push_back(op2(
+          g, names[k] + s, cell_gen(gates[k], false), [=](const auto& x) { return f(x, false); },
+          [=](const auto& x) { return f(x, unbatched); }, o));
     }
   }
   return out;

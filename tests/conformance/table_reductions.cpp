@@ -86,8 +86,7 @@ std::vector<OpEntry> reduction_entries() {
       op(
           g, "min_dim_keepdim", s, [](const auto& x) { return x[0].min(-1, true); }, ties),
       op(
-          g, "max_dim_specials", unary(kSpecials), [](const auto& x) { return x[0].max(0); },
-          ties),
+          g, "max_dim_specials", unary(kSpecials), [](const auto& x) { return x[0].max(0); }, ties),
       op(
           g, "amax", s, [](const auto& x) { return x[0].amax({1}); }, ties),
       op(
@@ -114,8 +113,7 @@ std::vector<OpEntry> reduction_entries() {
       op(
           g, "var", s, [](const auto& x) { return x[0].var(); }, acc),
       op(
-          g, "var_dim", s, [](const auto& x) { return x[0].var({1}); },
-          Opt(acc)),
+          g, "var_dim", s, [](const auto& x) { return x[0].var({1}); }, Opt(acc)),
       op(
           g, "var_biased_keepdim", s, [](const auto& x) { return x[0].var({-1}, false, true); },
           acc),
@@ -137,7 +135,8 @@ std::vector<OpEntry> reduction_entries() {
           g, "norm_p3", s, [](const auto& x) { return x[0].norm(3); }, acc),
       op(
           g, "norm_inf", s,
-          [](const auto& x) { return x[0].norm(std::numeric_limits<double>::infinity()); }, Opt(acc).fd_distinct()),
+          [](const auto& x) { return x[0].norm(std::numeric_limits<double>::infinity()); },
+          Opt(acc).fd_distinct()),
       op(
           g, "norm_dim", s, [](const auto& x) { return x[0].norm(2, {1}, true); }, acc),
       op(

@@ -395,7 +395,8 @@ std::vector<OpEntry> index_entries() {
           g, "index_put_tensor",
           [](Rng& rng, ScalarType t) {  // distinct rows: a repeated one is written once but
                                         // gets the values' gradient twice, as in LibTorch
-            return Samples{sample_of({make(rng, {4, 5}, t), make_permutation(rng, 4).narrow(0, 0, 3)})};
+            return Samples{
+                sample_of({make(rng, {4, 5}, t), make_permutation(rng, 4).narrow(0, 0, 3)})};
           },
           [](const auto& x) {
             auto y = x[0].clone();

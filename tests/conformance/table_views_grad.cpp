@@ -18,66 +18,130 @@ std::vector<T> list(std::initializer_list<T> ts) {
 
 // Layout cases for one input: contiguous, transposed, strided, offset.
 Gen one(const Shape& shape) {
-  return layouts({{{shape, L::Contiguous}}, {{shape, L::Transposed}}, {{shape, L::Strided}},
+  return layouts({{{shape, L::Contiguous}},
+                  {{shape, L::Transposed}},
+                  {{shape, L::Strided}},
                   {{shape, L::Offset}}});
 }
 
 std::vector<OpEntry> view_entries() {
   const std::string g = "views_grad";
   return {
-      op(g, "view", fixed({{{2, 3, 4}}}), [](const auto& x) { return x[0].view({4, -1}); }),
-      op(g, "reshape", one({3, 4}), [](const auto& x) { return x[0].reshape({2, 6}); }),
-      op(g, "reshape_0d", fixed({{{}}}), [](const auto& x) { return x[0].reshape({1, 1}); }),
-      op(g, "transpose", one({3, 4}), [](const auto& x) { return x[0].transpose(-1, 0) * x[0].t(); }),
-      op(g, "permute", fixed({{{2, 3, 4}}}), [](const auto& x) { return x[0].permute({2, 0, 1}); }),
+      op(g, "view", fixed({{{2, 3, 4}}}),
+         [](const auto& x) {
+           return x[0].view({4, -1});
+         }),
+      op(g, "reshape", one({3, 4}),
+         [](const auto& x) {
+           return x[0].reshape({2, 6});
+         }),
+      op(g, "reshape_0d", fixed({{{}}}),
+         [](const auto& x) {
+           return x[0].reshape({1, 1});
+         }),
+      op(g, "transpose", one({3, 4}),
+         [](const auto& x) { return x[0].transpose(-1, 0) * x[0].t(); }),
+      op(g, "permute", fixed({{{2, 3, 4}}}),
+         [](const auto& x) {
+           return x[0].permute({2, 0, 1});
+         }),
       op(g, "movedim", fixed({{{2, 3, 4}}}), [](const auto& x) { return x[0].movedim(-1, 0); }),
       op(g, "narrow", one({4, 5}), [](const auto& x) { return x[0].narrow(1, -3, 2); }),
       op(g, "slice_step", one({6, 3}), [](const auto& x) { return x[0].slice(0, 1, 6, 2); }),
-      op(g, "select", one({3, 4}), [](const auto& x) { return x[0].select(-1, 2).sum() * x[0][1]; }),
-      op(g, "expand", fixed({{{3, 1}}, {{}}}), [](const auto& x) { return x[0].expand({2, 3, 4}); }),
+      op(g, "select", one({3, 4}),
+         [](const auto& x) { return x[0].select(-1, 2).sum() * x[0][1]; }),
+      op(g, "expand", fixed({{{3, 1}}, {{}}}),
+         [](const auto& x) {
+           return x[0].expand({2, 3, 4});
+         }),
       op(g, "squeeze", fixed({{{2, 1, 3, 1}}}),
          [](const auto& x) { return x[0].squeeze() + x[0].squeeze(1).squeeze(-1); }),
-      op(g, "unsqueeze", one({2, 3}), [](const auto& x) { return x[0].unsqueeze(-1) * x[0].unsqueeze(1); }),
+      op(g, "unsqueeze", one({2, 3}),
+         [](const auto& x) { return x[0].unsqueeze(-1) * x[0].unsqueeze(1); }),
       op(g, "flatten", one({3, 4}), [](const auto& x) { return x[0].flatten(); }),
-      op(g, "unflatten", fixed({{{2, 6}}}), [](const auto& x) { return x[0].unflatten(1, {3, 2}); }),
-      op(g, "as_strided", one({4, 4}), [](const auto& x) { return x[0].as_strided({2, 3}, {1, 2}, 1); }),
+      op(g, "unflatten", fixed({{{2, 6}}}),
+         [](const auto& x) {
+           return x[0].unflatten(1, {3, 2});
+         }),
+      op(g, "as_strided", one({4, 4}),
+         [](const auto& x) {
+           return x[0].as_strided({2, 3}, {1, 2}, 1);
+         }),
       op(g, "as_strided_overlap", fixed({{{6}}}),
-         [](const auto& x) { return x[0].as_strided({3, 3}, {1, 1}); }),
+         [](const auto& x) {
+           return x[0].as_strided({3, 3}, {1, 1});
+         }),
       op(g, "diagonal", fixed({{{3, 4, 2}}}),
          [](const auto& x) { return x[0].diagonal(1, 0, 1) + x[0].diagonal(-1, 1, 0); }),
       op(g, "unbind", one({3, 4}), [](const auto& x) { return x[0].unbind(1); }),
       op(g, "split", one({5, 4}), [](const auto& x) { return x[0].split(2, 0); }),
       op(g, "split_with_sizes", one({5, 4}),
-         [](const auto& x) { return x[0].split_with_sizes({1, 3}, 1); }),
+         [](const auto& x) {
+           return x[0].split_with_sizes({1, 3}, 1);
+         }),
       op(g, "chunk", one({5, 4}), [](const auto& x) { return x[0].chunk(3, 0); }),
       op(g, "clone_contiguous", one({3, 4}),
          [](const auto& x) { return x[0].clone() * x[0].contiguous(); }),
       op(g, "to_float", one({3, 4}),
-         [](const auto& x) { return x[0].to(dtype_for(x[0], nabla::kFloat)).to(dtype_for(x[0], kDouble)); }),
+         [](const auto& x) {
+           return x[0].to(dtype_for(x[0], nabla::kFloat)).to(dtype_for(x[0], kDouble));
+         }),
   };
 }
 
 std::vector<OpEntry> shape_entries() {
   const std::string g = "shape_grad";
   return {
-      op(g, "cat", layouts({{{{2, 3}, L::Contiguous}, {{3, 3}, L::Transposed}},
-                            {{{2, 3}, L::Strided}, {{1, 3}, L::Offset}}}),
-         [](const auto& x) { return cat(list({x[0], x[1]}), 0); }),
+      op(g, "cat",
+         layouts({{{{2, 3}, L::Contiguous}, {{3, 3}, L::Transposed}},
+                  {{{2, 3}, L::Strided}, {{1, 3}, L::Offset}}}),
+         [](const auto& x) {
+           return cat(list({x[0], x[1]}), 0);
+         }),
       op(g, "cat_promotes", fixed({{{2, 3}, {2, 2}}}),
-         [](const auto& x) { return cat(list({x[0], x[1].to(dtype_for(x[1], nabla::kFloat))}), -1); }),
-      op(g, "stack", fixed({{{2, 3}, {2, 3}}}), [](const auto& x) { return stack(list({x[0], x[1]}), 1); }),
-      op(g, "hstack", fixed({{{2, 3}, {2, 1}}, {{3}, {2}}}), [](const auto& x) { return hstack(list({x[0], x[1]})); }),
-      op(g, "vstack", fixed({{{3}, {3}}, {{1, 2}, {3, 2}}}), [](const auto& x) { return vstack(list({x[0], x[1]})); }),
-      op(g, "repeat", one({2, 3}), [](const auto& x) { return x[0].repeat({2, 1, 3}); }),
-      op(g, "flip", one({3, 4}), [](const auto& x) { return x[0].flip({0, -1}); }),
-      op(g, "roll", one({3, 4}), [](const auto& x) { return x[0].roll({1, -5}, {0, 1}) + x[0].roll({7}); }),
-      op(g, "tril_triu", one({4, 4}), [](const auto& x) { return tril(x[0], -1) * 2 + triu(x[0], 1); }),
+         [](const auto& x) {
+           return cat(list({x[0], x[1].to(dtype_for(x[1], nabla::kFloat))}), -1);
+         }),
+      op(g, "stack", fixed({{{2, 3}, {2, 3}}}),
+         [](const auto& x) {
+           return stack(list({x[0], x[1]}), 1);
+         }),
+      op(g, "hstack", fixed({{{2, 3}, {2, 1}}, {{3}, {2}}}),
+         [](const auto& x) {
+           return hstack(list({x[0], x[1]}));
+         }),
+      op(g, "vstack", fixed({{{3}, {3}}, {{1, 2}, {3, 2}}}),
+         [](const auto& x) {
+           return vstack(list({x[0], x[1]}));
+         }),
+      op(g, "repeat", one({2, 3}),
+         [](const auto& x) {
+           return x[0].repeat({2, 1, 3});
+         }),
+      op(g, "flip", one({3, 4}),
+         [](const auto& x) {
+           return x[0].flip({0, -1});
+         }),
+      op(g, "roll", one({3, 4}),
+         [](const auto& x) {
+           return x[0].roll({1, -5}, {0, 1}) + x[0].roll({7});
+         }),
+      op(g, "tril_triu", one({4, 4}),
+         [](const auto& x) { return tril(x[0], -1) * 2 + triu(x[0], 1); }),
       op(g, "constant_pad_nd", one({3, 4}),
-         [](const auto& x) { return constant_pad_nd(x[0], {1, -2, -1, 2}, 3); }),
+         [](const auto& x) {
+           return constant_pad_nd(x[0], {1, -2, -1, 2}, 3);
+         }),
       op(g, "broadcast_tensors", fixed({{{3, 1}, {4}}}),
-         [](const auto& x) { return broadcast_tensors(list({x[0], x[1]})); }),
-      op(g, "repeat_interleave", one({2, 3}), [](const auto& x) { return repeat_interleave(x[0], 2, 1); }),
-      op(g, "meshgrid", fixed({{{3}, {2}}}), [](const auto& x) { return meshgrid(list({x[0], x[1]}), "xy"); }),
+         [](const auto& x) {
+           return broadcast_tensors(list({x[0], x[1]}));
+         }),
+      op(g, "repeat_interleave", one({2, 3}),
+         [](const auto& x) { return repeat_interleave(x[0], 2, 1); }),
+      op(g, "meshgrid", fixed({{{3}, {2}}}),
+         [](const auto& x) {
+           return meshgrid(list({x[0], x[1]}), "xy");
+         }),
   };
 }
 
@@ -121,7 +185,6 @@ std::vector<OpEntry> inplace_entries() {
   };
 }
 
-
 // Gradients of the elementwise, reduction, linear-algebra and indexing ops against
 // LibTorch's (the values are in the other tables; tests/autograd checks them against
 // finite differences).
@@ -160,17 +223,19 @@ std::vector<OpEntry> math_entries() {
            auto v = x[1].select(1, 0);
            return x[0].mm(x[1]).sum() + x[0].matmul(x[1]).relu().sum() + x[0].mv(v).sum() +
                   v.dot(v) + v.outer(x[0].select(1, 2)).sum() +
-                  x[0].unsqueeze(0).expand({2, 3, 4}).bmm(x[1].unsqueeze(0).expand({2, 4, 5})).sum() +
+                  x[0].unsqueeze(0)
+                      .expand({2, 3, 4})
+                      .bmm(x[1].unsqueeze(0).expand({2, 4, 5}))
+                      .sum() +
                   x[1].sum(1).addmm(x[0].t(), x[0], 0.5, 2).sum() +
                   linear(x[0], x[1].t(), x[1].select(0, 0)).sum();
          }),
       op(g, "indexing", fixed({{{5, 4}, {5, 4}}}),
          [](const auto& x) {
-           auto idx = std::get<1>(x[1].sort(0)).select(1, 0);  // a permutation of 0..4
+           auto idx = std::get<1>(x[1].sort(0)).select(1, 0);      // a permutation of 0..4
            auto cols = std::get<1>(x[1].sort(1)).narrow(1, 0, 2);  // [5, 2] in 0..3
            return x[0].index_select(0, idx).sum() * 2 + x[0].gather(1, cols).sum() +
-                  x[0].masked_fill(x[1] > 0, 0.5).sum() +
-                  x[0].masked_select(x[1] < 0).sum() +
+                  x[0].masked_fill(x[1] > 0, 0.5).sum() + x[0].masked_select(x[1] < 0).sum() +
                   x[0].scatter_add(1, cols, x[1].narrow(1, 0, 2)).sum();
          }),
   };
@@ -184,8 +249,9 @@ std::vector<OpEntry> with_grad(std::vector<OpEntry> entries) {
   return entries;
 }
 
-const bool registered = add_entries(with_grad(view_entries())) && add_entries(with_grad(shape_entries())) &&
-                        add_entries(with_grad(inplace_entries())) && add_entries(with_grad(math_entries()));
+const bool registered =
+    add_entries(with_grad(view_entries())) && add_entries(with_grad(shape_entries())) &&
+    add_entries(with_grad(inplace_entries())) && add_entries(with_grad(math_entries()));
 
 }  // namespace
 }  // namespace conform

@@ -44,7 +44,8 @@ TEST(CpuAllocator, FullCacheEvictsOldestBlocks) {
 
 struct SmallCnnImpl : nabla::nn::Module {
   SmallCnnImpl()
-      : conv(register_module("conv", nabla::nn::Conv2d(nabla::nn::Conv2dOptions(1, 8, 3).padding(1)))),
+      : conv(register_module("conv",
+                             nabla::nn::Conv2d(nabla::nn::Conv2dOptions(1, 8, 3).padding(1)))),
         fc(register_module("fc", nabla::nn::Linear(8 * 14 * 14, 10))) {}
   nabla::Tensor forward(nabla::Tensor x) {
     x = nabla::max_pool2d(nabla::relu(conv(x)), {2});

@@ -25,7 +25,8 @@ std::string temp_dir() {
 }
 
 void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 void write_gz(const std::string& path, const std::string& bytes) {
@@ -35,7 +36,8 @@ void write_gz(const std::string& path, const std::string& bytes) {
 }
 
 std::string be32(uint32_t v) {
-  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
+  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+          static_cast<char>(v)};
 }
 
 // n images of 28x28 whose pixels all equal the image index, and labels i % 10.
@@ -56,7 +58,8 @@ struct Numbers : data::datasets::Dataset<Numbers> {
   explicit Numbers(size_t n, int64_t poison = -1) : n(n), poison(poison) {}
   data::Example<> get(size_t i) override {
     NABLA_CHECK(static_cast<int64_t>(i) != poison, "Numbers: poisoned index ", i);
-    return {nabla::full({1}, static_cast<double>(i)), nabla::scalar_tensor(static_cast<int64_t>(i), nabla::kLong)};
+    return {nabla::full({1}, static_cast<double>(i)),
+            nabla::scalar_tensor(static_cast<int64_t>(i), nabla::kLong)};
   }
   nabla::optional<size_t> size() const override { return n; }
   size_t n;
@@ -76,7 +79,8 @@ std::vector<int64_t> targets_in_order(auto& loader) {
 
 TEST(Data, SequentialLoaderBatchesAndDropLast) {
   auto ds = Numbers(10).map(data::transforms::Stack<>());
-  auto loader = data::make_data_loader<data::samplers::SequentialSampler>(std::move(ds), data::DataLoaderOptions(4));
+  auto loader = data::make_data_loader<data::samplers::SequentialSampler>(
+      std::move(ds), data::DataLoaderOptions(4));
   std::vector<int64_t> sizes;
   for (auto& batch : *loader) sizes.push_back(batch.data.size(0));
   EXPECT_EQ(sizes, (std::vector<int64_t>{4, 4, 2}));
@@ -107,13 +111,15 @@ TEST(Data, WorkersKeepOrderAndRandomSamplerIsSeeded) {
   EXPECT_EQ(r0, r2);
   std::set<int64_t> epoch(r0.begin(), r0.begin() + 50);
   EXPECT_EQ(epoch.size(), 50u);
-  EXPECT_NE(std::vector<int64_t>(r0.begin(), r0.begin() + 50), std::vector<int64_t>(r0.begin() + 50, r0.end()));
+  EXPECT_NE(std::vector<int64_t>(r0.begin(), r0.begin() + 50),
+            std::vector<int64_t>(r0.begin() + 50, r0.end()));
 }
 
 TEST(Data, WorkerExceptionReachesTheLoopAndEarlyBreakDoesNotHang) {
   for (size_t workers : {0, 2}) {
     auto loader = data::make_data_loader<data::samplers::SequentialSampler>(
-        Numbers(40, 17).map(data::transforms::Stack<>()), data::DataLoaderOptions(4).workers(workers));
+        Numbers(40, 17).map(data::transforms::Stack<>()),
+        data::DataLoaderOptions(4).workers(workers));
     int seen = 0;
     expect_error(
         [&] {
@@ -138,7 +144,8 @@ TEST(Data, WorkerExceptionReachesTheLoopAndEarlyBreakDoesNotHang) {
 }  // destructor joins the workers mid-epoch
 
 TEST(Data, TransformsNormalizeLambdaTensorPairDataset) {
-  data::datasets::TensorPairDataset ds(nabla::arange(12, nabla::kFloat).view({3, 1, 2, 2}), nabla::arange(3, nabla::kLong));
+  data::datasets::TensorPairDataset ds(nabla::arange(12, nabla::kFloat).view({3, 1, 2, 2}),
+                                       nabla::arange(3, nabla::kLong));
   auto mapped = std::move(ds)
                     .map(data::transforms::Normalize<>(1.0, 2.0))
                     .map(data::transforms::Lambda<data::Example<>>([](data::Example<> e) {
@@ -149,7 +156,11 @@ TEST(Data, TransformsNormalizeLambdaTensorPairDataset) {
   EXPECT_EQ(batch.data.sizes().vec(), (std::vector<int64_t>{2, 1, 2, 2}));
   EXPECT_NEAR(batch.data[0][0][0][0].item<double>(), (8 - 1) / 2.0 * 10, 1e-5);
   EXPECT_EQ(batch.target[1].item<int64_t>(), 0);
-  expect_error([] { data::datasets::TensorPairDataset(nabla::ones({3, 2}), nabla::ones({4})); }, {"first dimension"});
+  expect_error(
+      [] {
+        data::datasets::TensorPairDataset(nabla::ones({3, 2}), nabla::ones({4}));
+      },
+      {"first dimension"});
 }
 
 // Collation (a BatchTransform to one value) and Collate (its lambda form), as LibTorch.
@@ -165,8 +176,10 @@ TEST(Data, CollationAndCollateReduceABatch) {
   auto summed = data::datasets::TensorDataset(rows).map(SumRows());
   nabla::Tensor s = summed.get_batch({0, 3}).data;
   EXPECT_EQ(s[0].item<float>(), 0.0f + 6.0f);
-  auto counted = data::datasets::TensorDataset(rows).map(data::transforms::Collate<data::TensorExample>(
-      [](std::vector<data::TensorExample> b) { return data::TensorExample(nabla::tensor(double(b.size()))); }));
+  auto counted = data::datasets::TensorDataset(rows).map(
+      data::transforms::Collate<data::TensorExample>([](std::vector<data::TensorExample> b) {
+        return data::TensorExample(nabla::tensor(double(b.size())));
+      }));
   EXPECT_EQ(counted.get_batch({1, 2, 3}).data.item<double>(), 3.0);
 }
 
@@ -187,7 +200,8 @@ TEST(Data, TensorDatasetRowsAsTensorExamples) {
   nabla::Tensor second = from_list.get(1);  // TensorExample converts to its tensor
   EXPECT_EQ(second.sum().item<float>(), 0.0f);
   expect_error([&] { from_list.get(2); }, {"TensorDataset", "out of range"});
-  expect_error([] { data::datasets::TensorDataset(nabla::tensor(1.0)); }, {"TensorDataset", "at least one dimension"});
+  expect_error([] { data::datasets::TensorDataset(nabla::tensor(1.0)); },
+               {"TensorDataset", "at least one dimension"});
 }
 
 TEST(Data, MnistRawAndGzipAndCorruptFiles) {
@@ -215,9 +229,11 @@ TEST(Data, MnistRawAndGzipAndCorruptFiles) {
   write_file(bad + "/train-images-idx3-ubyte", images.substr(0, images.size() - 10));
   expect_error([&] { data::datasets::MNIST m(bad); }, {"truncated"});
   // A header declaring far more data than the file holds: an error, not an allocation.
-  write_file(bad + "/train-images-idx3-ubyte", std::string("\0\0\x08\x03", 4) + be32(1000000) + be32(28) + be32(28));
+  write_file(bad + "/train-images-idx3-ubyte",
+             std::string("\0\0\x08\x03", 4) + be32(1000000) + be32(28) + be32(28));
   expect_error([&] { data::datasets::MNIST m(bad); }, {"truncated"});
-  write_file(bad + "/train-images-idx3-ubyte", std::string("\0\0\x08\x03", 4) + be32(0xffffffff) + be32(28) + be32(28));
+  write_file(bad + "/train-images-idx3-ubyte",
+             std::string("\0\0\x08\x03", 4) + be32(0xffffffff) + be32(28) + be32(28));
   expect_error([&] { data::datasets::MNIST m(bad); }, {"absurd size"});
   write_file(bad + "/train-images-idx3-ubyte", "PK\x03\x04junk");
   expect_error([&] { data::datasets::MNIST m(bad); }, {"not an IDX"});
@@ -263,12 +279,13 @@ TEST(Utils, ProgressBarPlainLinesAndSvg) {
   EXPECT_LE(lines, 12);
   EXPECT_EQ(text.find('\r'), std::string::npos);
 
-  std::string svg = nabla::utils::render_svg({{"loss", {1.0, 0.5, 0.25}}, {"acc <%>", {0.5, 0.8, 0.9}, true}},
-                                             nabla::utils::PlotOptions().title("t").x_label("epoch"));
+  std::string svg =
+      nabla::utils::render_svg({{"loss", {1.0, 0.5, 0.25}}, {"acc <%>", {0.5, 0.8, 0.9}, true}},
+                               nabla::utils::PlotOptions().title("t").x_label("epoch"));
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
   EXPECT_NE(svg.find("acc &lt;%&gt;"), std::string::npos);
-  EXPECT_EQ(std::count(svg.begin(), svg.end(), '<') - std::count(svg.begin(), svg.end(), '>') , 0);
+  EXPECT_EQ(std::count(svg.begin(), svg.end(), '<') - std::count(svg.begin(), svg.end(), '>'), 0);
   const std::string path = temp_dir() + "/c.svg";
   nabla::utils::plot_svg(path, {{"loss", {3, 2, 1}}});
   EXPECT_TRUE(std::filesystem::file_size(path) > 100);

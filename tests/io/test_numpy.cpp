@@ -23,9 +23,7 @@ std::string temp_path(const std::string& name) {
   return (dir / name).string();
 }
 
-bool have_numpy() {
-  return std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0;
-}
+bool have_numpy() { return std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0; }
 
 int python(const std::string& code) {
   const std::string script = temp_path("script.py");
@@ -34,10 +32,14 @@ int python(const std::string& code) {
 }
 
 std::vector<Tensor> samples() {
-  return {nabla::arange(12, nabla::kFloat).view({3, 4}) * 0.5, nabla::randn({2, 3, 2}, nabla::kDouble),
-          nabla::arange(5, nabla::kLong) - 2,  nabla::arange(6, nabla::kInt).view({2, 3}),
-          nabla::arange(4, nabla::kByte),      nabla::tensor({true, false, true}),
-          nabla::scalar_tensor(3.5),           nabla::zeros({0, 2})};
+  return {nabla::arange(12, nabla::kFloat).view({3, 4}) * 0.5,
+          nabla::randn({2, 3, 2}, nabla::kDouble),
+          nabla::arange(5, nabla::kLong) - 2,
+          nabla::arange(6, nabla::kInt).view({2, 3}),
+          nabla::arange(4, nabla::kByte),
+          nabla::tensor({true, false, true}),
+          nabla::scalar_tensor(3.5),
+          nabla::zeros({0, 2})};
 }
 
 }  // namespace
@@ -84,30 +86,42 @@ TEST(Numpy, NpzRoundTripAndErrors) {
   const std::string short_header = std::string("\x93NUMPY\x01\x00\x40\x00", 10) + "{'descr': '<f4'";
   expect_error([&] { nabla::serialize::detail::decode_npy(short_header, "x"); }, {"exceeds"});
   std::string npy = nabla::serialize::detail::encode_npy(nabla::ones({3}));
-  expect_error([&] { nabla::serialize::detail::decode_npy(npy.substr(0, npy.size() - 1), "x"); }, {"data bytes"});
+  expect_error([&] { nabla::serialize::detail::decode_npy(npy.substr(0, npy.size() - 1), "x"); },
+               {"data bytes"});
   std::string big_endian = npy;
   big_endian.replace(big_endian.find("<f4"), 3, ">f4");
-  expect_error([&] { nabla::serialize::detail::decode_npy(big_endian, "x"); }, {">f4", "not supported"});
+  expect_error([&] { nabla::serialize::detail::decode_npy(big_endian, "x"); },
+               {">f4", "not supported"});
   expect_error([] { nabla::load_npy(temp_path("missing.npy")); }, {"cannot open"});
 }
 
 TEST(Numpy, InterchangeWithNumpy) {
-  if (!have_numpy()) GTEST_SKIP() << "python3-numpy is not installed (scripts/setup.sh --with-libtorch installs it)";
+  if (!have_numpy())
+    GTEST_SKIP() << "python3-numpy is not installed (scripts/setup.sh --with-libtorch installs it)";
   // nabla writes, NumPy checks.
   nabla::save_npy(temp_path("a.npy"), nabla::arange(6, nabla::kFloat).view({2, 3}));
-  nabla::save_npz(temp_path("b.npz"), {{"x", nabla::arange(4, nabla::kLong)}, {"m", nabla::tensor({true, false})}});
+  nabla::save_npz(temp_path("b.npz"),
+                  {{"x", nabla::arange(4, nabla::kLong)}, {"m", nabla::tensor({true, false})}});
   EXPECT_EQ(python("import numpy as np\n"
-                   "a = np.load('" + temp_path("a.npy") + "')\n"
+                   "a = np.load('" +
+                   temp_path("a.npy") +
+                   "')\n"
                    "assert a.dtype == np.float32 and a.shape == (2, 3) and a[1, 2] == 5, a\n"
-                   "b = np.load('" + temp_path("b.npz") + "')\n"
+                   "b = np.load('" +
+                   temp_path("b.npz") +
+                   "')\n"
                    "assert list(b['x']) == [0, 1, 2, 3] and b['x'].dtype == np.int64\n"
                    "assert b['m'].dtype == np.bool_ and list(b['m']) == [True, False]\n"),
             0);
   // NumPy writes (Fortran order, compressed npz, int32, float64), nabla checks.
   ASSERT_EQ(python("import numpy as np\n"
                    "a = np.asfortranarray(np.arange(24, dtype=np.float64).reshape(2, 3, 4))\n"
-                   "np.save('" + temp_path("f.npy") + "', a)\n"
-                   "np.savez_compressed('" + temp_path("c.npz") + "', w=np.arange(10, dtype=np.int32), "
+                   "np.save('" +
+                   temp_path("f.npy") +
+                   "', a)\n"
+                   "np.savez_compressed('" +
+                   temp_path("c.npz") +
+                   "', w=np.arange(10, dtype=np.int32), "
                    "z=np.linspace(0, 1, 5).astype(np.float32))\n"),
             0);
   Tensor f = nabla::load_npy(temp_path("f.npy"));

@@ -13,7 +13,8 @@ nabla::Tensor to_nabla(const at::Tensor& t) {
   return nabla::tensor(v, nabla::kDouble).view(c.sizes().vec()).to(nabla::kFloat);
 }
 
-void expect_close(const at::Tensor& want, const nabla::Tensor& got, double tol, const std::string& what) {
+void expect_close(const at::Tensor& want, const nabla::Tensor& got, double tol,
+                  const std::string& what) {
   ASSERT_EQ(want.sizes().vec(), got.sizes().vec()) << what;
   at::Tensor w = want.detach().contiguous().to(at::kDouble);
   nabla::Tensor g = got.detach().contiguous().to(nabla::kDouble);
@@ -38,8 +39,10 @@ void match_parameters(TM& t, NM& n) {
 }  // namespace
 
 TEST(ModulesVsLibTorch, SequentialNamesAndForward) {
-  torch::nn::Sequential t(torch::nn::Linear(5, 4), torch::nn::Functional(torch::relu), torch::nn::Linear(4, 2));
-  nabla::nn::Sequential n(nabla::nn::Linear(5, 4), nabla::nn::Functional(nabla::relu), nabla::nn::Linear(4, 2));
+  torch::nn::Sequential t(torch::nn::Linear(5, 4), torch::nn::Functional(torch::relu),
+                          torch::nn::Linear(4, 2));
+  nabla::nn::Sequential n(nabla::nn::Linear(5, 4), nabla::nn::Functional(nabla::relu),
+                          nabla::nn::Linear(4, 2));
   match_parameters(t, n);
   at::Tensor x = torch::randn({3, 5});
   expect_close(t->forward(x), n->forward(to_nabla(x)), 1e-5, "sequential forward");
@@ -47,8 +50,10 @@ TEST(ModulesVsLibTorch, SequentialNamesAndForward) {
 
 TEST(ModulesVsLibTorch, RecurrentModules) {
   for (bool bidirectional : {false, true}) {
-    torch::nn::LSTM tl(torch::nn::LSTMOptions(3, 4).num_layers(2).bidirectional(bidirectional).batch_first(true));
-    nabla::nn::LSTM nl(nabla::nn::LSTMOptions(3, 4).num_layers(2).bidirectional(bidirectional).batch_first(true));
+    torch::nn::LSTM tl(
+        torch::nn::LSTMOptions(3, 4).num_layers(2).bidirectional(bidirectional).batch_first(true));
+    nabla::nn::LSTM nl(
+        nabla::nn::LSTMOptions(3, 4).num_layers(2).bidirectional(bidirectional).batch_first(true));
     match_parameters(tl, nl);
     at::Tensor x = torch::randn({2, 5, 3});
     auto [ty, ts] = tl->forward(x);
@@ -60,18 +65,27 @@ TEST(ModulesVsLibTorch, RecurrentModules) {
     nabla::nn::GRU ng(nabla::nn::GRUOptions(3, 4).bidirectional(bidirectional));
     match_parameters(tg, ng);
     at::Tensor s = torch::randn({6, 2, 3});
-    expect_close(std::get<0>(tg->forward(s)), std::get<0>(ng->forward(to_nabla(s))), 1e-5, "gru output");
+    expect_close(std::get<0>(tg->forward(s)), std::get<0>(ng->forward(to_nabla(s))), 1e-5,
+                 "gru output");
 
-    torch::nn::RNN tr(torch::nn::RNNOptions(3, 4).nonlinearity(torch::kReLU).num_layers(2).bidirectional(bidirectional));
-    nabla::nn::RNN nr(nabla::nn::RNNOptions(3, 4).nonlinearity(nabla::kReLU).num_layers(2).bidirectional(bidirectional));
+    torch::nn::RNN tr(torch::nn::RNNOptions(3, 4)
+                          .nonlinearity(torch::kReLU)
+                          .num_layers(2)
+                          .bidirectional(bidirectional));
+    nabla::nn::RNN nr(nabla::nn::RNNOptions(3, 4)
+                          .nonlinearity(nabla::kReLU)
+                          .num_layers(2)
+                          .bidirectional(bidirectional));
     match_parameters(tr, nr);
-    expect_close(std::get<1>(tr->forward(s)), std::get<1>(nr->forward(to_nabla(s))), 1e-5, "rnn h_n");
+    expect_close(std::get<1>(tr->forward(s)), std::get<1>(nr->forward(to_nabla(s))), 1e-5,
+                 "rnn h_n");
   }
   torch::nn::LSTMCell tc(3, 4);
   nabla::nn::LSTMCell nc(3, 4);
   match_parameters(tc, nc);
   at::Tensor x = torch::randn({2, 3});
-  expect_close(std::get<1>(tc->forward(x)), std::get<1>(nc->forward(to_nabla(x))), 1e-5, "lstm cell");
+  expect_close(std::get<1>(tc->forward(x)), std::get<1>(nc->forward(to_nabla(x))), 1e-5,
+               "lstm cell");
   torch::nn::GRUCell tgc(3, 4);
   nabla::nn::GRUCell ngc(3, 4);
   match_parameters(tgc, ngc);
@@ -97,13 +111,14 @@ TEST(ModulesVsLibTorch, DefaultInitDistributions) {
 TEST(ModulesVsLibTorch, ConvolutionalNetwork) {
   // The W3 model, as modules in both libraries, on shared weights: forward and the
   // gradients of every parameter.
-  torch::nn::Sequential t(torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 4, 3).padding(1)), torch::nn::ReLU(),
-                          torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(2)),
+  torch::nn::Sequential t(torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 4, 3).padding(1)),
+                          torch::nn::ReLU(), torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(2)),
                           torch::nn::Conv2d(torch::nn::Conv2dOptions(4, 6, 3).padding(1).stride(2)),
-                          torch::nn::AdaptiveAvgPool2d(torch::nn::AdaptiveAvgPool2dOptions({2, 2})), torch::nn::Flatten(),
-                          torch::nn::Linear(24, 3));
+                          torch::nn::AdaptiveAvgPool2d(torch::nn::AdaptiveAvgPool2dOptions({2, 2})),
+                          torch::nn::Flatten(), torch::nn::Linear(24, 3));
   nabla::nn::Sequential n(nabla::nn::Conv2d(nabla::nn::Conv2dOptions(1, 4, 3).padding(1)),
-                          nabla::nn::Functional(nabla::relu), nabla::nn::MaxPool2d(nabla::nn::MaxPool2dOptions(2)),
+                          nabla::nn::Functional(nabla::relu),
+                          nabla::nn::MaxPool2d(nabla::nn::MaxPool2dOptions(2)),
                           nabla::nn::Conv2d(nabla::nn::Conv2dOptions(4, 6, 3).padding(1).stride(2)),
                           nabla::nn::AdaptiveAvgPool2d(nabla::nn::AdaptiveAvgPool2dOptions({2, 2})),
                           nabla::nn::Flatten(), nabla::nn::Linear(24, 3));
@@ -122,7 +137,8 @@ TEST(ModulesVsLibTorch, ConvolutionalNetwork) {
   expect_close(ty, ny, 1e-5, "cnn forward");
   ty.pow(2).sum().backward();
   ny.pow(2).sum().backward();
-  for (size_t i = 0; i < tp.size(); ++i) expect_close(tp[i].grad(), np[i].grad(), 1e-4, "cnn gradient " + std::to_string(i));
+  for (size_t i = 0; i < tp.size(); ++i)
+    expect_close(tp[i].grad(), np[i].grad(), 1e-4, "cnn gradient " + std::to_string(i));
   torch::nn::ConvTranspose2d tt(torch::nn::ConvTranspose2dOptions(3, 2, 4).stride(2).padding(1));
   nabla::nn::ConvTranspose2d nt(nabla::nn::ConvTranspose2dOptions(3, 2, 4).stride(2).padding(1));
   match_parameters(tt, nt);
@@ -139,11 +155,14 @@ TEST(ModulesVsLibTorch, BilinearAndDistances) {
   at::Tensor x = torch::randn({4, 6}), y = torch::randn({4, 6});
   y[1] = x[1] * 0;  // a zero row: eps decides
   expect_close(torch::nn::functional::cosine_similarity(x, y),
-               nabla::nn::functional::cosine_similarity(to_nabla(x), to_nabla(y)), 1e-5, "cosine_similarity");
-  expect_close(torch::nn::functional::pairwise_distance(x, y, torch::nn::functional::PairwiseDistanceFuncOptions().p(1.5)),
-               nabla::nn::functional::pairwise_distance(to_nabla(x), to_nabla(y),
-                                                        nabla::nn::functional::PairwiseDistanceFuncOptions().p(1.5)),
-               1e-5, "pairwise_distance");
+               nabla::nn::functional::cosine_similarity(to_nabla(x), to_nabla(y)), 1e-5,
+               "cosine_similarity");
+  expect_close(
+      torch::nn::functional::pairwise_distance(
+          x, y, torch::nn::functional::PairwiseDistanceFuncOptions().p(1.5)),
+      nabla::nn::functional::pairwise_distance(
+          to_nabla(x), to_nabla(y), nabla::nn::functional::PairwiseDistanceFuncOptions().p(1.5)),
+      1e-5, "pairwise_distance");
 }
 
 TEST(ModulesVsLibTorch, NormalizationModules) {
@@ -184,5 +203,6 @@ TEST(ModulesVsLibTorch, NormalizationModules) {
   at::Tensor z = torch::randn({3, 4, 5});
   expect_close(tg->forward(z), ng->forward(to_nabla(z)), 1e-4, "group_norm");
   EXPECT_EQ(ng->named_parameters().keys(), (std::vector<std::string>{"weight", "bias"}));
-  EXPECT_EQ(nb1->named_buffers().keys(), (std::vector<std::string>{"running_mean", "running_var", "num_batches_tracked"}));
+  EXPECT_EQ(nb1->named_buffers().keys(),
+            (std::vector<std::string>{"running_mean", "running_var", "num_batches_tracked"}));
 }

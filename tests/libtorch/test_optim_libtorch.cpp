@@ -19,14 +19,10 @@ T loss_of(const std::vector<T>& p, Lib lib) {
 }
 
 struct TorchLib {
-  at::Tensor input() const {
-    return torch::arange(8, torch::kDouble).view({2, 4}) * 0.1 - 0.3;
-  }
+  at::Tensor input() const { return torch::arange(8, torch::kDouble).view({2, 4}) * 0.1 - 0.3; }
 };
 struct NablaLib {
-  nabla::Tensor input() const {
-    return nabla::arange(8, nabla::kDouble).view({2, 4}) * 0.1 - 0.3;
-  }
+  nabla::Tensor input() const { return nabla::arange(8, nabla::kDouble).view({2, 4}) * 0.1 - 0.3; }
 };
 
 std::vector<double> start_values(int64_t n, double scale) {
@@ -40,8 +36,9 @@ void compare(const std::string& name, TOpts topts, NOpts nopts, int steps = 10) 
   auto w0 = start_values(12, 0.5), b0 = start_values(3, 0.3);
   std::vector<at::Tensor> tp{torch::tensor(w0, torch::kDouble).view({4, 3}).requires_grad_(),
                              torch::tensor(b0, torch::kDouble).requires_grad_()};
-  std::vector<nabla::Tensor> np{nabla::tensor(w0, nabla::kDouble).view({4, 3}).detach().requires_grad_(),
-                                nabla::tensor(b0, nabla::kDouble).detach().requires_grad_()};
+  std::vector<nabla::Tensor> np{
+      nabla::tensor(w0, nabla::kDouble).view({4, 3}).detach().requires_grad_(),
+      nabla::tensor(b0, nabla::kDouble).detach().requires_grad_()};
   TorchOpt topt(tp, topts);
   NablaOpt nopt(np, nopts);
   for (int s = 0; s < steps; ++s) {
@@ -59,25 +56,30 @@ void compare(const std::string& name, TOpts topts, NOpts nopts, int steps = 10) 
     const double* w = want.data_ptr<double>();
     const double* g = got.data_ptr<double>();
     for (int64_t k = 0; k < want.numel(); ++k)
-      EXPECT_NEAR(g[k], w[k], 1e-10 * (1 + std::abs(w[k]))) << name << " param " << i << " element " << k;
+      EXPECT_NEAR(g[k], w[k], 1e-10 * (1 + std::abs(w[k])))
+          << name << " param " << i << " element " << k;
   }
 }
 
 }  // namespace
 
 TEST(OptimizersVsLibTorch, SGD) {
-  compare<torch::optim::SGD, nabla::optim::SGD>("plain", torch::optim::SGDOptions(0.1), nabla::optim::SGDOptions(0.1));
+  compare<torch::optim::SGD, nabla::optim::SGD>("plain", torch::optim::SGDOptions(0.1),
+                                                nabla::optim::SGDOptions(0.1));
   compare<torch::optim::SGD, nabla::optim::SGD>(
       "momentum", torch::optim::SGDOptions(0.05).momentum(0.9).dampening(0.1).weight_decay(0.01),
       nabla::optim::SGDOptions(0.05).momentum(0.9).dampening(0.1).weight_decay(0.01));
-  compare<torch::optim::SGD, nabla::optim::SGD>("nesterov", torch::optim::SGDOptions(0.05).momentum(0.8).nesterov(true),
-                                                nabla::optim::SGDOptions(0.05).momentum(0.8).nesterov(true));
+  compare<torch::optim::SGD, nabla::optim::SGD>(
+      "nesterov", torch::optim::SGDOptions(0.05).momentum(0.8).nesterov(true),
+      nabla::optim::SGDOptions(0.05).momentum(0.8).nesterov(true));
 }
 
 TEST(OptimizersVsLibTorch, Adam) {
-  compare<torch::optim::Adam, nabla::optim::Adam>("default", torch::optim::AdamOptions(0.01), nabla::optim::AdamOptions(0.01));
+  compare<torch::optim::Adam, nabla::optim::Adam>("default", torch::optim::AdamOptions(0.01),
+                                                  nabla::optim::AdamOptions(0.01));
   compare<torch::optim::Adam, nabla::optim::Adam>(
-      "amsgrad+wd", torch::optim::AdamOptions(0.02).betas({0.8, 0.99}).eps(1e-6).weight_decay(0.1).amsgrad(true),
+      "amsgrad+wd",
+      torch::optim::AdamOptions(0.02).betas({0.8, 0.99}).eps(1e-6).weight_decay(0.1).amsgrad(true),
       nabla::optim::AdamOptions(0.02).betas({0.8, 0.99}).eps(1e-6).weight_decay(0.1).amsgrad(true));
 }
 
@@ -90,19 +92,24 @@ TEST(OptimizersVsLibTorch, AdamW) {
 }
 
 TEST(OptimizersVsLibTorch, RMSprop) {
-  compare<torch::optim::RMSprop, nabla::optim::RMSprop>("default", torch::optim::RMSpropOptions(0.01),
-                                                        nabla::optim::RMSpropOptions(0.01));
   compare<torch::optim::RMSprop, nabla::optim::RMSprop>(
-      "centered+momentum", torch::optim::RMSpropOptions(0.01).alpha(0.9).momentum(0.5).centered(true).weight_decay(0.05),
-      nabla::optim::RMSpropOptions(0.01).alpha(0.9).momentum(0.5).centered(true).weight_decay(0.05));
+      "default", torch::optim::RMSpropOptions(0.01), nabla::optim::RMSpropOptions(0.01));
+  compare<torch::optim::RMSprop, nabla::optim::RMSprop>(
+      "centered+momentum",
+      torch::optim::RMSpropOptions(0.01).alpha(0.9).momentum(0.5).centered(true).weight_decay(0.05),
+      nabla::optim::RMSpropOptions(0.01).alpha(0.9).momentum(0.5).centered(true).weight_decay(
+          0.05));
 }
 
 TEST(OptimizersVsLibTorch, Adagrad) {
-  compare<torch::optim::Adagrad, nabla::optim::Adagrad>("default", torch::optim::AdagradOptions(0.1),
-                                                        nabla::optim::AdagradOptions(0.1));
   compare<torch::optim::Adagrad, nabla::optim::Adagrad>(
-      "decay", torch::optim::AdagradOptions(0.1).lr_decay(0.05).weight_decay(0.01).initial_accumulator_value(0.3),
-      nabla::optim::AdagradOptions(0.1).lr_decay(0.05).weight_decay(0.01).initial_accumulator_value(0.3));
+      "default", torch::optim::AdagradOptions(0.1), nabla::optim::AdagradOptions(0.1));
+  compare<torch::optim::Adagrad, nabla::optim::Adagrad>(
+      "decay",
+      torch::optim::AdagradOptions(0.1).lr_decay(0.05).weight_decay(0.01).initial_accumulator_value(
+          0.3),
+      nabla::optim::AdagradOptions(0.1).lr_decay(0.05).weight_decay(0.01).initial_accumulator_value(
+          0.3));
 }
 
 TEST(SchedulersVsLibTorch, StepLR) {
@@ -115,6 +122,8 @@ TEST(SchedulersVsLibTorch, StepLR) {
   for (int i = 0; i < 10; ++i) {
     tsched.step();
     nsched.step();
-    EXPECT_DOUBLE_EQ(nopt.param_groups()[0].options().get_lr(), topt.param_groups()[0].options().get_lr()) << i;
+    EXPECT_DOUBLE_EQ(nopt.param_groups()[0].options().get_lr(),
+                     topt.param_groups()[0].options().get_lr())
+        << i;
   }
 }

@@ -100,7 +100,7 @@ std::vector<Rec> number_rec(T value) {
       r.record[expr] = {e};                                                                   \
     }                                                                                         \
   }                                                                                           \
-  inline lib::Tensor first_tensor(const lib::Tensor& t) { return t; }                           \
+  inline lib::Tensor first_tensor(const lib::Tensor& t) { return t; }                         \
   template <class T>                                                                          \
   lib::Tensor first_tensor(const T&) {                                                        \
     return {};                                                                                \
@@ -127,15 +127,18 @@ std::vector<Rec> number_rec(T value) {
         for (int64_t d = 0; d < p.value().dim(); ++d) q.sizes.push_back(p.value().size(d));   \
         recs.push_back(q);                                                                    \
         lib::NoGradGuard no_grad;                                                             \
-        p.value().copy_(                                                                      \
-            lib::arange(p.value().numel(), lib::kDouble).mul(0.73).add(phase += 1).sin().mul( \
-                0.3).view(p.value().sizes()));                                                \
+        p.value().copy_(lib::arange(p.value().numel(), lib::kDouble)                          \
+                            .mul(0.73)                                                        \
+                            .add(phase += 1)                                                  \
+                            .sin()                                                            \
+                            .mul(0.3)                                                         \
+                            .view(p.value().sizes()));                                        \
       }                                                                                       \
       const auto out = m->forward(in...);                                                     \
       for (const Rec& o : to_recs(out)) recs.push_back(o);                                    \
       const lib::Tensor first = first_tensor(out);                                            \
       if (first.defined() && first.requires_grad()) {                                         \
-        const auto w = lib::arange(first.numel(), lib::kDouble).cos().view(first.sizes());   \
+        const auto w = lib::arange(first.numel(), lib::kDouble).cos().view(first.sizes());    \
         (first * w.to(first.scalar_type())).sum().backward();                                 \
         for (const auto& p : params) {                                                        \
           Rec g = to_recs(p.value().grad())[0];                                               \
@@ -217,7 +220,8 @@ const std::map<std::string, std::string> kKnownDifferences = {
 // The key of a call in kKnownDifferences: its text without spaces (the formatter may
 // break a call over lines).
 std::string without_spaces(std::string s) {
-  s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); }), s.end());
+  s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); }),
+          s.end());
   return s;
 }
 
@@ -231,7 +235,8 @@ void compare(const parity::Recorder& t, const parity::Recorder& n, const char* w
     torch_errors += a.size() == 1 && a[0].error;
     bool ok = a.size() == b.size();
     for (size_t i = 0; ok && i < a.size(); ++i) ok = same(a[i], b[i]);
-    if (auto known = kKnownDifferences.find(without_spaces(expr)); known != kKnownDifferences.end()) {
+    if (auto known = kKnownDifferences.find(without_spaces(expr));
+        known != kKnownDifferences.end()) {
       EXPECT_FALSE(ok) << expr << " is listed as a known difference (" << known->second
                        << ") but now agrees with LibTorch: drop it from the list";
       continue;

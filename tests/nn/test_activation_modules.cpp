@@ -13,16 +13,19 @@ using nabla::Tensor;
 TEST(ActivationModules, MatchFunctional) {
   Tensor x = nabla::randn({4, 6});
   EXPECT_TRUE(nn::ReLU()(x).equal(nabla::relu(x)));
-  EXPECT_TRUE(nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.2))(x).equal(nabla::leaky_relu(x, 0.2)));
+  EXPECT_TRUE(nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.2))(x).equal(
+      nabla::leaky_relu(x, 0.2)));
   EXPECT_TRUE(nn::GELU(nn::GELUOptions().approximate("tanh"))(x).allclose(nabla::gelu(x, "tanh")));
   EXPECT_TRUE(nn::Softmax(1)(x).allclose(x.softmax(1)));
   EXPECT_TRUE(nn::LogSoftmax(0)(x).allclose(x.log_softmax(0)));
   EXPECT_TRUE(nn::Softmin(1)(x).allclose((-x).softmax(1)));
   EXPECT_TRUE(nn::Sigmoid()(x).equal(x.sigmoid()));
   EXPECT_TRUE(nn::Tanh()(x).equal(x.tanh()));
-  EXPECT_TRUE(nn::Hardtanh(nn::HardtanhOptions().min_val(-0.5).max_val(0.5))(x).equal(x.clamp(-0.5, 0.5)));
+  EXPECT_TRUE(
+      nn::Hardtanh(nn::HardtanhOptions().min_val(-0.5).max_val(0.5))(x).equal(x.clamp(-0.5, 0.5)));
   EXPECT_TRUE(nn::Threshold(0.1, 20)(x).equal(nabla::where(x > 0.1, x, nabla::full_like(x, 20))));
-  EXPECT_TRUE(nn::Softplus(nn::SoftplusOptions().beta(2))(x).allclose(F::softplus(x, F::SoftplusFuncOptions().beta(2))));
+  EXPECT_TRUE(nn::Softplus(nn::SoftplusOptions().beta(2))(x).allclose(
+      F::softplus(x, F::SoftplusFuncOptions().beta(2))));
   // RReLU is deterministic in eval mode: the mean slope.
   nn::RReLU rrelu;
   rrelu->eval();

@@ -21,24 +21,28 @@ TEST(ConvModules, ShapesOptionsAndPrinting) {
   EXPECT_EQ(conv(nabla::randn({2, 3, 9, 9})).sizes().vec(), (std::vector<int64_t>{2, 8, 5, 5}));
   std::ostringstream os;
   os << *conv;
-  EXPECT_EQ(os.str(), "nabla::nn::Conv2d(3, 8, kernel_size=[3, 3], stride=[2, 2], padding=[1, 1], bias=false)");
+  EXPECT_EQ(
+      os.str(),
+      "nabla::nn::Conv2d(3, 8, kernel_size=[3, 3], stride=[2, 2], padding=[1, 1], bias=false)");
 
   nn::Conv2d same(nn::Conv2dOptions(2, 2, {3, 4}).padding(nabla::kSame));
   EXPECT_EQ(same(nabla::randn({1, 2, 6, 7})).sizes().vec(), (std::vector<int64_t>{1, 2, 6, 7}));
   // Reflect padding mode equals explicit F::pad + an unpadded convolution.
   nn::Conv2d reflect(nn::Conv2dOptions(1, 1, 3).padding(1).padding_mode(nabla::kReflect));
   Tensor x = nabla::randn({1, 1, 5, 5});
-  Tensor want = F::conv2d(F::pad(x, F::PadFuncOptions({1, 1, 1, 1}).mode(nabla::kReflect)), reflect->weight,
-                          F::Conv2dFuncOptions().bias(reflect->bias));
+  Tensor want = F::conv2d(F::pad(x, F::PadFuncOptions({1, 1, 1, 1}).mode(nabla::kReflect)),
+                          reflect->weight, F::Conv2dFuncOptions().bias(reflect->bias));
   EXPECT_TRUE(reflect(x).allclose(want, 1e-5, 1e-6));
 
   nn::Conv1d c1(nn::Conv1dOptions(4, 2, 3).dilation(2));
   EXPECT_EQ(c1(nabla::randn({3, 4, 10})).sizes().vec(), (std::vector<int64_t>{3, 2, 6}));
   nn::ConvTranspose2d up(nn::ConvTranspose2dOptions(4, 2, 3).stride(2).padding(1));
   EXPECT_EQ(up(nabla::randn({1, 4, 5, 5})).sizes().vec(), (std::vector<int64_t>{1, 2, 9, 9}));
-  EXPECT_EQ(up->forward(nabla::randn({1, 4, 5, 5}), {10, 10}).sizes().vec(), (std::vector<int64_t>{1, 2, 10, 10}));
+  EXPECT_EQ(up->forward(nabla::randn({1, 4, 5, 5}), {10, 10}).sizes().vec(),
+            (std::vector<int64_t>{1, 2, 10, 10}));
   expect_error([&] { up->forward(nabla::randn({1, 4, 5, 5}), {12, 12}); }, {"output size"});
-  expect_error([] { nn::Conv2d bad(nn::Conv2dOptions(3, 4, 3).groups(2)); }, {"divisible by groups"});
+  expect_error([] { nn::Conv2d bad(nn::Conv2dOptions(3, 4, 3).groups(2)); },
+               {"divisible by groups"});
   expect_error([&] { conv(nabla::randn({2, 4, 9, 9})); }, {"conv2d", "3 channels", "4 channels"});
 
   auto copy = std::dynamic_pointer_cast<nn::Conv2dImpl>(conv->clone());
@@ -80,7 +84,8 @@ TEST(ConvModules, SecondDerivativesThroughConvAndPool) {
   Tensor x = nabla::randn({1, 1, 5, 5}, nabla::kDouble).requires_grad_();
   Tensor w = nabla::randn({2, 1, 3, 3}, nabla::kDouble).requires_grad_();
   auto f = [](const nabla::autograd::variable_list& in) {
-    return nabla::autograd::variable_list{nabla::max_pool2d(nabla::conv2d(in[0], in[1], {}, 1, 1).tanh(), {2})};
+    return nabla::autograd::variable_list{
+        nabla::max_pool2d(nabla::conv2d(in[0], in[1], {}, 1, 1).tanh(), {2})};
   };
   EXPECT_TRUE(nabla::autograd::gradgradcheck(f, {x, w}));
 }

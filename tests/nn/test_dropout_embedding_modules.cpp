@@ -23,7 +23,8 @@ TEST(DropoutModules, TrainAndEval) {
   // Whole channels are kept or zeroed.
   Tensor per_channel = f.view({4, 8, 9});
   EXPECT_TRUE(per_channel.amax({2}).eq(per_channel.amin({2})).all().item<bool>());
-  nabla::testing::expect_error([] { nn::Dropout bad(nn::DropoutOptions(1.5)); }, {"between 0 and 1"});
+  nabla::testing::expect_error([] { nn::Dropout bad(nn::DropoutOptions(1.5)); },
+                               {"between 0 and 1"});
 }
 
 TEST(EmbeddingModule, LookupPaddingGradient) {
@@ -36,6 +37,6 @@ TEST(EmbeddingModule, LookupPaddingGradient) {
   EXPECT_EQ(out.sizes().vec(), (std::vector<int64_t>{2, 3, 4}));
   EXPECT_TRUE(out[1][2].equal(emb->weight[9]));
   out.sum().backward();
-  EXPECT_EQ(emb->weight.grad()[3].sum().item<double>(), 12.0);  // used three times, 4 dims
+  EXPECT_EQ(emb->weight.grad()[3].sum().item<double>(), 12.0);       // used three times, 4 dims
   EXPECT_EQ(emb->weight.grad()[0].abs().sum().item<double>(), 0.0);  // padding row gets none
 }

@@ -13,11 +13,19 @@ using nabla::testing::values;
 
 TEST(FunctionalResample, PadModes) {
   Tensor x = nabla::arange(3, nabla::kFloat).view({1, 1, 3});  // [0, 1, 2]
-  EXPECT_EQ(values(F::pad(x, F::PadFuncOptions({2, 1}).mode(nabla::kReflect))), (std::vector<double>{2, 1, 0, 1, 2, 1}));
-  EXPECT_EQ(values(F::pad(x, F::PadFuncOptions({2, 1}).mode(nabla::kReplicate))), (std::vector<double>{0, 0, 0, 1, 2, 2}));
-  EXPECT_EQ(values(F::pad(x, F::PadFuncOptions({2, 1}).mode(nabla::kCircular))), (std::vector<double>{1, 2, 0, 1, 2, 0}));
-  EXPECT_EQ(values(F::pad(x, F::PadFuncOptions({1, 1}).value(-1))), (std::vector<double>{-1, 0, 1, 2, -1}));
-  expect_error([&] { F::pad(x, F::PadFuncOptions({3, 0}).mode(nabla::kReflect)); }, {"reflection_pad1d", "smaller"});
+  EXPECT_EQ(values(F::pad(x, F::PadFuncOptions({2, 1}).mode(nabla::kReflect))),
+            (std::vector<double>{2, 1, 0, 1, 2, 1}));
+  EXPECT_EQ(values(F::pad(x, F::PadFuncOptions({2, 1}).mode(nabla::kReplicate))),
+            (std::vector<double>{0, 0, 0, 1, 2, 2}));
+  EXPECT_EQ(values(F::pad(x, F::PadFuncOptions({2, 1}).mode(nabla::kCircular))),
+            (std::vector<double>{1, 2, 0, 1, 2, 0}));
+  EXPECT_EQ(values(F::pad(x, F::PadFuncOptions({1, 1}).value(-1))),
+            (std::vector<double>{-1, 0, 1, 2, -1}));
+  expect_error(
+      [&] {
+        F::pad(x, F::PadFuncOptions({3, 0}).mode(nabla::kReflect));
+      },
+      {"reflection_pad1d", "smaller"});
   expect_error([&] { F::pad(x, F::PadFuncOptions({1})); }, {"divisible by 2"});
   // Gradients flow back through the gathered copies (the reflected 1 gets three).
   Tensor y = x.detach().requires_grad_();
@@ -27,28 +35,47 @@ TEST(FunctionalResample, PadModes) {
 
 TEST(FunctionalResample, InterpolateOptions) {
   Tensor x = nabla::arange(4, nabla::kFloat).view({1, 1, 2, 2});
-  Tensor up = F::interpolate(x, F::InterpolateFuncOptions().scale_factor(std::vector<double>{2, 2}));
+  Tensor up =
+      F::interpolate(x, F::InterpolateFuncOptions().scale_factor(std::vector<double>{2, 2}));
   EXPECT_EQ(up.sizes().vec(), (std::vector<int64_t>{1, 1, 4, 4}));
   EXPECT_EQ(values(up[0][0][1]), (std::vector<double>{0, 0, 1, 1}));
-  Tensor bl = F::interpolate(
-      x, F::InterpolateFuncOptions().size(std::vector<int64_t>{3, 3}).mode(nabla::kBilinear).align_corners(true));
+  Tensor bl = F::interpolate(x, F::InterpolateFuncOptions()
+                                    .size(std::vector<int64_t>{3, 3})
+                                    .mode(nabla::kBilinear)
+                                    .align_corners(true));
   EXPECT_NEAR(bl[0][0][1][1].item<double>(), 1.5, 1e-6);
   expect_error([&] { F::interpolate(x); }, {"either size or scale_factor"});
-  expect_error([&] {
-    F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{3, 3}).scale_factor(std::vector<double>{2, 2}));
-  }, {"only one of size or scale_factor"});
-  expect_error([&] {
-    F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{3, 3}).align_corners(true));
-  }, {"align_corners option can only be set"});
-  expect_error([&] {
-    F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{3}).mode(nabla::kLinear));
-  }, {"size shape must match"});
-  expect_error([&] {
-    F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{3, 3}).mode(nabla::kLinear));
-  }, {"linear mode needs 3D input"});
-  expect_error([&] {
-    F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{3, 3}).mode(nabla::kBicubic));
-  }, {"kBicubic is not implemented"});
+  expect_error(
+      [&] {
+        F::interpolate(x, F::InterpolateFuncOptions()
+                              .size(std::vector<int64_t>{3, 3})
+                              .scale_factor(std::vector<double>{2, 2}));
+      },
+      {"only one of size or scale_factor"});
+  expect_error(
+      [&] {
+        F::interpolate(
+            x, F::InterpolateFuncOptions().size(std::vector<int64_t>{3, 3}).align_corners(true));
+      },
+      {"align_corners option can only be set"});
+  expect_error(
+      [&] {
+        F::interpolate(
+            x, F::InterpolateFuncOptions().size(std::vector<int64_t>{3}).mode(nabla::kLinear));
+      },
+      {"size shape must match"});
+  expect_error(
+      [&] {
+        F::interpolate(
+            x, F::InterpolateFuncOptions().size(std::vector<int64_t>{3, 3}).mode(nabla::kLinear));
+      },
+      {"linear mode needs 3D input"});
+  expect_error(
+      [&] {
+        F::interpolate(
+            x, F::InterpolateFuncOptions().size(std::vector<int64_t>{3, 3}).mode(nabla::kBicubic));
+      },
+      {"kBicubic is not implemented"});
 }
 
 TEST(FunctionalResample, PixelShuffleRoundTrip) {

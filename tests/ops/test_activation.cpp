@@ -47,20 +47,19 @@ TEST(Activation, HandValues) {
   const double a = 1.6732632423543772, s = 1.0507009873554805;
   expect_values(selu(tensor({-1.0, 1.0})), {s * a * (std::exp(-1.0) - 1), s});
   expect_values(glu(tensor({1.0, 2.0, 0.0, 3.0})), {0.5, 2.0 / (1 + std::exp(-3.0))});
-  expect_values(prelu(tensor({{-2.0, 3.0}, {-1.0, -1.0}}), tensor({0.5, 0.25})), {-1, 3, -0.5, -0.25});
+  expect_values(prelu(tensor({{-2.0, 3.0}, {-1.0, -1.0}}), tensor({0.5, 0.25})),
+                {-1, 3, -0.5, -0.25});
   expect_values(rrelu(tensor({-3.0, 2.0}), 0.1, 0.3, false), {-0.6, 2});
 }
 
 TEST(Activation, Extremes) {
   Tensor x = tensor({-1000.0, -100.0, -30.0, 30.0, 100.0, 1000.0}, kFloat).requires_grad_();
-  for (const Fn& f : std::vector<Fn>{[](const Tensor& t) { return log_sigmoid(t); },
-                                     [](const Tensor& t) { return softplus(t); },
-                                     [](const Tensor& t) { return t.sigmoid(); },
-                                     [](const Tensor& t) { return mish(t); },
-                                     [](const Tensor& t) { return selu(t); },
-                                     [](const Tensor& t) { return gelu(t); },
-                                     [](const Tensor& t) { return gelu(t, "tanh"); },
-                                     [](const Tensor& t) { return softsign(t); }}) {
+  for (const Fn& f : std::vector<Fn>{
+           [](const Tensor& t) { return log_sigmoid(t); },
+           [](const Tensor& t) { return softplus(t); }, [](const Tensor& t) { return t.sigmoid(); },
+           [](const Tensor& t) { return mish(t); }, [](const Tensor& t) { return selu(t); },
+           [](const Tensor& t) { return gelu(t); }, [](const Tensor& t) { return gelu(t, "tanh"); },
+           [](const Tensor& t) { return softsign(t); }}) {
     x.mutable_grad() = Tensor();
     Tensor y = f(x);
     for (double v : values(y)) EXPECT_TRUE(std::isfinite(v));
@@ -75,18 +74,26 @@ TEST(Activation, Extremes) {
 
 TEST(Activation, Derivatives) {
   Tensor x = rnd({2, 6}, -4, 4);
-  std::vector<Fn> fns = {
-      [](const Tensor& t) { return hardtanh(t, -0.5, 2.0); }, [](const Tensor& t) { return relu6(t * 3); },
-      [](const Tensor& t) { return hardsigmoid(t * 2); }, [](const Tensor& t) { return hardswish(t); },
-      [](const Tensor& t) { return selu(t); }, [](const Tensor& t) { return celu(t, 0.6); },
-      [](const Tensor& t) { return mish(t); }, [](const Tensor& t) { return log_sigmoid(t); },
-      [](const Tensor& t) { return softsign(t); }, [](const Tensor& t) { return tanhshrink(t); },
-      [](const Tensor& t) { return threshold(t, 0.1, 2.0); }, [](const Tensor& t) { return glu(t, 1); },
-      [](const Tensor& t) { return hardshrink(t, 0.3); }, [](const Tensor& t) { return softshrink(t, 0.3); },
-      [](const Tensor& t) { return rrelu(t, 0.1, 0.3, false); }};
+  std::vector<Fn> fns = {[](const Tensor& t) { return hardtanh(t, -0.5, 2.0); },
+                         [](const Tensor& t) { return relu6(t * 3); },
+                         [](const Tensor& t) { return hardsigmoid(t * 2); },
+                         [](const Tensor& t) { return hardswish(t); },
+                         [](const Tensor& t) { return selu(t); },
+                         [](const Tensor& t) { return celu(t, 0.6); },
+                         [](const Tensor& t) { return mish(t); },
+                         [](const Tensor& t) { return log_sigmoid(t); },
+                         [](const Tensor& t) { return softsign(t); },
+                         [](const Tensor& t) { return tanhshrink(t); },
+                         [](const Tensor& t) { return threshold(t, 0.1, 2.0); },
+                         [](const Tensor& t) { return glu(t, 1); },
+                         [](const Tensor& t) { return hardshrink(t, 0.3); },
+                         [](const Tensor& t) { return softshrink(t, 0.3); },
+                         [](const Tensor& t) { return rrelu(t, 0.1, 0.3, false); }};
   for (const Fn& f : fns) expect_derivatives(f, x);
   // prelu: gradients for both input and weight.
-  auto p = [](const autograd::variable_list& in) -> autograd::variable_list { return {prelu(in[0], in[1])}; };
+  auto p = [](const autograd::variable_list& in) -> autograd::variable_list {
+    return {prelu(in[0], in[1])};
+  };
   EXPECT_TRUE(autograd::gradcheck(p, {rnd({2, 3, 2}), rnd({3})}));
   EXPECT_TRUE(autograd::gradgradcheck(p, {rnd({2, 3, 2}), rnd({3})}));
   EXPECT_TRUE(autograd::gradcheck(p, {rnd({4}), rnd({1})}));
@@ -95,16 +102,19 @@ TEST(Activation, Derivatives) {
 TEST(Activation, FunctionalOptions) {
   Tensor x = tensor({-2.0, -0.5, 0.5, 3.0});
   expect_values(F::relu(x), {0, 0, 0.5, 3});
-  expect_values(F::leaky_relu(x, F::LeakyReLUFuncOptions().negative_slope(0.2)), {-0.4, -0.1, 0.5, 3});
-  expect_values(F::elu(x, F::ELUFuncOptions().alpha(2)), {2 * (std::exp(-2.0) - 1), 2 * (std::exp(-0.5) - 1), 0.5, 3});
-  expect_values(F::hardtanh(x, F::HardtanhFuncOptions().min_val(-1).max_val(2)), {-1, -0.5, 0.5, 2});
+  expect_values(F::leaky_relu(x, F::LeakyReLUFuncOptions().negative_slope(0.2)),
+                {-0.4, -0.1, 0.5, 3});
+  expect_values(F::elu(x, F::ELUFuncOptions().alpha(2)),
+                {2 * (std::exp(-2.0) - 1), 2 * (std::exp(-0.5) - 1), 0.5, 3});
+  expect_values(F::hardtanh(x, F::HardtanhFuncOptions().min_val(-1).max_val(2)),
+                {-1, -0.5, 0.5, 2});
   expect_values(F::relu6(x * 3), {0, 0, 1.5, 6});
   expect_values(F::threshold(x, F::ThresholdFuncOptions(0.0, 5.0)), {5, 5, 0.5, 3});
   expect_values(F::hardshrink(x, F::HardshrinkFuncOptions().lambda(1.0)), {-2, 0, 0, 3});
   expect_values(F::softshrink(x, F::SoftshrinkFuncOptions(1.0)), {-1, 0, 0, 2});
-  expect_values(F::softplus(x, F::SoftplusFuncOptions().beta(2).threshold(1)), {std::log1p(std::exp(-4.0)) / 2,
-                                                                                 std::log1p(std::exp(-1.0)) / 2,
-                                                                                 std::log1p(std::exp(1.0)) / 2, 3});
+  expect_values(F::softplus(x, F::SoftplusFuncOptions().beta(2).threshold(1)),
+                {std::log1p(std::exp(-4.0)) / 2, std::log1p(std::exp(-1.0)) / 2,
+                 std::log1p(std::exp(1.0)) / 2, 3});
   expect_values(F::gelu(x, F::GELUFuncOptions().approximate("tanh")), values(gelu(x, "tanh")));
   expect_values(F::celu(x, F::CELUFuncOptions().alpha(0.5)), values(celu(x, 0.5)));
   expect_values(F::selu(x), values(selu(x)));
@@ -119,8 +129,11 @@ TEST(Activation, FunctionalOptions) {
   Tensor m = tensor({{1.0, 2.0}, {3.0, 3.0}});
   expect_values(F::softmax(m, F::SoftmaxFuncOptions(1)), values(softmax(m, 1)));
   expect_values(F::softmin(m, F::SoftminFuncOptions(0)), values(softmin(m, 0)));
-  expect_values(F::log_softmax(m, F::LogSoftmaxFuncOptions(1).dtype(kDouble)), values(log_softmax(m, 1)));
-  EXPECT_EQ(F::log_softmax(tensor({1.0f, 2.0f}), F::LogSoftmaxFuncOptions(0).dtype(kDouble)).scalar_type(), kDouble);
+  expect_values(F::log_softmax(m, F::LogSoftmaxFuncOptions(1).dtype(kDouble)),
+                values(log_softmax(m, 1)));
+  EXPECT_EQ(F::log_softmax(tensor({1.0f, 2.0f}), F::LogSoftmaxFuncOptions(0).dtype(kDouble))
+                .scalar_type(),
+            kDouble);
 }
 
 TEST(Activation, InplaceOptions) {
@@ -193,7 +206,8 @@ TEST(Activation, GumbelSoftmax) {
   // The sampled class follows the logits: class 2 of row 0 is picked most often.
   int wins = 0;
   for (int i = 0; i < 200; ++i)
-    wins += F::gumbel_softmax(logits.detach(), F::GumbelSoftmaxFuncOptions().hard(true))[0][2].item<double>() > 0.5;
+    wins += F::gumbel_softmax(logits.detach(), F::GumbelSoftmaxFuncOptions().hard(true))[0][2]
+                .item<double>() > 0.5;
   EXPECT_GT(wins, 100);
 }
 
@@ -219,5 +233,6 @@ TEST(Activation, Errors) {
   expect_error([] { rrelu(randn({2}), 0.5, 0.1); }, {"rrelu", "lower"});
   expect_error([] { hardsigmoid(tensor({1, 2})); }, {"hardsigmoid", "Long"});
   expect_error([] { mish(Tensor()); }, {"mish"});
-  expect_error([] { F::gumbel_softmax(randn({2}), F::GumbelSoftmaxFuncOptions().tau(0)); }, {"gumbel_softmax", "tau"});
+  expect_error([] { F::gumbel_softmax(randn({2}), F::GumbelSoftmaxFuncOptions().tau(0)); },
+               {"gumbel_softmax", "tau"});
 }

@@ -126,8 +126,8 @@ TEST(ConvDirect, NonContiguousInput) {
   nabla::manual_seed(9);
   Tensor x = nabla::randn({6, 5, 12, 4}).transpose(2, 3).transpose(0, 1);  // [5, 6, 4, 12]
   Tensor w = nabla::randn({7, 6, 3, 3});
-  Tensor want = nabla::conv2d(x.contiguous().to(nabla::kDouble), w.to(nabla::kDouble), Tensor(),
-                              {1}, {1});
+  Tensor want =
+      nabla::conv2d(x.contiguous().to(nabla::kDouble), w.to(nabla::kDouble), Tensor(), {1}, {1});
   EXPECT_LT(max_diff(nabla::conv2d(x, w, Tensor(), {1}, {1}), want), 1e-4);
 }
 

@@ -7,11 +7,11 @@
 
 using namespace nabla;
 namespace F = nabla::nn::functional;
+using autograd::variable_list;
 using nabla::testing::expect_error;
 using nabla::testing::name_of;
 using nabla::testing::rnd;
 using nabla::testing::values;
-using autograd::variable_list;
 
 TEST(Dropout, MaskAndScale) {
   manual_seed(1);
@@ -83,7 +83,8 @@ TEST(Dropout, AlphaDropoutKeepsMoments) {
   EXPECT_NEAR(f.mean().item<double>(), 0.0, 0.1);
   EXPECT_TRUE(F::alpha_dropout(x).is_same(x));  // training defaults to false
   EXPECT_FALSE(F::alpha_dropout(x, F::AlphaDropoutFuncOptions().training(true)).equal(x));
-  EXPECT_FALSE(F::feature_alpha_dropout(randn({4, 3, 2}), F::FeatureAlphaDropoutFuncOptions().p(0.5).training(true))
+  EXPECT_FALSE(F::feature_alpha_dropout(randn({4, 3, 2}),
+                                        F::FeatureAlphaDropoutFuncOptions().p(0.5).training(true))
                    .equal(zeros({4, 3, 2})));
 }
 
@@ -115,7 +116,9 @@ TEST(Dropout, Gradients) {
   EXPECT_EQ(name_of(dropout(x, 0.5, true)), "NativeDropoutBackward0");
   for (auto f : std::vector<std::function<Tensor(const Tensor&)>>{
            [](const Tensor& t) { return dropout(t, 0.4, true); },
-           [](const Tensor& t) { return feature_dropout(t.view({3, 2, 2}), 0.4, true); },
+           [](const Tensor& t) {
+             return feature_dropout(t.view({3, 2, 2}), 0.4, true);
+           },
            [](const Tensor& t) { return alpha_dropout(t, 0.4, true); },
            [](const Tensor& t) { return dropout(t, 1.0, true); }}) {
     // The same mask on every call: reseed inside the function.
@@ -138,8 +141,13 @@ TEST(Dropout, Gradients) {
 TEST(Dropout, Errors) {
   for (double p : {-0.1, 1.5}) {
     expect_error([p] { dropout(randn({3}), p, true); }, {"dropout", "between 0 and 1"});
-    expect_error([p] { alpha_dropout(randn({3}), p, false); }, {"alpha_dropout", "between 0 and 1"});
-    expect_error([p] { F::dropout2d(randn({2, 3, 4}), F::Dropout2dFuncOptions().p(p)); }, {"dropout2d"});
+    expect_error([p] { alpha_dropout(randn({3}), p, false); },
+                 {"alpha_dropout", "between 0 and 1"});
+    expect_error(
+        [p] {
+          F::dropout2d(randn({2, 3, 4}), F::Dropout2dFuncOptions().p(p));
+        },
+        {"dropout2d"});
   }
   expect_error([] { dropout(tensor({1, 2}), 0.5, true); }, {"dropout", "floating"});
   expect_error([] { dropout(Tensor(), 0.5, true); }, {"dropout"});

@@ -156,7 +156,8 @@ TEST(Elementwise, ClampMaximumRemainder) {
   EXPECT_EQ(values(tensor({5.5, -5.5}).remainder(2)), (std::vector<double>{1.5, 0.5}));
   expect_error([] { tensor({5, 3}).remainder(tensor({1, 0})); }, {"remainder", "ZeroDivision"});
   // fmod keeps the dividend's sign; integer zero divisors raise too.
-  EXPECT_EQ(values(tensor({5, -5, 5, -5}).fmod(tensor({3, 3, -3, -3}))), (std::vector<double>{2, -2, 2, -2}));
+  EXPECT_EQ(values(tensor({5, -5, 5, -5}).fmod(tensor({3, 3, -3, -3}))),
+            (std::vector<double>{2, -2, 2, -2}));
   EXPECT_EQ(values(tensor({5.5, -5.5}).fmod(2)), (std::vector<double>{1.5, -1.5}));
   expect_error([] { tensor({5, 3}).fmod(tensor({1, 0})); }, {"fmod", "ZeroDivision"});
   // The most negative integer by -1: 0, not a SIGFPE from the division instruction.
@@ -181,7 +182,7 @@ TEST(Elementwise, ComparisonsLogicWhere) {
   EXPECT_EQ(values((a < 2) ^ (a < 3)), (std::vector<double>{0, 1, 0}));
   EXPECT_EQ(values(tensor({6, 3}) & tensor({3, 1})), (std::vector<double>{2, 1}));
   EXPECT_EQ(values(a.logical_and(a - 2)), (std::vector<double>{1, 0, 1}));
-  expect_error([&] { a & a; }, {"bitwise"});
+  expect_error([&] { a& a; }, {"bitwise"});
   EXPECT_EQ(values(a.where(a > 1.5, tensor({-1.0}))), (std::vector<double>{-1, 2, 3}));
   expect_error([&] { a.where(a, a); }, {"where", "bool"});
   Tensor n = tensor({1.0, std::nan(""), INFINITY, -INFINITY});

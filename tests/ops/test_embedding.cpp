@@ -6,11 +6,11 @@
 
 using namespace nabla;
 namespace F = nabla::nn::functional;
+using autograd::variable_list;
 using nabla::testing::expect_error;
 using nabla::testing::name_of;
 using nabla::testing::rnd;
 using nabla::testing::values;
-using autograd::variable_list;
 using V = std::vector<double>;
 
 TEST(Embedding, Lookup) {
@@ -22,7 +22,7 @@ TEST(Embedding, Lookup) {
   EXPECT_EQ(embedding(w, tensor({2}, kInt)).sizes(), IntArrayRef({1, 3}));  // int32 indices
   EXPECT_EQ(embedding(w, tensor(std::vector<int64_t>{}, kLong)).sizes(), IntArrayRef({0, 3}));
   EXPECT_EQ(embedding(w, tensor(1)).sizes(), IntArrayRef({3}));  // 0-d index
-  Tensor wt = arange(12, kDouble).view({3, 4}).t();  // non-contiguous weight [4, 3]
+  Tensor wt = arange(12, kDouble).view({3, 4}).t();              // non-contiguous weight [4, 3]
   EXPECT_EQ(values(embedding(wt, tensor({1}))), values(wt[1]));
 }
 
@@ -37,7 +37,9 @@ TEST(Embedding, Gradients) {
   Tensor w2 = zeros({4, 2}, kDouble).requires_grad_();
   embedding(w2, idx, -1, /*scale_grad_by_freq=*/true).sum().backward();
   EXPECT_EQ(values(w2.grad()), V({1, 1, 0, 0, 1, 1, 1, 1}));  // row 0 seen 3 times: 3 / 3
-  auto f = [&](const variable_list& in) -> variable_list { return {embedding(in[0], tensor({{1, 0}, {2, 1}}))}; };
+  auto f = [&](const variable_list& in) -> variable_list {
+    return {embedding(in[0], tensor({{1, 0}, {2, 1}}))};
+  };
   EXPECT_TRUE(autograd::gradcheck(f, {rnd({3, 2})}));
   EXPECT_TRUE(autograd::gradgradcheck(f, {rnd({3, 2})}));
   auto p = [&](const variable_list& in) -> variable_list {
@@ -58,17 +60,24 @@ TEST(Embedding, FunctionalOptions) {
   EXPECT_EQ(wv[4], 6.0);
   EXPECT_NEAR(values(y)[0], 0.6, 1e-6);
   Tensor w1 = tensor({{1.0, 1.0}, {2.0, 2.0}, {3.0, 3.0}}).requires_grad_();
-  F::embedding(tensor({0, 2, 2}), w1, F::EmbeddingFuncOptions().padding_idx(-1).scale_grad_by_freq(true))
+  F::embedding(tensor({0, 2, 2}), w1,
+               F::EmbeddingFuncOptions().padding_idx(-1).scale_grad_by_freq(true))
       .sum()
       .backward();
   EXPECT_EQ(values(w1.grad()), V({1, 1, 0, 0, 0, 0}));  // padding_idx -1 is row 2
   Tensor w2 = tensor({{3.0, 4.0}});
   F::embedding(tensor({0}), w2, F::EmbeddingFuncOptions().max_norm(2.0).norm_type(1.0));
   EXPECT_NEAR(values(w2)[0] + values(w2)[1], 2.0, 1e-5);
-  expect_error([] { F::embedding(tensor({0}), ones({3, 2}), F::EmbeddingFuncOptions().padding_idx(3)); },
-               {"embedding", "padding_idx"});
-  expect_error([] { F::embedding(tensor({0}), ones({3, 2}), F::EmbeddingFuncOptions().sparse(true)); },
-               {"embedding", "sparse"});
+  expect_error(
+      [] {
+        F::embedding(tensor({0}), ones({3, 2}), F::EmbeddingFuncOptions().padding_idx(3));
+      },
+      {"embedding", "padding_idx"});
+  expect_error(
+      [] {
+        F::embedding(tensor({0}), ones({3, 2}), F::EmbeddingFuncOptions().sparse(true));
+      },
+      {"embedding", "sparse"});
 }
 
 TEST(Embedding, Errors) {
@@ -76,7 +85,11 @@ TEST(Embedding, Errors) {
   expect_error([] { embedding(ones({3, 2}), tensor({-1})); }, {"embedding", "-1"});
   expect_error([] { embedding(ones({3}), tensor({0})); }, {"embedding", "2-D"});
   expect_error([] { embedding(ones({3, 2}), tensor({0.5})); }, {"embedding", "Long or Int"});
-  expect_error([] { embedding_renorm_(ones({3, 2}), tensor({5}), 1.0, 2.0); }, {"embedding_renorm_"});
+  expect_error(
+      [] {
+        embedding_renorm_(ones({3, 2}), tensor({5}), 1.0, 2.0);
+      },
+      {"embedding_renorm_"});
 }
 
 TEST(OneHot, ValuesAndErrors) {

@@ -47,7 +47,9 @@ TEST(BatchNorm, TrainingValuesAndRunningStats) {
   Tensor rm = zeros({2}), rv = ones({2});
   Tensor y = batch_norm(x, tensor({2.0, 1.0}), tensor({0.5, -1.0}), rm, rv, true, 0.1, 1e-5);
   const double s = 1 / std::sqrt(5.0 + 1e-5);
-  expect_values(y, {2 * -3 * s + 0.5, -1, 2 * -1 * s + 0.5, -1, 2 * 1 * s + 0.5, -1, 2 * 3 * s + 0.5, -1}, 1e-5);
+  expect_values(
+      y, {2 * -3 * s + 0.5, -1, 2 * -1 * s + 0.5, -1, 2 * 1 * s + 0.5, -1, 2 * 3 * s + 0.5, -1},
+      1e-5);
   expect_values(rm, {0.4, 0.2});
   expect_values(rv, {0.9 + 0.1 * 20.0 / 3, 0.9});
   EXPECT_GT(rm._version(), 0u);  // updated in place
@@ -103,23 +105,42 @@ TEST(BatchNorm, Derivatives) {
 }
 
 TEST(BatchNorm, Errors) {
-  expect_error([] { batch_norm(randn({3}), {}, {}, {}, {}, true, 0.1, 1e-5); }, {"batch_norm", "2 dims", "[3]"});
-  expect_error([] { batch_norm(randn({4, 3}), ones({2}), {}, {}, {}, true, 0.1, 1e-5); },
-               {"batch_norm", "weight", "3"});
-  expect_error([] { batch_norm(randn({4, 3}), {}, {}, zeros({4}), ones({3}), true, 0.1, 1e-5); },
-               {"batch_norm", "running_mean", "3"});
-  expect_error([] { batch_norm(randn({4, 3}), {}, {}, {}, {}, false, 0.1, 1e-5); },
-               {"batch_norm", "evaluation"});
-  expect_error([] { batch_norm(tensor({{1, 2}}), {}, {}, {}, {}, true, 0.1, 1e-5); }, {"batch_norm", "floating"});
-  expect_error([] { F::batch_norm(randn({1, 3}), {}, {}, F::BatchNormFuncOptions().training(true)); },
-               {"batch_norm", "more than 1 value per channel"});
+  expect_error([] { batch_norm(randn({3}), {}, {}, {}, {}, true, 0.1, 1e-5); },
+               {"batch_norm", "2 dims", "[3]"});
+  expect_error(
+      [] {
+        batch_norm(randn({4, 3}), ones({2}), {}, {}, {}, true, 0.1, 1e-5);
+      },
+      {"batch_norm", "weight", "3"});
+  expect_error(
+      [] {
+        batch_norm(randn({4, 3}), {}, {}, zeros({4}), ones({3}), true, 0.1, 1e-5);
+      },
+      {"batch_norm", "running_mean", "3"});
+  expect_error(
+      [] {
+        batch_norm(randn({4, 3}), {}, {}, {}, {}, false, 0.1, 1e-5);
+      },
+      {"batch_norm", "evaluation"});
+  expect_error(
+      [] {
+        batch_norm(tensor({{1, 2}}), {}, {}, {}, {}, true, 0.1, 1e-5);
+      },
+      {"batch_norm", "floating"});
+  expect_error(
+      [] {
+        F::batch_norm(randn({1, 3}), {}, {}, F::BatchNormFuncOptions().training(true));
+      },
+      {"batch_norm", "more than 1 value per channel"});
 }
 
 TEST(BatchNorm, Functional) {
   Tensor x = randn({6, 2, 3});
   Tensor rm = zeros({2}), rv = ones({2});
   Tensor w = rand({2}), b = rand({2});
-  Tensor y = F::batch_norm(x, rm, rv, F::BatchNormFuncOptions().weight(w).bias(b).training(true).momentum(0.5).eps(1e-3));
+  Tensor y = F::batch_norm(
+      x, rm, rv,
+      F::BatchNormFuncOptions().weight(w).bias(b).training(true).momentum(0.5).eps(1e-3));
   Tensor rm2 = zeros({2}), rv2 = ones({2});
   expect_close(y, batch_norm(x, w, b, rm2, rv2, true, 0.5, 1e-3));
   expect_close(rm, rm2);
@@ -142,22 +163,31 @@ TEST(InstanceNorm, ValuesAndRunningStats) {
     return {instance_norm(in[0], in[1], in[2], {}, {}, true, 0.1, 1e-5)};
   };
   check_derivatives(f, {rnd({2, 2, 3}), rnd({2}), rnd({2})});
-  expect_error([] { instance_norm(randn({2, 3, 4}), {}, {}, {}, {}, false, 0.1, 1e-5); },
-               {"instance_norm", "running_mean"});
-  expect_error([] { instance_norm(randn({2, 3, 4}), ones({2}), {}, {}, {}, true, 0.1, 1e-5); },
-               {"instance_norm", "weight"});
+  expect_error(
+      [] {
+        instance_norm(randn({2, 3, 4}), {}, {}, {}, {}, false, 0.1, 1e-5);
+      },
+      {"instance_norm", "running_mean"});
+  expect_error(
+      [] {
+        instance_norm(randn({2, 3, 4}), ones({2}), {}, {}, {}, true, 0.1, 1e-5);
+      },
+      {"instance_norm", "weight"});
 }
 
 TEST(LayerNorm, ValuesAndFunctional) {
   Tensor x = tensor({{1.0, 2.0, 3.0}, {-1.0, 0.0, 4.0}});
   const double s = std::sqrt(2.0 / 3 + 1e-5);
-  expect_values(layer_norm(x, {3}), {-1 / s, 0, 1 / s, values(ref_norm(x, {1}, 1e-5))[3],
-                                     values(ref_norm(x, {1}, 1e-5))[4], values(ref_norm(x, {1}, 1e-5))[5]});
+  expect_values(layer_norm(x, {3}),
+                {-1 / s, 0, 1 / s, values(ref_norm(x, {1}, 1e-5))[3],
+                 values(ref_norm(x, {1}, 1e-5))[4], values(ref_norm(x, {1}, 1e-5))[5]});
   Tensor x3 = randn({2, 3, 4}) + 5;
   Tensor w = rand({3, 4}), b = rand({3, 4});
   expect_close(layer_norm(x3, {3, 4}, w, b), ref_norm(x3, {1, 2}, 1e-5) * w + b, 1e-4);
-  expect_close(F::layer_norm(x3, F::LayerNormFuncOptions({4}).eps(1e-3)), ref_norm(x3, {2}, 1e-3), 1e-4);
-  expect_close(F::layer_norm(x3, F::LayerNormFuncOptions({3, 4}).weight(w).bias(b)), layer_norm(x3, {3, 4}, w, b));
+  expect_close(F::layer_norm(x3, F::LayerNormFuncOptions({4}).eps(1e-3)), ref_norm(x3, {2}, 1e-3),
+               1e-4);
+  expect_close(F::layer_norm(x3, F::LayerNormFuncOptions({3, 4}).weight(w).bias(b)),
+               layer_norm(x3, {3, 4}, w, b));
   Tensor t = randn({4, 3}).t();
   expect_close(layer_norm(t, {4}), ref_norm(t, {1}, 1e-5), 1e-4);
   EXPECT_EQ(layer_norm(randn({0, 4}), {4}).sizes(), IntArrayRef({0, 4}));
@@ -165,14 +195,20 @@ TEST(LayerNorm, ValuesAndFunctional) {
 }
 
 TEST(LayerNorm, Derivatives) {
-  auto f = [](const variable_list& in) -> variable_list { return {layer_norm(in[0], {3}, in[1], in[2])}; };
+  auto f = [](const variable_list& in) -> variable_list {
+    return {layer_norm(in[0], {3}, in[1], in[2])};
+  };
   check_derivatives(f, {rnd({2, 3}), rnd({3}), rnd({3})});
   auto g = [](const variable_list& in) -> variable_list { return {layer_norm(in[0], {2, 2})}; };
   check_derivatives(g, {rnd({3, 2, 2})});
 }
 
 TEST(LayerNorm, Errors) {
-  expect_error([] { layer_norm(randn({2, 3}), {4}); }, {"layer_norm", "normalized_shape", "[2, 3]"});
+  expect_error(
+      [] {
+        layer_norm(randn({2, 3}), {4});
+      },
+      {"layer_norm", "normalized_shape", "[2, 3]"});
   expect_error([] { layer_norm(randn({2, 3}), {}); }, {"layer_norm", "normalized_shape"});
   expect_error([] { layer_norm(randn({2, 3}), {3}, ones({2})); }, {"layer_norm", "weight"});
   expect_error([] { layer_norm(randn({3}), {2, 3}); }, {"layer_norm"});
@@ -187,11 +223,17 @@ TEST(GroupNorm, ValuesDerivativesErrors) {
                ref * w.view({1, 6, 1}) + b.view({1, 6, 1}), 1e-4);
   EXPECT_EQ(group_norm(randn({0, 4, 2}), 2).sizes(), IntArrayRef({0, 4, 2}));
   EXPECT_EQ(name_of(group_norm(rnd({2, 4}), 2)), "NativeGroupNormBackward0");
-  auto f = [](const variable_list& in) -> variable_list { return {group_norm(in[0], 2, in[1], in[2])}; };
+  auto f = [](const variable_list& in) -> variable_list {
+    return {group_norm(in[0], 2, in[1], in[2])};
+  };
   check_derivatives(f, {rnd({2, 4, 3}), rnd({4}), rnd({4})});
   auto g = [](const variable_list& in) -> variable_list { return {group_norm(in[0], 1)}; };
   check_derivatives(g, {rnd({2, 2, 2})});
-  expect_error([] { group_norm(randn({2, 6, 3}), 4); }, {"group_norm", "divisible", "num_groups=4"});
+  expect_error(
+      [] {
+        group_norm(randn({2, 6, 3}), 4);
+      },
+      {"group_norm", "divisible", "num_groups=4"});
   expect_error([] { group_norm(randn({6}), 3); }, {"group_norm", "2 dims"});
   expect_error([] { group_norm(randn({2, 6}), 3, ones({3})); }, {"group_norm", "weight", "6"});
 }
@@ -274,7 +316,8 @@ TEST(NormBackward, FusedKernelMatchesFormulas) {
       // An offset mean tests the centring; a transposed gradient tests the layout.
       Tensor x = (randn(c.shape, TensorOptions().dtype(dt)) * 3 + 5).requires_grad_();
       const bool affine = !c.params.empty();
-      Tensor w = affine ? (rand(c.params, TensorOptions().dtype(dt)) + 0.5).requires_grad_() : Tensor();
+      Tensor w =
+          affine ? (rand(c.params, TensorOptions().dtype(dt)) + 0.5).requires_grad_() : Tensor();
       Tensor b = affine ? randn(c.params, TensorOptions().dtype(dt)).requires_grad_() : Tensor();
       std::vector<int64_t> rev(c.shape.rbegin(), c.shape.rend());
       Tensor go = randn(rev, TensorOptions().dtype(dt)).permute([&] {
@@ -315,7 +358,8 @@ TEST(LocalResponseNorm, Functional) {
   Tensor x = randn({2, 5, 3});
   const int64_t size = 3;
   const double alpha = 0.5, beta = 0.75, k = 2;
-  Tensor y = F::local_response_norm(x, F::LocalResponseNormFuncOptions(size).alpha(alpha).beta(beta).k(k));
+  Tensor y =
+      F::local_response_norm(x, F::LocalResponseNormFuncOptions(size).alpha(alpha).beta(beta).k(k));
   // By hand: channel c sees channels c - 1 .. c + 1 (zero outside), divided by size.
   auto xa = x.accessor<float, 3>();
   auto ya = y.accessor<float, 3>();
@@ -329,6 +373,9 @@ TEST(LocalResponseNorm, Functional) {
       }
   EXPECT_EQ(F::local_response_norm(randn({2, 4, 2, 2}), F::LocalResponseNormFuncOptions(2)).sizes(),
             IntArrayRef({2, 4, 2, 2}));
-  expect_error([] { F::local_response_norm(randn({2, 3}), F::LocalResponseNormFuncOptions(2)); },
-               {"local_response_norm", "3D"});
+  expect_error(
+      [] {
+        F::local_response_norm(randn({2, 3}), F::LocalResponseNormFuncOptions(2));
+      },
+      {"local_response_norm", "3D"});
 }

@@ -49,7 +49,8 @@ TEST(Optim, AdamFirstStepIsLrTimesSign) {
 TEST(Optim, FusedAdamMatchesTensorOps) {
   for (nabla::ScalarType dt : {nabla::kFloat, nabla::kDouble}) {
     for (int variant = 0; variant < 3; ++variant) {
-      SCOPED_TRACE("variant " + std::to_string(variant) + (dt == nabla::kFloat ? " float" : " double"));
+      SCOPED_TRACE("variant " + std::to_string(variant) +
+                   (dt == nabla::kFloat ? " float" : " double"));
       nabla::manual_seed(7);
       auto opts = nabla::TensorOptions().dtype(dt);
       // One large parameter (several kernel pieces, threads) and a small one.
@@ -61,7 +62,8 @@ TEST(Optim, FusedAdamMatchesTensorOps) {
       auto make = [&](std::vector<Tensor> ps) -> std::unique_ptr<optim::Optimizer> {
         if (variant == 0) return std::make_unique<optim::Adam>(ps, optim::AdamOptions(0.01));
         if (variant == 1)
-          return std::make_unique<optim::Adam>(ps, optim::AdamOptions(0.01).weight_decay(0.1).amsgrad(true));
+          return std::make_unique<optim::Adam>(
+              ps, optim::AdamOptions(0.01).weight_decay(0.1).amsgrad(true));
         return std::make_unique<optim::AdamW>(ps, optim::AdamWOptions(0.01).weight_decay(0.1));
       };
       auto fused = make({fa, fb}), ops = make({sa, sb});

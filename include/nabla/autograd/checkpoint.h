@@ -13,6 +13,7 @@ using autograd::variable_list;
 
 variable_list checkpoint(const std::function<variable_list(const variable_list&)>& fn,
                          const variable_list& inputs);
-Tensor checkpoint(const std::function<Tensor(const variable_list&)>& fn, const variable_list& inputs);
+Tensor checkpoint(const std::function<Tensor(const variable_list&)>& fn,
+                  const variable_list& inputs);
 
 }  // namespace nabla::utils

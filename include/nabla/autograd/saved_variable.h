@@ -23,8 +23,8 @@ class SavedVariable {
   bool defined() const { return was_defined_; }
 
  private:
-  Tensor data_;          // the tensor, or for outputs a plain alias without autograd meta
-  std::any packed_;      // set instead of data_ when saved-tensor hooks were active
+  Tensor data_;      // the tensor, or for outputs a plain alias without autograd meta
+  std::any packed_;  // set instead of data_ when saved-tensor hooks were active
   std::weak_ptr<StorageImpl> storage_ref_;  // with hooks: to read the version counter
   std::function<Tensor(const std::any&)> unpack_hook_;
   std::string describe_saved() const;

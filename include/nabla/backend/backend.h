@@ -207,11 +207,10 @@ class KernelBackend {
   /// The gradients of conv2d for grad_out (contiguous): grad_image, grad_weight and
   /// grad_bias (each contiguous, or undefined when not wanted). False as conv2d.
   virtual bool conv2d_backward(const Tensor& grad_image, const Tensor& grad_weight,
-                               const Tensor& grad_bias, const Tensor& grad_out,
-                               const Tensor& image, const Tensor& weight,
-                               const WindowGeometry& g, int64_t groups) {
-    (void)grad_image, (void)grad_weight, (void)grad_bias, (void)grad_out, (void)image,
-        (void)weight, (void)g, (void)groups;
+                               const Tensor& grad_bias, const Tensor& grad_out, const Tensor& image,
+                               const Tensor& weight, const WindowGeometry& g, int64_t groups) {
+    (void)grad_image, (void)grad_weight, (void)grad_bias, (void)grad_out, (void)image, (void)weight,
+        (void)g, (void)groups;
     return false;
   }
   /// Max pooling of image [B, C, h, w] (contiguous; float, double, int64 or uint8) over

@@ -29,13 +29,19 @@ struct PoolAllocator {
   }
   void deallocate(T* p, size_t n) {
     size_t bytes = n * sizeof(T);
-    if (bytes <= kPoolMaxBytes) pool_free(p, bytes);
-    else ::operator delete(p);
+    if (bytes <= kPoolMaxBytes)
+      pool_free(p, bytes);
+    else
+      ::operator delete(p);
   }
   template <class U>
-  bool operator==(const PoolAllocator<U>&) const { return true; }
+  bool operator==(const PoolAllocator<U>&) const {
+    return true;
+  }
   template <class U>
-  bool operator!=(const PoolAllocator<U>&) const { return false; }
+  bool operator!=(const PoolAllocator<U>&) const {
+    return false;
+  }
 };
 
 /// make_shared with the object and its control block in one pooled block.

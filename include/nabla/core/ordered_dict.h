@@ -47,7 +47,9 @@ class OrderedDict {
   Item& back() { return at_index("back()", items_.empty() ? 0 : items_.size() - 1); }
   const Item& back() const { return const_cast<OrderedDict*>(this)->back(); }
   Item& operator[](size_t index) { return at_index("operator[]", index); }
-  const Item& operator[](size_t index) const { return const_cast<OrderedDict*>(this)->at_index("operator[]", index); }
+  const Item& operator[](size_t index) const {
+    return const_cast<OrderedDict*>(this)->at_index("operator[]", index);
+  }
 
   Value& operator[](const Key& key) {
     Value* v = find(key);
@@ -60,7 +62,9 @@ class OrderedDict {
     auto it = index_.find(key);
     return it == index_.end() ? nullptr : &items_[it->second].value();
   }
-  const Value* find(const Key& key) const noexcept { return const_cast<OrderedDict*>(this)->find(key); }
+  const Value* find(const Key& key) const noexcept {
+    return const_cast<OrderedDict*>(this)->find(key);
+  }
   bool contains(const Key& key) const noexcept { return index_.count(key) != 0; }
 
   Iterator begin() { return items_.begin(); }

@@ -24,7 +24,9 @@ class SmallVector {
   explicit SmallVector(size_t n, T v = T()) { assign(n, v); }
   SmallVector(std::initializer_list<T> il) { assign(il.begin(), il.end()); }
   template <class It>
-  SmallVector(It first, It last) { assign(first, last); }
+  SmallVector(It first, It last) {
+    assign(first, last);
+  }
   SmallVector(const SmallVector& o) { assign(o.begin(), o.end()); }
   SmallVector(SmallVector&& o) noexcept { steal(o); }
   SmallVector& operator=(const SmallVector& o) {

@@ -37,7 +37,8 @@ class TensorImpl {
   const Storage& storage() const { return storage_; }
   /// Address of element 0 (storage data + offset).
   void* data() const {
-    return static_cast<char*>(storage_->data()) + offset_ * static_cast<int64_t>(elementSize(dtype_));
+    return static_cast<char*>(storage_->data()) +
+           offset_ * static_cast<int64_t>(elementSize(dtype_));
   }
 
   /// Changes the geometry in place (used by in-place view ops such as squeeze_).

@@ -77,7 +77,8 @@ class Normalize : public TensorTransform<Target> {
  public:
   Normalize(ArrayRef<double> mean, ArrayRef<double> stddev)
       : mean_(tensor(std::vector<double>(mean.begin(), mean.end()), kFloat).view({-1, 1, 1})),
-        stddev_(tensor(std::vector<double>(stddev.begin(), stddev.end()), kFloat).view({-1, 1, 1})) {}
+        stddev_(
+            tensor(std::vector<double>(stddev.begin(), stddev.end()), kFloat).view({-1, 1, 1})) {}
   Tensor operator()(Tensor input) override { return input.sub(mean_).div(stddev_); }
   Tensor mean_, stddev_;
 };

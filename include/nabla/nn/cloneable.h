@@ -42,7 +42,8 @@ class Cloneable : public Module {
  protected:
   void clone_(Module& other, const optional<Device>& device) override {
     auto fresh = std::dynamic_pointer_cast<Derived>(other.clone(device));
-    NABLA_CHECK(fresh != nullptr, "clone: submodule types differ (", name(), " vs ", other.name(), ")");
+    NABLA_CHECK(fresh != nullptr, "clone: submodule types differ (", name(), " vs ", other.name(),
+                ")");
     static_cast<Derived&>(*this) = std::move(*fresh);
   }
 

@@ -10,8 +10,8 @@
 namespace nabla {
 namespace enumtype {
 
-#define NABLA_ENUM_VALUE(Name, Printed) \
-  struct Name {                         \
+#define NABLA_ENUM_VALUE(Name, Printed)                     \
+  struct Name {                                             \
     static constexpr const char* name() { return Printed; } \
   };
 NABLA_ENUM_VALUE(kNone, "kNone")

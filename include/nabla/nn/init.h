@@ -13,9 +13,9 @@ namespace nabla::nn::init {
 
 using NonlinearityType =
     std::variant<enumtype::kLinear, enumtype::kConv1D, enumtype::kConv2D, enumtype::kConv3D,
-                 enumtype::kConvTranspose1D, enumtype::kConvTranspose2D,
-                 enumtype::kConvTranspose3D, enumtype::kSigmoid, enumtype::kTanh,
-                 enumtype::kReLU, enumtype::kLeakyReLU, enumtype::kSELU>;
+                 enumtype::kConvTranspose1D, enumtype::kConvTranspose2D, enumtype::kConvTranspose3D,
+                 enumtype::kSigmoid, enumtype::kTanh, enumtype::kReLU, enumtype::kLeakyReLU,
+                 enumtype::kSELU>;
 using FanModeType = std::variant<enumtype::kFanIn, enumtype::kFanOut>;
 
 /// The recommended gain for a nonlinearity (leaky_relu reads `param` as its slope).

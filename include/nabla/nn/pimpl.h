@@ -22,13 +22,11 @@ class ModuleHolder {
   // Arguments that are handles themselves (copies, nullptr, the shared_ptr) are not
   // constructor arguments of the module.
   template <class T>
-  static constexpr bool is_handle_v =
-      std::is_base_of_v<ModuleHolder, std::decay_t<T>> ||
-      std::is_same_v<std::decay_t<T>, std::nullptr_t> ||
-      std::is_same_v<std::decay_t<T>, std::shared_ptr<Contained>>;
+  static constexpr bool is_handle_v = std::is_base_of_v<ModuleHolder, std::decay_t<T>> ||
+                                      std::is_same_v<std::decay_t<T>, std::nullptr_t> ||
+                                      std::is_same_v<std::decay_t<T>, std::shared_ptr<Contained>>;
 
  public:
-
   /// Default-constructs the module; a module without a default constructor must be
   /// written `Net net = nullptr;` and assigned later.
   ModuleHolder() : impl_(std::make_shared<Contained>()) {
@@ -80,19 +78,20 @@ class ModuleHolder {
 
  private:
   void check_not_empty() const {
-    NABLA_CHECK(impl_ != nullptr, "accessing an empty ModuleHolder (a module handle set to "
-                                  "nullptr and never assigned a module)");
+    NABLA_CHECK(impl_ != nullptr,
+                "accessing an empty ModuleHolder (a module handle set to "
+                "nullptr and never assigned a module)");
   }
 };
 
 }  // namespace nabla::nn
 
 /// Defines `Name`, a ModuleHolder of `ImplType`.
-#define NABLA_MODULE_IMPL(Name, ImplType)                        \
-  class Name : public ::nabla::nn::ModuleHolder<ImplType> {       \
-   public:                                                        \
-    using ::nabla::nn::ModuleHolder<ImplType>::ModuleHolder;      \
-    using Impl = ImplType;                                        \
+#define NABLA_MODULE_IMPL(Name, ImplType)                    \
+  class Name : public ::nabla::nn::ModuleHolder<ImplType> {  \
+   public:                                                   \
+    using ::nabla::nn::ModuleHolder<ImplType>::ModuleHolder; \
+    using Impl = ImplType;                                   \
   }
 
 /// Defines `Name` holding `Name##Impl`.

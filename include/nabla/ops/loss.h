@@ -16,8 +16,8 @@ enum Reduction : int64_t { None = 0, Mean = 1, Sum = 2 };
 Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction = Reduction::Mean);
 Tensor l1_loss(const Tensor& input, const Tensor& target, int64_t reduction = Reduction::Mean);
 /// 0.5 d^2 / beta where |d| < beta, |d| - beta / 2 elsewhere (beta = 0: l1).
-Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reduction = Reduction::Mean,
-                      double beta = 1.0);
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
+                      int64_t reduction = Reduction::Mean, double beta = 1.0);
 /// 0.5 d^2 where |d| <= delta, delta (|d| - delta / 2) elsewhere.
 Tensor huber_loss(const Tensor& input, const Tensor& target, int64_t reduction = Reduction::Mean,
                   double delta = 1.0);
@@ -37,20 +37,22 @@ Tensor cross_entropy_loss(const Tensor& input, const Tensor& target, const Tenso
 /// input probabilities in [0, 1]; logs clamped at -100 as PyTorch.
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {},
                             int64_t reduction = Reduction::Mean);
-Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight = {},
-                                        const Tensor& pos_weight = {}, int64_t reduction = Reduction::Mean);
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const Tensor& weight = {}, const Tensor& pos_weight = {},
+                                        int64_t reduction = Reduction::Mean);
 /// input log-probabilities; target probabilities (log_target: log-probabilities).
 Tensor kl_div(const Tensor& input, const Tensor& target, int64_t reduction = Reduction::Mean,
               bool log_target = false);
-Tensor soft_margin_loss(const Tensor& input, const Tensor& target, int64_t reduction = Reduction::Mean);
-Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0.0,
-                           int64_t reduction = Reduction::Mean);
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target,
+                        int64_t reduction = Reduction::Mean);
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                           double margin = 0.0, int64_t reduction = Reduction::Mean);
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin = 1.0,
                             int64_t reduction = Reduction::Mean);
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                              double margin = 0.0, int64_t reduction = Reduction::Mean);
-Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps,
-                        int64_t reduction);
+Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full,
+                        double eps, int64_t reduction);
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
                            double margin = 1.0, double p = 2, double eps = 1e-6, bool swap = false,
                            int64_t reduction = Reduction::Mean);

@@ -11,18 +11,20 @@
 namespace nabla {
 
 /// input [N, C, H, W] or [C, H, W]; stride defaults to kernel_size (empty list).
-Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
-                  IntArrayRef dilation = 1, bool ceil_mode = false);
+Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                  IntArrayRef padding = 0, IntArrayRef dilation = 1, bool ceil_mode = false);
 /// (values, int64 indices into each H*W plane), as at::max_pool2d_with_indices.
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size,
                                                    IntArrayRef stride = {}, IntArrayRef padding = 0,
-                                                   IntArrayRef dilation = 1, bool ceil_mode = false);
-Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
-                  IntArrayRef dilation = 1, bool ceil_mode = false);
-Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
-                  bool ceil_mode = false, bool count_include_pad = true, optional<int64_t> divisor_override = nullopt);
-Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
-                  bool ceil_mode = false, bool count_include_pad = true);
+                                                   IntArrayRef dilation = 1,
+                                                   bool ceil_mode = false);
+Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                  IntArrayRef padding = 0, IntArrayRef dilation = 1, bool ceil_mode = false);
+Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                  IntArrayRef padding = 0, bool ceil_mode = false, bool count_include_pad = true,
+                  optional<int64_t> divisor_override = nullopt);
+Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                  IntArrayRef padding = 0, bool ceil_mode = false, bool count_include_pad = true);
 Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size);
 Tensor adaptive_avg_pool1d(const Tensor& input, IntArrayRef output_size);
 /// (values, indices) of the maximum of each adaptive window.

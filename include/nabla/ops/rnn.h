@@ -14,25 +14,27 @@ Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, 
 Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                      const Tensor& b_ih = {}, const Tensor& b_hh = {});
 /// hx = {h, c}; returns (h', c').
-std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, TensorList hx, const Tensor& w_ih, const Tensor& w_hh,
-                                     const Tensor& b_ih = {}, const Tensor& b_hh = {});
+std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, TensorList hx, const Tensor& w_ih,
+                                     const Tensor& w_hh, const Tensor& b_ih = {},
+                                     const Tensor& b_hh = {});
 Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                 const Tensor& b_ih = {}, const Tensor& b_hh = {});
 
 /// input [T, N, in] ([N, T, in] when batch_first; [T, in] unbatched); hx = {h0, c0}, each
 /// [layers * directions, N, H]. Returns (output [T, N, directions * H], h_n, c_n).
 /// dropout applies between layers when train.
-std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor& input, TensorList hx, TensorList params, bool has_biases,
-                                        int64_t num_layers, double dropout, bool train, bool bidirectional,
-                                        bool batch_first);
+std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor& input, TensorList hx, TensorList params,
+                                        bool has_biases, int64_t num_layers, double dropout,
+                                        bool train, bool bidirectional, bool batch_first);
 /// As lstm, with one hidden state: returns (output, h_n).
-std::tuple<Tensor, Tensor> gru(const Tensor& input, const Tensor& hx, TensorList params, bool has_biases,
-                               int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first);
-std::tuple<Tensor, Tensor> rnn_tanh(const Tensor& input, const Tensor& hx, TensorList params, bool has_biases,
-                                    int64_t num_layers, double dropout, bool train, bool bidirectional,
-                                    bool batch_first);
-std::tuple<Tensor, Tensor> rnn_relu(const Tensor& input, const Tensor& hx, TensorList params, bool has_biases,
-                                    int64_t num_layers, double dropout, bool train, bool bidirectional,
-                                    bool batch_first);
+std::tuple<Tensor, Tensor> gru(const Tensor& input, const Tensor& hx, TensorList params,
+                               bool has_biases, int64_t num_layers, double dropout, bool train,
+                               bool bidirectional, bool batch_first);
+std::tuple<Tensor, Tensor> rnn_tanh(const Tensor& input, const Tensor& hx, TensorList params,
+                                    bool has_biases, int64_t num_layers, double dropout, bool train,
+                                    bool bidirectional, bool batch_first);
+std::tuple<Tensor, Tensor> rnn_relu(const Tensor& input, const Tensor& hx, TensorList params,
+                                    bool has_biases, int64_t num_layers, double dropout, bool train,
+                                    bool bidirectional, bool batch_first);
 
 }  // namespace nabla

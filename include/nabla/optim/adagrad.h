@@ -1,5 +1,6 @@
 #pragma once
-// Adagrad (torch::optim::Adagrad): sum += g^2; p -= lr / (1 + (t - 1) lr_decay) * g / (sqrt(sum) + eps).
+// Adagrad (torch::optim::Adagrad): sum += g^2; p -= lr / (1 + (t - 1) lr_decay) * g / (sqrt(sum) +
+// eps).
 #include "nabla/optim/optimizer.h"
 
 namespace nabla::optim {
@@ -11,6 +12,7 @@ struct AdagradOptions : OptimizerCloneableOptions<AdagradOptions> {
   NABLA_ARG(double, weight_decay) = 0;
   NABLA_ARG(double, initial_accumulator_value) = 0;
   NABLA_ARG(double, eps) = 1e-10;
+
  public:
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
@@ -19,6 +21,7 @@ struct AdagradOptions : OptimizerCloneableOptions<AdagradOptions> {
 struct AdagradParamState : OptimizerCloneableParamState<AdagradParamState> {
   NABLA_ARG(Tensor, sum);
   NABLA_ARG(int64_t, step) = 0;
+
  public:
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
@@ -28,7 +31,8 @@ class Adagrad : public Optimizer {
  public:
   Adagrad(std::vector<OptimizerParamGroup> param_groups, AdagradOptions defaults = {});
   Adagrad(std::vector<Tensor> params, AdagradOptions defaults = {})
-      : Adagrad(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, std::move(defaults)) {}
+      : Adagrad(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))},
+                std::move(defaults)) {}
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:

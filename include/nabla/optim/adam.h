@@ -18,6 +18,7 @@ struct AdamOptions : OptimizerCloneableOptions<AdamOptions> {
   NABLA_ARG(double, eps) = 1e-8;
   NABLA_ARG(double, weight_decay) = 0;
   NABLA_ARG(bool, amsgrad) = false;
+
  public:
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
@@ -30,6 +31,7 @@ struct AdamWOptions : OptimizerCloneableOptions<AdamWOptions> {
   NABLA_ARG(double, eps) = 1e-8;
   NABLA_ARG(double, weight_decay) = 1e-2;
   NABLA_ARG(bool, amsgrad) = false;
+
  public:
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
@@ -41,6 +43,7 @@ struct AdamParamState : OptimizerCloneableParamState<AdamParamState> {
   NABLA_ARG(Tensor, exp_avg);
   NABLA_ARG(Tensor, exp_avg_sq);
   NABLA_ARG(Tensor, max_exp_avg_sq);
+
  public:
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
@@ -51,7 +54,8 @@ class Adam : public Optimizer {
  public:
   Adam(std::vector<OptimizerParamGroup> param_groups, AdamOptions defaults = {});
   Adam(std::vector<Tensor> params, AdamOptions defaults = {})
-      : Adam(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, std::move(defaults)) {}
+      : Adam(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))},
+             std::move(defaults)) {}
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:
@@ -64,7 +68,8 @@ class AdamW : public Optimizer {
  public:
   AdamW(std::vector<OptimizerParamGroup> param_groups, AdamWOptions defaults = {});
   AdamW(std::vector<Tensor> params, AdamWOptions defaults = {})
-      : AdamW(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, std::move(defaults)) {}
+      : AdamW(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))},
+              std::move(defaults)) {}
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:

@@ -13,6 +13,7 @@ struct RMSpropOptions : OptimizerCloneableOptions<RMSpropOptions> {
   NABLA_ARG(double, weight_decay) = 0;
   NABLA_ARG(double, momentum) = 0;
   NABLA_ARG(bool, centered) = false;
+
  public:
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
@@ -23,6 +24,7 @@ struct RMSpropParamState : OptimizerCloneableParamState<RMSpropParamState> {
   NABLA_ARG(Tensor, square_avg);
   NABLA_ARG(Tensor, momentum_buffer);
   NABLA_ARG(Tensor, grad_avg);
+
  public:
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
@@ -32,7 +34,8 @@ class RMSprop : public Optimizer {
  public:
   RMSprop(std::vector<OptimizerParamGroup> param_groups, RMSpropOptions defaults = {});
   RMSprop(std::vector<Tensor> params, RMSpropOptions defaults = {})
-      : RMSprop(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, std::move(defaults)) {}
+      : RMSprop(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))},
+                std::move(defaults)) {}
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:

@@ -13,6 +13,7 @@ struct SGDOptions : OptimizerCloneableOptions<SGDOptions> {
   NABLA_ARG(double, dampening) = 0;
   NABLA_ARG(double, weight_decay) = 0;
   NABLA_ARG(bool, nesterov) = false;
+
  public:
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
@@ -20,6 +21,7 @@ struct SGDOptions : OptimizerCloneableOptions<SGDOptions> {
 
 struct SGDParamState : OptimizerCloneableParamState<SGDParamState> {
   NABLA_ARG(Tensor, momentum_buffer);
+
  public:
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
@@ -29,7 +31,8 @@ class SGD : public Optimizer {
  public:
   SGD(std::vector<OptimizerParamGroup> param_groups, SGDOptions defaults);
   SGD(std::vector<Tensor> params, SGDOptions defaults)
-      : SGD(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, std::move(defaults)) {}
+      : SGD(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))},
+            std::move(defaults)) {}
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:

@@ -33,6 +33,7 @@ struct PlotOptions {
 /// The SVG document as a string.
 std::string render_svg(const std::vector<Series>& series, const PlotOptions& options = {});
 /// Writes it to `path` (temporary file + rename).
-void plot_svg(const std::string& path, const std::vector<Series>& series, const PlotOptions& options = {});
+void plot_svg(const std::string& path, const std::vector<Series>& series,
+              const PlotOptions& options = {});
 
 }  // namespace nabla::utils

@@ -95,7 +95,8 @@ std::string show_config() {
     << "  CPU: " << cpu_model() << "\n"
     << "  kernel ISA: " << isa_name(active_isa()) << " (CPU supports " << isa_name(supported_isa())
     << ")\n"
-    << "  vector loops: the " << (active_isa() == Isa::Scalar ? "x86-64 baseline" : isa_name(active_isa()))
+    << "  vector loops: the "
+    << (active_isa() == Isa::Scalar ? "x86-64 baseline" : isa_name(active_isa()))
     << " build of the CPU kernels (one per path, chosen at run time)\n"
     << "  float32 GEMM: " << cpu::gemm::describe() << "\n"
     << "  float32 convolutions: " << cpu::conv::describe() << "\n"

@@ -22,7 +22,8 @@ namespace {
 // take = cand > best, or cand is NaN while best is not (NaN wins; the first NaN stays).
 NABLA_AVX512 inline __mmask16 beats(__m512 cand, __m512 best) {
   return _mm512_cmp_ps_mask(cand, best, _CMP_GT_OQ) |
-         (_mm512_cmp_ps_mask(cand, cand, _CMP_UNORD_Q) & _mm512_cmp_ps_mask(best, best, _CMP_ORD_Q));
+         (_mm512_cmp_ps_mask(cand, cand, _CMP_UNORD_Q) &
+          _mm512_cmp_ps_mask(best, best, _CMP_ORD_Q));
 }
 
 }  // namespace

@@ -27,14 +27,14 @@ Tensor logsigmoid(const Tensor& input) { return nabla::log_sigmoid(input); }
 Tensor gumbel_softmax(const Tensor& logits, const GumbelSoftmaxFuncOptions& o) {
   NABLA_CHECK(o.tau() > 0, "gumbel_softmax: tau must be positive, got ", o.tau());
   // Gumbel(0, 1) noise -log(-log(u)); u is kept away from 0 and 1 so both logs are finite.
-  Tensor u = rand_like(logits, TensorOptions(logits.scalar_type()))
-                 .clamp(1e-10, 1.0 - 1e-7);
+  Tensor u = rand_like(logits, TensorOptions(logits.scalar_type())).clamp(1e-10, 1.0 - 1e-7);
   Tensor gumbels = -(-u.log()).log();
   Tensor y_soft = nabla::softmax((logits + gumbels) / o.tau(), o.dim());
   if (!o.hard()) return y_soft;
   // Straight-through: the forward value is one-hot, the gradient is y_soft's.
   Tensor index = std::get<1>(y_soft.max(o.dim(), true));
-  Tensor y_hard = zeros_like(logits, TensorOptions(y_soft.scalar_type())).scatter(o.dim(), index, 1.0);
+  Tensor y_hard =
+      zeros_like(logits, TensorOptions(y_soft.scalar_type())).scatter(o.dim(), index, 1.0);
   return y_hard - y_soft.detach() + y_soft;
 }
 

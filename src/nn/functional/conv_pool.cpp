@@ -16,7 +16,10 @@ Tensor with_padding(const ConvFuncOptions<D>& o, F&& numeric, G&& named) {
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& o) {
   return with_padding<1>(
-      o, [&](IntArrayRef p) { return nabla::conv1d(input, weight, o.bias(), o.stride(), p, o.dilation(), o.groups()); },
+      o,
+      [&](IntArrayRef p) {
+        return nabla::conv1d(input, weight, o.bias(), o.stride(), p, o.dilation(), o.groups());
+      },
       [&](std::string_view p) {
         return nabla::conv1d(input, weight, o.bias(), o.stride(), p, o.dilation(), o.groups());
       });
@@ -24,20 +27,25 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& o) {
   return with_padding<2>(
-      o, [&](IntArrayRef p) { return nabla::conv2d(input, weight, o.bias(), o.stride(), p, o.dilation(), o.groups()); },
+      o,
+      [&](IntArrayRef p) {
+        return nabla::conv2d(input, weight, o.bias(), o.stride(), p, o.dilation(), o.groups());
+      },
       [&](std::string_view p) {
         return nabla::conv2d(input, weight, o.bias(), o.stride(), p, o.dilation(), o.groups());
       });
 }
 
-Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const ConvTranspose1dFuncOptions& o) {
-  return nabla::conv_transpose1d(input, weight, o.bias(), o.stride(), o.padding(), o.output_padding(), o.groups(),
-                                 o.dilation());
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose1dFuncOptions& o) {
+  return nabla::conv_transpose1d(input, weight, o.bias(), o.stride(), o.padding(),
+                                 o.output_padding(), o.groups(), o.dilation());
 }
 
-Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const ConvTranspose2dFuncOptions& o) {
-  return nabla::conv_transpose2d(input, weight, o.bias(), o.stride(), o.padding(), o.output_padding(), o.groups(),
-                                 o.dilation());
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose2dFuncOptions& o) {
+  return nabla::conv_transpose2d(input, weight, o.bias(), o.stride(), o.padding(),
+                                 o.output_padding(), o.groups(), o.dilation());
 }
 
 Tensor unfold(const Tensor& input, const UnfoldFuncOptions& o) {
@@ -51,24 +59,29 @@ Tensor fold(const Tensor& input, const FoldFuncOptions& o) {
 }
 
 Tensor max_pool1d(const Tensor& input, const MaxPool1dFuncOptions& o) {
-  return nabla::max_pool1d(input, o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.ceil_mode());
+  return nabla::max_pool1d(input, o.kernel_size(), o.stride(), o.padding(), o.dilation(),
+                           o.ceil_mode());
 }
 
 Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& o) {
-  return nabla::max_pool2d(input, o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.ceil_mode());
+  return nabla::max_pool2d(input, o.kernel_size(), o.stride(), o.padding(), o.dilation(),
+                           o.ceil_mode());
 }
 
-std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const MaxPool2dFuncOptions& o) {
-  return nabla::max_pool2d_with_indices(input, o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.ceil_mode());
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input,
+                                                   const MaxPool2dFuncOptions& o) {
+  return nabla::max_pool2d_with_indices(input, o.kernel_size(), o.stride(), o.padding(),
+                                        o.dilation(), o.ceil_mode());
 }
 
 Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& o) {
-  return nabla::avg_pool1d(input, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(), o.count_include_pad());
+  return nabla::avg_pool1d(input, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(),
+                           o.count_include_pad());
 }
 
 Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& o) {
-  return nabla::avg_pool2d(input, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(), o.count_include_pad(),
-                           o.divisor_override());
+  return nabla::avg_pool2d(input, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(),
+                           o.count_include_pad(), o.divisor_override());
 }
 
 Tensor adaptive_avg_pool1d(const Tensor& input, const AdaptiveAvgPool1dFuncOptions& o) {

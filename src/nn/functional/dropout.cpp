@@ -6,7 +6,8 @@ namespace nabla::nn::functional {
 namespace {
 
 Tensor dropout_nd(Tensor input, const DropoutFuncOptions& o, int64_t batched_dim, const char* op) {
-  NABLA_CHECK(o.p() >= 0 && o.p() <= 1, op, ": dropout probability has to be between 0 and 1, but got ", o.p());
+  NABLA_CHECK(o.p() >= 0 && o.p() <= 1, op,
+              ": dropout probability has to be between 0 and 1, but got ", o.p());
   NABLA_CHECK(input.defined(), op, ": input is undefined");
   // Any input that is not `batched_dim`-d is taken as one unbatched sample (its dim 0
   // holds the channels), as LibTorch does.
@@ -24,8 +25,12 @@ Tensor dropout(Tensor input, const DropoutFuncOptions& o) {
   return o.inplace() ? nabla::dropout_(input, o.p(), o.training())
                      : nabla::dropout(input, o.p(), o.training());
 }
-Tensor dropout2d(Tensor input, const Dropout2dFuncOptions& o) { return dropout_nd(input, o, 4, "dropout2d"); }
-Tensor dropout3d(Tensor input, const Dropout3dFuncOptions& o) { return dropout_nd(input, o, 5, "dropout3d"); }
+Tensor dropout2d(Tensor input, const Dropout2dFuncOptions& o) {
+  return dropout_nd(input, o, 4, "dropout2d");
+}
+Tensor dropout3d(Tensor input, const Dropout3dFuncOptions& o) {
+  return dropout_nd(input, o, 5, "dropout3d");
+}
 Tensor alpha_dropout(Tensor input, const AlphaDropoutFuncOptions& o) {
   return o.inplace() ? nabla::alpha_dropout_(input, o.p(), o.training())
                      : nabla::alpha_dropout(input, o.p(), o.training());

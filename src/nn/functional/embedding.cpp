@@ -5,10 +5,13 @@
 
 namespace nabla::nn::functional {
 
-Tensor one_hot(const Tensor& tensor, int64_t num_classes) { return nabla::one_hot(tensor, num_classes); }
+Tensor one_hot(const Tensor& tensor, int64_t num_classes) {
+  return nabla::one_hot(tensor, num_classes);
+}
 
 Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& o) {
-  NABLA_CHECK(weight.defined() && weight.dim() == 2, "embedding: weight must be 2-D "
+  NABLA_CHECK(weight.defined() && weight.dim() == 2,
+              "embedding: weight must be 2-D "
               "[num_embeddings, embedding_dim]");
   int64_t padding_idx = -1;
   if (o.padding_idx().has_value()) {

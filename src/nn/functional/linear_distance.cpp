@@ -6,18 +6,23 @@
 
 namespace nabla {
 
-Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias) {
-  NABLA_CHECK(input1.defined() && input2.defined() && weight.defined(), "bilinear: undefined argument");
-  NABLA_CHECK(weight.dim() == 3, "bilinear: expected a 3-d weight (out, in1, in2), got ", weight.sizes());
-  NABLA_CHECK(input1.dim() >= 1 && input1.dim() == input2.dim() &&
-                  input1.sizes().slice(0, input1.dim() - 1) == input2.sizes().slice(0, input2.dim() - 1),
-              "bilinear: input1 ", input1.sizes(), " and input2 ", input2.sizes(),
-              " must have the same leading dimensions");
-  NABLA_CHECK(input1.size(-1) == weight.size(1) && input2.size(-1) == weight.size(2), "bilinear: input sizes ",
-              input1.size(-1), " and ", input2.size(-1), " do not match weight ", weight.sizes());
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight,
+                const Tensor& bias) {
+  NABLA_CHECK(input1.defined() && input2.defined() && weight.defined(),
+              "bilinear: undefined argument");
+  NABLA_CHECK(weight.dim() == 3, "bilinear: expected a 3-d weight (out, in1, in2), got ",
+              weight.sizes());
+  NABLA_CHECK(
+      input1.dim() >= 1 && input1.dim() == input2.dim() &&
+          input1.sizes().slice(0, input1.dim() - 1) == input2.sizes().slice(0, input2.dim() - 1),
+      "bilinear: input1 ", input1.sizes(), " and input2 ", input2.sizes(),
+      " must have the same leading dimensions");
+  NABLA_CHECK(input1.size(-1) == weight.size(1) && input2.size(-1) == weight.size(2),
+              "bilinear: input sizes ", input1.size(-1), " and ", input2.size(-1),
+              " do not match weight ", weight.sizes());
   if (bias.defined())
-    NABLA_CHECK(bias.dim() == 1 && bias.size(0) == weight.size(0), "bilinear: expected bias of shape [",
-                weight.size(0), "], got ", bias.sizes());
+    NABLA_CHECK(bias.dim() == 1 && bias.size(0) == weight.size(0),
+                "bilinear: expected bias of shape [", weight.size(0), "], got ", bias.sizes());
   const int64_t out = weight.size(0), in1 = weight.size(1), in2 = weight.size(2);
   std::vector<int64_t> lead(input1.sizes().begin(), input1.sizes().end() - 1);
   Tensor a = input1.reshape({-1, in1}), b = input2.reshape({-1, in2});
@@ -50,7 +55,8 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   return nabla::linear(input, weight, bias);
 }
 
-Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias) {
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight,
+                const Tensor& bias) {
   return nabla::bilinear(input1, input2, weight, bias);
 }
 

@@ -11,8 +11,10 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   if (o.training() && input.defined() && input.dim() >= 2) {
     int64_t per_channel = input.size(0);
     for (int64_t d = 2; d < input.dim(); ++d) per_channel *= input.size(d);
-    NABLA_CHECK(per_channel != 1, "batch_norm: expected more than 1 value per channel when "
-                "training, got input size ", input.sizes());
+    NABLA_CHECK(per_channel != 1,
+                "batch_norm: expected more than 1 value per channel when "
+                "training, got input size ",
+                input.sizes());
   }
   NABLA_CHECK(o.momentum().has_value(), "batch_norm: momentum must be set (got nullopt)");
   return nabla::batch_norm(input, o.weight(), o.bias(), running_mean, running_var, o.training(),
@@ -44,8 +46,10 @@ Tensor normalize(const Tensor& input, NormalizeFuncOptions o) {
 }
 
 Tensor local_response_norm(const Tensor& input, const LocalResponseNormFuncOptions& o) {
-  NABLA_CHECK(input.defined() && input.dim() >= 3, "local_response_norm: expected 3D or higher "
-              "dimensionality input (got ", input.defined() ? input.dim() : 0, " dimensions)");
+  NABLA_CHECK(input.defined() && input.dim() >= 3,
+              "local_response_norm: expected 3D or higher "
+              "dimensionality input (got ",
+              input.defined() ? input.dim() : 0, " dimensions)");
   NABLA_CHECK(o.size() > 0, "local_response_norm: size must be positive, got ", o.size());
   if (input.numel() == 0) return input.clone();
   const int64_t C = input.size(1), before = o.size() / 2, after = (o.size() - 1) / 2;
@@ -55,7 +59,8 @@ Tensor local_response_norm(const Tensor& input, const LocalResponseNormFuncOptio
   Tensor padded = constant_pad_nd(sq, {before, after}, 0);
   Tensor sum = padded.narrow(-1, 0, C);
   for (int64_t j = 1; j < o.size(); ++j) sum = sum + padded.narrow(-1, j, C);
-  Tensor div = (sum.movedim(-1, 1) * (o.alpha() / static_cast<double>(o.size())) + o.k()).pow(o.beta());
+  Tensor div =
+      (sum.movedim(-1, 1) * (o.alpha() / static_cast<double>(o.size())) + o.k()).pow(o.beta());
   return input / div;
 }
 

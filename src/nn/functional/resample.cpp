@@ -10,16 +10,20 @@ namespace nabla::nn::functional {
 Tensor pad(const Tensor& input, const PadFuncOptions& o) {
   const auto& p = o.pad();
   NABLA_CHECK(p.size() % 2 == 0, "pad: padding length must be divisible by 2, got ", p.size());
-  NABLA_CHECK(input.defined() && static_cast<int64_t>(p.size() / 2) <= input.dim(), "pad: padding length ", p.size(),
-              " is too large for an input of ", input.defined() ? input.dim() : 0, " dims");
-  if (std::holds_alternative<enumtype::kConstant>(o.mode())) return constant_pad_nd(input, p, o.value());
+  NABLA_CHECK(input.defined() && static_cast<int64_t>(p.size() / 2) <= input.dim(),
+              "pad: padding length ", p.size(), " is too large for an input of ",
+              input.defined() ? input.dim() : 0, " dims");
+  if (std::holds_alternative<enumtype::kConstant>(o.mode()))
+    return constant_pad_nd(input, p, o.value());
   if (std::holds_alternative<enumtype::kCircular>(o.mode())) return circular_pad(input, p);
   const size_t dims = p.size() / 2;
   const bool reflect = std::holds_alternative<enumtype::kReflect>(o.mode());
   NABLA_CHECK(dims >= 1 && dims <= (reflect ? 2u : 3u), "pad: ", reflect ? "reflect" : "replicate",
               " padding supports ", reflect ? "1 or 2" : "1 to 3", " padded dims, got ", dims);
   if (reflect) return dims == 1 ? reflection_pad1d(input, p) : reflection_pad2d(input, p);
-  return dims == 1 ? replication_pad1d(input, p) : dims == 2 ? replication_pad2d(input, p) : replication_pad3d(input, p);
+  return dims == 1   ? replication_pad1d(input, p)
+         : dims == 2 ? replication_pad2d(input, p)
+                     : replication_pad3d(input, p);
 }
 
 Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
@@ -31,7 +35,8 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
                             std::holds_alternative<enumtype::kNearestExact>(o.mode()) ||
                             std::holds_alternative<enumtype::kArea>(o.mode());
   NABLA_CHECK(!(nearest_mode && o.align_corners().has_value()),
-              "interpolate: align_corners option can only be set with the interpolating modes: linear | bilinear | "
+              "interpolate: align_corners option can only be set with the interpolating modes: "
+              "linear | bilinear | "
               "bicubic | trilinear");
   NABLA_CHECK(o.size().has_value() != o.scale_factor().has_value(),
               o.size() ? "interpolate: only one of size or scale_factor should be defined"
@@ -39,27 +44,32 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
   std::vector<int64_t> out_size;
   std::vector<optional<double>> scales(static_cast<size_t>(spatial));
   if (o.size()) {
-    NABLA_CHECK(static_cast<int64_t>(o.size()->size()) == spatial, "interpolate: size shape must match input shape. ",
-                "Input is ", spatial, "D, size is ", o.size()->size());
+    NABLA_CHECK(static_cast<int64_t>(o.size()->size()) == spatial,
+                "interpolate: size shape must match input shape. ", "Input is ", spatial,
+                "D, size is ", o.size()->size());
     out_size = *o.size();
   } else {
     const auto& sf = *o.scale_factor();
-    NABLA_CHECK(static_cast<int64_t>(sf.size()) == spatial, "interpolate: scale_factor shape must match input shape. ",
-                "Input is ", spatial, "D, scale_factor size is ", sf.size());
+    NABLA_CHECK(static_cast<int64_t>(sf.size()) == spatial,
+                "interpolate: scale_factor shape must match input shape. ", "Input is ", spatial,
+                "D, scale_factor size is ", sf.size());
     for (int64_t d = 0; d < spatial; ++d) {
-      out_size.push_back(static_cast<int64_t>(std::floor(static_cast<double>(input.size(d + 2)) * sf[static_cast<size_t>(d)])));
-      if (!o.recompute_scale_factor().value_or(false)) scales[static_cast<size_t>(d)] = sf[static_cast<size_t>(d)];
+      out_size.push_back(static_cast<int64_t>(
+          std::floor(static_cast<double>(input.size(d + 2)) * sf[static_cast<size_t>(d)])));
+      if (!o.recompute_scale_factor().value_or(false))
+        scales[static_cast<size_t>(d)] = sf[static_cast<size_t>(d)];
     }
   }
   const bool align = o.align_corners().value_or(false);
   auto needs = [&](int64_t dims, const char* mode) {
-    NABLA_CHECK(spatial == dims, "interpolate: got ", input.dim(), "D input, but ", mode, " mode needs ", dims + 2,
-                "D input");
+    NABLA_CHECK(spatial == dims, "interpolate: got ", input.dim(), "D input, but ", mode,
+                " mode needs ", dims + 2, "D input");
   };
   return std::visit(
       [&](const auto& mode) -> Tensor {
         using M = std::decay_t<decltype(mode)>;
-        if constexpr (std::is_same_v<M, enumtype::kNearest> || std::is_same_v<M, enumtype::kNearestExact>) {
+        if constexpr (std::is_same_v<M, enumtype::kNearest> ||
+                      std::is_same_v<M, enumtype::kNearestExact>) {
           constexpr bool exact = std::is_same_v<M, enumtype::kNearestExact>;
           if (spatial == 1)
             return exact ? _upsample_nearest_exact1d(input, out_size, scales[0])
@@ -67,7 +77,8 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
           if (spatial == 2)
             return exact ? _upsample_nearest_exact2d(input, out_size, scales[0], scales[1])
                          : upsample_nearest2d(input, out_size, scales[0], scales[1]);
-          NABLA_CHECK(!exact, "interpolate: nearest-exact supports 1 or 2 spatial dims, got ", spatial);
+          NABLA_CHECK(!exact, "interpolate: nearest-exact supports 1 or 2 spatial dims, got ",
+                      spatial);
           return upsample_nearest3d(input, out_size, scales[0], scales[1], scales[2]);
         } else if constexpr (std::is_same_v<M, enumtype::kLinear>) {
           needs(1, "linear");
@@ -79,7 +90,8 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
           needs(3, "trilinear");
           return upsample_trilinear3d(input, out_size, align, scales[0], scales[1], scales[2]);
         } else {
-          NABLA_CHECK(false, "interpolate: mode ", M::name(), " is not implemented yet (nearest, nearest-exact, ",
+          NABLA_CHECK(false, "interpolate: mode ", M::name(),
+                      " is not implemented yet (nearest, nearest-exact, ",
                       "linear, bilinear and trilinear are)");
           return {};
         }
@@ -93,7 +105,8 @@ Tensor pixel_shuffle(const Tensor& input, int64_t r) {
   NABLA_CHECK(r > 0, "pixel_shuffle: upscale_factor must be positive, got ", r);
   const int64_t d = input.dim();
   const int64_t c = input.size(d - 3), h = input.size(d - 2), w = input.size(d - 1);
-  NABLA_CHECK(c % (r * r) == 0, "pixel_shuffle: channels (", c, ") must be divisible by upscale_factor^2 (", r * r, ")");
+  NABLA_CHECK(c % (r * r) == 0, "pixel_shuffle: channels (", c,
+              ") must be divisible by upscale_factor^2 (", r * r, ")");
   std::vector<int64_t> lead(input.sizes().begin(), input.sizes().end() - 3);
   std::vector<int64_t> s = lead;
   s.insert(s.end(), {c / (r * r), r, r, h, w});

@@ -12,21 +12,36 @@ void ReLU6Impl::pretty_print(std::ostream& s) const { s << "nabla::nn::ReLU6()";
 void LeakyReLUImpl::pretty_print(std::ostream& s) const {
   s << "nabla::nn::LeakyReLU(negative_slope=" << options.negative_slope() << ")";
 }
-void ELUImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::ELU(alpha=" << options.alpha() << ")"; }
-void SELUImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::SELU()"; }
-void CELUImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::CELU(alpha=" << options.alpha() << ")"; }
-void GELUImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::GELU(approximate=" << options.approximate() << ")"; }
-void GLUImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::GLU(dim=" << options.dim() << ")"; }
-void HardtanhImpl::pretty_print(std::ostream& s) const {
-  s << "nabla::nn::Hardtanh(min_val=" << options.min_val() << ", max_val=" << options.max_val() << ")";
+void ELUImpl::pretty_print(std::ostream& s) const {
+  s << "nabla::nn::ELU(alpha=" << options.alpha() << ")";
 }
-void HardshrinkImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::Hardshrink(" << options.lambda() << ")"; }
-void SoftshrinkImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::Softshrink(" << options.lambda() << ")"; }
+void SELUImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::SELU()"; }
+void CELUImpl::pretty_print(std::ostream& s) const {
+  s << "nabla::nn::CELU(alpha=" << options.alpha() << ")";
+}
+void GELUImpl::pretty_print(std::ostream& s) const {
+  s << "nabla::nn::GELU(approximate=" << options.approximate() << ")";
+}
+void GLUImpl::pretty_print(std::ostream& s) const {
+  s << "nabla::nn::GLU(dim=" << options.dim() << ")";
+}
+void HardtanhImpl::pretty_print(std::ostream& s) const {
+  s << "nabla::nn::Hardtanh(min_val=" << options.min_val() << ", max_val=" << options.max_val()
+    << ")";
+}
+void HardshrinkImpl::pretty_print(std::ostream& s) const {
+  s << "nabla::nn::Hardshrink(" << options.lambda() << ")";
+}
+void SoftshrinkImpl::pretty_print(std::ostream& s) const {
+  s << "nabla::nn::Softshrink(" << options.lambda() << ")";
+}
 void SoftplusImpl::pretty_print(std::ostream& s) const {
-  s << "nabla::nn::Softplus(beta=" << options.beta() << ", threshold=" << options.threshold() << ")";
+  s << "nabla::nn::Softplus(beta=" << options.beta() << ", threshold=" << options.threshold()
+    << ")";
 }
 void ThresholdImpl::pretty_print(std::ostream& s) const {
-  s << "nabla::nn::Threshold(threshold=" << options.threshold() << ", value=" << options.value() << ")";
+  s << "nabla::nn::Threshold(threshold=" << options.threshold() << ", value=" << options.value()
+    << ")";
 }
 void SigmoidImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::Sigmoid()"; }
 void TanhImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::Tanh()"; }
@@ -35,9 +50,15 @@ void MishImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::Mish()"; }
 void SoftsignImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::Softsign()"; }
 void TanhshrinkImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::Tanhshrink()"; }
 void LogSigmoidImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::LogSigmoid()"; }
-void SoftmaxImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::Softmax(dim=" << options.dim() << ")"; }
-void SoftminImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::Softmin(dim=" << options.dim() << ")"; }
-void LogSoftmaxImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::LogSoftmax(dim=" << options.dim() << ")"; }
+void SoftmaxImpl::pretty_print(std::ostream& s) const {
+  s << "nabla::nn::Softmax(dim=" << options.dim() << ")";
+}
+void SoftminImpl::pretty_print(std::ostream& s) const {
+  s << "nabla::nn::Softmin(dim=" << options.dim() << ")";
+}
+void LogSoftmaxImpl::pretty_print(std::ostream& s) const {
+  s << "nabla::nn::LogSoftmax(dim=" << options.dim() << ")";
+}
 void RReLUImpl::pretty_print(std::ostream& s) const {
   s << "nabla::nn::RReLU(lower=" << options.lower() << ", upper=" << options.upper() << ")";
 }
@@ -53,7 +74,8 @@ Tensor RReLUImpl::forward(Tensor input) {
 PReLUImpl::PReLUImpl(const PReLUOptions& options_) : options(options_) { reset(); }
 
 void PReLUImpl::reset() {
-  NABLA_CHECK(options.num_parameters() > 0, "PReLU: num_parameters must be positive, got ", options.num_parameters());
+  NABLA_CHECK(options.num_parameters() > 0, "PReLU: num_parameters must be positive, got ",
+              options.num_parameters());
   weight = register_parameter("weight", full({options.num_parameters()}, options.init()));
 }
 

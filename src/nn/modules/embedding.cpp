@@ -10,11 +10,12 @@ namespace nabla::nn {
 
 EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options_) : options(options_) {
   NABLA_CHECK(options.num_embeddings() > 0 && options.embedding_dim() > 0,
-              "Embedding: num_embeddings and embedding_dim must be positive, got ", options.num_embeddings(), " and ",
-              options.embedding_dim());
+              "Embedding: num_embeddings and embedding_dim must be positive, got ",
+              options.num_embeddings(), " and ", options.embedding_dim());
   if (auto p = options.padding_idx()) {
-    NABLA_CHECK(*p >= -options.num_embeddings() && *p < options.num_embeddings(), "Embedding: padding_idx ", *p,
-                " must be within num_embeddings (", options.num_embeddings(), ")");
+    NABLA_CHECK(*p >= -options.num_embeddings() && *p < options.num_embeddings(),
+                "Embedding: padding_idx ", *p, " must be within num_embeddings (",
+                options.num_embeddings(), ")");
     if (*p < 0) options.padding_idx(*p + options.num_embeddings());
   }
   reset();
@@ -22,13 +23,15 @@ EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options_) : options(options
 
 void EmbeddingImpl::reset() {
   if (options._weight().defined()) {
-    NABLA_CHECK(options._weight().dim() == 2 && options._weight().size(0) == options.num_embeddings() &&
+    NABLA_CHECK(options._weight().dim() == 2 &&
+                    options._weight().size(0) == options.num_embeddings() &&
                     options._weight().size(1) == options.embedding_dim(),
                 "Embedding: _weight of shape ", options._weight().sizes(), " does not match [",
                 options.num_embeddings(), ", ", options.embedding_dim(), "]");
     weight = register_parameter("weight", options._weight());
   } else {
-    weight = register_parameter("weight", empty({options.num_embeddings(), options.embedding_dim()}));
+    weight =
+        register_parameter("weight", empty({options.num_embeddings(), options.embedding_dim()}));
     reset_parameters();
   }
 }

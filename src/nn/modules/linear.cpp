@@ -41,15 +41,17 @@ void LinearImpl::pretty_print(std::ostream& stream) const {
 Tensor LinearImpl::forward(const Tensor& input) { return linear(input, weight, bias); }
 
 BilinearImpl::BilinearImpl(const BilinearOptions& options_) : options(options_) {
-  NABLA_CHECK(options.in1_features() > 0 && options.in2_features() > 0 && options.out_features() > 0,
-              "Bilinear: feature counts must be positive");
+  NABLA_CHECK(
+      options.in1_features() > 0 && options.in2_features() > 0 && options.out_features() > 0,
+      "Bilinear: feature counts must be positive");
   reset();
 }
 
 void BilinearImpl::reset() {
-  weight = register_parameter("weight",
-                              empty({options.out_features(), options.in1_features(), options.in2_features()}));
-  bias = register_parameter("bias", options.bias() ? empty({options.out_features()}) : Tensor(), options.bias());
+  weight = register_parameter(
+      "weight", empty({options.out_features(), options.in1_features(), options.in2_features()}));
+  bias = register_parameter("bias", options.bias() ? empty({options.out_features()}) : Tensor(),
+                            options.bias());
   const double bound = 1.0 / std::sqrt(static_cast<double>(options.in1_features()));
   init::uniform_(weight, -bound, bound);
   if (bias.defined()) init::uniform_(bias, -bound, bound);
@@ -57,8 +59,8 @@ void BilinearImpl::reset() {
 
 void BilinearImpl::pretty_print(std::ostream& stream) const {
   stream << std::boolalpha << "nabla::nn::Bilinear(in1_features=" << options.in1_features()
-         << ", in2_features=" << options.in2_features() << ", out_features=" << options.out_features()
-         << ", bias=" << options.bias() << ")";
+         << ", in2_features=" << options.in2_features()
+         << ", out_features=" << options.out_features() << ", bias=" << options.bias() << ")";
 }
 
 Tensor BilinearImpl::forward(const Tensor& input1, const Tensor& input2) {
@@ -70,15 +72,15 @@ void CosineSimilarityImpl::pretty_print(std::ostream& stream) const {
 }
 
 void PairwiseDistanceImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "nabla::nn::PairwiseDistance(p=" << options.p() << ", eps=" << options.eps()
-         << ", keepdim=" << options.keepdim() << ")";
+  stream << std::boolalpha << "nabla::nn::PairwiseDistance(p=" << options.p()
+         << ", eps=" << options.eps() << ", keepdim=" << options.keepdim() << ")";
 }
 
 void IdentityImpl::pretty_print(std::ostream& stream) const { stream << "nabla::nn::Identity()"; }
 
 void FlattenImpl::pretty_print(std::ostream& stream) const {
-  stream << "nabla::nn::Flatten(start_dim=" << options.start_dim() << ", end_dim=" << options.end_dim()
-         << ")";
+  stream << "nabla::nn::Flatten(start_dim=" << options.start_dim()
+         << ", end_dim=" << options.end_dim() << ")";
 }
 
 Tensor FlattenImpl::forward(const Tensor& input) {
@@ -87,7 +89,8 @@ Tensor FlattenImpl::forward(const Tensor& input) {
 
 void UnflattenImpl::pretty_print(std::ostream& stream) const {
   stream << "nabla::nn::Unflatten(dim=" << options.dim() << ", unflattened_size={";
-  for (size_t i = 0; i < options.sizes().size(); ++i) stream << (i ? ", " : "") << options.sizes()[i];
+  for (size_t i = 0; i < options.sizes().size(); ++i)
+    stream << (i ? ", " : "") << options.sizes()[i];
   stream << "})";
 }
 

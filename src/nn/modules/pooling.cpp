@@ -38,8 +38,14 @@ void MaxPool1dImpl::pretty_print(std::ostream& s) const { print_window(s, "MaxPo
 void MaxPool2dImpl::pretty_print(std::ostream& s) const { print_window(s, "MaxPool2d", options); }
 void AvgPool1dImpl::pretty_print(std::ostream& s) const { print_window(s, "AvgPool1d", options); }
 void AvgPool2dImpl::pretty_print(std::ostream& s) const { print_window(s, "AvgPool2d", options); }
-void AdaptiveAvgPool1dImpl::pretty_print(std::ostream& s) const { print_adaptive(s, "AdaptiveAvgPool1d", options); }
-void AdaptiveAvgPool2dImpl::pretty_print(std::ostream& s) const { print_adaptive(s, "AdaptiveAvgPool2d", options); }
-void AdaptiveMaxPool2dImpl::pretty_print(std::ostream& s) const { print_adaptive(s, "AdaptiveMaxPool2d", options); }
+void AdaptiveAvgPool1dImpl::pretty_print(std::ostream& s) const {
+  print_adaptive(s, "AdaptiveAvgPool1d", options);
+}
+void AdaptiveAvgPool2dImpl::pretty_print(std::ostream& s) const {
+  print_adaptive(s, "AdaptiveAvgPool2d", options);
+}
+void AdaptiveMaxPool2dImpl::pretty_print(std::ostream& s) const {
+  print_adaptive(s, "AdaptiveMaxPool2d", options);
+}
 
 }  // namespace nabla::nn

@@ -13,12 +13,21 @@ namespace nabla::nn {
 namespace detail {
 
 template <class Derived>
-RNNImplBase<Derived>::RNNImplBase(const char* kind, int64_t gates, int64_t input_size, int64_t hidden_size,
-                         int64_t num_layers, bool bias, bool batch_first, double dropout, bool bidirectional)
-    : kind_(kind), gates_(gates), input_size_(input_size), hidden_size_(hidden_size), num_layers_(num_layers),
-      bias_(bias), batch_first_(batch_first), dropout_(dropout), bidirectional_(bidirectional) {
-  NABLA_CHECK(input_size > 0 && hidden_size > 0 && num_layers > 0, kind, ": input_size, hidden_size and num_layers ",
-              "must be positive, got ", input_size, ", ", hidden_size, ", ", num_layers);
+RNNImplBase<Derived>::RNNImplBase(const char* kind, int64_t gates, int64_t input_size,
+                                  int64_t hidden_size, int64_t num_layers, bool bias,
+                                  bool batch_first, double dropout, bool bidirectional)
+    : kind_(kind),
+      gates_(gates),
+      input_size_(input_size),
+      hidden_size_(hidden_size),
+      num_layers_(num_layers),
+      bias_(bias),
+      batch_first_(batch_first),
+      dropout_(dropout),
+      bidirectional_(bidirectional) {
+  NABLA_CHECK(input_size > 0 && hidden_size > 0 && num_layers > 0, kind,
+              ": input_size, hidden_size and num_layers ", "must be positive, got ", input_size,
+              ", ", hidden_size, ", ", num_layers);
   NABLA_CHECK(dropout >= 0 && dropout <= 1, kind, ": dropout must be in [0, 1], got ", dropout);
   create_parameters();
 }
@@ -58,16 +67,18 @@ std::vector<Tensor> RNNImplBase<Derived>::flat_weights() const {
 
 template <class Derived>
 void RNNImplBase<Derived>::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "nabla::nn::" << kind_ << "(input_size=" << input_size_ << ", hidden_size=" << hidden_size_
-         << ", num_layers=" << num_layers_ << ", bias=" << bias_ << ", batch_first=" << batch_first_
-         << ", dropout=" << dropout_ << ", bidirectional=" << bidirectional_ << ")";
+  stream << std::boolalpha << "nabla::nn::" << kind_ << "(input_size=" << input_size_
+         << ", hidden_size=" << hidden_size_ << ", num_layers=" << num_layers_ << ", bias=" << bias_
+         << ", batch_first=" << batch_first_ << ", dropout=" << dropout_
+         << ", bidirectional=" << bidirectional_ << ")";
 }
 
 template <class Derived>
-RNNCellImplBase<Derived>::RNNCellImplBase(const char* kind, int64_t gates, int64_t input_size, int64_t hidden_size,
-                                          bool bias)
+RNNCellImplBase<Derived>::RNNCellImplBase(const char* kind, int64_t gates, int64_t input_size,
+                                          int64_t hidden_size, bool bias)
     : kind_(kind), gates_(gates), input_size_(input_size), hidden_size_(hidden_size), bias_(bias) {
-  NABLA_CHECK(input_size > 0 && hidden_size > 0, kind, ": input_size and hidden_size must be positive");
+  NABLA_CHECK(input_size > 0 && hidden_size > 0, kind,
+              ": input_size and hidden_size must be positive");
   reset();
 }
 
@@ -99,8 +110,9 @@ Tensor RNNCellImplBase<Derived>::state_or_zeros(const Tensor& input, const Tenso
   if (hx.defined()) return hx;
   NABLA_CHECK(input.defined() && (input.dim() == 1 || input.dim() == 2), kind_,
               ": input must be 1-d or 2-d, got ", input.defined() ? input.dim() : 0, " dims");
-  return input.dim() == 1 ? zeros({hidden_size_}, TensorOptions(input.scalar_type()))
-                          : zeros({input.size(0), hidden_size_}, TensorOptions(input.scalar_type()));
+  return input.dim() == 1
+             ? zeros({hidden_size_}, TensorOptions(input.scalar_type()))
+             : zeros({input.size(0), hidden_size_}, TensorOptions(input.scalar_type()));
 }
 
 template class RNNImplBase<RNNImpl>;
@@ -113,38 +125,41 @@ template class RNNCellImplBase<GRUCellImpl>;
 }  // namespace detail
 
 RNNImpl::RNNImpl(const RNNOptions& o)
-    : RNNImplBase("RNN", 1, o.input_size(), o.hidden_size(), o.num_layers(), o.bias(), o.batch_first(), o.dropout(),
-                  o.bidirectional()),
+    : RNNImplBase("RNN", 1, o.input_size(), o.hidden_size(), o.num_layers(), o.bias(),
+                  o.batch_first(), o.dropout(), o.bidirectional()),
       options(o) {}
 
 std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, Tensor hx) {
   const auto w = flat_weights();
   if (std::holds_alternative<enumtype::kReLU>(options.nonlinearity()))
-    return rnn_relu(input, hx, w, bias_, num_layers_, dropout_, is_training(), bidirectional_, batch_first_);
-  return rnn_tanh(input, hx, w, bias_, num_layers_, dropout_, is_training(), bidirectional_, batch_first_);
+    return rnn_relu(input, hx, w, bias_, num_layers_, dropout_, is_training(), bidirectional_,
+                    batch_first_);
+  return rnn_tanh(input, hx, w, bias_, num_layers_, dropout_, is_training(), bidirectional_,
+                  batch_first_);
 }
 
 LSTMImpl::LSTMImpl(const LSTMOptions& o)
-    : RNNImplBase("LSTM", 4, o.input_size(), o.hidden_size(), o.num_layers(), o.bias(), o.batch_first(), o.dropout(),
-                  o.bidirectional()),
+    : RNNImplBase("LSTM", 4, o.input_size(), o.hidden_size(), o.num_layers(), o.bias(),
+                  o.batch_first(), o.dropout(), o.bidirectional()),
       options(o) {}
 
-std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(const Tensor& input,
-                                                                 optional<std::tuple<Tensor, Tensor>> hx) {
+std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(
+    const Tensor& input, optional<std::tuple<Tensor, Tensor>> hx) {
   std::vector<Tensor> state;
   if (hx) state = {std::get<0>(*hx), std::get<1>(*hx)};
-  auto [out, h, c] =
-      lstm(input, state, flat_weights(), bias_, num_layers_, dropout_, is_training(), bidirectional_, batch_first_);
+  auto [out, h, c] = lstm(input, state, flat_weights(), bias_, num_layers_, dropout_, is_training(),
+                          bidirectional_, batch_first_);
   return {out, {h, c}};
 }
 
 GRUImpl::GRUImpl(const GRUOptions& o)
-    : RNNImplBase("GRU", 3, o.input_size(), o.hidden_size(), o.num_layers(), o.bias(), o.batch_first(), o.dropout(),
-                  o.bidirectional()),
+    : RNNImplBase("GRU", 3, o.input_size(), o.hidden_size(), o.num_layers(), o.bias(),
+                  o.batch_first(), o.dropout(), o.bidirectional()),
       options(o) {}
 
 std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, Tensor hx) {
-  return gru(input, hx, flat_weights(), bias_, num_layers_, dropout_, is_training(), bidirectional_, batch_first_);
+  return gru(input, hx, flat_weights(), bias_, num_layers_, dropout_, is_training(), bidirectional_,
+             batch_first_);
 }
 
 RNNCellImpl::RNNCellImpl(const RNNCellOptions& o)
@@ -160,7 +175,8 @@ Tensor RNNCellImpl::forward(const Tensor& input, Tensor hx) {
 LSTMCellImpl::LSTMCellImpl(const LSTMCellOptions& o)
     : RNNCellImplBase("LSTMCell", 4, o.input_size(), o.hidden_size(), o.bias()), options(o) {}
 
-std::tuple<Tensor, Tensor> LSTMCellImpl::forward(const Tensor& input, optional<std::tuple<Tensor, Tensor>> hx) {
+std::tuple<Tensor, Tensor> LSTMCellImpl::forward(const Tensor& input,
+                                                 optional<std::tuple<Tensor, Tensor>> hx) {
   Tensor h = hx ? std::get<0>(*hx) : state_or_zeros(input, {});
   Tensor c = hx ? std::get<1>(*hx) : state_or_zeros(input, {});
   return lstm_cell(input, std::vector<Tensor>{h, c}, weight_ih, weight_hh, bias_ih, bias_hh);

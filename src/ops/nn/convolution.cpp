@@ -154,8 +154,9 @@ Tensor conv2d_impl(const char* op, const Tensor& input, const Tensor& weight, co
       (x.size(2) + 2 * a.padding[0] - a.dilation[0] * (kh - 1) - 1) / a.stride[0] + 1;
   const int64_t ow =
       (x.size(3) + 2 * a.padding[1] - a.dilation[1] * (kw - 1) - 1) / a.stride[1] + 1;
-  const WindowGeometry g{x.size(2),      x.size(3),      kh, kw, a.stride[0], a.stride[1],
-                         a.padding[0],   a.padding[1],   a.dilation[0], a.dilation[1], oh, ow};
+  const WindowGeometry g{x.size(2),     x.size(3),     kh,           kw,
+                         a.stride[0],   a.stride[1],   a.padding[0], a.padding[1],
+                         a.dilation[0], a.dilation[1], oh,           ow};
   if (Tensor direct = direct_conv2d(x, weight, bias, g, groups); direct.defined())
     return batched ? direct : direct.squeeze(0);
   const int64_t k = weight.size(1) * kh * kw, positions = oh * ow;

@@ -28,18 +28,22 @@ void check_p(double p, const char* op) {
 Tensor keep_mask(const Tensor& input, double p, bool feature, const char* op) {
   std::vector<int64_t> shape = input.sizes().vec();
   if (feature) {
-    NABLA_CHECK(input.dim() >= 2, op, ": feature dropout requires at least 2 dimensions in the "
-                "input [N, C, *], got sizes ", input.sizes());
+    NABLA_CHECK(input.dim() >= 2, op,
+                ": feature dropout requires at least 2 dimensions in the "
+                "input [N, C, *], got sizes ",
+                input.sizes());
     for (size_t d = 2; d < shape.size(); ++d) shape[d] = 1;
   }
   return empty(shape, TensorOptions(input.scalar_type()).device(input.device())).bernoulli_(1 - p);
 }
 
-Tensor dropout_impl(const Tensor& input, double p, bool train, bool feature, bool alpha, const char* op) {
+Tensor dropout_impl(const Tensor& input, double p, bool train, bool feature, bool alpha,
+                    const char* op) {
   ops::check_defined(input, op);
   check_p(p, op);
   if (!train || p == 0 || input.numel() == 0) return input;
-  NABLA_CHECK(input.is_floating_point(), op, ": expected a floating point input, got ", input.scalar_type());
+  NABLA_CHECK(input.is_floating_point(), op, ": expected a floating point input, got ",
+              input.scalar_type());
   if (p == 1) return input * zeros_like(input);  // every variant: zeros, graph kept
   Tensor keep = keep_mask(input, p, feature, op);
   if (alpha) {
@@ -66,12 +70,14 @@ Tensor dropout_impl(const Tensor& input, double p, bool train, bool feature, boo
 
 // In place: computed out of place, then written into self (with its history when it
 // takes part in autograd).
-const Tensor& inplace(const Tensor& self, double p, bool train, bool feature, bool alpha, const char* op) {
+const Tensor& inplace(const Tensor& self, double p, bool train, bool feature, bool alpha,
+                      const char* op) {
   ops::check_defined(self, op);
   check_p(p, op);
   if (!train || p == 0 || self.numel() == 0) return self;
   if (autograd::any_requires_grad(self))
-    return ops::assign_with_history(self, dropout_impl(self.clone(), p, train, feature, alpha, op), op);
+    return ops::assign_with_history(self, dropout_impl(self.clone(), p, train, feature, alpha, op),
+                                    op);
   Tensor r = dropout_impl(self, p, train, feature, alpha, op);
   self.copy_(r);
   return self;

@@ -24,7 +24,8 @@ variable_list embedding_bw(FormulaNode& n, const variable_list& g) {
   const int64_t V = n.list[0], D = n.list[1];
   Tensor g2 = g[0].reshape({idx.numel(), D});
   if (n.flag) {
-    Tensor counts = zeros({V}, g2.options()).index_put({idx}, ones({idx.numel()}, g2.options()), true);
+    Tensor counts =
+        zeros({V}, g2.options()).index_put({idx}, ones({idx.numel()}, g2.options()), true);
     g2 = g2 / counts.index_select(0, idx).unsqueeze(1);
   }
   if (n.dim >= 0) g2 = g2 * (idx != n.dim).to(g2.scalar_type()).unsqueeze(1);
@@ -51,9 +52,10 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
                  bool scale_grad_by_freq, bool sparse) {
   const char* op = "embedding";
   ops::check_defined(weight, op);
-  NABLA_CHECK(weight.dim() == 2, op, ": weight must be 2-D [num_embeddings, embedding_dim], got sizes ",
-              weight.sizes());
-  NABLA_CHECK(!sparse, op, ": sparse gradients are not supported (nabla has no sparse tensors); "
+  NABLA_CHECK(weight.dim() == 2, op,
+              ": weight must be 2-D [num_embeddings, embedding_dim], got sizes ", weight.sizes());
+  NABLA_CHECK(!sparse, op,
+              ": sparse gradients are not supported (nabla has no sparse tensors); "
               "use sparse = false");
   const int64_t V = weight.size(0), D = weight.size(1);
   Tensor idx = checked_indices(indices, V, op);
@@ -98,8 +100,10 @@ const Tensor& embedding_renorm_(const Tensor& self, const Tensor& indices, doubl
 Tensor one_hot(const Tensor& self, int64_t num_classes) {
   const char* op = "one_hot";
   ops::check_defined(self, op);
-  NABLA_CHECK(self.scalar_type() == kLong, op, ": one_hot is only applicable to index tensors "
-              "(int64), got ", self.scalar_type());
+  NABLA_CHECK(self.scalar_type() == kLong, op,
+              ": one_hot is only applicable to index tensors "
+              "(int64), got ",
+              self.scalar_type());
   if (self.numel() == 0) {
     NABLA_CHECK(num_classes > 0, op, ": can not infer total number of classes from empty tensor");
   } else {

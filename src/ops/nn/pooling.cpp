@@ -25,10 +25,11 @@ struct Pool2d {
   int64_t oh, ow;
 };
 
-std::vector<int64_t> two(const char* op, const char* what, IntArrayRef v, IntArrayRef fallback = {}) {
+std::vector<int64_t> two(const char* op, const char* what, IntArrayRef v,
+                         IntArrayRef fallback = {}) {
   if (v.empty()) v = fallback;
-  NABLA_CHECK(v.size() == 1 || v.size() == 2, op, ": ", what, " must be a single int or a pair, got ", v.size(),
-              " values");
+  NABLA_CHECK(v.size() == 1 || v.size() == 2, op, ": ", what,
+              " must be a single int or a pair, got ", v.size(), " values");
   return v.size() == 2 ? std::vector<int64_t>{v[0], v[1]} : std::vector<int64_t>{v[0], v[0]};
 }
 
@@ -40,32 +41,35 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bo
   return out;
 }
 
-Pool2d pool_geometry(const char* op, const Tensor& x, IntArrayRef kernel, IntArrayRef stride, IntArrayRef padding,
-                     IntArrayRef dilation, bool ceil_mode, bool max_pool) {
-  auto k = two(op, "kernel_size", kernel), s = two(op, "stride", stride, kernel), p = two(op, "padding", padding),
-       d = two(op, "dilation", dilation);
+Pool2d pool_geometry(const char* op, const Tensor& x, IntArrayRef kernel, IntArrayRef stride,
+                     IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, bool max_pool) {
+  auto k = two(op, "kernel_size", kernel), s = two(op, "stride", stride, kernel),
+       p = two(op, "padding", padding), d = two(op, "dilation", dilation);
   NABLA_CHECK(k[0] > 0 && k[1] > 0, op, ": kernel_size must be greater than zero, got ", kernel);
   NABLA_CHECK(s[0] > 0 && s[1] > 0, op, ": stride must be greater than zero, got ", stride);
   NABLA_CHECK(d[0] > 0 && d[1] > 0, op, ": dilation must be greater than zero, got ", dilation);
   for (int i = 0; i < 2; ++i) {
     const int64_t limit = max_pool ? ((k[i] - 1) * d[i] + 1) / 2 : k[i] / 2;
-    NABLA_CHECK(p[i] >= 0 && p[i] <= limit, op, ": pad should be at most half of ", max_pool ? "effective " : "",
-                "kernel size, but got pad=", p[i], " and kernel_size=", k[i]);
+    NABLA_CHECK(p[i] >= 0 && p[i] <= limit, op, ": pad should be at most half of ",
+                max_pool ? "effective " : "", "kernel size, but got pad=", p[i],
+                " and kernel_size=", k[i]);
   }
   Pool2d g{k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], 0, 0};
   const int64_t h = x.size(-2), w = x.size(-1);
   g.oh = pooled_size(h, k[0], p[0], s[0], d[0], ceil_mode);
   g.ow = pooled_size(w, k[1], p[1], s[1], d[1], ceil_mode);
-  NABLA_CHECK(g.oh > 0 && g.ow > 0, op, ": given input size ", x.sizes(), ", calculated output size (", g.oh, " x ",
-              g.ow, ") is too small");
+  NABLA_CHECK(g.oh > 0 && g.ow > 0, op, ": given input size ", x.sizes(),
+              ", calculated output size (", g.oh, " x ", g.ow, ") is too small");
   return g;
 }
 
 void check_input(const char* op, const Tensor& input) {
   NABLA_CHECK(input.defined() && (input.dim() == 3 || input.dim() == 4), op,
-              ": expected 3-d (unbatched) or 4-d (batched) input, got ", input.defined() ? input.dim() : 0,
-              " dims (sizes ", input.defined() ? input.sizes().vec() : std::vector<int64_t>{}, ")");
-  NABLA_CHECK(input.size(-1) > 0 && input.size(-2) > 0, op, ": expected non-empty spatial dims, got ", input.sizes());
+              ": expected 3-d (unbatched) or 4-d (batched) input, got ",
+              input.defined() ? input.dim() : 0, " dims (sizes ",
+              input.defined() ? input.sizes().vec() : std::vector<int64_t>{}, ")");
+  NABLA_CHECK(input.size(-1) > 0 && input.size(-2) > 0, op,
+              ": expected non-empty spatial dims, got ", input.sizes());
 }
 
 // [planes, K, L] windows of `x` ([..., H, W]) padded with `fill` to the windows' extent.
@@ -110,13 +114,15 @@ const autograd::Formula kMaxPool{"MaxPool2DWithIndicesBackward0", max_pool_bw};
 
 }  // namespace
 
-std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
-                                                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size,
+                                                   IntArrayRef stride, IntArrayRef padding,
+                                                   IntArrayRef dilation, bool ceil_mode) {
   const char* op = "max_pool2d";
   check_input(op, input);
-  NABLA_CHECK(input.scalar_type() != kBool && input.scalar_type() != kInt, op, ": unsupported dtype ",
-              input.scalar_type());
-  const Pool2d g = pool_geometry(op, input, kernel_size, stride, padding, dilation, ceil_mode, true);
+  NABLA_CHECK(input.scalar_type() != kBool && input.scalar_type() != kInt, op,
+              ": unsupported dtype ", input.scalar_type());
+  const Pool2d g =
+      pool_geometry(op, input, kernel_size, stride, padding, dilation, ceil_mode, true);
   const int64_t h = input.size(-2), w = input.size(-1);
   Tensor x = input.reshape({-1, 1, h, w}).contiguous();
   const auto shape = out_shape(input, g.oh, g.ow);
@@ -126,8 +132,9 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
   Tensor values = empty(flat_out, TensorOptions(input.scalar_type()));
   Tensor indices = empty(flat_out, TensorOptions(kLong));
   if (values.numel() > 0)
-    backend_for(x).max_pool2d(values.view(shape), indices.view(shape), x.detach(),
-                              WindowGeometry{h, w, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow});
+    backend_for(x).max_pool2d(
+        values.view(shape), indices.view(shape), x.detach(),
+        WindowGeometry{h, w, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow});
   Tensor out = values.view(shape), idx = indices.view(shape);
   if (autograd::any_requires_grad(input)) {
     auto node = autograd::make_node(kMaxPool, {&input});
@@ -138,24 +145,29 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
   return {out, idx};
 }
 
-Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                  IntArrayRef dilation, bool ceil_mode) {
-  return std::get<0>(max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode));
+Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                  IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return std::get<0>(
+      max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode));
 }
 
-Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                  IntArrayRef dilation, bool ceil_mode) {
-  NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3), "max_pool1d: expected 2-d or 3-d input, got ",
-              input.defined() ? input.dim() : 0, " dims");
-  auto one = [](IntArrayRef v, int64_t dflt) { return std::vector<int64_t>{1, v.empty() ? dflt : v[0]}; };
+Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                  IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
+              "max_pool1d: expected 2-d or 3-d input, got ", input.defined() ? input.dim() : 0,
+              " dims");
+  auto one = [](IntArrayRef v, int64_t dflt) {
+    return std::vector<int64_t>{1, v.empty() ? dflt : v[0]};
+  };
   NABLA_CHECK(kernel_size.size() == 1, "max_pool1d: kernel_size must be a single int");
-  return max_pool2d(input.unsqueeze(-2), one(kernel_size, 1), one(stride, kernel_size[0]), {0, padding.empty() ? 0 : padding[0]},
-                    one(dilation, 1), ceil_mode)
+  return max_pool2d(input.unsqueeze(-2), one(kernel_size, 1), one(stride, kernel_size[0]),
+                    {0, padding.empty() ? 0 : padding[0]}, one(dilation, 1), ceil_mode)
       .squeeze(-2);
 }
 
-Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                  bool ceil_mode, bool count_include_pad, optional<int64_t> divisor_override) {
+Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                  IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                  optional<int64_t> divisor_override) {
   const char* op = "avg_pool2d";
   check_input(op, input);
   NABLA_CHECK(input.is_floating_point(), op, ": input must be floating, got ", input.scalar_type());
@@ -174,7 +186,7 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
       ws = std::max<int64_t>(ws, 0);
       he = std::min(he, h);
       we = std::min(we, w);
-      divisor.push_back(divisor_override ? static_cast<double>(*divisor_override)
+      divisor.push_back(divisor_override    ? static_cast<double>(*divisor_override)
                         : count_include_pad ? static_cast<double>(pool)
                                             : static_cast<double>((he - hs) * (we - ws)));
     }
@@ -182,12 +194,14 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   return (sums / div).view(out_shape(input, g.oh, g.ow));
 }
 
-Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                  bool ceil_mode, bool count_include_pad) {
-  NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3), "avg_pool1d: expected 2-d or 3-d input, got ",
-              input.defined() ? input.dim() : 0, " dims");
+Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                  IntArrayRef padding, bool ceil_mode, bool count_include_pad) {
+  NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
+              "avg_pool1d: expected 2-d or 3-d input, got ", input.defined() ? input.dim() : 0,
+              " dims");
   NABLA_CHECK(kernel_size.size() == 1, "avg_pool1d: kernel_size must be a single int");
-  return avg_pool2d(input.unsqueeze(-2), {1, kernel_size[0]}, {1, stride.empty() ? kernel_size[0] : stride[0]},
+  return avg_pool2d(input.unsqueeze(-2), {1, kernel_size[0]},
+                    {1, stride.empty() ? kernel_size[0] : stride[0]},
                     {0, padding.empty() ? 0 : padding[0]}, ceil_mode, count_include_pad)
       .squeeze(-2);
 }
@@ -199,15 +213,16 @@ Tensor averaging_matrix(int64_t out, int64_t n, ScalarType dtype) {
   std::vector<double> m(static_cast<size_t>(out * n), 0.0);
   for (int64_t i = 0; i < out; ++i) {
     const int64_t start = (i * n) / out, end = ((i + 1) * n + out - 1) / out;
-    for (int64_t j = start; j < end; ++j) m[static_cast<size_t>(i * n + j)] = 1.0 / static_cast<double>(end - start);
+    for (int64_t j = start; j < end; ++j)
+      m[static_cast<size_t>(i * n + j)] = 1.0 / static_cast<double>(end - start);
   }
   return tensor(m, kDouble).view({out, n}).to(dtype);
 }
 
 std::vector<int64_t> adaptive_size(const char* op, const Tensor& input, IntArrayRef output_size) {
   check_input(op, input);
-  NABLA_CHECK(output_size.size() == 2 || output_size.size() == 1, op, ": output_size must have 2 elements, got ",
-              output_size.size());
+  NABLA_CHECK(output_size.size() == 2 || output_size.size() == 1, op,
+              ": output_size must have 2 elements, got ", output_size.size());
   auto o = output_size.size() == 2 ? std::vector<int64_t>{output_size[0], output_size[1]}
                                    : std::vector<int64_t>{output_size[0], output_size[0]};
   NABLA_CHECK(o[0] > 0 && o[1] > 0, op, ": output_size must be positive, got ", output_size);
@@ -218,16 +233,19 @@ std::vector<int64_t> adaptive_size(const char* op, const Tensor& input, IntArray
 
 Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   const auto o = adaptive_size("adaptive_avg_pool2d", input, output_size);
-  NABLA_CHECK(input.is_floating_point(), "adaptive_avg_pool2d: input must be floating, got ", input.scalar_type());
+  NABLA_CHECK(input.is_floating_point(), "adaptive_avg_pool2d: input must be floating, got ",
+              input.scalar_type());
   Tensor rows = averaging_matrix(o[0], input.size(-2), input.scalar_type());
   Tensor cols = averaging_matrix(o[1], input.size(-1), input.scalar_type());
   return matmul(matmul(rows, input), cols.t());
 }
 
 Tensor adaptive_avg_pool1d(const Tensor& input, IntArrayRef output_size) {
-  NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3), "adaptive_avg_pool1d: expected 2-d or 3-d ",
-              "input, got ", input.defined() ? input.dim() : 0, " dims");
-  NABLA_CHECK(output_size.size() == 1 && output_size[0] > 0, "adaptive_avg_pool1d: output_size must be one positive int");
+  NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
+              "adaptive_avg_pool1d: expected 2-d or 3-d ", "input, got ",
+              input.defined() ? input.dim() : 0, " dims");
+  NABLA_CHECK(output_size.size() == 1 && output_size[0] > 0,
+              "adaptive_avg_pool1d: output_size must be one positive int");
   NABLA_CHECK(input.size(-1) > 0, "adaptive_avg_pool1d: empty input");
   return matmul(input, averaging_matrix(output_size[0], input.size(-1), input.scalar_type()).t());
 }

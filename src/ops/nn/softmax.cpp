@@ -15,7 +15,8 @@ using autograd::variable_list;
 // First order (no create_graph): one fused kernel pass over (g, y).
 Tensor fused_backward(const Tensor& g, const Tensor& y, int64_t dim, bool log) {
   Tensor gi = ops::empty_tensor(y.sizes(), y.scalar_type(), y.device());
-  backend_for(y).softmax_backward(gi, ops::cast(g, y.scalar_type()).contiguous(), y.contiguous(), dim, log);
+  backend_for(y).softmax_backward(gi, ops::cast(g, y.scalar_type()).contiguous(), y.contiguous(),
+                                  dim, log);
   return gi;
 }
 
@@ -40,8 +41,10 @@ Tensor softmax_impl(const Tensor& input, int64_t dim, optional<ScalarType> dtype
   const char* op = log ? "log_softmax" : "softmax";
   ops::check_defined(input, op);
   Tensor x = dtype ? input.to(*dtype) : input;
-  NABLA_CHECK(x.is_floating_point(), op, ": expected a floating point input (or a dtype "
-              "argument to convert to), got ", x.scalar_type());
+  NABLA_CHECK(x.is_floating_point(), op,
+              ": expected a floating point input (or a dtype "
+              "argument to convert to), got ",
+              x.scalar_type());
   const int64_t d = ops::wrap_dim(dim, x.dim(), op);
   Tensor out = ops::empty_tensor(x.sizes(), x.scalar_type(), x.device());
   backend_for(x).softmax(out, x.contiguous(), d, log);

@@ -6,10 +6,11 @@
 
 namespace nabla::ops {
 
-Tensor im2col_batch_inner(const Tensor& x, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
-                          IntArrayRef stride);
+Tensor im2col_batch_inner(const Tensor& x, IntArrayRef kernel_size, IntArrayRef dilation,
+                          IntArrayRef padding, IntArrayRef stride);
 /// cols [C * kh * kw, N * L] -> [N, C, output_size...].
-Tensor col2im_batch_inner(const Tensor& cols, int64_t batch, IntArrayRef output_size, IntArrayRef kernel_size,
-                          IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride);
+Tensor col2im_batch_inner(const Tensor& cols, int64_t batch, IntArrayRef output_size,
+                          IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
+                          IntArrayRef stride);
 
 }  // namespace nabla::ops

@@ -6,7 +6,8 @@
 
 namespace nabla {
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim = 1, double eps = 1e-8);
-Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2, double eps = 1e-6, bool keepdim = false);
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2, double eps = 1e-6,
+                         bool keepdim = false);
 }  // namespace nabla
 
 namespace nabla::nn {
@@ -22,7 +23,9 @@ struct PairwiseDistanceOptions {
 namespace functional {
 using CosineSimilarityFuncOptions = CosineSimilarityOptions;
 using PairwiseDistanceFuncOptions = PairwiseDistanceOptions;
-Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, const CosineSimilarityFuncOptions& options = {});
-Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, const PairwiseDistanceFuncOptions& options = {});
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2,
+                         const CosineSimilarityFuncOptions& options = {});
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2,
+                         const PairwiseDistanceFuncOptions& options = {});
 }  // namespace functional
 }  // namespace nabla::nn

@@ -9,6 +9,7 @@ namespace nabla::nn::functional {
 Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1);
 /// With max_norm, the looked-up rows of `weight` are first renormalized in place (under
 /// no_grad), as LibTorch does.
-Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options = {});
+Tensor embedding(const Tensor& input, const Tensor& weight,
+                 const EmbeddingFuncOptions& options = {});
 
 }  // namespace nabla::nn::functional

@@ -4,10 +4,12 @@
 #include "nabla/core/tensor.h"
 
 namespace nabla {
-Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias = {});
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight,
+                const Tensor& bias = {});
 }  // namespace nabla
 
 namespace nabla::nn::functional {
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
-Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias = {});
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight,
+                const Tensor& bias = {});
 }  // namespace nabla::nn::functional

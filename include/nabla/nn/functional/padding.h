@@ -12,7 +12,8 @@
 namespace nabla::nn::functional {
 
 struct PadFuncOptions {
-  using mode_t = std::variant<enumtype::kConstant, enumtype::kReflect, enumtype::kReplicate, enumtype::kCircular>;
+  using mode_t = std::variant<enumtype::kConstant, enumtype::kReflect, enumtype::kReplicate,
+                              enumtype::kCircular>;
   PadFuncOptions(std::vector<int64_t> pad) : pad_(std::move(pad)) {}  // NOLINT
   NABLA_ARG(std::vector<int64_t>, pad);
   NABLA_ARG(mode_t, mode) = enumtype::kConstant{};

@@ -11,7 +11,8 @@ namespace nabla::nn {
 
 template <size_t D>
 struct MaxPoolOptions {
-  MaxPoolOptions(ExpandingArray<D> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}  // NOLINT
+  MaxPoolOptions(ExpandingArray<D> kernel_size)
+      : kernel_size_(kernel_size), stride_(kernel_size) {}  // NOLINT
   NABLA_ARG(ExpandingArray<D>, kernel_size);
   NABLA_ARG(ExpandingArray<D>, stride);  // defaults to kernel_size
   NABLA_ARG(ExpandingArray<D>, padding) = 0;
@@ -23,7 +24,8 @@ using MaxPool2dOptions = MaxPoolOptions<2>;
 
 template <size_t D>
 struct AvgPoolOptions {
-  AvgPoolOptions(ExpandingArray<D> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}  // NOLINT
+  AvgPoolOptions(ExpandingArray<D> kernel_size)
+      : kernel_size_(kernel_size), stride_(kernel_size) {}  // NOLINT
   NABLA_ARG(ExpandingArray<D>, kernel_size);
   NABLA_ARG(ExpandingArray<D>, stride);
   NABLA_ARG(ExpandingArray<D>, padding) = 0;
@@ -54,13 +56,14 @@ using AdaptiveMaxPool2dFuncOptions = AdaptiveMaxPool2dOptions;
 
 Tensor max_pool1d(const Tensor& input, const MaxPool1dFuncOptions& options);
 Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& options);
-std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const MaxPool2dFuncOptions& options);
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input,
+                                                   const MaxPool2dFuncOptions& options);
 Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& options);
 Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& options);
 Tensor adaptive_avg_pool1d(const Tensor& input, const AdaptiveAvgPool1dFuncOptions& options);
 Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptions& options);
-std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
-                                                            const AdaptiveMaxPool2dFuncOptions& options);
+std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(
+    const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options);
 Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options);
 }  // namespace functional
 

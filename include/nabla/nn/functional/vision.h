@@ -15,8 +15,9 @@
 namespace nabla::nn::functional {
 
 struct InterpolateFuncOptions {
-  using mode_t = std::variant<enumtype::kNearest, enumtype::kLinear, enumtype::kBilinear, enumtype::kBicubic,
-                              enumtype::kTrilinear, enumtype::kArea, enumtype::kNearestExact>;
+  using mode_t =
+      std::variant<enumtype::kNearest, enumtype::kLinear, enumtype::kBilinear, enumtype::kBicubic,
+                   enumtype::kTrilinear, enumtype::kArea, enumtype::kNearestExact>;
   NABLA_ARG(optional<std::vector<int64_t>>, size) = nullopt;
   NABLA_ARG(optional<std::vector<double>>, scale_factor) = nullopt;
   NABLA_ARG(mode_t, mode) = enumtype::kNearest{};

@@ -9,25 +9,25 @@
 namespace nabla::nn {
 
 /// An activation configured by options (`Name(NameOptions().x(...))`).
-#define NABLA_ACTIVATION(Name, Options, call)                                             \
-  class Name##Impl : public Cloneable<Name##Impl> {                                       \
-   public:                                                                                \
-    explicit Name##Impl(const Options& options = {}) : options(options) {}                \
-    void reset() override {}                                                              \
+#define NABLA_ACTIVATION(Name, Options, call)                                            \
+  class Name##Impl : public Cloneable<Name##Impl> {                                      \
+   public:                                                                               \
+    explicit Name##Impl(const Options& options = {}) : options(options) {}               \
+    void reset() override {}                                                             \
     void pretty_print(std::ostream& stream) const override;                              \
-    Tensor forward(Tensor input) { return functional::call(std::move(input), options); }  \
-    Options options;                                                                      \
-  };                                                                                      \
+    Tensor forward(Tensor input) { return functional::call(std::move(input), options); } \
+    Options options;                                                                     \
+  };                                                                                     \
   NABLA_MODULE(Name)
 
 /// An activation without options.
-#define NABLA_PLAIN_ACTIVATION(Name, expr)                                    \
-  class Name##Impl : public Cloneable<Name##Impl> {                           \
-   public:                                                                    \
-    void reset() override {}                                                  \
-    void pretty_print(std::ostream& stream) const override;                  \
-    Tensor forward(const Tensor& input) { return expr; }                      \
-  };                                                                          \
+#define NABLA_PLAIN_ACTIVATION(Name, expr)                  \
+  class Name##Impl : public Cloneable<Name##Impl> {         \
+   public:                                                  \
+    void reset() override {}                                \
+    void pretty_print(std::ostream& stream) const override; \
+    Tensor forward(const Tensor& input) { return expr; }    \
+  };                                                        \
   NABLA_MODULE(Name)
 
 NABLA_ACTIVATION(ReLU, ReLUOptions, relu);

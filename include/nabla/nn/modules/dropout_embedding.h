@@ -6,23 +6,29 @@
 
 namespace nabla::nn {
 
-#define NABLA_DROPOUT_MODULE(Name, Options, call, FuncOptions)                                         \
-  class Name##Impl : public Cloneable<Name##Impl> {                                                    \
-   public:                                                                                             \
-    explicit Name##Impl(const Options& options = {}) : options(options) { reset(); }                  \
-    void reset() override {                                                                            \
-      NABLA_CHECK(options.p() >= 0 && options.p() <= 1, #Name ": dropout probability has to be between " \
-                  "0 and 1, but got ", options.p());                                                   \
-    }                                                                                                  \
-    void pretty_print(std::ostream& stream) const override {                                          \
-      stream << std::boolalpha << "nabla::nn::" #Name "(p=" << options.p() << ", inplace=" << options.inplace() << ")"; \
-    }                                                                                                  \
-    Tensor forward(Tensor input) {                                                                     \
-      return functional::call(std::move(input),                                                       \
-                              functional::FuncOptions().p(options.p()).training(is_training()).inplace(options.inplace())); \
-    }                                                                                                  \
-    Options options;                                                                                   \
-  };                                                                                                   \
+#define NABLA_DROPOUT_MODULE(Name, Options, call, FuncOptions)                       \
+  class Name##Impl : public Cloneable<Name##Impl> {                                  \
+   public:                                                                           \
+    explicit Name##Impl(const Options& options = {}) : options(options) { reset(); } \
+    void reset() override {                                                          \
+      NABLA_CHECK(options.p() >= 0 && options.p() <= 1,                              \
+                  #Name                                                              \
+                  ": dropout probability has to be between "                         \
+                  "0 and 1, but got ",                                               \
+                  options.p());                                                      \
+    }                                                                                \
+    void pretty_print(std::ostream& stream) const override {                         \
+      stream << std::boolalpha << "nabla::nn::" #Name "(p=" << options.p()           \
+             << ", inplace=" << options.inplace() << ")";                            \
+    }                                                                                \
+    Tensor forward(Tensor input) {                                                   \
+      return functional::call(std::move(input), functional::FuncOptions()            \
+                                                    .p(options.p())                  \
+                                                    .training(is_training())         \
+                                                    .inplace(options.inplace()));    \
+    }                                                                                \
+    Options options;                                                                 \
+  };                                                                                 \
   NABLA_MODULE(Name)
 
 NABLA_DROPOUT_MODULE(Dropout, DropoutOptions, dropout, DropoutFuncOptions);

@@ -28,7 +28,8 @@ NABLA_MODULE(Linear);
 /// y = x1^T W x2 + b; W [out, in1, in2] and b uniform in ±1/sqrt(in1) as PyTorch's.
 class BilinearImpl : public Cloneable<BilinearImpl> {
  public:
-  BilinearImpl(int64_t in1, int64_t in2, int64_t out) : BilinearImpl(BilinearOptions(in1, in2, out)) {}
+  BilinearImpl(int64_t in1, int64_t in2, int64_t out)
+      : BilinearImpl(BilinearOptions(in1, in2, out)) {}
   explicit BilinearImpl(const BilinearOptions& options);
   void reset() override;
   void pretty_print(std::ostream& stream) const override;
@@ -44,7 +45,9 @@ class CosineSimilarityImpl : public Cloneable<CosineSimilarityImpl> {
   explicit CosineSimilarityImpl(const CosineSimilarityOptions& options = {}) : options(options) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override;
-  Tensor forward(const Tensor& x1, const Tensor& x2) { return functional::cosine_similarity(x1, x2, options); }
+  Tensor forward(const Tensor& x1, const Tensor& x2) {
+    return functional::cosine_similarity(x1, x2, options);
+  }
   CosineSimilarityOptions options;
 };
 NABLA_MODULE(CosineSimilarity);
@@ -54,7 +57,9 @@ class PairwiseDistanceImpl : public Cloneable<PairwiseDistanceImpl> {
   explicit PairwiseDistanceImpl(const PairwiseDistanceOptions& options = {}) : options(options) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override;
-  Tensor forward(const Tensor& x1, const Tensor& x2) { return functional::pairwise_distance(x1, x2, options); }
+  Tensor forward(const Tensor& x1, const Tensor& x2) {
+    return functional::pairwise_distance(x1, x2, options);
+  }
   PairwiseDistanceOptions options;
 };
 NABLA_MODULE(PairwiseDistance);

@@ -16,7 +16,8 @@ namespace nabla::nn {
 using rnn_nonlinearity_t = std::variant<enumtype::kTanh, enumtype::kReLU>;
 
 struct RNNOptions {
-  RNNOptions(int64_t input_size, int64_t hidden_size) : input_size_(input_size), hidden_size_(hidden_size) {}
+  RNNOptions(int64_t input_size, int64_t hidden_size)
+      : input_size_(input_size), hidden_size_(hidden_size) {}
   NABLA_ARG(int64_t, input_size);
   NABLA_ARG(int64_t, hidden_size);
   NABLA_ARG(int64_t, num_layers) = 1;
@@ -28,7 +29,8 @@ struct RNNOptions {
 };
 
 struct LSTMOptions {
-  LSTMOptions(int64_t input_size, int64_t hidden_size) : input_size_(input_size), hidden_size_(hidden_size) {}
+  LSTMOptions(int64_t input_size, int64_t hidden_size)
+      : input_size_(input_size), hidden_size_(hidden_size) {}
   NABLA_ARG(int64_t, input_size);
   NABLA_ARG(int64_t, hidden_size);
   NABLA_ARG(int64_t, num_layers) = 1;
@@ -39,7 +41,8 @@ struct LSTMOptions {
 };
 
 struct GRUOptions {
-  GRUOptions(int64_t input_size, int64_t hidden_size) : input_size_(input_size), hidden_size_(hidden_size) {}
+  GRUOptions(int64_t input_size, int64_t hidden_size)
+      : input_size_(input_size), hidden_size_(hidden_size) {}
   NABLA_ARG(int64_t, input_size);
   NABLA_ARG(int64_t, hidden_size);
   NABLA_ARG(int64_t, num_layers) = 1;
@@ -50,7 +53,8 @@ struct GRUOptions {
 };
 
 struct RNNCellOptions {
-  RNNCellOptions(int64_t input_size, int64_t hidden_size) : input_size_(input_size), hidden_size_(hidden_size) {}
+  RNNCellOptions(int64_t input_size, int64_t hidden_size)
+      : input_size_(input_size), hidden_size_(hidden_size) {}
   NABLA_ARG(int64_t, input_size);
   NABLA_ARG(int64_t, hidden_size);
   NABLA_ARG(bool, bias) = true;
@@ -58,14 +62,16 @@ struct RNNCellOptions {
 };
 
 struct LSTMCellOptions {
-  LSTMCellOptions(int64_t input_size, int64_t hidden_size) : input_size_(input_size), hidden_size_(hidden_size) {}
+  LSTMCellOptions(int64_t input_size, int64_t hidden_size)
+      : input_size_(input_size), hidden_size_(hidden_size) {}
   NABLA_ARG(int64_t, input_size);
   NABLA_ARG(int64_t, hidden_size);
   NABLA_ARG(bool, bias) = true;
 };
 
 struct GRUCellOptions {
-  GRUCellOptions(int64_t input_size, int64_t hidden_size) : input_size_(input_size), hidden_size_(hidden_size) {}
+  GRUCellOptions(int64_t input_size, int64_t hidden_size)
+      : input_size_(input_size), hidden_size_(hidden_size) {}
   NABLA_ARG(int64_t, input_size);
   NABLA_ARG(int64_t, hidden_size);
   NABLA_ARG(bool, bias) = true;
@@ -77,8 +83,8 @@ namespace detail {
 template <class Derived>
 class RNNImplBase : public Cloneable<Derived> {
  public:
-  RNNImplBase(const char* kind, int64_t gates, int64_t input_size, int64_t hidden_size, int64_t num_layers,
-              bool bias, bool batch_first, double dropout, bool bidirectional);
+  RNNImplBase(const char* kind, int64_t gates, int64_t input_size, int64_t hidden_size,
+              int64_t num_layers, bool bias, bool batch_first, double dropout, bool bidirectional);
   /// Registers fresh parameters (uniform ±1/sqrt(hidden_size)).
   void reset() override;
   void reset_parameters();
@@ -108,11 +114,12 @@ NABLA_MODULE(RNN);
 
 class LSTMImpl : public detail::RNNImplBase<LSTMImpl> {
  public:
-  LSTMImpl(int64_t input_size, int64_t hidden_size) : LSTMImpl(LSTMOptions(input_size, hidden_size)) {}
+  LSTMImpl(int64_t input_size, int64_t hidden_size)
+      : LSTMImpl(LSTMOptions(input_size, hidden_size)) {}
   explicit LSTMImpl(const LSTMOptions& options);
   /// (output, (h_n, c_n)).
-  std::tuple<Tensor, std::tuple<Tensor, Tensor>> forward(const Tensor& input,
-                                                         optional<std::tuple<Tensor, Tensor>> hx = nullopt);
+  std::tuple<Tensor, std::tuple<Tensor, Tensor>> forward(
+      const Tensor& input, optional<std::tuple<Tensor, Tensor>> hx = nullopt);
   LSTMOptions options;
 };
 NABLA_MODULE(LSTM);
@@ -130,7 +137,8 @@ namespace detail {
 template <class Derived>
 class RNNCellImplBase : public Cloneable<Derived> {
  public:
-  RNNCellImplBase(const char* kind, int64_t gates, int64_t input_size, int64_t hidden_size, bool bias);
+  RNNCellImplBase(const char* kind, int64_t gates, int64_t input_size, int64_t hidden_size,
+                  bool bias);
   void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
@@ -147,7 +155,8 @@ class RNNCellImplBase : public Cloneable<Derived> {
 
 class RNNCellImpl : public detail::RNNCellImplBase<RNNCellImpl> {
  public:
-  RNNCellImpl(int64_t input_size, int64_t hidden_size) : RNNCellImpl(RNNCellOptions(input_size, hidden_size)) {}
+  RNNCellImpl(int64_t input_size, int64_t hidden_size)
+      : RNNCellImpl(RNNCellOptions(input_size, hidden_size)) {}
   explicit RNNCellImpl(const RNNCellOptions& options);
   Tensor forward(const Tensor& input, Tensor hx = {});
   RNNCellOptions options;
@@ -156,16 +165,19 @@ NABLA_MODULE(RNNCell);
 
 class LSTMCellImpl : public detail::RNNCellImplBase<LSTMCellImpl> {
  public:
-  LSTMCellImpl(int64_t input_size, int64_t hidden_size) : LSTMCellImpl(LSTMCellOptions(input_size, hidden_size)) {}
+  LSTMCellImpl(int64_t input_size, int64_t hidden_size)
+      : LSTMCellImpl(LSTMCellOptions(input_size, hidden_size)) {}
   explicit LSTMCellImpl(const LSTMCellOptions& options);
-  std::tuple<Tensor, Tensor> forward(const Tensor& input, optional<std::tuple<Tensor, Tensor>> hx = nullopt);
+  std::tuple<Tensor, Tensor> forward(const Tensor& input,
+                                     optional<std::tuple<Tensor, Tensor>> hx = nullopt);
   LSTMCellOptions options;
 };
 NABLA_MODULE(LSTMCell);
 
 class GRUCellImpl : public detail::RNNCellImplBase<GRUCellImpl> {
  public:
-  GRUCellImpl(int64_t input_size, int64_t hidden_size) : GRUCellImpl(GRUCellOptions(input_size, hidden_size)) {}
+  GRUCellImpl(int64_t input_size, int64_t hidden_size)
+      : GRUCellImpl(GRUCellOptions(input_size, hidden_size)) {}
   explicit GRUCellImpl(const GRUCellOptions& options);
   Tensor forward(const Tensor& input, Tensor hx = {});
   GRUCellOptions options;

@@ -7,18 +7,18 @@
 //   NABLA_ARG(int64_t, groups) = 1;
 #include <utility>
 
-#define NABLA_ARG(T, name)                                          \
- public:                                                            \
-  auto name(const T& new_##name)->decltype(*this) {                 \
-    this->name##_ = new_##name;                                     \
-    return *this;                                                   \
-  }                                                                 \
-  auto name(T&& new_##name)->decltype(*this) {                      \
-    this->name##_ = std::move(new_##name);                          \
-    return *this;                                                   \
-  }                                                                 \
-  const T& name() const noexcept { return this->name##_; }          \
-  T& name() noexcept { return this->name##_; }                      \
-                                                                    \
- private:                                                           \
+#define NABLA_ARG(T, name)                                 \
+ public:                                                   \
+  auto name(const T& new_##name)->decltype(*this) {        \
+    this->name##_ = new_##name;                            \
+    return *this;                                          \
+  }                                                        \
+  auto name(T&& new_##name)->decltype(*this) {             \
+    this->name##_ = std::move(new_##name);                 \
+    return *this;                                          \
+  }                                                        \
+  const T& name() const noexcept { return this->name##_; } \
+  T& name() noexcept { return this->name##_; }             \
+                                                           \
+ private:                                                  \
   T name##_

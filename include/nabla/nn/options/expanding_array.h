@@ -18,8 +18,8 @@ class ExpandingArray {
   ExpandingArray(T single) { values_.fill(single); }  // NOLINT: implicit, as LibTorch
   ExpandingArray(std::initializer_list<T> list) : ExpandingArray(std::vector<T>(list)) {}
   ExpandingArray(const std::vector<T>& list) {  // NOLINT
-    NABLA_CHECK(list.size() == D, "expected ", D, " values for a ", D,
-                "-d size argument, got ", list.size());
+    NABLA_CHECK(list.size() == D, "expected ", D, " values for a ", D, "-d size argument, got ",
+                list.size());
     for (size_t i = 0; i < D; ++i) values_[i] = list[i];
   }
   ExpandingArray(const std::array<T, D>& values) : values_(values) {}  // NOLINT

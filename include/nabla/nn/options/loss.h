@@ -8,11 +8,11 @@
 namespace nabla::nn {
 
 /// Options holding only a reduction (MSELoss, L1Loss, SoftMarginLoss).
-#define NABLA_REDUCTION_OPTIONS(Name)                           \
-  struct Name {                                                 \
-    Name() = default;                                           \
-    Name(reduction_t reduction) : reduction_(reduction) {}      \
-    NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};      \
+#define NABLA_REDUCTION_OPTIONS(Name)                      \
+  struct Name {                                            \
+    Name() = default;                                      \
+    Name(reduction_t reduction) : reduction_(reduction) {} \
+    NABLA_ARG(reduction_t, reduction) = enumtype::kMean{}; \
   }
 NABLA_REDUCTION_OPTIONS(MSELossOptions);
 NABLA_REDUCTION_OPTIONS(L1LossOptions);

@@ -101,8 +101,8 @@ class ReduceLROnPlateauScheduler {
   ReduceLROnPlateauScheduler(Optimizer& optimizer, SchedulerMode mode = min, float factor = 0.1,
                              int patience = 10, double threshold = 1e-4,
                              ThresholdMode threshold_mode = rel, int cooldown = 0,
-                             const std::vector<float>& min_lr = std::vector<float>(), double eps = 1e-8,
-                             bool verbose = false);
+                             const std::vector<float>& min_lr = std::vector<float>(),
+                             double eps = 1e-8, bool verbose = false);
   void step(float metric);
   std::vector<double> get_last_lr() const;
 

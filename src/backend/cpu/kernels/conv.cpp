@@ -13,9 +13,8 @@ namespace {
 
 conv::ConvShape shape_of(const Tensor& image, const Tensor& weight, const WindowGeometry& g,
                          int64_t groups) {
-  return {image.size(0), image.size(1), g.h,    g.w,    weight.size(0),
-          g.kh,          g.kw,          g.oh,   g.ow,   {g.sh, g.sw},
-          {g.ph, g.pw},  {g.dh, g.dw},  groups};
+  return {image.size(0), image.size(1), g.h,          g.w,          weight.size(0), g.kh,  g.kw,
+          g.oh,          g.ow,          {g.sh, g.sw}, {g.ph, g.pw}, {g.dh, g.dw},   groups};
 }
 
 const float* data_or_null(const Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
@@ -48,8 +47,8 @@ bool CpuBackend::conv2d(const Tensor& out, const Tensor& image, const Tensor& we
 
 bool CpuBackend::conv2d_backward(const Tensor& grad_image, const Tensor& grad_weight,
                                  const Tensor& grad_bias, const Tensor& grad_out,
-                                 const Tensor& image, const Tensor& weight,
-                                 const WindowGeometry& g, int64_t groups) {
+                                 const Tensor& image, const Tensor& weight, const WindowGeometry& g,
+                                 int64_t groups) {
   if (image.scalar_type() != kFloat) return false;
   if (pointwise::Shape s; pointwise_shape(image, weight, g, groups, s)) {
     pointwise::backward(s, image.data_ptr<float>(), weight.data_ptr<float>(),

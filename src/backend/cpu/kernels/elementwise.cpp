@@ -27,7 +27,8 @@ inline void row_loop(char** p, const int64_t* s, int64_t n, Op op) {
       for (int64_t i = 0; i < n; ++i) o[i] = op(a[i]);
     } else {
       for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<Out*>(p[0] + i * s[0]) = op(*reinterpret_cast<const In*>(p[1] + i * s[1]));
+        *reinterpret_cast<Out*>(p[0] + i * s[0]) =
+            op(*reinterpret_cast<const In*>(p[1] + i * s[1]));
     }
   } else {
     const In* __restrict a = reinterpret_cast<const In*>(p[1]);
@@ -42,8 +43,9 @@ inline void row_loop(char** p, const int64_t* s, int64_t n, Op op) {
       for (int64_t i = 0; i < n; ++i) o[i] = op(av, b[i]);
     } else {
       for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<Out*>(p[0] + i * s[0]) = op(*reinterpret_cast<const In*>(p[1] + i * s[1]),
-                                                      *reinterpret_cast<const In*>(p[2] + i * s[2]));
+        *reinterpret_cast<Out*>(p[0] + i * s[0]) =
+            op(*reinterpret_cast<const In*>(p[1] + i * s[1]),
+               *reinterpret_cast<const In*>(p[2] + i * s[2]));
     }
   }
 }
@@ -51,13 +53,15 @@ inline void row_loop(char** p, const int64_t* s, int64_t n, Op op) {
 template <class Out, class In, class Op>
 void run_unary(const Tensor& out, const Tensor& in, Op op) {
   auto plan = make_plan<2>({&out, &in});
-  for_each_row(plan, [&](char** p, const int64_t* s, int64_t n) { row_loop<Out, In, 1>(p, s, n, op); });
+  for_each_row(plan,
+               [&](char** p, const int64_t* s, int64_t n) { row_loop<Out, In, 1>(p, s, n, op); });
 }
 
 template <class Out, class In, class Op>
 void run_binary(const Tensor& out, const Tensor& a, const Tensor& b, Op op) {
   auto plan = make_plan<3>({&out, &a, &b});
-  for_each_row(plan, [&](char** p, const int64_t* s, int64_t n) { row_loop<Out, In, 2>(p, s, n, op); });
+  for_each_row(plan,
+               [&](char** p, const int64_t* s, int64_t n) { row_loop<Out, In, 2>(p, s, n, op); });
 }
 
 // run_unary / run_binary for functions with a fast range (Note [Float math in double]):
@@ -115,9 +119,12 @@ void run_binary_checked(const Tensor& out, const Tensor& a, const Tensor& b, Fas
 
 template <class T>
 T sign_of(T x) {
-  if constexpr (std::is_same_v<T, bool>) return x;
-  else if constexpr (std::is_unsigned_v<T>) return x > 0;
-  else return static_cast<T>((T(0) < x) - (x < T(0)));
+  if constexpr (std::is_same_v<T, bool>)
+    return x;
+  else if constexpr (std::is_unsigned_v<T>)
+    return x > 0;
+  else
+    return static_cast<T>((T(0) < x) - (x < T(0)));
 }
 
 template <class T>
@@ -187,24 +194,32 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
   const T pa = static_cast<T>(prm.a);
   switch (op) {
     case UnaryOp::Neg:
-      if constexpr (!std::is_same_v<T, bool>) return run_unary<T, T>(out, in, [](T x) { return static_cast<T>(-x); });
+      if constexpr (!std::is_same_v<T, bool>)
+        return run_unary<T, T>(out, in, [](T x) { return static_cast<T>(-x); });
       break;
     case UnaryOp::Abs:
-      if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) return run_unary<T, T>(out, in, [](T x) { return x; });
+      if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>)
+        return run_unary<T, T>(out, in, [](T x) { return x; });
       else if constexpr (is_float_v<T>)
         return run_unary<T, T>(out, in, [](T x) { return std::fabs(x); });  // |-0| = +0
-      else return run_unary<T, T>(out, in, [](T x) { return x < 0 ? static_cast<T>(-x) : x; });
-    case UnaryOp::Sign: return run_unary<T, T>(out, in, [](T x) { return sign_of(x); });
+      else
+        return run_unary<T, T>(out, in, [](T x) { return x < 0 ? static_cast<T>(-x) : x; });
+    case UnaryOp::Sign:
+      return run_unary<T, T>(out, in, [](T x) { return sign_of(x); });
     case UnaryOp::Square:
-      if constexpr (!std::is_same_v<T, bool>) return run_unary<T, T>(out, in, [](T x) { return static_cast<T>(x * x); });
+      if constexpr (!std::is_same_v<T, bool>)
+        return run_unary<T, T>(out, in, [](T x) { return static_cast<T>(x * x); });
       break;
     case UnaryOp::Relu:
       // NaN passes through, as in LibTorch.
-      if constexpr (!std::is_same_v<T, bool>) return run_unary<T, T>(out, in, [](T x) { return x > T(0) || x != x ? x : T(0); });
+      if constexpr (!std::is_same_v<T, bool>)
+        return run_unary<T, T>(out, in, [](T x) { return x > T(0) || x != x ? x : T(0); });
       break;
     case UnaryOp::BitwiseNot:
-      if constexpr (std::is_same_v<T, bool>) return run_unary<T, T>(out, in, [](T x) { return !x; });
-      else if constexpr (std::is_integral_v<T>) return run_unary<T, T>(out, in, [](T x) { return static_cast<T>(~x); });
+      if constexpr (std::is_same_v<T, bool>)
+        return run_unary<T, T>(out, in, [](T x) { return !x; });
+      else if constexpr (std::is_integral_v<T>)
+        return run_unary<T, T>(out, in, [](T x) { return static_cast<T>(~x); });
       break;
     case UnaryOp::Clamp: {
       if constexpr (!std::is_same_v<T, bool>) {
@@ -253,27 +268,41 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
       return run_unary<bool, T>(out, in, [](T x) { return !static_cast<bool>(x); });
     case UnaryOp::IsNan:
       return run_unary<bool, T>(out, in, [](T x) {
-        if constexpr (is_float_v<T>) return std::isnan(x); else return false;
+        if constexpr (is_float_v<T>)
+          return std::isnan(x);
+        else
+          return false;
       });
     case UnaryOp::IsInf:
       return run_unary<bool, T>(out, in, [](T x) {
-        if constexpr (is_float_v<T>) return std::isinf(x); else return false;
+        if constexpr (is_float_v<T>)
+          return std::isinf(x);
+        else
+          return false;
       });
     case UnaryOp::IsFinite:
       return run_unary<bool, T>(out, in, [](T x) {
-        if constexpr (is_float_v<T>) return std::isfinite(x); else return true;
+        if constexpr (is_float_v<T>)
+          return std::isfinite(x);
+        else
+          return true;
       });
-    default: break;
+    default:
+      break;
   }
   if constexpr (is_float_v<T>) {
     const T pb = static_cast<T>(prm.b);
     switch (op) {
-      case UnaryOp::Sqrt: return run_unary<T, T>(out, in, [](T x) { return std::sqrt(x); });
-      case UnaryOp::Rsqrt: return run_unary<T, T>(out, in, [](T x) { return T(1) / std::sqrt(x); });
-      case UnaryOp::Exp: return run_unary<T, T>(out, in, [](T x) { return vec_exp(x); });
+      case UnaryOp::Sqrt:
+        return run_unary<T, T>(out, in, [](T x) { return std::sqrt(x); });
+      case UnaryOp::Rsqrt:
+        return run_unary<T, T>(out, in, [](T x) { return T(1) / std::sqrt(x); });
+      case UnaryOp::Exp:
+        return run_unary<T, T>(out, in, [](T x) { return vec_exp(x); });
       case UnaryOp::Exp2:
         return run_unary<T, T>(out, in, [](T x) { return vec_exp2(x); });
-      case UnaryOp::Log: return run_unary<T, T>(out, in, [](T x) { return vec_log(x); });
+      case UnaryOp::Log:
+        return run_unary<T, T>(out, in, [](T x) { return vec_log(x); });
       case UnaryOp::Log2:
         return run_unary_checked<T>(
             out, in, [](T x) { return vec_log2(x); }, [](T x) { return vec_log_slow(x); },
@@ -282,8 +311,10 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
         return run_unary_checked<T>(
             out, in, [](T x) { return vec_log10(x); }, [](T x) { return vec_log_slow(x); },
             [](T x) { return static_cast<T>(std::log10(static_cast<double>(x))); });
-      case UnaryOp::Log1p: return run_unary<T, T>(out, in, [](T x) { return vec_log1p(x); });
-      case UnaryOp::Expm1: return run_unary<T, T>(out, in, [](T x) { return vec_expm1(x); });
+      case UnaryOp::Log1p:
+        return run_unary<T, T>(out, in, [](T x) { return vec_log1p(x); });
+      case UnaryOp::Expm1:
+        return run_unary<T, T>(out, in, [](T x) { return vec_expm1(x); });
       case UnaryOp::Sin:
         return run_unary_checked<T>(
             out, in, [](T x) { return vec_sin(x); }, [](T x) { return vec_trig_slow(x); },
@@ -306,84 +337,116 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
         return run_unary<T, T>(out, in, [](T x) { return vec_sinh(x); });
       case UnaryOp::Cosh:
         return run_unary<T, T>(out, in, [](T x) { return vec_cosh(x); });
-      case UnaryOp::Tanh: return run_unary<T, T>(out, in, [](T x) { return vec_tanh(x); });
-      case UnaryOp::Sigmoid: return run_unary<T, T>(out, in, [](T x) { return vec_sigmoid(x); });
-      case UnaryOp::Erf: return run_unary<T, T>(out, in, [](T x) { return vec_erf(x); });
-      case UnaryOp::Floor: return run_unary<T, T>(out, in, [](T x) { return std::floor(x); });
-      case UnaryOp::Ceil: return run_unary<T, T>(out, in, [](T x) { return std::ceil(x); });
+      case UnaryOp::Tanh:
+        return run_unary<T, T>(out, in, [](T x) { return vec_tanh(x); });
+      case UnaryOp::Sigmoid:
+        return run_unary<T, T>(out, in, [](T x) { return vec_sigmoid(x); });
+      case UnaryOp::Erf:
+        return run_unary<T, T>(out, in, [](T x) { return vec_erf(x); });
+      case UnaryOp::Floor:
+        return run_unary<T, T>(out, in, [](T x) { return std::floor(x); });
+      case UnaryOp::Ceil:
+        return run_unary<T, T>(out, in, [](T x) { return std::ceil(x); });
       // Round half to even, as torch.round.
-      case UnaryOp::Round: return run_unary<T, T>(out, in, [](T x) { return std::nearbyint(x); });
-      case UnaryOp::Trunc: return run_unary<T, T>(out, in, [](T x) { return std::trunc(x); });
-      case UnaryOp::Frac: return run_unary<T, T>(out, in, [](T x) { return x - std::trunc(x); });
-      case UnaryOp::Reciprocal: return run_unary<T, T>(out, in, [](T x) { return T(1) / x; });
+      case UnaryOp::Round:
+        return run_unary<T, T>(out, in, [](T x) { return std::nearbyint(x); });
+      case UnaryOp::Trunc:
+        return run_unary<T, T>(out, in, [](T x) { return std::trunc(x); });
+      case UnaryOp::Frac:
+        return run_unary<T, T>(out, in, [](T x) { return x - std::trunc(x); });
+      case UnaryOp::Reciprocal:
+        return run_unary<T, T>(out, in, [](T x) { return T(1) / x; });
       case UnaryOp::LeakyRelu:
         return run_unary<T, T>(out, in, [pa](T x) { return x > T(0) ? x : x * pa; });
       case UnaryOp::Elu:
         return run_unary<T, T>(out, in, [pa](T x) { return x > T(0) ? x : pa * vec_expm1(x); });
       case UnaryOp::Softplus:
-        return run_unary<T, T>(out, in, [pa, pb](T x) {
-          return x * pa > pb ? x : vec_log1p(vec_exp(x * pa)) / pa;
-        });
+        return run_unary<T, T>(
+            out, in, [pa, pb](T x) { return x * pa > pb ? x : vec_log1p(vec_exp(x * pa)) / pa; });
       case UnaryOp::Gelu:
         if (prm.a != 0) return run_unary<T, T>(out, in, [](T x) { return gelu_tanh(x); });
         return run_unary<T, T>(out, in, [](T x) { return gelu_erf(x); });
       case UnaryOp::Silu:
         return run_unary<T, T>(out, in, [](T x) { return x / (T(1) + vec_exp(-x)); });
-      default: break;
+      default:
+        break;
     }
   } else {
     // Rounding is the identity on integers.
     switch (op) {
-      case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round: case UnaryOp::Trunc:
+      case UnaryOp::Floor:
+      case UnaryOp::Ceil:
+      case UnaryOp::Round:
+      case UnaryOp::Trunc:
         return run_unary<T, T>(out, in, [](T x) { return x; });
-      case UnaryOp::Frac: return run_unary<T, T>(out, in, [](T) { return T(0); });
-      default: break;
+      case UnaryOp::Frac:
+        return run_unary<T, T>(out, in, [](T) { return T(0); });
+      default:
+        break;
     }
   }
-  NABLA_ASSERT(false, "unary kernel ", static_cast<int>(op), " has no ", dtype_name(out.scalar_type()),
-               " implementation");
+  NABLA_ASSERT(false, "unary kernel ", static_cast<int>(op), " has no ",
+               dtype_name(out.scalar_type()), " implementation");
 }
 
 template <class T>
 void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
                   const Scalar& alpha_s) {
   switch (op) {
-    case BinaryOp::Eq: return run_binary<bool, T>(out, a, b, [](T x, T y) { return x == y; });
-    case BinaryOp::Ne: return run_binary<bool, T>(out, a, b, [](T x, T y) { return x != y; });
-    case BinaryOp::Lt: return run_binary<bool, T>(out, a, b, [](T x, T y) { return x < y; });
-    case BinaryOp::Le: return run_binary<bool, T>(out, a, b, [](T x, T y) { return x <= y; });
-    case BinaryOp::Gt: return run_binary<bool, T>(out, a, b, [](T x, T y) { return x > y; });
-    case BinaryOp::Ge: return run_binary<bool, T>(out, a, b, [](T x, T y) { return x >= y; });
+    case BinaryOp::Eq:
+      return run_binary<bool, T>(out, a, b, [](T x, T y) { return x == y; });
+    case BinaryOp::Ne:
+      return run_binary<bool, T>(out, a, b, [](T x, T y) { return x != y; });
+    case BinaryOp::Lt:
+      return run_binary<bool, T>(out, a, b, [](T x, T y) { return x < y; });
+    case BinaryOp::Le:
+      return run_binary<bool, T>(out, a, b, [](T x, T y) { return x <= y; });
+    case BinaryOp::Gt:
+      return run_binary<bool, T>(out, a, b, [](T x, T y) { return x > y; });
+    case BinaryOp::Ge:
+      return run_binary<bool, T>(out, a, b, [](T x, T y) { return x >= y; });
     case BinaryOp::LogicalAnd:
       return run_binary<bool, T>(out, a, b, [](T x, T y) { return bool(x) && bool(y); });
     case BinaryOp::LogicalOr:
       return run_binary<bool, T>(out, a, b, [](T x, T y) { return bool(x) || bool(y); });
     case BinaryOp::LogicalXor:
       return run_binary<bool, T>(out, a, b, [](T x, T y) { return bool(x) != bool(y); });
-    default: break;
+    default:
+      break;
   }
   if constexpr (std::is_same_v<T, bool>) {
     switch (op) {
-      case BinaryOp::Add: case BinaryOp::BitwiseOr: case BinaryOp::Maximum:
+      case BinaryOp::Add:
+      case BinaryOp::BitwiseOr:
+      case BinaryOp::Maximum:
         return run_binary<T, T>(out, a, b, [](T x, T y) { return x || y; });
-      case BinaryOp::Mul: case BinaryOp::BitwiseAnd: case BinaryOp::Minimum:
+      case BinaryOp::Mul:
+      case BinaryOp::BitwiseAnd:
+      case BinaryOp::Minimum:
         return run_binary<T, T>(out, a, b, [](T x, T y) { return x && y; });
       case BinaryOp::BitwiseXor:
         return run_binary<T, T>(out, a, b, [](T x, T y) { return x != y; });
-      default: break;
+      default:
+        break;
     }
   } else {
     const T alpha = alpha_s.to<T>();
     switch (op) {
       case BinaryOp::Add:
-        if (alpha == T(1)) return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x + y); });
-        return run_binary<T, T>(out, a, b, [alpha](T x, T y) { return static_cast<T>(x + alpha * y); });
+        if (alpha == T(1))
+          return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x + y); });
+        return run_binary<T, T>(out, a, b,
+                                [alpha](T x, T y) { return static_cast<T>(x + alpha * y); });
       case BinaryOp::Sub:
-        if (alpha == T(1)) return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x - y); });
-        return run_binary<T, T>(out, a, b, [alpha](T x, T y) { return static_cast<T>(x - alpha * y); });
-      case BinaryOp::Mul: return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x * y); });
+        if (alpha == T(1))
+          return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x - y); });
+        return run_binary<T, T>(out, a, b,
+                                [alpha](T x, T y) { return static_cast<T>(x - alpha * y); });
+      case BinaryOp::Mul:
+        return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x * y); });
       case BinaryOp::Div:
-        if constexpr (is_float_v<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return x / y; });
+        if constexpr (is_float_v<T>)
+          return run_binary<T, T>(out, a, b, [](T x, T y) { return x / y; });
         break;  // integer true division is promoted to float by the op
       case BinaryOp::Remainder:
         if constexpr (is_float_v<T>)
@@ -407,7 +470,8 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
               out, a, b, [](T x, T y) { return vec_pow(x, y); },
               [](T x, T y) { return vec_pow_slow(x, y); },
               [](T x, T y) { return static_cast<T>(std::pow(double(x), double(y))); });
-        else return run_binary<T, T>(out, a, b, [](T x, T y) { return int_pow(x, y); });
+        else
+          return run_binary<T, T>(out, a, b, [](T x, T y) { return int_pow(x, y); });
       case BinaryOp::Atan2:
         if constexpr (is_float_v<T>)
           return run_binary_checked<T>(
@@ -416,36 +480,50 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
               [](T x, T y) { return static_cast<T>(std::atan2(double(x), double(y))); });
         break;
       case BinaryOp::TanhBackward:
-        if constexpr (is_float_v<T>) return run_binary<T, T>(out, a, b, [](T g, T y) { return g * (T(1) - y * y); });
+        if constexpr (is_float_v<T>)
+          return run_binary<T, T>(out, a, b, [](T g, T y) { return g * (T(1) - y * y); });
         break;
       case BinaryOp::SigmoidBackward:
-        if constexpr (is_float_v<T>) return run_binary<T, T>(out, a, b, [](T g, T y) { return g * y * (T(1) - y); });
+        if constexpr (is_float_v<T>)
+          return run_binary<T, T>(out, a, b, [](T g, T y) { return g * y * (T(1) - y); });
         break;
       case BinaryOp::ReluBackward:
-        if constexpr (is_float_v<T>) return run_binary<T, T>(out, a, b, [](T g, T y) { return y > T(0) ? g : T(0); });
+        if constexpr (is_float_v<T>)
+          return run_binary<T, T>(out, a, b, [](T g, T y) { return y > T(0) ? g : T(0); });
         break;
       case BinaryOp::LeakyReluBackward:
         if constexpr (is_float_v<T>)
-          return run_binary<T, T>(out, a, b, [alpha](T g, T x) { return x > T(0) ? g : g * alpha; });
+          return run_binary<T, T>(out, a, b,
+                                  [alpha](T g, T x) { return x > T(0) ? g : g * alpha; });
         break;
       case BinaryOp::Maximum:
         if constexpr (is_float_v<T>)
-          return run_binary<T, T>(out, a, b, [](T x, T y) { return (x != x || x > y) ? x : (y != y ? y : (x < y ? y : x)); });
-        else return run_binary<T, T>(out, a, b, [](T x, T y) { return x > y ? x : y; });
+          return run_binary<T, T>(out, a, b, [](T x, T y) {
+            return (x != x || x > y) ? x : (y != y ? y : (x < y ? y : x));
+          });
+        else
+          return run_binary<T, T>(out, a, b, [](T x, T y) { return x > y ? x : y; });
       case BinaryOp::Minimum:
         if constexpr (is_float_v<T>)
-          return run_binary<T, T>(out, a, b, [](T x, T y) { return (x != x || x < y) ? x : (y != y ? y : (x > y ? y : x)); });
-        else return run_binary<T, T>(out, a, b, [](T x, T y) { return x < y ? x : y; });
+          return run_binary<T, T>(out, a, b, [](T x, T y) {
+            return (x != x || x < y) ? x : (y != y ? y : (x > y ? y : x));
+          });
+        else
+          return run_binary<T, T>(out, a, b, [](T x, T y) { return x < y ? x : y; });
       case BinaryOp::BitwiseAnd:
-        if constexpr (std::is_integral_v<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x & y); });
+        if constexpr (std::is_integral_v<T>)
+          return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x & y); });
         break;
       case BinaryOp::BitwiseOr:
-        if constexpr (std::is_integral_v<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x | y); });
+        if constexpr (std::is_integral_v<T>)
+          return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x | y); });
         break;
       case BinaryOp::BitwiseXor:
-        if constexpr (std::is_integral_v<T>) return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x ^ y); });
+        if constexpr (std::is_integral_v<T>)
+          return run_binary<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x ^ y); });
         break;
-      default: break;
+      default:
+        break;
     }
   }
   NABLA_ASSERT(false, "binary kernel ", static_cast<int>(op), " has no ",
@@ -460,8 +538,10 @@ void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
     dispatch_all(src.scalar_type(), [&](auto stag) {
       using S = typename decltype(stag)::type;
       run_unary<D, S>(dst, src, [](S x) {
-        if constexpr (std::is_same_v<D, bool>) return x != S(0);
-        else return static_cast<D>(x);
+        if constexpr (std::is_same_v<D, bool>)
+          return x != S(0);
+        else
+          return static_cast<D>(x);
       });
     });
   });
@@ -484,14 +564,14 @@ void CpuBackend::fill(const Tensor& dst, const Scalar& value) {
 }
 
 void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) {
-  dispatch_all(in.scalar_type(), [&](auto tag) { unary_typed<typename decltype(tag)::type>(op, out, in, p); });
+  dispatch_all(in.scalar_type(),
+               [&](auto tag) { unary_typed<typename decltype(tag)::type>(op, out, in, p); });
 }
 
 void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
                         const Scalar& alpha) {
-  dispatch_all(a.scalar_type(), [&](auto tag) {
-    binary_typed<typename decltype(tag)::type>(op, out, a, b, alpha);
-  });
+  dispatch_all(a.scalar_type(),
+               [&](auto tag) { binary_typed<typename decltype(tag)::type>(op, out, a, b, alpha); });
 }
 
 void CpuBackend::where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
@@ -523,8 +603,8 @@ void CpuBackend::where(const Tensor& out, const Tensor& cond, const Tensor& a, c
       }
       for (int64_t i = 0; i < n; ++i) {
         bool c = *reinterpret_cast<const bool*>(p[1] + i * s[1]);
-        *reinterpret_cast<T*>(p[0] + i * s[0]) =
-            c ? *reinterpret_cast<const T*>(p[2] + i * s[2]) : *reinterpret_cast<const T*>(p[3] + i * s[3]);
+        *reinterpret_cast<T*>(p[0] + i * s[0]) = c ? *reinterpret_cast<const T*>(p[2] + i * s[2])
+                                                   : *reinterpret_cast<const T*>(p[3] + i * s[3]);
       }
     });
   });

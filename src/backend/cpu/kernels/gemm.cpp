@@ -11,8 +11,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "backend/cpu/kernels/cpu_backend.h"
 #include "backend/cpu/gemm/gemm.h"
+#include "backend/cpu/kernels/cpu_backend.h"
 #include "backend/cpu/loops.h"
 #include "nabla/backend/parallel.h"
 #include "nabla/ops/factories.h"
@@ -78,7 +78,8 @@ CBLAS_TRANSPOSE blas_ready(bool t) {
 // models and falls back to SSE3 on models it does not know.
 void blas_gemm(int m, int n, int k, float alpha, const float* a, int lda, bool ta, const float* b,
                int ldb, bool tb, float beta, float* c, int ldc) {
-  gemm::sgemm(m, n, k, alpha, a, ta ? 1 : lda, ta ? lda : 1, b, tb ? 1 : ldb, tb ? ldb : 1, beta, c, ldc);
+  gemm::sgemm(m, n, k, alpha, a, ta ? 1 : lda, ta ? lda : 1, b, tb ? 1 : ldb, tb ? ldb : 1, beta, c,
+              ldc);
 }
 void blas_gemm(int m, int n, int k, double alpha, const double* a, int lda, bool ta,
                const double* b, int ldb, bool tb, double beta, double* c, int ldc) {

@@ -9,8 +9,8 @@
 #include <cstdlib>
 
 #include "backend/cpu/kernels/cpu_backend.h"
-#include "nabla/core/object_pool.h"
 #include "backend/cpu/loops.h"
+#include "nabla/core/object_pool.h"
 
 NABLA_KERNEL_TARGET
 
@@ -23,8 +23,8 @@ namespace {
 Tensor shrink_to(const Tensor& t, IntArrayRef sizes, int64_t dim) {
   DimVector sz(sizes.begin(), sizes.end());
   sz[dim] = 1;
-  return Tensor(detail::make_pooled<TensorImpl>(t.impl()->storage(), t.scalar_type(), IntArrayRef(sz),
-                                                t.strides(), t.storage_offset()));
+  return Tensor(detail::make_pooled<TensorImpl>(t.impl()->storage(), t.scalar_type(),
+                                                IntArrayRef(sz), t.strides(), t.storage_offset()));
 }
 
 // Rows carry `k` elements of work each along the indexed dim; keep chunks near kGrainSize.

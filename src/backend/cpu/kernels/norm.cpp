@@ -61,7 +61,8 @@ void moments_impl(T* mean, T* var, const T* x, int64_t n, int64_t c, int64_t s) 
                                        : std::numeric_limits<double>::quiet_NaN();
     for (auto& v : m) v *= inv;
     for (int64_t b = 0; b < n; ++b)
-      for (int64_t ch = c0; ch < c1; ++ch) q[ch - c0] += strip_sq_dev(x + (b * c + ch) * s, s, m[ch - c0]);
+      for (int64_t ch = c0; ch < c1; ++ch)
+        q[ch - c0] += strip_sq_dev(x + (b * c + ch) * s, s, m[ch - c0]);
     for (int64_t ch = c0; ch < c1; ++ch) {
       mean[ch] = static_cast<T>(m[ch - c0]);
       var[ch] = static_cast<T>(q[ch - c0] * inv);
@@ -76,13 +77,15 @@ void affine_impl(T* out, const T* x, const T* center, const T* scale, const T* s
   const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(s, 1));
   if (s == 1) {
     // [N, C]: the scale varies along the contiguous dim.
-    parallel_for(0, n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(c, 1)), [&](int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) {
-        const T* xi = x + b * c;
-        T* yo = out + b * c;
-        for (int64_t ch = 0; ch < c; ++ch) yo[ch] = (xi[ch] - center[ch]) * scale[ch] + shift[ch];
-      }
-    });
+    parallel_for(0, n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(c, 1)),
+                 [&](int64_t b0, int64_t b1) {
+                   for (int64_t b = b0; b < b1; ++b) {
+                     const T* xi = x + b * c;
+                     T* yo = out + b * c;
+                     for (int64_t ch = 0; ch < c; ++ch)
+                       yo[ch] = (xi[ch] - center[ch]) * scale[ch] + shift[ch];
+                   }
+                 });
     return;
   }
   parallel_for(0, rows, grain, [&](int64_t r0, int64_t r1) {
@@ -158,60 +161,62 @@ template <class T>
 void norm_backward_rows(const NormGrad<T>& a) {
   const int64_t d = a.c / a.g, rows = a.n * a.g;
   if (a.gx != nullptr) {
-    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(d, 1)), [&](int64_t r0, int64_t r1) {
-      std::vector<T> centered(static_cast<size_t>(d));
-      for (int64_t row = r0; row < r1; ++row) {
-        const T* go = a.go + row * d;
-        const T* x = a.x + row * d;
-        const T* w = a.w ? a.w + (row % a.g) * d : nullptr;
-        const T mt = static_cast<T>(a.mean[row]);
-        double gh_sum = 0, ghx_sum = 0;
-        if (w) {
-          std::vector<T>& gh = centered;  // reused: go * w first, then (x - m)
-          for (int64_t j = 0; j < d; ++j) gh[j] = go[j] * w[j];
-          gh_sum = strip_sum(gh.data(), d);
-          for (int64_t j = 0; j < d; ++j) gh[j] *= x[j] - mt;
-          ghx_sum = strip_sum(gh.data(), d);
-        } else {
-          gh_sum = strip_sum(go, d);
-          for (int64_t j = 0; j < d; ++j) centered[j] = x[j] - mt;
-          ghx_sum = strip_dot(go, centered.data(), d);
-        }
-        group_rows(a, row, &gh_sum, &ghx_sum);
-      }
-    });
+    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(d, 1)),
+                 [&](int64_t r0, int64_t r1) {
+                   std::vector<T> centered(static_cast<size_t>(d));
+                   for (int64_t row = r0; row < r1; ++row) {
+                     const T* go = a.go + row * d;
+                     const T* x = a.x + row * d;
+                     const T* w = a.w ? a.w + (row % a.g) * d : nullptr;
+                     const T mt = static_cast<T>(a.mean[row]);
+                     double gh_sum = 0, ghx_sum = 0;
+                     if (w) {
+                       std::vector<T>& gh = centered;  // reused: go * w first, then (x - m)
+                       for (int64_t j = 0; j < d; ++j) gh[j] = go[j] * w[j];
+                       gh_sum = strip_sum(gh.data(), d);
+                       for (int64_t j = 0; j < d; ++j) gh[j] *= x[j] - mt;
+                       ghx_sum = strip_sum(gh.data(), d);
+                     } else {
+                       gh_sum = strip_sum(go, d);
+                       for (int64_t j = 0; j < d; ++j) centered[j] = x[j] - mt;
+                       ghx_sum = strip_dot(go, centered.data(), d);
+                     }
+                     group_rows(a, row, &gh_sum, &ghx_sum);
+                   }
+                 });
   }
   if (a.gw == nullptr && a.gb == nullptr) return;
   // Column blocks of 64: each thread sums its columns down all rows.
   constexpr int64_t kBlock = 64;
   const int64_t blocks = (a.c + kBlock - 1) / kBlock;
-  parallel_for(0, blocks, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(a.n * kBlock, 1)), [&](int64_t b0, int64_t b1) {
-    double sw[kBlock], sb[kBlock];
-    for (int64_t blk = b0; blk < b1; ++blk) {
-      const int64_t c0 = blk * kBlock, c1 = std::min(a.c, c0 + kBlock);
-      std::fill(sw, sw + kBlock, 0.0);
-      std::fill(sb, sb + kBlock, 0.0);
-      for (int64_t i = 0; i < a.n; ++i) {
-        const T* go = a.go + i * a.c;
-        const T* x = a.x + i * a.c;
-        // The block's columns group by group, each a loop with its statistics fixed.
-        for (int64_t lo = c0; lo < c1;) {
-          const int64_t group = lo / d, hi = std::min(c1, (group + 1) * d);
-          const double m = a.mean[i * a.g + group], r = a.rstd[i * a.g + group];
-          for (int64_t ch = lo; ch < hi; ++ch) {
-            const double gov = static_cast<double>(go[ch]);
-            sw[ch - c0] += gov * ((static_cast<double>(x[ch]) - m) * r);
-            sb[ch - c0] += gov;
-          }
-          lo = hi;
-        }
-      }
-      for (int64_t ch = c0; ch < c1; ++ch) {
-        if (a.gw) a.gw[ch] = static_cast<T>(sw[ch - c0]);
-        if (a.gb) a.gb[ch] = static_cast<T>(sb[ch - c0]);
-      }
-    }
-  });
+  parallel_for(0, blocks, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(a.n * kBlock, 1)),
+               [&](int64_t b0, int64_t b1) {
+                 double sw[kBlock], sb[kBlock];
+                 for (int64_t blk = b0; blk < b1; ++blk) {
+                   const int64_t c0 = blk * kBlock, c1 = std::min(a.c, c0 + kBlock);
+                   std::fill(sw, sw + kBlock, 0.0);
+                   std::fill(sb, sb + kBlock, 0.0);
+                   for (int64_t i = 0; i < a.n; ++i) {
+                     const T* go = a.go + i * a.c;
+                     const T* x = a.x + i * a.c;
+                     // The block's columns group by group, each a loop with its statistics fixed.
+                     for (int64_t lo = c0; lo < c1;) {
+                       const int64_t group = lo / d, hi = std::min(c1, (group + 1) * d);
+                       const double m = a.mean[i * a.g + group], r = a.rstd[i * a.g + group];
+                       for (int64_t ch = lo; ch < hi; ++ch) {
+                         const double gov = static_cast<double>(go[ch]);
+                         sw[ch - c0] += gov * ((static_cast<double>(x[ch]) - m) * r);
+                         sb[ch - c0] += gov;
+                       }
+                       lo = hi;
+                     }
+                   }
+                   for (int64_t ch = c0; ch < c1; ++ch) {
+                     if (a.gw) a.gw[ch] = static_cast<T>(sw[ch - c0]);
+                     if (a.gb) a.gb[ch] = static_cast<T>(sb[ch - c0]);
+                   }
+                 }
+               });
 }
 
 // Group-norm shape (S > 1): per (n, c) strip sums of go and go x, then per group.
@@ -227,19 +232,20 @@ void norm_backward_strips(const NormGrad<T>& a) {
   });
   const int64_t rows = a.n * a.g;
   if (a.gx != nullptr) {
-    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(d * a.s, 1)), [&](int64_t r0, int64_t r1) {
-      for (int64_t row = r0; row < r1; ++row) {
-        const double m = a.mean[row];
-        double gh_sum = 0, ghx_sum = 0;
-        for (int64_t j = 0; j < d; ++j) {
-          const int64_t ch = (row % a.g) * d + j, i = (row / a.g) * a.c + ch;
-          const double w = a.w ? static_cast<double>(a.w[ch]) : 1.0;
-          gh_sum += w * db[i];
-          ghx_sum += w * (ds[i] - m * db[i]);
-        }
-        group_rows(a, row, &gh_sum, &ghx_sum);
-      }
-    });
+    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(d * a.s, 1)),
+                 [&](int64_t r0, int64_t r1) {
+                   for (int64_t row = r0; row < r1; ++row) {
+                     const double m = a.mean[row];
+                     double gh_sum = 0, ghx_sum = 0;
+                     for (int64_t j = 0; j < d; ++j) {
+                       const int64_t ch = (row % a.g) * d + j, i = (row / a.g) * a.c + ch;
+                       const double w = a.w ? static_cast<double>(a.w[ch]) : 1.0;
+                       gh_sum += w * db[i];
+                       ghx_sum += w * (ds[i] - m * db[i]);
+                     }
+                     group_rows(a, row, &gh_sum, &ghx_sum);
+                   }
+                 });
   }
   for (int64_t ch = 0; ch < a.c; ++ch) {
     double sw = 0, sb = 0;
@@ -360,14 +366,25 @@ void CpuBackend::group_norm_backward(const Tensor& grad_in, const Tensor& grad_w
                                      const Tensor& in, const Tensor& mean, const Tensor& rstd,
                                      const Tensor& weight, int64_t n, int64_t c, int64_t g,
                                      int64_t s) {
-  for (const Tensor* t : {&grad_in, &grad_weight, &grad_bias, &grad_out, &in, &mean, &rstd, &weight})
-    NABLA_ASSERT(!t->defined() || t->is_contiguous(), "group_norm_backward kernel: contiguous operands");
+  for (const Tensor* t :
+       {&grad_in, &grad_weight, &grad_bias, &grad_out, &in, &mean, &rstd, &weight})
+    NABLA_ASSERT(!t->defined() || t->is_contiguous(),
+                 "group_norm_backward kernel: contiguous operands");
   NABLA_ASSERT(g > 0 && c % g == 0, "group_norm_backward kernel: C divisible by G");
   dispatch_floating(in.scalar_type(), "group_norm_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const NormGrad<T> a{ptr_or_null<T>(grad_in), ptr_or_null<T>(grad_weight), ptr_or_null<T>(grad_bias),
-                        grad_out.data_ptr<T>(), in.data_ptr<T>(), mean.data_ptr<T>(),
-                        rstd.data_ptr<T>(), ptr_or_null<T>(weight), n, c, g, s};
+    const NormGrad<T> a{ptr_or_null<T>(grad_in),
+                        ptr_or_null<T>(grad_weight),
+                        ptr_or_null<T>(grad_bias),
+                        grad_out.data_ptr<T>(),
+                        in.data_ptr<T>(),
+                        mean.data_ptr<T>(),
+                        rstd.data_ptr<T>(),
+                        ptr_or_null<T>(weight),
+                        n,
+                        c,
+                        g,
+                        s};
     if (s == 1)
       norm_backward_rows(a);
     else

@@ -56,16 +56,21 @@ void CpuBackend::random(Distribution dist, const Tensor& out, uint64_t seed, uin
         double u = to_unit(w[0], w[1]);
         double v = 0;
         switch (dist) {
-          case Distribution::Uniform: v = a + (b - a) * u; break;
+          case Distribution::Uniform:
+            v = a + (b - a) * u;
+            break;
           case Distribution::Normal: {
             // Box-Muller with u in (0, 1] so log never sees 0.
             double u1 = 1.0 - u, u2 = to_unit(w[2], w[3]);
             v = a + b * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
             break;
           }
-          case Distribution::Bernoulli: v = u < a ? 1.0 : 0.0; break;
+          case Distribution::Bernoulli:
+            v = u < a ? 1.0 : 0.0;
+            break;
           case Distribution::RandInt: {
-            uint64_t range = static_cast<uint64_t>(static_cast<int64_t>(b) - static_cast<int64_t>(a));
+            uint64_t range =
+                static_cast<uint64_t>(static_cast<int64_t>(b) - static_cast<int64_t>(a));
             uint64_t r = (uint64_t(w[0]) << 32) | w[1];
             data[i] = static_cast<T>(static_cast<int64_t>(a) + static_cast<int64_t>(r % range));
             continue;

@@ -102,8 +102,8 @@ void softmax_rows(T* out, const T* in, int64_t rows, int64_t n, bool log) {
 
 // Columns [i0, i1) of one outer block: x[j * inner + i] for j < n.
 template <class T>
-void softmax_columns(T* y, const T* x, int64_t n, int64_t inner, int64_t i0, int64_t i1,
-                     bool log, T* m, T* s) {
+void softmax_columns(T* y, const T* x, int64_t n, int64_t inner, int64_t i0, int64_t i1, bool log,
+                     T* m, T* s) {
   const int64_t w = i1 - i0;
   std::fill(m, m + w, -std::numeric_limits<T>::infinity());
   std::fill(s, s + w, T(0));
@@ -150,8 +150,8 @@ void softmax_strided(T* out, const T* in, int64_t outer, int64_t n, int64_t inne
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t o = t / col_blocks, c = t % col_blocks;
       const int64_t i0 = c * kBlock, i1 = std::min(inner, i0 + kBlock);
-      softmax_columns(out + o * n * inner, in + o * n * inner, n, inner, i0, i1, log,
-                      buf.data(), buf.data() + kBlock);
+      softmax_columns(out + o * n * inner, in + o * n * inner, n, inner, i0, i1, log, buf.data(),
+                      buf.data() + kBlock);
     }
   });
 }
@@ -196,7 +196,8 @@ void softmax_backward_impl(T* gi, const T* g, const T* y, int64_t outer, int64_t
       }
       std::fill(s.begin(), s.end(), T(0));
       for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i < inner; ++i) s[i] += log ? go[j * inner + i] : go[j * inner + i] * yo[j * inner + i];
+        for (int64_t i = 0; i < inner; ++i)
+          s[i] += log ? go[j * inner + i] : go[j * inner + i] * yo[j * inner + i];
       for (int64_t j = 0; j < n; ++j)
         for (int64_t i = 0; i < inner; ++i) {
           const int64_t k = j * inner + i;
@@ -207,7 +208,8 @@ void softmax_backward_impl(T* gi, const T* g, const T* y, int64_t outer, int64_t
 }
 
 template <class T>
-void softmax_backward_dispatch(const Tensor& gi, const Tensor& g, const Tensor& y, int64_t dim, bool log) {
+void softmax_backward_dispatch(const Tensor& gi, const Tensor& g, const Tensor& y, int64_t dim,
+                               bool log) {
   IntArrayRef sizes = y.sizes();
   int64_t outer = 1, inner = 1;
   const int64_t n = sizes.empty() ? 1 : sizes[dim];

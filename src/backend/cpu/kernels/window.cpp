@@ -6,9 +6,9 @@
 #include <cstring>
 #include <type_traits>
 
-#include "backend/cpu/max_pool_avx512.h"
 #include "backend/cpu/kernels/cpu_backend.h"
 #include "backend/cpu/loops.h"
+#include "backend/cpu/max_pool_avx512.h"
 #include "nabla/backend/isa.h"
 #include "nabla/backend/parallel.h"
 

@@ -16,9 +16,9 @@ class FunctionalImpl : public Cloneable<FunctionalImpl> {
   explicit FunctionalImpl(Function function);
   template <class F, class Arg, class... Args>
   explicit FunctionalImpl(F&& f, Arg&& arg, Args&&... args)
-      : FunctionalImpl(Function([f = std::forward<F>(f), bound = std::make_tuple(std::forward<Arg>(arg),
-                                                                             std::forward<Args>(args)...)](
-                                    Tensor x) {
+      : FunctionalImpl(Function([f = std::forward<F>(f),
+                                 bound = std::make_tuple(std::forward<Arg>(arg),
+                                                         std::forward<Args>(args)...)](Tensor x) {
           return std::apply([&](const auto&... a) { return f(x, a...); }, bound);
         })) {}
 

@@ -71,7 +71,8 @@ NABLA_MODULE(ModuleList);
 class ModuleDictImpl : public Cloneable<ModuleDictImpl> {
  public:
   ModuleDictImpl() = default;
-  explicit ModuleDictImpl(const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& modules);
+  explicit ModuleDictImpl(
+      const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& modules);
   explicit ModuleDictImpl(const OrderedDict<std::string, std::shared_ptr<Module>>& modules);
 
   void reset() override {}
