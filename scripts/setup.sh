@@ -9,7 +9,7 @@ for arg in "$@"; do
     --with-libtorch) packages+=(libtorch-dev python3-numpy) ;;  # tests and benchmarks only (numpy: .npy interchange tests)
     --with-data) packages+=(dataset-fashion-mnist libpng-dev) ;;  # examples: data and PNG output
     --with-bench) packages+=(libtorch-dev libbenchmark-dev) ;;
-    --with-checks) packages+=(clang-format) ;;  # scripts/check_format.sh
+    --with-checks) packages+=(clang-format python3) ;;  # scripts/check_format.sh, check_layers.py
     *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done

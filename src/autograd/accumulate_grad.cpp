@@ -15,7 +15,7 @@ AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable))
 
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   if (!grads.empty() && grads[0].defined()) {
-    std::lock_guard<std::mutex> lock(mutex());
+    std::lock_guard<std::mutex> lock(mutex_);
     Tensor g = grads[0];
     auto* meta = variable_.unsafeGetTensorImpl()->autograd_meta();
     if (meta)

@@ -2,6 +2,8 @@
 // AccumulateGrad: the node at a leaf that requires grad. It adds each incoming gradient
 // into the leaf's .grad() (SPEC.md §5.2): assigns when .grad() is undefined, adds in place
 // otherwise, and builds a graph instead when create_graph is on.
+#include <mutex>
+
 #include "nabla/autograd/node.h"
 
 namespace nabla::autograd {
@@ -15,6 +17,7 @@ class AccumulateGrad final : public Node {
 
  private:
   Tensor variable_;
+  std::mutex mutex_;  // concurrent backward calls reach one leaf from several threads
 };
 
 /// The leaf's AccumulateGrad node, created once and cached weakly in its meta.

@@ -13,7 +13,6 @@
 #include "nabla/autograd/autograd.h"
 #include "nabla/autograd/profiler.h"
 #include "nabla/core/autograd_meta.h"
-#include "nabla/ops/factories.h"
 
 namespace nabla::autograd {
 namespace {
@@ -245,7 +244,7 @@ variable_list make_root_grads(const variable_list& outputs, const variable_list&
     } else {
       NABLA_CHECK(t.numel() == 1, "grad can be implicitly created only for scalar outputs (", op,
                   " got an output of shape ", t.sizes(), "; pass a gradient)");
-      out.push_back(ones_like(t));
+      out.push_back(t.new_ones(t.sizes()));
     }
   }
   return out;

@@ -14,9 +14,7 @@
 #include <initializer_list>
 #include <vector>
 
-#include "nabla/autograd/grad_mode.h"
-#include "nabla/autograd/saved_variable.h"
-#include "nabla/core/autograd_meta.h"
+#include "nabla/autograd/record.h"
 
 namespace nabla::autograd {
 
@@ -59,25 +57,9 @@ class FormulaNode final : public Node {
   std::vector<SavedVariable, ::nabla::detail::PoolAllocator<SavedVariable>> saved_;
 };
 
-inline bool requires_grad(const Tensor& t) {
-  auto* m = t.defined() ? t.unsafeGetTensorImpl()->autograd_meta() : nullptr;
-  return m && (m->requires_grad || m->grad_fn);
-}
-
-/// True when grad mode is on and some argument requires grad.
-template <class... T>
-bool any_requires_grad(const T&... ts) {
-  return GradMode::is_enabled() && (requires_grad(ts) || ...);
-}
-bool any_requires_grad_list(TensorList ts);
-
 /// A node for `f` with one next edge per input (invalid for inputs without grad).
 std::shared_ptr<FormulaNode> make_node(const Formula& f,
                                        std::initializer_list<const Tensor*> inputs);
 std::shared_ptr<FormulaNode> make_node(const Formula& f, TensorList inputs);
-
-/// Makes `out` the next output of `node` (out.grad_fn() == node, output_nr assigned in
-/// call order).
-void set_history(const Tensor& out, const std::shared_ptr<Node>& node);
 
 }  // namespace nabla::autograd

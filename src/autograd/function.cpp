@@ -8,8 +8,6 @@
 
 #include "autograd/formula.h"
 #include "nabla/autograd/autograd.h"
-#include "nabla/ops/factories.h"
-#include "ops/op_utils.h"
 
 namespace nabla::autograd {
 
@@ -63,7 +61,7 @@ variable_list CustomNode::apply(variable_list&& grads) {
     for (size_t i = 0; i < grads.size(); ++i)
       if (!grads[i].defined()) {
         const InputMetadata& m = input_metadata(i);
-        grads[i] = zeros(IntArrayRef(m.shape), TensorOptions(m.dtype));
+        grads[i] = empty_contiguous(IntArrayRef(m.shape), m.dtype).zero_();
       }
   }
   variable_list result = backward_(&ctx, std::move(grads));
@@ -127,7 +125,7 @@ void detail_finish(const std::shared_ptr<CustomNode>& node, const variable_list&
     bool is_input = input_impls.count(impl) > 0;
     if (is_input && !ctx.dirty_.count(impl)) {
       // Returned an input unchanged: give the output its own identity (a view), as PyTorch.
-      out = ops::make_view(out, out.sizes(), out.strides(), out.storage_offset());
+      out = ::nabla::detail::alias_storage(out, out.sizes(), out.strides(), out.storage_offset());
     } else if (is_input) {
       NABLA_CHECK(!(out.is_leaf() && out.requires_grad()), node->name(),
                   ": a leaf Variable that requires grad has been used in an in-place operation "

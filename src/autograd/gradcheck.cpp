@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "nabla/autograd/autograd.h"
-#include "nabla/ops/factories.h"
 
 namespace nabla::autograd {
 namespace {
@@ -50,7 +49,7 @@ bool gradcheck(const TensorFn& fn, const variable_list& inputs, GradcheckOptions
         analytic[i].assign(n_out, std::vector<double>(inputs[i].numel(), 0.0));
       }
     for (int64_t k = 0; k < n_out; ++k) {
-      Tensor go = zeros(out.sizes(), out.options());  // row-major, so element k is go.view(-1)[k]
+      Tensor go = out.new_zeros(out.sizes());  // row-major, so element k is go.view(-1)[k]
       go.view({-1})[k].fill_(1.0);
       variable_list g =
           grad({out}, diff_inputs, {go}, /*retain_graph=*/true, false, /*allow_unused=*/true);
@@ -108,7 +107,8 @@ bool gradgradcheck(const TensorFn& fn, const variable_list& inputs,
   variable_list outputs = run(fn, inputs);
   variable_list vs = grad_outputs;
   if (vs.empty()) {
-    for (const Tensor& out : outputs) vs.push_back(randn(out.sizes(), TensorOptions(kDouble)));
+    for (const Tensor& out : outputs)
+      vs.push_back(empty_contiguous(out.sizes(), kDouble).normal_());
   }
   for (auto& v : vs) v = v.detach().to(kDouble).requires_grad_(true);
   size_t n_in = inputs.size();
@@ -124,7 +124,7 @@ bool gradgradcheck(const TensorFn& fn, const variable_list& inputs,
     variable_list g = grad(outs, diff, v, true, /*create_graph=*/true, /*allow_unused=*/true);
     variable_list res;
     for (size_t k = 0; k < g.size(); ++k)
-      res.push_back(g[k].defined() ? g[k] : zeros_like(diff[k]));
+      res.push_back(g[k].defined() ? g[k] : diff[k].new_zeros(diff[k].sizes()));
     return res;
   };
   return gradcheck(first_grad, all, o);

@@ -68,33 +68,46 @@ uint32_t Node::add_input_metadata(const Tensor& t) {
   return static_cast<uint32_t>(input_metadata_.size() - 1);
 }
 
+Node::Extras& Node::extras() {
+  if (!extras_) extras_ = std::make_unique<Extras>();
+  return *extras_;
+}
+
+const std::string& Node::creation_trace() const {
+  static const std::string kNone;
+  return extras_ ? extras_->creation_trace : kNone;
+}
+
 unsigned Node::add_tensor_pre_hook(uint32_t input_nr, TensorHook fn) {
   unsigned id = g_next_hook_id.fetch_add(1);
-  pre_hooks_.push_back({id, input_nr, std::move(fn)});
+  extras().pre_hooks.push_back({id, input_nr, std::move(fn)});
   return id;
 }
 
 bool Node::remove_tensor_pre_hook(unsigned id) {
-  auto it = std::find_if(pre_hooks_.begin(), pre_hooks_.end(),
-                         [&](const PreHook& h) { return h.id == id; });
-  if (it == pre_hooks_.end()) return false;
-  pre_hooks_.erase(it);
+  if (!extras_) return false;
+  auto& hooks = extras_->pre_hooks;
+  auto it = std::find_if(hooks.begin(), hooks.end(), [&](const PreHook& h) { return h.id == id; });
+  if (it == hooks.end()) return false;
+  hooks.erase(it);
   return true;
 }
 
 void Node::set_retains_grad(uint32_t input_nr, std::weak_ptr<TensorImpl> tensor) {
-  for (auto& r : retains_)
+  auto& retains = extras().retains;
+  for (auto& r : retains)
     if (r.first == input_nr) return;
-  retains_.emplace_back(input_nr, std::move(tensor));
+  retains.emplace_back(input_nr, std::move(tensor));
 }
 
 void Node::run_pre_hooks(variable_list& grads) {
-  for (auto& h : pre_hooks_) {
+  if (!extras_) return;
+  for (auto& h : extras_->pre_hooks) {
     if (h.input_nr >= grads.size() || !grads[h.input_nr].defined()) continue;
     Tensor r = h.fn(grads[h.input_nr]);
     if (r.defined()) grads[h.input_nr] = std::move(r);
   }
-  for (auto& [nr, weak] : retains_) {
+  for (auto& [nr, weak] : extras_->retains) {
     auto impl = weak.lock();
     if (!impl || nr >= grads.size() || !grads[nr].defined()) continue;
     // Like LibTorch, a retained non-leaf gradient accumulates across backward calls.

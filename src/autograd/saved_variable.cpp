@@ -1,7 +1,6 @@
 #include "nabla/autograd/saved_variable.h"
 
 #include "nabla/core/autograd_meta.h"
-#include "ops/op_utils.h"
 
 namespace nabla::autograd {
 namespace {
@@ -15,7 +14,7 @@ thread_local HookPair* t_hooks = nullptr;
 
 // The same bytes and geometry as `t`, without autograd meta.
 Tensor plain_alias(const Tensor& t) {
-  return ops::make_view(t, t.sizes(), t.strides(), t.storage_offset());
+  return ::nabla::detail::alias_storage(t, t.sizes(), t.strides(), t.storage_offset());
 }
 
 }  // namespace
@@ -27,14 +26,15 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   requires_grad_ = t.requires_grad();
   saved_version_ = t._version();
   dtype_ = t.scalar_type();
-  shape_.assign(t.sizes().begin(), t.sizes().end());
   if (auto* m = t.unsafeGetTensorImpl()->autograd_meta()) output_nr_ = m->output_nr;
   // Outputs are kept without their grad_fn, which is the saving node (no cycle).
   Tensor keep = is_output ? plain_alias(t) : t;
   if (t_hooks) {
-    packed_ = t_hooks->pack(keep);
-    unpack_hook_ = t_hooks->unpack;
-    storage_ref_ = t.impl()->storage();
+    packed_ = std::make_unique<Packed>();
+    packed_->value = t_hooks->pack(keep);
+    packed_->unpack_hook = t_hooks->unpack;
+    packed_->storage_ref = t.impl()->storage();
+    packed_->shape.assign(t.sizes().begin(), t.sizes().end());
   } else {
     data_ = std::move(keep);
   }
@@ -43,12 +43,14 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
 void SavedVariable::reset_data() {
   data_ = Tensor();
   packed_.reset();
-  storage_ref_.reset();
   released_ = true;
 }
 
 std::string SavedVariable::describe_saved() const {
-  return str("[", toString(dtype_), "Tensor ", IntArrayRef(shape_), "]");
+  IntArrayRef shape = data_.defined() ? data_.sizes()
+                      : packed_       ? IntArrayRef(packed_->shape)
+                                      : IntArrayRef();
+  return str("[", toString(dtype_), "Tensor ", shape, "]");
 }
 
 Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
@@ -62,7 +64,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   uint32_t version = saved_version_;
   if (data_.defined())
     version = data_._version();
-  else if (auto st = storage_ref_.lock())
+  else if (auto st = packed_ ? packed_->storage_ref.lock() : nullptr)
     version = st->version();
   if (version != saved_version_) {
     std::string who = saved_for
@@ -78,7 +80,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
                 " instead. Hint: the backtrace further above (DetectAnomalyGuard) shows the "
                 "operation that failed to compute its gradient.");
   }
-  Tensor t = unpack_hook_ ? unpack_hook_(packed_) : data_;
+  Tensor t = packed_ ? packed_->unpack_hook(packed_->value) : data_;
   if (is_output_ && requires_grad_ && saved_for) {
     // Re-attach the node so that create_graph can differentiate through the output.
     Tensor out = plain_alias(t);

@@ -4,7 +4,6 @@
 #include "autograd/accumulate_grad.h"
 #include "autograd/formula.h"
 #include "nabla/autograd/autograd.h"
-#include "ops/op_utils.h"
 
 namespace nabla {
 
@@ -36,7 +35,7 @@ const Tensor& Tensor::grad() const {
 Tensor& Tensor::mutable_grad() const { return impl_->ensure_autograd_meta().grad; }
 
 Tensor Tensor::detach() const {
-  return ops::make_view(*this, sizes(), strides(), storage_offset());
+  return detail::alias_storage(*this, sizes(), strides(), storage_offset());
 }
 
 const Tensor& Tensor::detach_() const {
@@ -118,7 +117,7 @@ void Tensor::remove_hook(unsigned handle) const {
 }
 
 void Tensor::set_data(const Tensor& new_data) const {
-  ops::check_defined(new_data, "set_data");
+  NABLA_CHECK(new_data.defined(), "set_data: expected a defined tensor");
   impl_->set_storage(new_data.impl()->storage(), new_data.scalar_type(), new_data.sizes(),
                      new_data.strides(), new_data.storage_offset());
 }

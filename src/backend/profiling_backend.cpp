@@ -7,153 +7,27 @@ namespace nabla {
 using autograd::profiler::EventKind;
 using autograd::profiler::RecordFunction;
 
-// The switches list every enumerator without a default, so -Wswitch flags a new op.
+// Kernel names follow from the op lists (core/op_list/*.def); the remaining switches list
+// every enumerator without a default, so -Wswitch flags a new one.
 const char* kernel_name(UnaryOp op) {
   switch (op) {
-    case UnaryOp::Neg:
-      return "unary.Neg";
-    case UnaryOp::Abs:
-      return "unary.Abs";
-    case UnaryOp::Sqrt:
-      return "unary.Sqrt";
-    case UnaryOp::Rsqrt:
-      return "unary.Rsqrt";
-    case UnaryOp::Exp:
-      return "unary.Exp";
-    case UnaryOp::Exp2:
-      return "unary.Exp2";
-    case UnaryOp::Log:
-      return "unary.Log";
-    case UnaryOp::Log2:
-      return "unary.Log2";
-    case UnaryOp::Log10:
-      return "unary.Log10";
-    case UnaryOp::Log1p:
-      return "unary.Log1p";
-    case UnaryOp::Expm1:
-      return "unary.Expm1";
-    case UnaryOp::Sin:
-      return "unary.Sin";
-    case UnaryOp::Cos:
-      return "unary.Cos";
-    case UnaryOp::Tan:
-      return "unary.Tan";
-    case UnaryOp::Asin:
-      return "unary.Asin";
-    case UnaryOp::Acos:
-      return "unary.Acos";
-    case UnaryOp::Atan:
-      return "unary.Atan";
-    case UnaryOp::Sinh:
-      return "unary.Sinh";
-    case UnaryOp::Cosh:
-      return "unary.Cosh";
-    case UnaryOp::Tanh:
-      return "unary.Tanh";
-    case UnaryOp::Sigmoid:
-      return "unary.Sigmoid";
-    case UnaryOp::Relu:
-      return "unary.Relu";
-    case UnaryOp::Erf:
-      return "unary.Erf";
-    case UnaryOp::Floor:
-      return "unary.Floor";
-    case UnaryOp::Ceil:
-      return "unary.Ceil";
-    case UnaryOp::Round:
-      return "unary.Round";
-    case UnaryOp::Trunc:
-      return "unary.Trunc";
-    case UnaryOp::Frac:
-      return "unary.Frac";
-    case UnaryOp::Sign:
-      return "unary.Sign";
-    case UnaryOp::Reciprocal:
-      return "unary.Reciprocal";
-    case UnaryOp::Square:
-      return "unary.Square";
-    case UnaryOp::BitwiseNot:
-      return "unary.BitwiseNot";
-    case UnaryOp::PowScalar:
-      return "unary.PowScalar";
-    case UnaryOp::Clamp:
-      return "unary.Clamp";
-    case UnaryOp::LeakyRelu:
-      return "unary.LeakyRelu";
-    case UnaryOp::Elu:
-      return "unary.Elu";
-    case UnaryOp::Softplus:
-      return "unary.Softplus";
-    case UnaryOp::Gelu:
-      return "unary.Gelu";
-    case UnaryOp::Silu:
-      return "unary.Silu";
-    case UnaryOp::LogicalNot:
-      return "unary.LogicalNot";
-    case UnaryOp::IsNan:
-      return "unary.IsNan";
-    case UnaryOp::IsInf:
-      return "unary.IsInf";
-    case UnaryOp::IsFinite:
-      return "unary.IsFinite";
+#define NABLA_UNARY_OP(name, Kernel, ...) \
+  case UnaryOp::Kernel:                   \
+    return "unary." #Kernel;
+#define NABLA_UNARY_PREDICATE(name, Kernel) NABLA_UNARY_OP(name, Kernel)
+#define NABLA_UNARY_OP_ATTRS(name, Kernel, ...) NABLA_UNARY_OP(name, Kernel)
+#include "nabla/core/op_list/unary.def"
   }
   return "unary";
 }
 
 const char* kernel_name(BinaryOp op) {
   switch (op) {
-    case BinaryOp::Add:
-      return "binary.Add";
-    case BinaryOp::Sub:
-      return "binary.Sub";
-    case BinaryOp::Mul:
-      return "binary.Mul";
-    case BinaryOp::Div:
-      return "binary.Div";
-    case BinaryOp::Remainder:
-      return "binary.Remainder";
-    case BinaryOp::Fmod:
-      return "binary.Fmod";
-    case BinaryOp::Pow:
-      return "binary.Pow";
-    case BinaryOp::Atan2:
-      return "binary.Atan2";
-    case BinaryOp::Maximum:
-      return "binary.Maximum";
-    case BinaryOp::Minimum:
-      return "binary.Minimum";
-    case BinaryOp::BitwiseAnd:
-      return "binary.BitwiseAnd";
-    case BinaryOp::BitwiseOr:
-      return "binary.BitwiseOr";
-    case BinaryOp::BitwiseXor:
-      return "binary.BitwiseXor";
-    case BinaryOp::TanhBackward:
-      return "binary.TanhBackward";
-    case BinaryOp::SigmoidBackward:
-      return "binary.SigmoidBackward";
-    case BinaryOp::ReluBackward:
-      return "binary.ReluBackward";
-    case BinaryOp::LeakyReluBackward:
-      return "binary.LeakyReluBackward";
-    case BinaryOp::Eq:
-      return "binary.Eq";
-    case BinaryOp::Ne:
-      return "binary.Ne";
-    case BinaryOp::Lt:
-      return "binary.Lt";
-    case BinaryOp::Le:
-      return "binary.Le";
-    case BinaryOp::Gt:
-      return "binary.Gt";
-    case BinaryOp::Ge:
-      return "binary.Ge";
-    case BinaryOp::LogicalAnd:
-      return "binary.LogicalAnd";
-    case BinaryOp::LogicalOr:
-      return "binary.LogicalOr";
-    case BinaryOp::LogicalXor:
-      return "binary.LogicalXor";
+#define NABLA_BINARY_OP(name, Kernel, ...) \
+  case BinaryOp::Kernel:                   \
+    return "binary." #Kernel;
+#define NABLA_BINARY_KERNEL(name, Kernel, dtype) NABLA_BINARY_OP(name, Kernel)
+#include "nabla/core/op_list/binary.def"
   }
   return "binary";
 }

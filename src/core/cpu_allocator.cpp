@@ -2,7 +2,9 @@
 // particular) taking ~45% of the time, and large results paying page faults on every
 // call; recycling blocks removes both.
 //  - Small blocks (<= 64 KiB) use power-of-two classes from 64 B, cached per thread
-//    (bounded per class), so the hot path takes no lock.
+//    (bounded per class: 256 blocks, or 1 MiB of the smaller ones — a graph of a few
+//    thousand tiny ops frees thousands of 64-byte blocks at once), so the hot path takes
+//    no lock.
 //  - Large blocks are rounded up to 4 KiB and cached process-wide by exact size, up to
 //    kMaxCachedLarge bytes; a block freed into a full cache evicts the blocks freed
 //    longest ago (so a program whose sizes change keeps reusing memory instead of
@@ -24,7 +26,12 @@ namespace {
 constexpr size_t kAlign = 64;
 constexpr int kNumClasses = 11;  // 64 B << 0..10 = 64 B .. 64 KiB
 constexpr size_t kMaxSmall = kAlign << (kNumClasses - 1);
-constexpr size_t kMaxPerClass = 256;
+constexpr size_t kMinPerClass = 256;
+constexpr size_t kClassBudget = size_t(1) << 20;  // bytes cached per small class and thread
+constexpr size_t max_cached(int size_class) {
+  size_t by_budget = kClassBudget / (kAlign << size_class);
+  return by_budget > kMinPerClass ? by_budget : kMinPerClass;
+}
 constexpr size_t kLargeGranule = 4096;
 constexpr size_t kMaxCachedLarge = size_t(512) << 20;
 
@@ -159,8 +166,9 @@ void cpu_free(void* p, size_t nbytes) {
       std::free(p);
       return;
     }
-    auto& list = t_cache.free[size_class(nbytes)];
-    if (list.size() < kMaxPerClass) {
+    int c = size_class(nbytes);
+    auto& list = t_cache.free[c];
+    if (list.size() < max_cached(c)) {
       list.push_back(p);
       return;
     }

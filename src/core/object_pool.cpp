@@ -9,7 +9,7 @@ namespace {
 
 constexpr size_t kGranule = 16;
 constexpr size_t kClasses = kPoolMaxBytes / kGranule;
-constexpr size_t kMaxPerClass = 4096;
+constexpr size_t kMaxPerClass = 16384;  // a 5,000-op graph frees ~3 blocks per op at once
 
 thread_local bool t_pool_gone = false;  // see cpu_allocator.cpp: frees after thread exit
 

@@ -4,6 +4,8 @@
 
 #include "nabla/core/autograd_meta.h"
 #include "nabla/core/error.h"
+#include "nabla/core/object_pool.h"
+#include "nabla/core/tensor.h"
 
 namespace nabla {
 
@@ -64,6 +66,22 @@ int64_t checked_numel(IntArrayRef sizes, const char* op) {
     n *= s;
   }
   return n;
+}
+
+Tensor detail::alias_storage(const Tensor& base, IntArrayRef sizes, IntArrayRef strides,
+                             int64_t offset) {
+  return Tensor(detail::make_pooled<TensorImpl>(base.impl()->storage(), base.scalar_type(), sizes,
+                                                strides, offset));
+}
+
+Tensor empty_contiguous(IntArrayRef sizes, ScalarType dtype, Device device) {
+  int64_t n = checked_numel(sizes, "empty");
+  size_t es = elementSize(dtype);
+  NABLA_CHECK(static_cast<uint64_t>(n) <= (uint64_t(1) << 62) / es, "empty: size ", sizes,
+              " needs more bytes than can be addressed");
+  auto storage = detail::make_pooled<StorageImpl>(static_cast<size_t>(n) * es, device);
+  auto strides = contiguous_strides(sizes);
+  return Tensor(detail::make_pooled<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
 }
 
 }  // namespace nabla

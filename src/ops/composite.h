@@ -7,7 +7,6 @@
 
 #include "autograd/formula.h"
 #include "nabla/autograd/grad_mode.h"
-#include "ops/elementwise_backward.h"
 #include "ops/op_utils.h"
 
 namespace nabla::ops {

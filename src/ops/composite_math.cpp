@@ -163,9 +163,6 @@ const Tensor& Tensor::bitwise_or_(const Tensor& o) const {
 const Tensor& Tensor::bitwise_xor_(const Tensor& o) const {
   return inplace_from(*this, "bitwise_xor_", [&](const Tensor& x) { return x.bitwise_xor(o); });
 }
-const Tensor& Tensor::bitwise_not_() const {
-  return inplace_from(*this, "bitwise_not_", [&](const Tensor& x) { return x.bitwise_not(); });
-}
 const Tensor& Tensor::cumsum_(int64_t dim, optional<ScalarType> dtype) const {
   return inplace_from(*this, "cumsum_", [&](const Tensor& x) { return x.cumsum(dim, dtype); });
 }

@@ -13,7 +13,6 @@
 #include "autograd/formula.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
-#include "ops/elementwise_backward.h"
 #include "ops/op_utils.h"
 #include "ops/views_backward.h"
 

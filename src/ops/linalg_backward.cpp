@@ -5,7 +5,7 @@
 
 #include "autograd/formula.h"
 #include "nabla/ops/functions.h"
-#include "ops/elementwise_backward.h"
+#include "ops/op_utils.h"
 #include "ops/reduce_utils.h"
 
 namespace nabla::ops {

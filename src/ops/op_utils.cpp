@@ -1,6 +1,8 @@
 #include "ops/op_utils.h"
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/core/autograd_meta.h"
@@ -14,16 +16,6 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   NABLA_CHECK(dim >= -n && dim < n, op, ": dimension out of range (expected to be in range of [",
               -n, ", ", n - 1, "], but got ", dim, ")");
   return dim < 0 ? dim + n : dim;
-}
-
-Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
-  int64_t n = checked_numel(sizes, "empty");
-  size_t es = elementSize(dtype);
-  NABLA_CHECK(static_cast<uint64_t>(n) <= (uint64_t(1) << 62) / es, "empty: size ", sizes,
-              " needs more bytes than can be addressed");
-  auto storage = detail::make_pooled<StorageImpl>(static_cast<size_t>(n) * es, device);
-  auto strides = contiguous_strides(sizes);
-  return Tensor(detail::make_pooled<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
 }
 
 Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device, MemoryFormat format,
@@ -96,6 +88,32 @@ ScalarType scalar_dtype(const Scalar& s) {
 
 ScalarType result_type(const Tensor& a, const Scalar& b) {
   return promote_lower(a.scalar_type(), scalar_dtype(b), true);
+}
+
+Tensor constant_scalar(const Scalar& s, ScalarType dtype, Device device) {
+  if (!device.is_cpu()) return scalar_tensor(s, dtype, device);
+  struct Entry {
+    bool is_double = false;
+    uint64_t bits = 0;
+    ScalarType dtype = kFloat;
+    Tensor value;
+  };
+  thread_local std::array<Entry, 8> cache;
+  thread_local size_t next = 0;
+  bool is_double = s.isFloatingPoint();
+  uint64_t bits;
+  if (is_double) {
+    double d = s.toDouble();
+    std::memcpy(&bits, &d, sizeof bits);
+  } else {
+    bits = static_cast<uint64_t>(s.isBoolean() ? int64_t(s.toBool()) : s.toLong());
+  }
+  for (Entry& e : cache)
+    if (e.value.defined() && e.is_double == is_double && e.bits == bits && e.dtype == dtype)
+      return e.value;
+  Entry& slot = cache[next++ % cache.size()];
+  slot = Entry{is_double, bits, dtype, scalar_tensor(s, dtype, device)};
+  return slot.value;
 }
 
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype, Device device) {
@@ -182,10 +200,16 @@ const Tensor& assign_with_history(const Tensor& self, const Tensor& result, cons
   return self;
 }
 
-Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  auto impl = detail::make_pooled<TensorImpl>(base.impl()->storage(), base.scalar_type(), sizes,
-                                              strides, offset);
-  return Tensor(std::move(impl));
+Tensor sum_to(const Tensor& g, IntArrayRef shape) {
+  if (g.sizes() == shape) return g;
+  int64_t lead = g.dim() - static_cast<int64_t>(shape.size());
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < lead; ++i) dims.push_back(i);
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] == 1 && g.size(lead + static_cast<int64_t>(i)) != 1)
+      dims.push_back(lead + static_cast<int64_t>(i));
+  Tensor r = dims.empty() ? g : g.sum(dims, /*keepdim=*/true);
+  return r.view(shape);
 }
 
 }  // namespace nabla::ops

@@ -11,7 +11,9 @@ namespace nabla::ops {
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
 
 /// A fresh contiguous tensor (uninitialized).
-Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device = Device(kCPU));
+inline Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device = Device(kCPU)) {
+  return empty_contiguous(sizes, dtype, device);
+}
 /// A fresh dense tensor laid out in `format`; Preserve takes `like`'s strides when it is
 /// non-overlapping and dense, else the layout `like` suggests (LibTorch's rule).
 Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device, MemoryFormat format,
@@ -37,6 +39,11 @@ ScalarType result_type(const Tensor& a, const Scalar& b);
 ScalarType scalar_dtype(const Scalar& s);
 /// A 0-d tensor holding `s` in `dtype`.
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype, Device device = Device(kCPU));
+
+/// A read-only 0-d tensor holding `s` in `dtype`, shared by calls that ask for the same
+/// value: `x * 2.0` reuses the constant of the last few such calls on this thread instead
+/// of allocating one per op. Never write into it (the binary ops only read their operands).
+Tensor constant_scalar(const Scalar& s, ScalarType dtype, Device device);
 
 /// Raises unless `t` is defined; `what` names the op and argument.
 void check_defined(const Tensor& t, const char* what);
@@ -73,6 +80,9 @@ const Tensor& inplace_from(const Tensor& self, const char* op, F&& f) {
   return self;
 }
 
+/// Sums `g` down to `shape` (the inverse of broadcasting), for gradients of broadcast inputs.
+Tensor sum_to(const Tensor& g, IntArrayRef shape);
+
 /// Half/BFloat16 (storage dtypes, src/ops/reduced_precision.cpp): dst = src converted,
 /// src already of dst's sizes; a fill; a float64 copy of a 16-bit tensor.
 void copy_with_reduced(const Tensor& dst, const Tensor& src);
@@ -91,6 +101,9 @@ inline void copy_any(const Tensor& dst, const Tensor& src) {
 void check_in_bounds(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
                      const char* op);
 /// A view of `base` with new geometry, sharing storage (and so the version counter).
-Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+inline Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides,
+                        int64_t offset) {
+  return detail::alias_storage(base, sizes, strides, offset);
+}
 
 }  // namespace nabla::ops

@@ -145,9 +145,6 @@ Tensor& ge_out(Tensor& out, const Tensor& a, const Tensor& b) {
 Tensor& ge_out(Tensor& out, const Tensor& a, const Scalar& b) {
   return assign_out(out, a.ge(b), "ge_out");
 }
-Tensor& logical_not_out(Tensor& out, const Tensor& a) {
-  return assign_out(out, a.logical_not(), "logical_not_out");
-}
 Tensor& logical_and_out(Tensor& out, const Tensor& a, const Tensor& b) {
   return assign_out(out, a.logical_and(b), "logical_and_out");
 }
@@ -161,41 +158,12 @@ Tensor& bitwise_or_out(Tensor& out, const Tensor& a, const Tensor& b) {
   return assign_out(out, a.bitwise_or(b), "bitwise_or_out");
 }
 
-#define NABLA_UNARY_OUT(name)                           \
+#define NABLA_UNARY_OP(name, ...)                       \
   Tensor& name##_out(Tensor& out, const Tensor& self) { \
     return assign_out(out, self.name(), #name "_out");  \
   }
-NABLA_UNARY_OUT(neg)
-NABLA_UNARY_OUT(abs)
-NABLA_UNARY_OUT(sqrt)
-NABLA_UNARY_OUT(rsqrt)
-NABLA_UNARY_OUT(exp)
-NABLA_UNARY_OUT(exp2)
-NABLA_UNARY_OUT(log)
-NABLA_UNARY_OUT(log2)
-NABLA_UNARY_OUT(log10)
-NABLA_UNARY_OUT(log1p)
-NABLA_UNARY_OUT(expm1)
-NABLA_UNARY_OUT(sin)
-NABLA_UNARY_OUT(cos)
-NABLA_UNARY_OUT(tan)
-NABLA_UNARY_OUT(asin)
-NABLA_UNARY_OUT(acos)
-NABLA_UNARY_OUT(atan)
-NABLA_UNARY_OUT(sinh)
-NABLA_UNARY_OUT(cosh)
-NABLA_UNARY_OUT(tanh)
-NABLA_UNARY_OUT(sigmoid)
-NABLA_UNARY_OUT(erf)
-NABLA_UNARY_OUT(floor)
-NABLA_UNARY_OUT(ceil)
-NABLA_UNARY_OUT(round)
-NABLA_UNARY_OUT(trunc)
-NABLA_UNARY_OUT(frac)
-NABLA_UNARY_OUT(sign)
-NABLA_UNARY_OUT(reciprocal)
-NABLA_UNARY_OUT(square)
-#undef NABLA_UNARY_OUT
+#define NABLA_UNARY_PREDICATE(name, Kernel) NABLA_UNARY_OP(name)
+#include "nabla/core/op_list/unary.def"
 
 Tensor& sum_out(Tensor& out, const Tensor& x, IntArrayRef dim, bool keepdim,
                 optional<ScalarType> dtype) {

@@ -4,7 +4,7 @@
 
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
-#include "ops/elementwise_backward.h"
+#include "ops/op_utils.h"
 
 namespace nabla::ops::shape_formulas {
 

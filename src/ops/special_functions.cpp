@@ -1,4 +1,4 @@
-// Special functions (lgamma, digamma, polygamma, erfinv, erfc, i0, signbit) and the
+// Special functions (lgamma, digamma, polygamma, erfinv, i0, signbit) and the
 // random fills beyond uniform/normal (exponential_, geometric_, cauchy_, log_normal_,
 // bernoulli). The functions are evaluated in float64 element by element (these ops are
 // rare; accuracy, not speed, is what matters) and each has a node whose derivative is
@@ -123,9 +123,6 @@ variable_list polygamma_bw(FormulaNode& n, const variable_list& g) {
 variable_list erfinv_bw(FormulaNode& n, const variable_list& g) {
   return {g[0] * (n.saved(0).erfinv().square()).exp() * (std::sqrt(kPi) / 2)};
 }
-variable_list erfc_bw(FormulaNode& n, const variable_list& g) {
-  return {g[0] * (-n.saved(0).square()).exp() * (-2 / std::sqrt(kPi))};
-}
 Tensor bessel_i1(const Tensor& x);
 variable_list i0_bw(FormulaNode& n, const variable_list& g) {
   return {g[0] * bessel_i1(n.saved(0))};
@@ -153,7 +150,6 @@ const autograd::Formula kLgamma{"LgammaBackward0", lgamma_bw};
 const autograd::Formula kDigamma{"DigammaBackward0", digamma_bw};
 const autograd::Formula kPolygamma{"PolygammaBackward0", polygamma_bw};
 const autograd::Formula kErfinv{"ErfinvBackward0", erfinv_bw};
-const autograd::Formula kErfc{"ErfcBackward0", erfc_bw};
 const autograd::Formula kI0{"I0Backward0", i0_bw};
 const autograd::Formula kI1{"SpecialI1Backward0", i1_bw};
 
@@ -204,14 +200,6 @@ Tensor Tensor::polygamma(int64_t n) const {
 Tensor Tensor::erfinv() const {
   return ops::with_formula(kErfinv, {this},
                            [&] { return map_double(*this, "erfinv", erfinv_scalar); });
-}
-Tensor Tensor::erfc() const {
-  return ops::with_formula(kErfc, {this}, [&] {
-    return map_double(*this, "erfc", [](double v) { return std::erfc(v); });
-  });
-}
-const Tensor& Tensor::erfc_() const {
-  return ops::inplace_from(*this, "erfc_", [](const Tensor& x) { return x.erfc(); });
 }
 Tensor Tensor::i0() const {
   return ops::with_formula(kI0, {this}, [&] {

@@ -8,7 +8,6 @@
 #include "nabla/autograd/autograd.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
-#include "ops/elementwise_backward.h"
 #include "ops/op_utils.h"
 
 namespace nabla::ops {

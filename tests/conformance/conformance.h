@@ -10,9 +10,13 @@
 #include <ATen/ATen.h>
 
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include <nabla/ops/registry.h>
 
 #include "bridge.h"
 #include "samples.h"
@@ -90,6 +94,11 @@ struct OpEntry {
   /// Finite differences only on samples whose floating inputs hold no repeated value:
   /// for max/min/sort-like ops, ties are points where the op has no derivative.
   bool fd_distinct = false;
+  /// The same op through ops::call(call_name, inputs, call_attrs): the harness checks
+  /// that it gives exactly the direct call's outputs (or the same error). Empty: the
+  /// entry is not checked by name (it composes several ops, or is not in the registry).
+  std::string call_name;
+  nabla::ops::Attributes call_attrs;
   /// Inputs worth timing for bench/bench_ops.cpp (a training-sized sample, e.g. W3's
   /// shapes); empty: the benchmark times the largest of gen's samples.
   Gen bench;
@@ -131,6 +140,15 @@ struct Opt {
   bool gradgrad_checks = false, distinct = false;
   std::string no_fd_reason;
   Gen bench_gen;
+  std::string by_name;
+  nabla::ops::Attributes by_name_attrs;
+  /// Also run the entry as ops::call(name, inputs, attrs) and require the direct call's
+  /// outputs exactly (see OpEntry::call_name).
+  Opt& call(std::string name, nabla::ops::Attributes attrs = {}) {
+    by_name = std::move(name);
+    by_name_attrs = std::move(attrs);
+    return *this;
+  }
   /// The sample bench_ops times (see OpEntry::bench).
   Opt& bench(Gen g) {
     bench_gen = std::move(g);
@@ -173,6 +191,8 @@ OpEntry op2(std::string group, std::string name, Gen gen, FN fn, FT ft, const Op
   e.no_finite_differences = o.no_fd_reason;
   e.fd_distinct = o.distinct;
   e.bench = o.bench_gen;
+  e.call_name = o.by_name;
+  e.call_attrs = o.by_name_attrs;
   return e;
 }
 
@@ -204,7 +224,11 @@ struct Coverage {
   long grad_cases = 0;       // samples whose gradients were compared with LibTorch's
   long gradcheck_cases = 0;  // samples checked against finite differences
   long gradgrad_cases = 0;
-  std::vector<std::string> known_differences;  // entries that still differ
+  long by_name_cases = 0;                // cases run again through ops::call
+  std::set<std::string> called_by_name;  // registry ops some entry calls by name
+  long node_name_checks = 0;             // outputs whose grad_fn name was compared
+  std::map<std::string, std::string> node_name_differences;  // entry -> first difference
+  std::vector<std::string> known_differences;                // entries that still differ
 };
 Coverage& coverage();
 

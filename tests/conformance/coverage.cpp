@@ -160,3 +160,25 @@ TEST(Coverage, SpecOps) {
 
 }  // namespace
 }  // namespace conform
+
+namespace conform {
+namespace {
+
+// ops::call (include/nabla/ops/registry.h) is tested through the table: every registered
+// op must be called by name by some entry, and every name an entry calls must exist.
+TEST(Registry, EveryRegisteredOpIsCalledByTheTable) {
+  std::set<std::string> called;
+  for (const OpEntry& e : registry())
+    if (!e.call_name.empty()) called.insert(e.call_name);
+  std::vector<std::string> uncalled;
+  for (const nabla::ops::OpSchema* s : nabla::ops::all_schemas())
+    if (!called.count(s->name)) uncalled.push_back(s->name);
+  std::string list;
+  for (const auto& n : uncalled) list += " " + n;
+  EXPECT_TRUE(uncalled.empty()) << uncalled.size()
+                                << " registered ops no entry calls by name:" << list;
+  for (const std::string& n : called) EXPECT_NO_THROW(nabla::ops::schema(n)) << n;
+}
+
+}  // namespace
+}  // namespace conform

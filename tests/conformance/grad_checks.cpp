@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include <nabla/autograd/gradcheck.h>
+#include <torch/csrc/autograd/function.h>
 
 namespace conform {
 
@@ -42,6 +43,28 @@ bool distinct_values(const std::vector<nabla::Tensor>& inputs) {
   return true;
 }
 
+// grad_fn()->name() of every output against LibTorch's. A mismatch fails the entries
+// whose op is declared in an op list (they call ops::call by name: their node names come
+// from the declaration); for the others it is counted and listed in the coverage summary
+// until their families are declared (issue 13).
+void check_node_names(const OpEntry& e, const std::vector<nabla::Tensor>& nout,
+                      const std::vector<at::Tensor>& tout, const std::string& where,
+                      const std::function<void(const std::string&, const std::string&)>& fail) {
+  for (size_t i = 0; i < nout.size(); ++i) {
+    const bool tn = tout[i].grad_fn() != nullptr, nn = nout[i].grad_fn() != nullptr;
+    if (!tn && !nn) continue;
+    std::string want = tn ? tout[i].grad_fn()->name() : "(none)";
+    std::string got = nn ? nout[i].grad_fn()->name() : "(none)";
+    ++coverage().node_name_checks;
+    if (want == got) continue;
+    std::string what = "output " + std::to_string(i) + " grad_fn " + got + ", LibTorch " + want;
+    if (!e.call_name.empty())
+      fail(where, what);
+    else
+      coverage().node_name_differences[e.group + "." + e.name] = what;
+  }
+}
+
 }  // namespace
 
 void run_grad_checks(const OpEntry& e,
@@ -70,6 +93,7 @@ void run_grad_checks(const OpEntry& e,
       std::vector<at::Tensor> tout = e.torch_fn(tin).list;
       std::vector<nabla::Tensor> nout = e.nabla_fn(nin).list;
       if (nout.size() != tout.size()) return fail(where, "output counts differ");
+      check_node_names(e, nout, tout, where, fail);
       std::vector<nabla::Tensor> gs;
       for (const auto& o : nout) gs.push_back(make(rng, o.sizes().vec(), nabla::kDouble));
       nabla::Tensor nloss = weighted_sum(nout, [&](size_t i) { return gs[i]; });

@@ -116,6 +116,7 @@ class EntryTest : public ::testing::Test {
     } catch (const std::exception& err) {
       return fail(where, std::string("nabla threw a non-nabla::Error exception: ") + err.what());
     }
+    if (!e_->call_name.empty()) check_by_name(s, got, nabla_threw, where, fail);
     if (!e_->error_fragment.empty()) {
       ++coverage().error_cases;
       if (torch_error.empty()) return fail(where, "error entry, but LibTorch accepted the input");
@@ -147,6 +148,31 @@ class EntryTest : public ::testing::Test {
     }
   }
 
+  // ops::call(name, inputs, attrs) must give exactly the direct call's outputs, or
+  // throw where it threw.
+  template <class Fail>
+  void check_by_name(const Sample& s, const std::vector<nabla::Tensor>& direct, bool direct_threw,
+                     const std::string& where, Fail& fail) {
+    ++coverage().by_name_cases;
+    coverage().called_by_name.insert(e_->call_name);
+    std::vector<nabla::Tensor> got;
+    try {
+      got = nabla::ops::call(e_->call_name, s.inputs, e_->call_attrs);
+    } catch (const nabla::Error& err) {
+      if (!direct_threw)
+        fail(where, std::string("ops::call threw, the direct call did not: ") + err.what());
+      return;
+    }
+    if (direct_threw) return fail(where, "the direct call threw, ops::call did not");
+    if (got.size() != direct.size())
+      return fail(where, "ops::call gave " + std::to_string(got.size()) +
+                             " outputs, the direct call " + std::to_string(direct.size()));
+    for (size_t i = 0; i < got.size(); ++i) {
+      std::string diff = compare(to_torch(direct[i]), got[i], 0, 0);
+      if (!diff.empty()) fail(where, "ops::call output " + std::to_string(i) + ": " + diff);
+    }
+  }
+
   const OpEntry* e_;
 };
 
@@ -165,6 +191,14 @@ class CoverageReport : public ::testing::Environment {
     std::cout << "[conformance] gradients: " << c.grad_cases << " samples against LibTorch, "
               << c.gradcheck_cases << " against finite differences, " << c.gradgrad_cases
               << " second-derivative checks\n";
+    std::cout << "[conformance] ops::call: " << c.by_name_cases << " cases by name, "
+              << c.called_by_name.size() << " of " << nabla::ops::all_schemas().size()
+              << " registered ops\n";
+    std::cout << "[conformance] node names: " << c.node_name_checks << " grad_fn names compared, "
+              << c.node_name_differences.size()
+              << " entries (of ops not yet declared) differ from LibTorch's\n";
+    for (const auto& [entry, what] : c.node_name_differences)
+      std::cout << "[conformance]   " << entry << ": " << what << "\n";
     if (!c.known_differences.empty()) {
       std::cout << "[conformance] " << c.known_differences.size() << " known differences:";
       for (const auto& k : c.known_differences) std::cout << " " << k;

@@ -47,7 +47,9 @@ std::vector<OpEntry> elementwise_entries() {
           Opt(m).no_fd("a saw-tooth: random samples may sit next to its jumps")),
       op(
           g, "fmod_scalar", unary(kWide), [](const auto& x) { return x[0].fmod(1.5); },
-          Opt(m).no_fd("a saw-tooth: random samples may sit next to its jumps")),
+          Opt(m)
+              .no_fd("a saw-tooth: random samples may sit next to its jumps")
+              .call("fmod", {{"other", 1.5}})),
       op(
           g, "fmax", b, [](const auto& x) { return fmax(x[0], x[1]); }, kOrder),
       op(
@@ -89,7 +91,7 @@ std::vector<OpEntry> elementwise_entries() {
           g, "erfinv", unary(kUnit), [](const auto& x) { return erfinv(x[0]); },
           Opt(m).tol32(1e-4, 1e-5)),
       op(
-          g, "erfc", unary(kAny), [](const auto& x) { return erfc(x[0]); }, m),
+          g, "erfc", unary(kAny), [](const auto& x) { return erfc(x[0]); }, Opt(m).call("erfc")),
       op(
           g, "i0", unary(kAny), [](const auto& x) { return i0(x[0]); }, m),
       op(

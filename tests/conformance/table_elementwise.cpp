@@ -23,157 +23,207 @@ std::vector<OpEntry> unary_entries() {
   const Opt tr = kTranscendental;
   return {
       op(
-          g, "neg", unary(kSpecials), [](const auto& x) { return x[0].neg(); }, all),
+          g, "neg", unary(kSpecials), [](const auto& x) { return x[0].neg(); },
+          Opt(all).call("neg")),
       op(
-          g, "abs", unary(kSpecials), [](const auto& x) { return x[0].abs(); }, Opt(all)),
+          g, "abs", unary(kSpecials), [](const auto& x) { return x[0].abs(); },
+          Opt(all).call("abs")),
       op(
-          g, "sqrt", unary(kPositive), [](const auto& x) { return x[0].sqrt(); }, tr),
+          g, "sqrt", unary(kPositive), [](const auto& x) { return x[0].sqrt(); },
+          Opt(tr).call("sqrt")),
       op(
-          g, "sqrt_negative_is_nan", unary(kAny), [](const auto& x) { return x[0].sqrt(); }, tr),
+          g, "sqrt_negative_is_nan", unary(kAny), [](const auto& x) { return x[0].sqrt(); },
+          Opt(tr).call("sqrt")),
       op(
-          g, "rsqrt", unary(kPositive), [](const auto& x) { return x[0].rsqrt(); }, tr),
+          g, "rsqrt", unary(kPositive), [](const auto& x) { return x[0].rsqrt(); },
+          Opt(tr).call("rsqrt")),
       op(
-          g, "exp", unary(kWide), [](const auto& x) { return x[0].exp(); }, tr),
+          g, "exp", unary(kWide), [](const auto& x) { return x[0].exp(); }, Opt(tr).call("exp")),
       op(
-          g, "exp_specials", unary(kSpecials), [](const auto& x) { return x[0].exp(); }, tr),
+          g, "exp_specials", unary(kSpecials), [](const auto& x) { return x[0].exp(); },
+          Opt(tr).call("exp")),
       op(
-          g, "exp2", unary(kWide), [](const auto& x) { return x[0].exp2(); }, tr),
+          g, "exp2", unary(kWide), [](const auto& x) { return x[0].exp2(); }, Opt(tr).call("exp2")),
       op(
-          g, "log", unary(kPositive), [](const auto& x) { return x[0].log(); }, tr),
+          g, "log", unary(kPositive), [](const auto& x) { return x[0].log(); },
+          Opt(tr).call("log")),
       op(
-          g, "log_specials", unary(kSpecials), [](const auto& x) { return x[0].log(); }, tr),
+          g, "log_specials", unary(kSpecials), [](const auto& x) { return x[0].log(); },
+          Opt(tr).call("log")),
       op(
-          g, "log2", unary(kPositive), [](const auto& x) { return x[0].log2(); }, tr),
+          g, "log2", unary(kPositive), [](const auto& x) { return x[0].log2(); },
+          Opt(tr).call("log2")),
       op(
-          g, "log10", unary(kPositive), [](const auto& x) { return x[0].log10(); }, tr),
+          g, "log10", unary(kPositive), [](const auto& x) { return x[0].log10(); },
+          Opt(tr).call("log10")),
       op(
-          g, "log1p", unary({-0.9, 4}), [](const auto& x) { return x[0].log1p(); }, tr),
+          g, "log1p", unary({-0.9, 4}), [](const auto& x) { return x[0].log1p(); },
+          Opt(tr).call("log1p")),
       op(
-          g, "expm1", unary(kAny), [](const auto& x) { return x[0].expm1(); }, tr),
+          g, "expm1", unary(kAny), [](const auto& x) { return x[0].expm1(); },
+          Opt(tr).call("expm1")),
       op(
-          g, "sin", unary(kWide), [](const auto& x) { return x[0].sin(); }, tr),
+          g, "sin", unary(kWide), [](const auto& x) { return x[0].sin(); }, Opt(tr).call("sin")),
       op(
-          g, "cos", unary(kWide), [](const auto& x) { return x[0].cos(); }, tr),
+          g, "cos", unary(kWide), [](const auto& x) { return x[0].cos(); }, Opt(tr).call("cos")),
       op(
-          g, "tan", unary({-1.4, 1.4}), [](const auto& x) { return x[0].tan(); }, tr),
+          g, "tan", unary({-1.4, 1.4}), [](const auto& x) { return x[0].tan(); },
+          Opt(tr).call("tan")),
       op(
-          g, "asin", unary(kUnit), [](const auto& x) { return x[0].asin(); }, tr),
+          g, "asin", unary(kUnit), [](const auto& x) { return x[0].asin(); }, Opt(tr).call("asin")),
       op(
-          g, "acos", unary(kUnit), [](const auto& x) { return x[0].acos(); }, tr),
+          g, "acos", unary(kUnit), [](const auto& x) { return x[0].acos(); }, Opt(tr).call("acos")),
       op(
-          g, "atan", unary(kWide), [](const auto& x) { return x[0].atan(); }, tr),
+          g, "atan", unary(kWide), [](const auto& x) { return x[0].atan(); }, Opt(tr).call("atan")),
       op(
-          g, "sinh", unary(kAny), [](const auto& x) { return x[0].sinh(); }, tr),
+          g, "sinh", unary(kAny), [](const auto& x) { return x[0].sinh(); }, Opt(tr).call("sinh")),
       op(
-          g, "cosh", unary(kAny), [](const auto& x) { return x[0].cosh(); }, tr),
+          g, "cosh", unary(kAny), [](const auto& x) { return x[0].cosh(); }, Opt(tr).call("cosh")),
       op(
-          g, "tanh", unary(kWide), [](const auto& x) { return x[0].tanh(); }, tr),
+          g, "tanh", unary(kWide), [](const auto& x) { return x[0].tanh(); }, Opt(tr).call("tanh")),
       op(
-          g, "leaky_relu", unary(kWide), [](const auto& x) { return leaky_relu(x[0], 0.2); }, tr),
+          g, "leaky_relu", unary(kWide), [](const auto& x) { return leaky_relu(x[0], 0.2); },
+          Opt(tr).call("leaky_relu", {{"negative_slope", 0.2}})),
       op(
-          g, "elu", unary(kWide), [](const auto& x) { return elu(x[0], 1.5); }, tr),
+          g, "elu", unary(kWide), [](const auto& x) { return elu(x[0], 1.5); },
+          Opt(tr).call("elu", {{"alpha", 1.5}})),
       op(
-          g, "gelu", unary(kWide), [](const auto& x) { return gelu(x[0], "none"); }, tr),
+          g, "gelu", unary(kWide), [](const auto& x) { return gelu(x[0], "none"); },
+          Opt(tr).call("gelu", {{"approximate", std::string("none")}})),
       op(
-          g, "gelu_tanh", unary(kWide), [](const auto& x) { return gelu(x[0], "tanh"); }, tr),
+          g, "gelu_tanh", unary(kWide), [](const auto& x) { return gelu(x[0], "tanh"); },
+          Opt(tr).call("gelu", {{"approximate", std::string("tanh")}})),
       op(
-          g, "silu", unary(kWide), [](const auto& x) { return silu(x[0]); }, tr),
+          g, "silu", unary(kWide), [](const auto& x) { return silu(x[0]); }, Opt(tr).call("silu")),
       op(
-          g, "softplus", unary(kWide), [](const auto& x) { return softplus(x[0], 2, 5); }, tr),
+          g, "softplus", unary(kWide), [](const auto& x) { return softplus(x[0], 2, 5); },
+          Opt(tr).call("softplus", {{"beta", 2}, {"threshold", 5}})),
       op(
           g, "free_functions", binary(kPositive, {2, 3}),
           [](const auto& x) { return add(exp(x[0]), where(x[0] > x[1], x[0], x[1]), 2); }, tr),
       op(
-          g, "tanh_specials", unary(kSpecials), [](const auto& x) { return x[0].tanh(); }, tr),
+          g, "tanh_specials", unary(kSpecials), [](const auto& x) { return x[0].tanh(); },
+          Opt(tr).call("tanh")),
       op(
-          g, "sigmoid", unary(kWide), [](const auto& x) { return x[0].sigmoid(); }, tr),
+          g, "sigmoid", unary(kWide), [](const auto& x) { return x[0].sigmoid(); },
+          Opt(tr).call("sigmoid")),
       op(
           g, "sigmoid_specials", unary(kSpecials), [](const auto& x) { return x[0].sigmoid(); },
-          tr),
+          Opt(tr).call("sigmoid")),
       op(
-          g, "relu", unary(kSpecials), [](const auto& x) { return x[0].relu(); }, Opt(all)),
+          g, "relu", unary(kSpecials), [](const auto& x) { return x[0].relu(); },
+          Opt(all).call("relu")),
       op(
-          g, "erf", unary(kAny), [](const auto& x) { return x[0].erf(); }, tr),
+          g, "erf", unary(kAny), [](const auto& x) { return x[0].erf(); }, Opt(tr).call("erf")),
       op(
           g, "floor", unary(kSpecials), [](const auto& x) { return x[0].floor(); },
-          Opt(all).no_fd(kJumps)),
+          Opt(all).no_fd(kJumps).call("floor")),
       op(
           g, "ceil", unary(kSpecials), [](const auto& x) { return x[0].ceil(); },
-          Opt(all).no_fd(kJumps)),
+          Opt(all).no_fd(kJumps).call("ceil")),
       op(
-          g, "round", unary(kWide), [](const auto& x) { return x[0].round(); }, all),
+          g, "round", unary(kWide), [](const auto& x) { return x[0].round(); },
+          Opt(all).call("round")),
       op(
           g, "round_half_even", fixed({{{8}}}, {-4, 4}),
           [](const auto& x) { return x[0].mul(4).round().mul(0.5); }, all),
       op(
           g, "trunc", unary(kSpecials), [](const auto& x) { return x[0].trunc(); },
-          Opt(all).no_fd(kJumps)),
+          Opt(all).no_fd(kJumps).call("trunc")),
       op(
-          g, "frac", unary(kWide), [](const auto& x) { return x[0].frac(); }, all),
+          g, "frac", unary(kWide), [](const auto& x) { return x[0].frac(); },
+          Opt(all).call("frac")),
       op(
           g, "sign", unary(kSpecials), [](const auto& x) { return x[0].sign(); },
-          Opt(all).no_fd(kJumps)),
+          Opt(all).no_fd(kJumps).call("sign")),
       op(
-          g, "reciprocal", unary(kSpecials), [](const auto& x) { return x[0].reciprocal(); }, tr),
+          g, "reciprocal", unary(kSpecials), [](const auto& x) { return x[0].reciprocal(); },
+          Opt(tr).call("reciprocal")),
       op(
           g, "square", unary(kAny), [](const auto& x) { return x[0].square(); },
-          Opt(all).differs("square of a bool tensor is int64 in LibTorch, an error in nabla")),
+          Opt(all)
+              .differs("square of a bool tensor is int64 in LibTorch, an error in nabla")
+              .call("square")),
       op(
           g, "logical_not", unary(kSpecials), [](const auto& x) { return x[0].logical_not(); },
-          all),
+          Opt(all).call("logical_not")),
       op(
-          g, "bitwise_not", unary(kAny), [](const auto& x) { return x[0].bitwise_not(); }, all),
+          g, "bitwise_not", unary(kAny), [](const auto& x) { return x[0].bitwise_not(); },
+          Opt(all).call("bitwise_not")),
       op(
           g, "operator_tilde", unary(kAny), [](const auto& x) { return ~x[0]; }, all),
       op(
           g, "operator_minus", unary(kAny), [](const auto& x) { return -x[0]; }, all),
       op(
-          g, "isnan", unary(kSpecials), [](const auto& x) { return x[0].isnan(); }, all),
+          g, "isnan", unary(kSpecials), [](const auto& x) { return x[0].isnan(); },
+          Opt(all).call("isnan")),
       op(
-          g, "isinf", unary(kSpecials), [](const auto& x) { return x[0].isinf(); }, all),
+          g, "isinf", unary(kSpecials), [](const auto& x) { return x[0].isinf(); },
+          Opt(all).call("isinf")),
       op(
-          g, "isfinite", unary(kSpecials), [](const auto& x) { return x[0].isfinite(); }, all),
+          g, "isfinite", unary(kSpecials), [](const auto& x) { return x[0].isfinite(); },
+          Opt(all).call("isfinite")),
       // pow with a Scalar exponent: integer, fractional, negative, zero.
       op(
-          g, "pow_scalar_2", unary(kAny), [](const auto& x) { return x[0].pow(2); }, all),
+          g, "pow_scalar_2", unary(kAny), [](const auto& x) { return x[0].pow(2); },
+          Opt(all).call("pow", {{"exponent", 2}})),
       op(
-          g, "pow_scalar_3", unary(kAny), [](const auto& x) { return x[0].pow(3); }, all),
+          g, "pow_scalar_3", unary(kAny), [](const auto& x) { return x[0].pow(3); },
+          Opt(all).call("pow", {{"exponent", 3}})),
       op(
-          g, "pow_scalar_0", unary(kSpecials), [](const auto& x) { return x[0].pow(0); }, all),
+          g, "pow_scalar_0", unary(kSpecials), [](const auto& x) { return x[0].pow(0); },
+          Opt(all).call("pow", {{"exponent", 0}})),
       op(
-          g, "pow_scalar_half", unary(kPositive), [](const auto& x) { return x[0].pow(0.5); }, tr),
+          g, "pow_scalar_half", unary(kPositive), [](const auto& x) { return x[0].pow(0.5); },
+          Opt(tr).call("pow", {{"exponent", 0.5}})),
       op(
           g, "pow_scalar_neg_half", unary(kSpecials), [](const auto& x) { return x[0].pow(-0.5); },
-          Opt(tr)),
+          Opt(tr).call("pow", {{"exponent", -0.5}})),
       op(
-          g, "pow_scalar_neg1", unary(kNonZero), [](const auto& x) { return x[0].pow(-1); }, tr),
+          g, "pow_scalar_neg1", unary(kNonZero), [](const auto& x) { return x[0].pow(-1); },
+          Opt(tr).call("pow", {{"exponent", -1}})),
       op(
-          g, "pow_scalar_2_5", unary(kPositive), [](const auto& x) { return x[0].pow(2.5); }, tr),
+          g, "pow_scalar_2_5", unary(kPositive), [](const auto& x) { return x[0].pow(2.5); },
+          Opt(tr).call("pow", {{"exponent", 2.5}})),
       op(
-          g, "pow_scalar_float_2", unary(kAny), [](const auto& x) { return x[0].pow(2.0); }, tr),
+          g, "pow_scalar_float_2", unary(kAny), [](const auto& x) { return x[0].pow(2.0); },
+          Opt(tr).call("pow", {{"exponent", 2.0}})),
       // clamp
       op(
           g, "clamp", unary(kSpecials), [](const auto& x) { return x[0].clamp(-0.5, 0.7); },
-          Opt(all).differs("clamp of a bool tensor with float bounds gives float32 in LibTorch, an "
-                           "error in nabla")),
+          Opt(all)
+              .differs("clamp of a bool tensor with float bounds gives float32 in LibTorch, an "
+                       "error in nabla")
+              .call("clamp", {{"min", -0.5}, {"max", 0.7}})),
       // uint8 is left out where a bound is negative: LibTorch wraps -1 to 255 there.
       op(
           g, "clamp_int_bounds", unary(kWide), [](const auto& x) { return x[0].clamp(-1, 2); },
-          Opt(all).dtypes(kNoUint8).differs(
-              "clamp of a bool tensor with int bounds gives int64 in LibTorch, an error in nabla")),
+          Opt(all)
+              .dtypes(kNoUint8)
+              .differs("clamp of a bool tensor with int bounds gives "
+                       "int64 in LibTorch, an error in nabla")
+              .call("clamp", {{"min", -1}, {"max", 2}})),
       op(
           g, "clamp_min", unary(kSpecials), [](const auto& x) { return x[0].clamp_min(0.25); },
-          Opt(all).differs("clamp_min of a bool tensor: LibTorch promotes, nabla rejects")),
+          Opt(all)
+              .differs("clamp_min of a bool tensor: LibTorch promotes, nabla rejects")
+              .call("clamp", {{"min", 0.25}})),
       op(
           g, "clamp_max", unary(kSpecials), [](const auto& x) { return x[0].clamp_max(-0.25); },
-          Opt(all).differs("clamp_max of a bool tensor: LibTorch promotes, nabla rejects")),
+          Opt(all)
+              .differs("clamp_max of a bool tensor: LibTorch promotes, nabla rejects")
+              .call("clamp", {{"max", -0.25}})),
       op(
           g, "clamp_min_only_optional", unary(kAny), [](const auto& x) { return x[0].clamp(0.5); },
-          Opt(all).differs("clamp of a bool tensor: LibTorch promotes, nabla rejects")),
+          Opt(all)
+              .differs("clamp of a bool tensor: LibTorch promotes, nabla rejects")
+              .call("clamp", {{"min", 0.5}})),
       op(
           g, "clamp_inverted_bounds", unary(kAny), [](const auto& x) { return x[0].clamp(1, -1); },
-          Opt(all).differs("clamp with min > max gives max everywhere in LibTorch (min(max(x, lo), "
-                           "hi)), min in nabla")),
+          Opt(all)
+              .differs("clamp with min > max gives max everywhere in LibTorch (min(max(x, lo), "
+                       "hi)), min in nabla")
+              .call("clamp", {{"min", 1}, {"max", -1}})),
       op(
           g, "clip", unary(kAny), [](const auto& x) { return x[0].clip(-1, 1); },
           Opt(all).dtypes(kNoUint8).differs(
@@ -187,81 +237,92 @@ std::vector<OpEntry> binary_entries() {
   const Opt tr = kTranscendental;
   return {
       op(
-          g, "add", binary(), [](const auto& x) { return x[0].add(x[1]); }, all),
+          g, "add", binary(), [](const auto& x) { return x[0].add(x[1]); }, Opt(all).call("add")),
       op(
-          g, "add_alpha", binary(), [](const auto& x) { return x[0].add(x[1], 2); }, all),
+          g, "add_alpha", binary(), [](const auto& x) { return x[0].add(x[1], 2); },
+          Opt(all).call("add", {{"alpha", 2}})),
       op(
           g, "add_float_alpha", binary(), [](const auto& x) { return x[0].add(x[1], 0.5); },
-          Opt(all)),
+          Opt(all).call("add", {{"alpha", 0.5}})),
       op(
-          g, "sub", binary(), [](const auto& x) { return x[0].sub(x[1]); }, all),
+          g, "sub", binary(), [](const auto& x) { return x[0].sub(x[1]); }, Opt(all).call("sub")),
       op(
-          g, "sub_alpha", binary(), [](const auto& x) { return x[0].sub(x[1], 3); }, all),
+          g, "sub_alpha", binary(), [](const auto& x) { return x[0].sub(x[1], 3); },
+          Opt(all).call("sub", {{"alpha", 3}})),
       op(
-          g, "mul", binary(), [](const auto& x) { return x[0].mul(x[1]); }, all),
+          g, "mul", binary(), [](const auto& x) { return x[0].mul(x[1]); }, Opt(all).call("mul")),
       op(
-          g, "div", binary_divisor(), [](const auto& x) { return x[0].div(x[1]); }, tr),
+          g, "div", binary_divisor(), [](const auto& x) { return x[0].div(x[1]); },
+          Opt(tr).call("div")),
       op(
           g, "div_by_zero", binary(kSpecials, {0, 0}), [](const auto& x) { return x[0].div(x[1]); },
-          tr),
+          Opt(tr).call("div")),
       op(
           g, "remainder", binary_divisor(kWide), [](const auto& x) { return x[0].remainder(x[1]); },
-          all),
+          Opt(all).call("remainder")),
       op(
           g, "remainder_by_zero", binary(kAny, {0, 0}),
-          [](const auto& x) { return x[0].remainder(x[1]); }, all),
+          [](const auto& x) { return x[0].remainder(x[1]); }, Opt(all).call("remainder")),
       op(
-          g, "pow", binary(kPositive, {-2, 3}), [](const auto& x) { return x[0].pow(x[1]); }, tr),
+          g, "pow", binary(kPositive, {-2, 3}), [](const auto& x) { return x[0].pow(x[1]); },
+          Opt(tr).call("pow")),
       op(
           g, "pow_int_exponent", binary(kAny, {0, 3}), [](const auto& x) { return x[0].pow(x[1]); },
-          tr),
+          Opt(tr).call("pow")),
       op(
           g, "pow_negative_exponent", binary(kAny, {-3, -1}),
-          [](const auto& x) { return x[0].pow(x[1]); }, tr),
+          [](const auto& x) { return x[0].pow(x[1]); }, Opt(tr).call("pow")),
       op(
-          g, "atan2", binary(), [](const auto& x) { return x[0].atan2(x[1]); }, tr),
+          g, "atan2", binary(), [](const auto& x) { return x[0].atan2(x[1]); },
+          Opt(tr).call("atan2")),
       op(
           g, "atan2_specials", binary(kSpecials, kSpecials),
-          [](const auto& x) { return x[0].atan2(x[1]); }, tr),
+          [](const auto& x) { return x[0].atan2(x[1]); }, Opt(tr).call("atan2")),
       op(
           g, "maximum", binary(kSpecials, kSpecials),
-          [](const auto& x) { return x[0].maximum(x[1]); }, all),
+          [](const auto& x) { return x[0].maximum(x[1]); }, Opt(all).call("maximum")),
       op(
           g, "minimum", binary(kSpecials, kSpecials),
-          [](const auto& x) { return x[0].minimum(x[1]); }, all),
+          [](const auto& x) { return x[0].minimum(x[1]); }, Opt(all).call("minimum")),
       op(
-          g, "eq", binary({-1, 1}, {-1, 1}), [](const auto& x) { return x[0].eq(x[1]); }, all),
+          g, "eq", binary({-1, 1}, {-1, 1}), [](const auto& x) { return x[0].eq(x[1]); },
+          Opt(all).call("eq")),
       op(
-          g, "ne", binary({-1, 1}, {-1, 1}), [](const auto& x) { return x[0].ne(x[1]); }, all),
+          g, "ne", binary({-1, 1}, {-1, 1}), [](const auto& x) { return x[0].ne(x[1]); },
+          Opt(all).call("ne")),
       op(
-          g, "lt", binary(kSpecials, kSpecials), [](const auto& x) { return x[0].lt(x[1]); }, all),
+          g, "lt", binary(kSpecials, kSpecials), [](const auto& x) { return x[0].lt(x[1]); },
+          Opt(all).call("lt")),
       op(
-          g, "le", binary({-1, 1}, {-1, 1}), [](const auto& x) { return x[0].le(x[1]); }, all),
+          g, "le", binary({-1, 1}, {-1, 1}), [](const auto& x) { return x[0].le(x[1]); },
+          Opt(all).call("le")),
       op(
-          g, "gt", binary(kSpecials, kSpecials), [](const auto& x) { return x[0].gt(x[1]); }, all),
+          g, "gt", binary(kSpecials, kSpecials), [](const auto& x) { return x[0].gt(x[1]); },
+          Opt(all).call("gt")),
       op(
-          g, "ge", binary({-1, 1}, {-1, 1}), [](const auto& x) { return x[0].ge(x[1]); }, all),
+          g, "ge", binary({-1, 1}, {-1, 1}), [](const auto& x) { return x[0].ge(x[1]); },
+          Opt(all).call("ge")),
       op(
           g, "eq_specials", binary(kSpecials, kSpecials),
-          [](const auto& x) { return x[0].eq(x[1]); }, all),
+          [](const auto& x) { return x[0].eq(x[1]); }, Opt(all).call("eq")),
       op(
           g, "logical_and", binary({-1, 1}, {-1, 1}),
-          [](const auto& x) { return x[0].logical_and(x[1]); }, all),
+          [](const auto& x) { return x[0].logical_and(x[1]); }, Opt(all).call("logical_and")),
       op(
           g, "logical_or", binary({-1, 1}, {-1, 1}),
-          [](const auto& x) { return x[0].logical_or(x[1]); }, all),
+          [](const auto& x) { return x[0].logical_or(x[1]); }, Opt(all).call("logical_or")),
       op(
           g, "logical_xor", binary(kSpecials, kSpecials),
-          [](const auto& x) { return x[0].logical_xor(x[1]); }, all),
+          [](const auto& x) { return x[0].logical_xor(x[1]); }, Opt(all).call("logical_xor")),
       op(
           g, "bitwise_and", binary(kWide, kWide),
-          [](const auto& x) { return x[0].bitwise_and(x[1]); }, all),
+          [](const auto& x) { return x[0].bitwise_and(x[1]); }, Opt(all).call("bitwise_and")),
       op(
           g, "bitwise_or", binary(kWide, kWide),
-          [](const auto& x) { return x[0].bitwise_or(x[1]); }, all),
+          [](const auto& x) { return x[0].bitwise_or(x[1]); }, Opt(all).call("bitwise_or")),
       op(
           g, "bitwise_xor", binary(kWide, kWide),
-          [](const auto& x) { return x[0].bitwise_xor(x[1]); }, all),
+          [](const auto& x) { return x[0].bitwise_xor(x[1]); }, Opt(all).call("bitwise_xor")),
       op(
           g, "isclose", binary({-1, 1}, {-1, 1}),
           [](const auto& x) { return x[0].isclose(x[1], 0.5, 0.2); }, all),
@@ -279,44 +340,59 @@ std::vector<OpEntry> binary_entries() {
           g, "equal_differs", binary(), [](const auto& x) { return x[0].equal(x[1]); }, all),
       // Tensor-Scalar forms: the Scalar's kind (bool, int, float) steers promotion.
       op(
-          g, "add_scalar_int", unary(), [](const auto& x) { return x[0].add(3); }, all),
+          g, "add_scalar_int", unary(), [](const auto& x) { return x[0].add(3); },
+          Opt(all).call("add", {{"other", 3}})),
       op(
-          g, "add_scalar_float", unary(), [](const auto& x) { return x[0].add(2.5); }, all),
+          g, "add_scalar_float", unary(), [](const auto& x) { return x[0].add(2.5); },
+          Opt(all).call("add", {{"other", 2.5}})),
       op(
           g, "add_scalar_bool", unary(), [](const auto& x) { return x[0].add(true); }, all),
       op(
           g, "add_scalar_alpha", unary(), [](const auto& x) { return x[0].add(2, 3); }, all),
       op(
-          g, "sub_scalar", unary(), [](const auto& x) { return x[0].sub(1.5); }, Opt(all)),
+          g, "sub_scalar", unary(), [](const auto& x) { return x[0].sub(1.5); },
+          Opt(all).call("sub", {{"other", 1.5}})),
       op(
-          g, "mul_scalar_int", unary(), [](const auto& x) { return x[0].mul(-3); }, all),
+          g, "mul_scalar_int", unary(), [](const auto& x) { return x[0].mul(-3); },
+          Opt(all).call("mul", {{"other", -3}})),
       op(
-          g, "mul_scalar_float", unary(), [](const auto& x) { return x[0].mul(0.25); }, all),
+          g, "mul_scalar_float", unary(), [](const auto& x) { return x[0].mul(0.25); },
+          Opt(all).call("mul", {{"other", 0.25}})),
       op(
-          g, "div_scalar_int", unary(), [](const auto& x) { return x[0].div(4); }, tr),
+          g, "div_scalar_int", unary(), [](const auto& x) { return x[0].div(4); },
+          Opt(tr).call("div", {{"other", 4}})),
       op(
-          g, "div_scalar_float", unary(), [](const auto& x) { return x[0].div(-0.5); }, tr),
+          g, "div_scalar_float", unary(), [](const auto& x) { return x[0].div(-0.5); },
+          Opt(tr).call("div", {{"other", -0.5}})),
       op(
           g, "remainder_scalar_int", unary(kWide), [](const auto& x) { return x[0].remainder(3); },
-          all),
+          Opt(all).call("remainder", {{"other", 3}})),
       op(
           g, "remainder_scalar_negative", unary(kWide),
-          [](const auto& x) { return x[0].remainder(-2); }, all),
+          [](const auto& x) { return x[0].remainder(-2); },
+          Opt(all).call("remainder", {{"other", -2}})),
       op(
           g, "remainder_scalar_float", unary(kWide),
-          [](const auto& x) { return x[0].remainder(1.5); }, all),
+          [](const auto& x) { return x[0].remainder(1.5); },
+          Opt(all).call("remainder", {{"other", 1.5}})),
       op(
-          g, "eq_scalar", unary(kWide), [](const auto& x) { return x[0].eq(1); }, all),
+          g, "eq_scalar", unary(kWide), [](const auto& x) { return x[0].eq(1); },
+          Opt(all).call("eq", {{"other", 1}})),
       op(
-          g, "ne_scalar", unary(kWide), [](const auto& x) { return x[0].ne(0); }, all),
+          g, "ne_scalar", unary(kWide), [](const auto& x) { return x[0].ne(0); },
+          Opt(all).call("ne", {{"other", 0}})),
       op(
-          g, "lt_scalar", unary(kSpecials), [](const auto& x) { return x[0].lt(0.5); }, all),
+          g, "lt_scalar", unary(kSpecials), [](const auto& x) { return x[0].lt(0.5); },
+          Opt(all).call("lt", {{"other", 0.5}})),
       op(
-          g, "le_scalar", unary(kWide), [](const auto& x) { return x[0].le(1); }, all),
+          g, "le_scalar", unary(kWide), [](const auto& x) { return x[0].le(1); },
+          Opt(all).call("le", {{"other", 1}})),
       op(
-          g, "gt_scalar", unary(kSpecials), [](const auto& x) { return x[0].gt(-0.5); }, all),
+          g, "gt_scalar", unary(kSpecials), [](const auto& x) { return x[0].gt(-0.5); },
+          Opt(all).call("gt", {{"other", -0.5}})),
       op(
-          g, "ge_scalar", unary(kWide), [](const auto& x) { return x[0].ge(2); }, all),
+          g, "ge_scalar", unary(kWide), [](const auto& x) { return x[0].ge(2); },
+          Opt(all).call("ge", {{"other", 2}})),
       // Operators, including a Scalar on the left.
       op(
           g, "operator_plus", binary(), [](const auto& x) { return x[0] + x[1]; }, all),
@@ -357,7 +433,7 @@ std::vector<OpEntry> ternary_entries() {
   return {
       op(
           g, "where_method", where_samples(), [](const auto& x) { return x[1].where(x[0], x[2]); },
-          all),
+          Opt(all).call("where")),
       op(
           g, "where_uint8_condition", where_samples(),
           [](const auto& x) { return x[1].where(x[0].to(dtype_for(x[0], nabla::kByte)), x[2]); },

@@ -86,9 +86,11 @@ std::vector<OpEntry> kink_entries() {
   out.push_back(op(
       g, "relu", around, [](const auto& x) { return relu(x[0]); }, o));
   out.push_back(op(
-      g, "leaky_relu", around, [](const auto& x) { return leaky_relu(x[0], 0.2); }, o));
+      g, "leaky_relu", around, [](const auto& x) { return leaky_relu(x[0], 0.2); },
+      Opt(o).call("leaky_relu", {{"negative_slope", 0.2}})));
   out.push_back(op(
-      g, "elu", around, [](const auto& x) { return elu(x[0], 0.7); }, o));
+      g, "elu", around, [](const auto& x) { return elu(x[0], 0.7); },
+      Opt(o).call("elu", {{"alpha", 0.7}})));
   // LibTorch rounds 1/alpha (celu) and 1/6 (hardsigmoid) to float even for float64:
   // those two compare to 1e-7 in float64 (the branch taken at a kink still shows).
   const Opt o_float_constant = Opt(o).tol64(1e-7, 1e-12);
@@ -99,13 +101,15 @@ std::vector<OpEntry> kink_entries() {
   out.push_back(op(
       g, "gelu", around, [](const auto& x) { return gelu(x[0]); }, o));
   out.push_back(op(
-      g, "gelu_tanh", around, [](const auto& x) { return gelu(x[0], "tanh"); }, o));
+      g, "gelu_tanh", around, [](const auto& x) { return gelu(x[0], "tanh"); },
+      Opt(o).call("gelu", {{"approximate", std::string("tanh")}})));
   out.push_back(op(
-      g, "silu", around, [](const auto& x) { return silu(x[0]); }, o));
+      g, "silu", around, [](const auto& x) { return silu(x[0]); }, Opt(o).call("silu")));
   out.push_back(op(
       g, "mish", around, [](const auto& x) { return mish(x[0]); }, o));
   out.push_back(op(
-      g, "softplus_threshold", around, [](const auto& x) { return softplus(x[0], 2, 6); }, o));
+      g, "softplus_threshold", around, [](const auto& x) { return softplus(x[0], 2, 6); },
+      Opt(o).call("softplus", {{"beta", 2}, {"threshold", 6}})));
   out.push_back(op(
       g, "softplus_default", around, [](const auto& x) { return softplus(x[0]); }, o));
   out.push_back(op(
@@ -125,15 +129,19 @@ std::vector<OpEntry> kink_entries() {
   out.push_back(op(
       g, "log_sigmoid", around, [](const auto& x) { return log_sigmoid(x[0]); }, o));
   out.push_back(op(
-      g, "abs", around, [](const auto& x) { return x[0].abs(); }, o));
+      g, "abs", around, [](const auto& x) { return x[0].abs(); }, Opt(o).call("abs")));
   out.push_back(op(
-      g, "clamp_bounds", around, [](const auto& x) { return x[0].clamp(-1, 1); }, o));
+      g, "clamp_bounds", around, [](const auto& x) { return x[0].clamp(-1, 1); },
+      Opt(o).call("clamp", {{"min", -1}, {"max", 1}})));
   out.push_back(op(
-      g, "clamp_min_bound", around, [](const auto& x) { return x[0].clamp_min(0.5); }, o));
+      g, "clamp_min_bound", around, [](const auto& x) { return x[0].clamp_min(0.5); },
+      Opt(o).call("clamp", {{"min", 0.5}})));
   out.push_back(op(
-      g, "sqrt_zero", points({{{0, 1, 4}}}), [](const auto& x) { return x[0].sqrt(); }, o));
+      g, "sqrt_zero", points({{{0, 1, 4}}}), [](const auto& x) { return x[0].sqrt(); },
+      Opt(o).call("sqrt")));
   out.push_back(op(
-      g, "pow_zero_base", points({{{0, 1, -2}}}), [](const auto& x) { return x[0].pow(2.5); }, o));
+      g, "pow_zero_base", points({{{0, 1, -2}}}), [](const auto& x) { return x[0].pow(2.5); },
+      Opt(o).call("pow", {{"exponent", 2.5}})));
   out.push_back(op(
       g, "norm_zero", points({{{0, 0, 0}}}), [](const auto& x) { return x[0].norm(); }, o));
   out.push_back(op(

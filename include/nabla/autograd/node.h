@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -80,14 +79,11 @@ class Node : public std::enable_shared_from_this<Node> {
   void set_retains_grad(uint32_t input_nr, std::weak_ptr<TensorImpl> tensor);
   /// Applies the pre-hooks and retain_grad to `grads` (called by the engine).
   void run_pre_hooks(variable_list& grads);
-  bool has_pre_hooks() const { return !pre_hooks_.empty() || !retains_.empty(); }
+  bool has_pre_hooks() const { return extras_ && extras_->has_hooks(); }
 
   // ---- Anomaly mode ---------------------------------------------------------------------
-  void set_creation_trace(std::string trace) { creation_trace_ = std::move(trace); }
-  const std::string& creation_trace() const { return creation_trace_; }
-
-  /// Serializes concurrent apply() calls on one node (AccumulateGrad under threads).
-  std::mutex& mutex() { return mutex_; }
+  void set_creation_trace(std::string trace) { extras().creation_trace = std::move(trace); }
+  const std::string& creation_trace() const;
 
  protected:
   uint64_t sequence_nr_;
@@ -96,15 +92,21 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<InputMetadata, ::nabla::detail::PoolAllocator<InputMetadata>> input_metadata_;
 
  private:
+  // What few nodes have (hooks, retain_grad, anomaly traces) lives out of line, so a
+  // node of the common kind stays small (W1: one node per op).
   struct PreHook {
     unsigned id;
     uint32_t input_nr;
     TensorHook fn;
   };
-  std::vector<PreHook> pre_hooks_;
-  std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>> retains_;
-  std::string creation_trace_;
-  std::mutex mutex_;
+  struct Extras {
+    std::vector<PreHook> pre_hooks;
+    std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>> retains;
+    std::string creation_trace;
+    bool has_hooks() const { return !pre_hooks.empty() || !retains.empty(); }
+  };
+  Extras& extras();
+  std::unique_ptr<Extras> extras_;
 };
 
 /// Releases `node` later if this thread is already destroying a graph, so deleting a

@@ -23,15 +23,19 @@ class SavedVariable {
   bool defined() const { return was_defined_; }
 
  private:
-  Tensor data_;      // the tensor, or for outputs a plain alias without autograd meta
-  std::any packed_;  // set instead of data_ when saved-tensor hooks were active
-  std::weak_ptr<StorageImpl> storage_ref_;  // with hooks: to read the version counter
-  std::function<Tensor(const std::any&)> unpack_hook_;
+  // With saved-tensor hooks active at save time, what the hooks need (rare, out of line).
+  struct Packed {
+    std::any value;
+    std::function<Tensor(const std::any&)> unpack_hook;
+    std::weak_ptr<StorageImpl> storage_ref;  // to read the version counter
+    DimVector shape;                         // for error messages
+  };
   std::string describe_saved() const;
-  DimVector shape_;
-  ScalarType dtype_ = kFloat;
+  Tensor data_;  // the tensor, or for outputs a plain alias without autograd meta
+  std::unique_ptr<Packed> packed_;
   uint32_t saved_version_ = 0;
   uint32_t output_nr_ = 0;
+  ScalarType dtype_ = kFloat;
   bool was_defined_ = false;
   bool is_output_ = false;
   bool requires_grad_ = false;

@@ -16,52 +16,12 @@
 
 namespace nabla {
 
+/// The unary kernels, one per op of core/op_list/unary.def (parameters in UnaryParams).
 enum class UnaryOp : uint8_t {
-  Neg,
-  Abs,
-  Sqrt,
-  Rsqrt,
-  Exp,
-  Exp2,
-  Log,
-  Log2,
-  Log10,
-  Log1p,
-  Expm1,
-  Sin,
-  Cos,
-  Tan,
-  Asin,
-  Acos,
-  Atan,
-  Sinh,
-  Cosh,
-  Tanh,
-  Sigmoid,
-  Relu,
-  Erf,
-  Floor,
-  Ceil,
-  Round,
-  Trunc,
-  Frac,
-  Sign,
-  Reciprocal,
-  Square,
-  BitwiseNot,
-  // Parameterized by UnaryParams:
-  PowScalar,  // x ^ a
-  Clamp,      // min(max(x, a), b); a = -inf / b = +inf when absent
-  LeakyRelu,  // x > 0 ? x : a * x
-  Elu,        // x > 0 ? x : a * (exp(x) - 1)
-  Softplus,   // log1p(exp(a * x)) / a, linear above threshold b
-  Gelu,       // a == 0: exact erf form; a == 1: tanh approximation
-  Silu,       // x * sigmoid(x)
-  // Output dtype bool, input any dtype:
-  LogicalNot,
-  IsNan,
-  IsInf,
-  IsFinite,
+#define NABLA_UNARY_OP(name, Kernel, ...) Kernel,
+#define NABLA_UNARY_PREDICATE(name, Kernel) Kernel,
+#define NABLA_UNARY_OP_ATTRS(name, Kernel, ...) Kernel,
+#include "nabla/core/op_list/unary.def"
 };
 
 /// One parameter of KernelBackend::adam_step. All tensors contiguous, of one floating
@@ -87,35 +47,12 @@ struct UnaryParams {
   double b = 0;
 };
 
+/// The binary kernels, one per op of core/op_list/binary.def. Add and Sub compute
+/// a + alpha * b and a - alpha * b; the *Backward kernels are fused first-order backwards.
 enum class BinaryOp : uint8_t {
-  Add,  // a + alpha * b
-  Sub,  // a - alpha * b
-  Mul,
-  Div,
-  Remainder,
-  Fmod,  // C fmod: the remainder with the dividend's sign
-  Pow,
-  Atan2,
-  Maximum,
-  Minimum,
-  BitwiseAnd,
-  BitwiseOr,
-  BitwiseXor,
-  // Fused first-order backward kernels (floating only), out = f(a = grad, b = result):
-  TanhBackward,       // a * (1 - b^2)
-  SigmoidBackward,    // a * b * (1 - b)
-  ReluBackward,       // b > 0 ? a : 0
-  LeakyReluBackward,  // b > 0 ? a : a * alpha (b = the input)
-  // Output dtype bool:
-  Eq,
-  Ne,
-  Lt,
-  Le,
-  Gt,
-  Ge,
-  LogicalAnd,
-  LogicalOr,
-  LogicalXor,
+#define NABLA_BINARY_OP(name, Kernel, ...) Kernel,
+#define NABLA_BINARY_KERNEL(name, Kernel, dtype) Kernel,
+#include "nabla/core/op_list/binary.def"
 };
 
 enum class ReduceOp : uint8_t { Sum, Prod, Max, Min, All, Any };

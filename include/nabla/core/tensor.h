@@ -290,43 +290,12 @@ class Tensor {
   Tensor lerp(const Tensor& end, const Scalar& weight) const;
   const Tensor& lerp_(const Tensor& end, const Scalar& weight) const;
 
-#define NABLA_DECLARE_UNARY(name) \
+  // The elementwise unary ops of core/op_list/unary.def: neg, abs, exp, tanh, ...
+#define NABLA_UNARY_OP(name, ...) \
   Tensor name() const;            \
   const Tensor& name##_() const;
-  NABLA_DECLARE_UNARY(neg)
-  NABLA_DECLARE_UNARY(abs)
-  NABLA_DECLARE_UNARY(sqrt)
-  NABLA_DECLARE_UNARY(rsqrt)
-  NABLA_DECLARE_UNARY(exp)
-  NABLA_DECLARE_UNARY(exp2)
-  NABLA_DECLARE_UNARY(log)
-  NABLA_DECLARE_UNARY(log2)
-  NABLA_DECLARE_UNARY(log10)
-  NABLA_DECLARE_UNARY(log1p)
-  NABLA_DECLARE_UNARY(expm1)
-  NABLA_DECLARE_UNARY(sin)
-  NABLA_DECLARE_UNARY(cos)
-  NABLA_DECLARE_UNARY(tan)
-  NABLA_DECLARE_UNARY(asin)
-  NABLA_DECLARE_UNARY(acos)
-  NABLA_DECLARE_UNARY(atan)
-  NABLA_DECLARE_UNARY(sinh)
-  NABLA_DECLARE_UNARY(cosh)
-  NABLA_DECLARE_UNARY(tanh)
-  NABLA_DECLARE_UNARY(sigmoid)
-  NABLA_DECLARE_UNARY(relu)
-  NABLA_DECLARE_UNARY(erf)
-  NABLA_DECLARE_UNARY(floor)
-  NABLA_DECLARE_UNARY(ceil)
-  NABLA_DECLARE_UNARY(round)
-  NABLA_DECLARE_UNARY(trunc)
-  NABLA_DECLARE_UNARY(frac)
-  NABLA_DECLARE_UNARY(sign)
-  NABLA_DECLARE_UNARY(reciprocal)
-  NABLA_DECLARE_UNARY(square)
-  NABLA_DECLARE_UNARY(logical_not)
-#undef NABLA_DECLARE_UNARY
-  Tensor bitwise_not() const;
+#define NABLA_UNARY_PREDICATE(name, Kernel) Tensor name() const;
+#include "nabla/core/op_list/unary.def"
   Tensor negative() const { return neg(); }
   Tensor absolute() const { return abs(); }
   Tensor clamp(optional<Scalar> min = nullopt, optional<Scalar> max = nullopt) const;
@@ -359,9 +328,6 @@ class Tensor {
   Tensor bitwise_and(const Tensor& other) const;
   Tensor bitwise_or(const Tensor& other) const;
   Tensor bitwise_xor(const Tensor& other) const;
-  Tensor isnan() const;
-  Tensor isinf() const;
-  Tensor isfinite() const;
   Tensor where(const Tensor& condition, const Tensor& other) const;
   /// True when both tensors have the same sizes and exactly the same elements.
   bool equal(const Tensor& other) const;
@@ -547,7 +513,6 @@ class Tensor {
   const Tensor& bitwise_and_(const Tensor& other) const;
   const Tensor& bitwise_or_(const Tensor& other) const;
   const Tensor& bitwise_xor_(const Tensor& other) const;
-  const Tensor& bitwise_not_() const;
   const Tensor& remainder_(const Tensor& other) const;
   const Tensor& remainder_(const Scalar& other) const;
   const Tensor& cumsum_(int64_t dim, optional<ScalarType> dtype = nullopt) const;
@@ -589,8 +554,6 @@ class Tensor {
   Tensor fmax(const Tensor& other) const;
   Tensor fmin(const Tensor& other) const;
   Tensor heaviside(const Tensor& values) const;
-  Tensor erfc() const;
-  const Tensor& erfc_() const;
   Tensor signbit() const;
   Tensor isneginf() const;
   Tensor isposinf() const;
@@ -762,6 +725,14 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t);
 std::ostream& operator<<(std::ostream& os, const std::vector<Tensor>& tensors);
 
 // ---- Operators ------------------------------------------------------------------------
+/// A fresh contiguous tensor of `sizes` (uninitialized memory from the pool allocator).
+Tensor empty_contiguous(IntArrayRef sizes, ScalarType dtype, Device device = Device(kCPU));
+namespace detail {
+/// A tensor over `base`'s storage with the given geometry: no bounds check, no autograd
+/// (ops::make_view checks; autograd uses this for plain aliases of saved outputs).
+Tensor alias_storage(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+}  // namespace detail
+
 Tensor operator-(const Tensor& a);
 Tensor operator!(const Tensor& a);
 Tensor operator~(const Tensor& a);

@@ -22,38 +22,10 @@ Tensor pow(const Scalar& a, const Tensor& b);
 Tensor atan2(const Tensor& a, const Tensor& b);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
-Tensor neg(const Tensor& x);
-Tensor abs(const Tensor& x);
-Tensor sqrt(const Tensor& x);
-Tensor rsqrt(const Tensor& x);
-Tensor exp(const Tensor& x);
-Tensor exp2(const Tensor& x);
-Tensor log(const Tensor& x);
-Tensor log2(const Tensor& x);
-Tensor log10(const Tensor& x);
-Tensor log1p(const Tensor& x);
-Tensor expm1(const Tensor& x);
-Tensor sin(const Tensor& x);
-Tensor cos(const Tensor& x);
-Tensor tan(const Tensor& x);
-Tensor asin(const Tensor& x);
-Tensor acos(const Tensor& x);
-Tensor atan(const Tensor& x);
-Tensor sinh(const Tensor& x);
-Tensor cosh(const Tensor& x);
-Tensor tanh(const Tensor& x);
-Tensor sigmoid(const Tensor& x);
-Tensor relu(const Tensor& x);
-Tensor erf(const Tensor& x);
-Tensor floor(const Tensor& x);
-Tensor ceil(const Tensor& x);
-Tensor round(const Tensor& x);
-Tensor trunc(const Tensor& x);
-Tensor frac(const Tensor& x);
-Tensor sign(const Tensor& x);
-Tensor reciprocal(const Tensor& x);
-Tensor square(const Tensor& x);
-Tensor logical_not(const Tensor& x);
+// The elementwise unary ops of core/op_list/unary.def.
+#define NABLA_UNARY_OP(name, ...) Tensor name(const Tensor& x);
+#define NABLA_UNARY_PREDICATE(name, Kernel) Tensor name(const Tensor& x);
+#include "nabla/core/op_list/unary.def"
 Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_xor(const Tensor& a, const Tensor& b);
@@ -75,9 +47,6 @@ Tensor lt(const Tensor& a, const Tensor& b);
 Tensor le(const Tensor& a, const Tensor& b);
 Tensor gt(const Tensor& a, const Tensor& b);
 Tensor ge(const Tensor& a, const Tensor& b);
-Tensor isnan(const Tensor& x);
-Tensor isinf(const Tensor& x);
-Tensor isfinite(const Tensor& x);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value);
 bool equal(const Tensor& a, const Tensor& b);
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-05, double atol = 1e-08,
@@ -283,7 +252,6 @@ inline Tensor fmod(const Tensor& a, const Scalar& b) { return a.fmod(b); }
 inline Tensor fmax(const Tensor& a, const Tensor& b) { return a.fmax(b); }
 inline Tensor fmin(const Tensor& a, const Tensor& b) { return a.fmin(b); }
 inline Tensor heaviside(const Tensor& a, const Tensor& values) { return a.heaviside(values); }
-inline Tensor erfc(const Tensor& x) { return x.erfc(); }
 inline Tensor signbit(const Tensor& x) { return x.signbit(); }
 inline Tensor isneginf(const Tensor& x) { return x.isneginf(); }
 inline Tensor isposinf(const Tensor& x) { return x.isposinf(); }

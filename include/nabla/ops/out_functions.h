@@ -56,45 +56,16 @@ Tensor& gt_out(Tensor& out, const Tensor& self, const Tensor& other);
 Tensor& gt_out(Tensor& out, const Tensor& self, const Scalar& other);
 Tensor& ge_out(Tensor& out, const Tensor& self, const Tensor& other);
 Tensor& ge_out(Tensor& out, const Tensor& self, const Scalar& other);
-Tensor& logical_not_out(Tensor& out, const Tensor& self);
 Tensor& logical_and_out(Tensor& out, const Tensor& self, const Tensor& other);
 Tensor& logical_or_out(Tensor& out, const Tensor& self, const Tensor& other);
 Tensor& bitwise_and_out(Tensor& out, const Tensor& self, const Tensor& other);
 Tensor& bitwise_or_out(Tensor& out, const Tensor& self, const Tensor& other);
 
 // One-input elementwise ops: name_out(out, self).
-#define NABLA_UNARY_OUT(name) Tensor& name##_out(Tensor& out, const Tensor& self);
-NABLA_UNARY_OUT(neg)
-NABLA_UNARY_OUT(abs)
-NABLA_UNARY_OUT(sqrt)
-NABLA_UNARY_OUT(rsqrt)
-NABLA_UNARY_OUT(exp)
-NABLA_UNARY_OUT(exp2)
-NABLA_UNARY_OUT(log)
-NABLA_UNARY_OUT(log2)
-NABLA_UNARY_OUT(log10)
-NABLA_UNARY_OUT(log1p)
-NABLA_UNARY_OUT(expm1)
-NABLA_UNARY_OUT(sin)
-NABLA_UNARY_OUT(cos)
-NABLA_UNARY_OUT(tan)
-NABLA_UNARY_OUT(asin)
-NABLA_UNARY_OUT(acos)
-NABLA_UNARY_OUT(atan)
-NABLA_UNARY_OUT(sinh)
-NABLA_UNARY_OUT(cosh)
-NABLA_UNARY_OUT(tanh)
-NABLA_UNARY_OUT(sigmoid)
-NABLA_UNARY_OUT(erf)
-NABLA_UNARY_OUT(floor)
-NABLA_UNARY_OUT(ceil)
-NABLA_UNARY_OUT(round)
-NABLA_UNARY_OUT(trunc)
-NABLA_UNARY_OUT(frac)
-NABLA_UNARY_OUT(sign)
-NABLA_UNARY_OUT(reciprocal)
-NABLA_UNARY_OUT(square)
-#undef NABLA_UNARY_OUT
+// The elementwise unary ops of core/op_list/unary.def (tanh_out, ...).
+#define NABLA_UNARY_OP(name, ...) Tensor& name##_out(Tensor& out, const Tensor& self);
+#define NABLA_UNARY_PREDICATE(name, Kernel) NABLA_UNARY_OP(name)
+#include "nabla/core/op_list/unary.def"
 
 // ---- Reductions and scans ------------------------------------------------------------
 Tensor& sum_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim = false,

@@ -343,6 +343,8 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
         return run_unary<T, T>(out, in, [](T x) { return vec_sigmoid(x); });
       case UnaryOp::Erf:
         return run_unary<T, T>(out, in, [](T x) { return vec_erf(x); });
+      case UnaryOp::Erfc:
+        return run_unary<T, T>(out, in, [](T x) { return std::erfc(x); });
       case UnaryOp::Floor:
         return run_unary<T, T>(out, in, [](T x) { return std::floor(x); });
       case UnaryOp::Ceil:

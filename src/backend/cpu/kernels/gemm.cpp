@@ -15,7 +15,6 @@
 #include "backend/cpu/kernels/cpu_backend.h"
 #include "backend/cpu/loops.h"
 #include "nabla/backend/parallel.h"
-#include "nabla/ops/factories.h"
 
 #include NABLA_CBLAS_HEADER
 
@@ -296,8 +295,8 @@ void CpuBackend::gemm(const Tensor& c, const Tensor& a, const Tensor& b, const S
     // An output BLAS cannot write, or one aliasing an input, goes through a temporary.
     BlasMat mc = describe_last2(c);
     if (!mc.ok || shares_storage(c, a) || shares_storage(c, b)) {
-      Tensor tmp =
-          beta.toDouble() == 0 ? empty(c.sizes(), c.options()) : c.clone(MemoryFormat::Contiguous);
+      Tensor tmp = beta.toDouble() == 0 ? empty_contiguous(c.sizes(), c.scalar_type(), c.device())
+                                        : c.clone(MemoryFormat::Contiguous);
       gemm(tmp, a, b, beta, alpha);
       copy(c, tmp);
       return;

@@ -1,13 +1,15 @@
-// Elementwise ops: type promotion and broadcasting in front of the backend's unary,
-// binary and where kernels; in-place variants; operators.
+// The elementwise binary ops and where, driven by their declarations in
+// core/op_list/binary.def: dtype rules, forward through the backend's binary kernel
+// (broadcasting by stride 0, no expand views), in-place forms, operators, backward nodes
+// (typed state + formula) and registry entries.
 #include <cmath>
 #include <limits>
+#include <tuple>
 
-#include "autograd/formula.h"
+#include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
-#include "ops/elementwise.h"
-#include "ops/elementwise_backward.h"
 #include "ops/op_utils.h"
+#include "ops/registry_impl.h"
 
 namespace nabla {
 
@@ -17,99 +19,47 @@ using ops::empty_tensor;
 
 namespace {
 
-enum class Kind {
-  Floating,      // integer and bool inputs are promoted to the default float
-  FloatingOnly,  // floating input required (frac)
-  Keep,          // any dtype, result has the input dtype
-  KeepNoBool,    // any dtype but bool
-  BoolOut,       // result is bool
-};
+using autograd::NodeType;
+using autograd::OpNode;
+using autograd::SavedVariable;
+using autograd::variable_list;
 
-ScalarType unary_result_dtype(const Tensor& x, Kind kind, const char* name) {
-  ScalarType t = x.scalar_type();
-  switch (kind) {
-    case Kind::Floating:
-      return isFloatingType(t) ? t : get_default_dtype();
-    case Kind::FloatingOnly:
-      NABLA_CHECK(isFloatingType(t), name, ": expected a floating point tensor, got ", t);
-      return t;
-    case Kind::KeepNoBool:
-      NABLA_CHECK(t != kBool, name, ": not supported for bool tensors (got a Bool tensor of sizes ",
-                  x.sizes(), ")");
-      return t;
-    case Kind::Keep:
-      return t;
-    case Kind::BoolOut:
-      return kBool;
+// ---- Dtype rules (the `dtype` column) -----------------------------------------------------
+
+enum class BinaryDtype { Promote, Floating, NoBool, Integral, BoolOut };
+
+BinaryDtype dtype_rule(BinaryOp op) {
+  switch (op) {
+#define NABLA_BINARY_OP(name, Kernel, dtype, ...) \
+  case BinaryOp::Kernel:                          \
+    return BinaryDtype::dtype;
+#define NABLA_BINARY_KERNEL(name, Kernel, dtype) NABLA_BINARY_OP(name, Kernel, dtype)
+#include "nabla/core/op_list/binary.def"
   }
-  return t;
+  return BinaryDtype::Promote;
 }
-
-Tensor unary_impl(const Tensor& x, UnaryOp op, Kind kind, const char* name, UnaryParams p = {}) {
-  ops::check_defined(x, name);
-  ScalarType out_t = unary_result_dtype(x, kind, name);
-  Tensor in = kind == Kind::BoolOut ? x : cast(x, out_t);
-  Tensor out = empty_tensor(x.sizes(), out_t, x.device());
-  backend_for(x).unary(op, out, in, p);
-  ops::record_unary(op, p, x, out);
-  return out;
-}
-
-Tensor unary_op(const Tensor& x, UnaryOp op, Kind kind, const char* name) {
-  return unary_impl(x, op, kind, name);
-}
-
-const Tensor& unary_op_(const Tensor& self, UnaryOp op, Kind kind, const char* name,
-                        UnaryParams p = {}) {
-  ops::check_defined(self, name);
-  ScalarType out_t = unary_result_dtype(self, kind, name);
-  if (autograd::any_requires_grad(self)) {
-    ops::check_inplace(self, self.sizes(), out_t, name);
-    // The formula may read self's old value, which the write overwrites: it reads a
-    // clone (whose CloneBackward0 keeps self's old history).
-    return ops::assign_with_history(self, unary_impl(self.clone(), op, kind, name, p), name);
-  }
-  if (out_t == self.scalar_type() && kind != Kind::BoolOut) {
-    backend_for(self).unary(op, self, self, p);
-  } else {
-    ops::check_inplace(self, self.sizes(), out_t, name);
-    Tensor r = unary_impl(self, op, kind, name, p);
-    backend_for(self).copy(self, r);
-  }
-  ops::bump_version(self);
-  return self;
-}
-
-bool is_comparison(BinaryOp op) { return op >= BinaryOp::Eq; }
 
 // dtype the kernel computes in, and dtype of the result, for op over `common`.
 std::pair<ScalarType, ScalarType> binary_dtypes(BinaryOp op, ScalarType common, const char* name) {
-  if (is_comparison(op)) return {common, kBool};
-  switch (op) {
-    case BinaryOp::Div:
-    case BinaryOp::Atan2:
+  switch (dtype_rule(op)) {
+    case BinaryDtype::BoolOut:
+      return {common, kBool};
+    case BinaryDtype::Floating:
       if (!isFloatingType(common)) common = get_default_dtype();
       break;
-    case BinaryOp::Sub:
-      NABLA_CHECK(
-          common != kBool, name,
-          ": subtraction, the `-` operator, with two bool tensors is not supported. Use the "
-          "`^` or `logical_xor()` operator instead.");
-      break;
-    case BinaryOp::BitwiseAnd:
-    case BinaryOp::BitwiseOr:
-    case BinaryOp::BitwiseXor:
+    case BinaryDtype::Integral:
       NABLA_CHECK(!isFloatingType(common), name,
-                  ": bitwise operations are only defined for integral and "
-                  "bool tensors, got ",
+                  ": bitwise operations are only defined for integral and bool tensors, got ",
                   common);
       break;
-    case BinaryOp::Remainder:
-    case BinaryOp::Fmod:
-    case BinaryOp::Pow:
+    case BinaryDtype::NoBool:
       NABLA_CHECK(common != kBool, name, ": not supported for bool tensors");
       break;
-    default:
+    case BinaryDtype::Promote:
+      NABLA_CHECK(
+          op != BinaryOp::Sub || common != kBool, name,
+          ": subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+          "`^` or `logical_xor()` operator instead.");
       break;
   }
   return {common, common};
@@ -121,6 +71,141 @@ void check_integer_divisor(BinaryOp op, const Tensor& b, ScalarType compute, con
   backend_for(b).binary(BinaryOp::Eq, bz, cast(b, compute), ops::scalar_tensor(0, compute), 1);
   NABLA_CHECK(!bz.any().item<bool>(), name, ": ZeroDivisionError (integer remainder by zero)");
 }
+
+// ---- Backward state (the `State` and `save_*` columns) -----------------------------------
+
+/// An input's shape when broadcasting changed it (its gradient is summed back to it).
+struct ReduceTo {
+  std::vector<int64_t> shape;
+  bool needed = false;
+  void set(const Tensor& input, const Tensor& out) {
+    needed = input.sizes() != out.sizes();
+    if (needed) shape.assign(input.sizes().begin(), input.sizes().end());
+  }
+  Tensor operator()(const Tensor& g) const {
+    return needed && g.defined() ? ops::sum_to(g, shape) : g;
+  }
+};
+
+struct Alpha {
+  Scalar alpha;
+  ReduceTo self_to, other_to;
+};
+struct Operands {
+  SavedVariable self, other;
+  ReduceTo self_to, other_to;
+  auto saved() { return std::tie(self, other); }
+};
+struct OperandsResult {
+  SavedVariable self, other, result;
+  ReduceTo self_to, other_to;
+  auto saved() { return std::tie(self, other, result); }
+};
+
+enum class Save { No, Yes, IfSelfGrad, IfOtherGrad };
+bool wanted(Save rule, bool self_grad, bool other_grad) {
+  return rule == Save::Yes || (rule == Save::IfSelfGrad && self_grad) ||
+         (rule == Save::IfOtherGrad && other_grad);
+}
+
+template <class S>
+Scalar alpha_of(OpNode<S>& n) {
+  if constexpr (requires { n.state.alpha; })
+    return n.state.alpha;
+  else
+    return 1;
+}
+
+/// Records out = op(a, b) as a node of `type`, saving what `rules` ask for.
+template <class S>
+void record(const NodeType<S>& type, const Save (&rules)[3], const Tensor& a, const Tensor& b,
+            const Scalar& alpha, const Tensor& out) {
+  auto node = autograd::record_node(type, {&a, &b});
+  if (!node) return;
+  bool ga = autograd::requires_grad(a), gb = autograd::requires_grad(b);
+  auto& st = node->state;
+  st.self_to.set(a, out);
+  st.other_to.set(b, out);
+  if constexpr (requires { st.alpha; }) st.alpha = alpha;
+  if constexpr (requires { st.self; })
+    if (wanted(rules[0], ga, gb)) st.self = autograd::save(a);
+  if constexpr (requires { st.other; })
+    if (wanted(rules[1], ga, gb)) st.other = autograd::save(b);
+  autograd::set_history(out, node);  // before saving out, so the saved output knows its node
+  if constexpr (requires { st.result; })
+    if (wanted(rules[2], ga, gb)) st.result = autograd::save_output(out);
+}
+
+// ---- Helpers the derivatives use ----------------------------------------------------------
+
+Tensor pow_self_grad(const Tensor& grad, const Tensor& a, const Tensor& b) {
+  return (grad * b * a.pow(b - 1)).where(b != 0, zeros_like(a));
+}
+// d/db a^b = a^b log a; taken as 0 where a == 0 and b >= 0 (as PyTorch).
+Tensor pow_other_grad(const Tensor& grad, const Tensor& a, const Tensor& b, const Tensor& out) {
+  Tensor mask = (a == 0).logical_and(b >= 0);
+  return (grad * out * a.log()).where(mask.logical_not(), zeros_like(out));
+}
+// The gradient goes to the larger (smaller) input, split evenly on ties (PyTorch 1.13).
+Tensor minmax_grad(const Tensor& grad, const Tensor& a, const Tensor& b, bool is_max, int which) {
+  Tensor wins_a = is_max ? a > b : a < b;
+  Tensor zero = zeros_like(grad);
+  Tensor full = which == 0 ? grad.where(wins_a, zero) : zero.where(wins_a, grad);
+  return (grad / 2).where(a == b, full);
+}
+
+// ---- One node type per op (three names: tensor-tensor, Scalar other, Scalar self) ---------
+
+#define NABLA_BINARY_OP(name, Kernel, dtype, node, node_scalar, node_rscalar, State, save_self,  \
+                        save_other, save_result, grad_self, grad_other)                          \
+  variable_list name##_backward(OpNode<State>& n, const variable_list& g) {                      \
+    [[maybe_unused]] const Tensor& grad = g[0];                                                  \
+    [[maybe_unused]] Tensor self = NABLA_SAVED_OR_UNDEFINED(n, self);                            \
+    [[maybe_unused]] Tensor other = NABLA_SAVED_OR_UNDEFINED(n, other);                          \
+    [[maybe_unused]] Tensor result = NABLA_SAVED_OR_UNDEFINED(n, result);                        \
+    [[maybe_unused]] Scalar alpha = alpha_of(n);                                                 \
+    Tensor gs, go;                                                                               \
+    if (n.needs_input_grad(0)) gs = n.state.self_to(grad_self);                                  \
+    if (n.needs_input_grad(1)) go = n.state.other_to(grad_other);                                \
+    return {gs, go};                                                                             \
+  }                                                                                              \
+  constexpr NodeType<State> k_##name##_nodes[3] = {                                              \
+      {node, name##_backward}, {node_scalar, name##_backward}, {node_rscalar, name##_backward}}; \
+  constexpr Save k_##name##_saves[3] = {Save::save_self, Save::save_other, Save::save_result};   \
+  void record_##name(int variant, const Tensor& a, const Tensor& b, const Scalar& alpha,         \
+                     const Tensor& out) {                                                        \
+    record(k_##name##_nodes[variant], k_##name##_saves, a, b, alpha, out);                       \
+  }
+#include "nabla/core/op_list/binary.def"
+
+/// Records out = op(a, b) when op has a derivative. `variant`: 0 for tensor (op) tensor, 1
+/// when b was a Scalar, 2 when a was (LibTorch's node names differ).
+void record_binary(BinaryOp op, int variant, const Tensor& a, const Tensor& b, const Scalar& alpha,
+                   const Tensor& out) {
+  if (!autograd::any_requires_grad(a, b)) return;
+  switch (op) {
+#define NABLA_BINARY_OP(name, Kernel, ...) \
+  case BinaryOp::Kernel:                   \
+    return record_##name(variant, a, b, alpha, out);
+#include "nabla/core/op_list/binary.def"
+    default:
+      return;  // comparisons, logic and bitwise ops have no gradient
+  }
+}
+
+// where(cond, a, b): the gradient flows to a where cond holds, to b elsewhere.
+struct WhereState {
+  SavedVariable condition;
+  ReduceTo self_to, other_to;
+  auto saved() { return std::tie(condition); }
+};
+variable_list where_backward(OpNode<WhereState>& n, const variable_list& g) {
+  Tensor cond = n.get(n.state.condition);
+  Tensor zero = zeros_like(g[0]);
+  return {Tensor(), n.needs_input_grad(1) ? n.state.self_to(g[0].where(cond, zero)) : Tensor(),
+          n.needs_input_grad(2) ? n.state.other_to(zero.where(cond, g[0])) : Tensor()};
+}
+constexpr NodeType<WhereState> kWhereBackward{"WhereBackward0", where_backward};
 
 // PyTorch's argument checks for add/sub that depend on the operands, not just the result.
 void check_add_sub(BinaryOp op, const Tensor& a, const Tensor& b, ScalarType compute,
@@ -151,7 +236,7 @@ Tensor binary_tensors(BinaryOp op, const Tensor& a, const Tensor& b, ScalarType 
 Tensor binary_recorded(BinaryOp op, const Tensor& a, const Tensor& b, ScalarType common,
                        const Scalar& alpha, const char* name, bool other_scalar, bool self_scalar) {
   Tensor out = binary_tensors(op, a, b, common, alpha, name);
-  ops::record_binary(op, a, b, alpha, out, other_scalar, self_scalar);
+  record_binary(op, self_scalar ? 2 : other_scalar ? 1 : 0, a, b, alpha, out);
   return out;
 }
 
@@ -167,14 +252,14 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Scalar& b, const char* name
                  const Scalar& alpha = 1) {
   ops::check_defined(a, name);
   ScalarType common = ops::result_type(a, b);
-  return binary_recorded(op, a, ops::scalar_tensor(b, common, a.device()), common, alpha, name,
+  return binary_recorded(op, a, ops::constant_scalar(b, common, a.device()), common, alpha, name,
                          true, false);
 }
 
 Tensor binary_op(BinaryOp op, const Scalar& a, const Tensor& b, const char* name) {
   ops::check_defined(b, name);
   ScalarType common = ops::result_type(b, a);
-  return binary_recorded(op, ops::scalar_tensor(a, common, b.device()), b, common, 1, name, false,
+  return binary_recorded(op, ops::constant_scalar(a, common, b.device()), b, common, 1, name, false,
                          true);
 }
 
@@ -213,19 +298,10 @@ const Tensor& binary_op_(BinaryOp op, const Tensor& self, const Scalar& other, c
                          const Scalar& alpha = 1) {
   ops::check_defined(self, name);
   ScalarType common = promoteTypes(ops::result_type(self, other), self.scalar_type());
-  return binary_op_(op, self, ops::scalar_tensor(other, common, self.device()), name, alpha);
+  return binary_op_(op, self, ops::constant_scalar(other, common, self.device()), name, alpha);
 }
 
 }  // namespace
-
-#include "ops/unary_methods.inc"
-
-Tensor ops::activation(const Tensor& x, UnaryOp op, UnaryParams p, const char* name) {
-  ops::check_defined(x, name);
-  NABLA_CHECK(x.is_floating_point(), name, ": not implemented for '", x.scalar_type(),
-              "' (expected a floating point tensor)");
-  return unary_impl(x, op, Kind::FloatingOnly, name, p);
-}
 
 // ---- Binary methods -------------------------------------------------------------------
 
@@ -264,20 +340,6 @@ Tensor Tensor::minimum(const Tensor& o) const {
   return binary_op(BinaryOp::Minimum, *this, o, "minimum");
 }
 
-Tensor Tensor::pow(const Scalar& e) const {
-  ops::check_defined(*this, "pow");
-  ScalarType t = ops::result_type(*this, e);
-  NABLA_CHECK(t != kBool, "pow: not supported for bool tensors");
-  NABLA_CHECK(isFloatingType(t) || e.toLong() >= 0,
-              "pow: integers to negative integer powers are not "
-              "allowed (got exponent ",
-              e.toLong(), ")");
-  Tensor out = empty_tensor(sizes(), t, device());
-  backend_for(*this).unary(UnaryOp::PowScalar, out, cast(*this, t), {e.toDouble(), 0});
-  ops::record_unary(UnaryOp::PowScalar, {e.toDouble(), 0}, *this, out);
-  return out;
-}
-
 const Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) const {
   return binary_op_(BinaryOp::Add, *this, o, "add_", alpha);
 }
@@ -304,17 +366,6 @@ const Tensor& Tensor::div_(const Scalar& o) const {
 }
 const Tensor& Tensor::pow_(const Tensor& e) const {
   return binary_op_(BinaryOp::Pow, *this, e, "pow_");
-}
-const Tensor& Tensor::pow_(const Scalar& e) const {
-  // As the other in-place ops (unary_op_): with autograd, pow reads a clone (its node
-  // saves the old value, which the write overwrites) and self takes over its history.
-  const bool grad = autograd::any_requires_grad(*this);
-  Tensor r = (grad ? clone() : *this).pow(e);
-  ops::check_inplace(*this, r.sizes(), r.scalar_type(), "pow_");
-  if (grad) return ops::assign_with_history(*this, r, "pow_");
-  backend_for(*this).copy(*this, r);
-  ops::bump_version(*this);
-  return *this;
 }
 
 namespace {
@@ -359,58 +410,6 @@ const Tensor& Tensor::lerp_(const Tensor& end, const Scalar& w) const {
   return add_(end.sub(*this), w);
 }
 
-// ---- Parameterized unary ops --------------------------------------------------------
-
-Tensor Tensor::bitwise_not() const {
-  NABLA_CHECK(!is_floating_point(),
-              "bitwise_not: only integral and bool tensors are supported, got ", scalar_type());
-  return unary_impl(*this, UnaryOp::BitwiseNot, Kind::Keep, "bitwise_not");
-}
-
-namespace {
-UnaryParams clamp_params(const Tensor& self, const optional<Scalar>& lo, const optional<Scalar>& hi,
-                         const char* name) {
-  NABLA_CHECK(lo || hi, name, ": at least one of 'min' or 'max' must not be None");
-  NABLA_CHECK(self.scalar_type() != kBool, name, ": not supported for bool tensors");
-  double inf = std::numeric_limits<double>::infinity();
-  return {lo ? lo->toDouble() : -inf, hi ? hi->toDouble() : inf};
-}
-ScalarType clamp_dtype(const Tensor& self, const optional<Scalar>& lo, const optional<Scalar>& hi) {
-  ScalarType t = self.scalar_type();
-  if (lo) t = promoteTypes(t, ops::result_type(self, *lo));
-  if (hi) t = promoteTypes(t, ops::result_type(self, *hi));
-  return t;
-}
-}  // namespace
-
-Tensor Tensor::clamp(optional<Scalar> lo, optional<Scalar> hi) const {
-  ops::check_defined(*this, "clamp");
-  UnaryParams p = clamp_params(*this, lo, hi, "clamp");
-  ScalarType t = clamp_dtype(*this, lo, hi);
-  Tensor out = empty_tensor(sizes(), t, device());
-  backend_for(*this).unary(UnaryOp::Clamp, out, cast(*this, t), p);
-  ops::record_unary(UnaryOp::Clamp, p, *this, out);
-  return out;
-}
-const Tensor& Tensor::clamp_(optional<Scalar> lo, optional<Scalar> hi) const {
-  ops::check_defined(*this, "clamp_");
-  ops::check_inplace(*this, sizes(), clamp_dtype(*this, lo, hi), "clamp_");
-  return unary_op_(*this, UnaryOp::Clamp, Kind::KeepNoBool, "clamp_",
-                   clamp_params(*this, lo, hi, "clamp_"));
-}
-Tensor Tensor::clamp(const optional<Tensor>& lo, const optional<Tensor>& hi) const {
-  NABLA_CHECK((lo && lo->defined()) || (hi && hi->defined()),
-              "clamp: at least one of 'min' or 'max' must not be None");
-  Tensor r = *this;
-  if (lo && lo->defined()) r = r.maximum(*lo);
-  if (hi && hi->defined()) r = r.minimum(*hi);
-  return r;
-}
-Tensor Tensor::clamp_min(const Scalar& lo) const { return clamp(lo, nullopt); }
-Tensor Tensor::clamp_max(const Scalar& hi) const { return clamp(nullopt, hi); }
-const Tensor& Tensor::clamp_min_(const Scalar& lo) const { return clamp_(lo, nullopt); }
-const Tensor& Tensor::clamp_max_(const Scalar& hi) const { return clamp_(nullopt, hi); }
-
 // ---- Comparisons and logic ----------------------------------------------------------
 
 #define NABLA_DEFINE_COMPARE(name, OP)                                                            \
@@ -442,12 +441,6 @@ Tensor Tensor::bitwise_or(const Tensor& o) const {
 Tensor Tensor::bitwise_xor(const Tensor& o) const {
   return binary_op(BinaryOp::BitwiseXor, *this, o, "bitwise_xor");
 }
-Tensor Tensor::isnan() const { return unary_impl(*this, UnaryOp::IsNan, Kind::BoolOut, "isnan"); }
-Tensor Tensor::isinf() const { return unary_impl(*this, UnaryOp::IsInf, Kind::BoolOut, "isinf"); }
-Tensor Tensor::isfinite() const {
-  return unary_impl(*this, UnaryOp::IsFinite, Kind::BoolOut, "isfinite");
-}
-
 Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
   ops::check_defined(condition, "where (condition)");
   ops::check_defined(other, "where (other)");
@@ -460,7 +453,12 @@ Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
                                      other.sizes(), "where");
   Tensor out = empty_tensor(shape, t, device());
   backend_for(*this).where(out, cast(condition, kBool), cast(*this, t), cast(other, t));
-  ops::record_where(condition, *this, other, out);
+  if (auto node = autograd::record_node(kWhereBackward, {&condition, this, &other})) {
+    node->state.self_to.set(*this, out);
+    node->state.other_to.set(other, out);
+    node->state.condition = autograd::save(condition);
+    autograd::set_history(out, node);
+  }
   return out;
 }
 
@@ -530,3 +528,72 @@ const Tensor& operator/=(const Tensor& a, const Tensor& b) { return a.div_(b); }
 const Tensor& operator/=(const Tensor& a, const Scalar& b) { return a.div_(b); }
 
 }  // namespace nabla
+
+// ---- Registry entries ---------------------------------------------------------------------
+
+namespace nabla::ops {
+namespace {
+
+using V = std::vector<Tensor>;
+
+/// The second operand: the second input, or the attribute `other` (a Scalar).
+template <class F>
+V with_other(const V& x, const AttrReader& a, const char* name, F&& f) {
+  if (x.size() == 2) {
+    NABLA_CHECK(!a.has("other"), name,
+                ": give the second operand as an input or as the attribute 'other', not both");
+    return {f(x[0], x[1])};
+  }
+  NABLA_CHECK(a.has("other"), name,
+              ": needs a second operand (a second input or the attribute 'other')");
+  return {f(x[0], a.scalar("other"))};
+}
+
+}  // namespace
+
+void registry::add_binary_ops(std::vector<OpSchema>& t) {
+  const AttrSpec other = optional_attr("other", AttrType::Double);
+  const AttrSpec alpha = attr("alpha", AttrType::Double, int64_t(1));
+  t.push_back(op("add", 1, 2, {other, alpha}, [](const V& x, const AttrReader& a) -> V {
+    return with_other(x, a, "add",
+                      [&](const Tensor& s, const auto& o) { return s.add(o, a.scalar("alpha")); });
+  }));
+  t.push_back(op("sub", 1, 2, {other, alpha}, [](const V& x, const AttrReader& a) -> V {
+    return with_other(x, a, "sub",
+                      [&](const Tensor& s, const auto& o) { return s.sub(o, a.scalar("alpha")); });
+  }));
+  // Ops with a Scalar overload (x.mul(2)) take `other` as an attribute too.
+#define NABLA_SCALAR_OR_TENSOR(name)                                                          \
+  t.push_back(op(#name, 1, 2, {other}, [](const V& x, const AttrReader& a) -> V {             \
+    return with_other(x, a, #name, [](const Tensor& s, const auto& o) { return s.name(o); }); \
+  }));
+  NABLA_SCALAR_OR_TENSOR(mul)
+  NABLA_SCALAR_OR_TENSOR(div)
+  NABLA_SCALAR_OR_TENSOR(remainder)
+  NABLA_SCALAR_OR_TENSOR(fmod)
+  NABLA_SCALAR_OR_TENSOR(eq)
+  NABLA_SCALAR_OR_TENSOR(ne)
+  NABLA_SCALAR_OR_TENSOR(lt)
+  NABLA_SCALAR_OR_TENSOR(le)
+  NABLA_SCALAR_OR_TENSOR(gt)
+  NABLA_SCALAR_OR_TENSOR(ge)
+#undef NABLA_SCALAR_OR_TENSOR
+#define NABLA_TENSORS_ONLY(name) \
+  t.push_back(                   \
+      op(#name, 2, 2, {}, [](const V& x, const AttrReader&) -> V { return {x[0].name(x[1])}; }));
+  NABLA_TENSORS_ONLY(atan2)
+  NABLA_TENSORS_ONLY(maximum)
+  NABLA_TENSORS_ONLY(minimum)
+  NABLA_TENSORS_ONLY(logical_and)
+  NABLA_TENSORS_ONLY(logical_or)
+  NABLA_TENSORS_ONLY(logical_xor)
+  NABLA_TENSORS_ONLY(bitwise_and)
+  NABLA_TENSORS_ONLY(bitwise_or)
+  NABLA_TENSORS_ONLY(bitwise_xor)
+#undef NABLA_TENSORS_ONLY
+  // where(condition, self, other), LibTorch's argument order.
+  t.push_back(op("where", 3, 3, {},
+                 [](const V& x, const AttrReader&) -> V { return {x[1].where(x[0], x[2])}; }));
+}
+
+}  // namespace nabla::ops

@@ -1,0 +1,348 @@
+// The elementwise unary ops, driven by their declarations in core/op_list/unary.def: the
+// dtype rule, the forward through the backend's unary kernel, the in-place form, the
+// backward node (typed state + formula) and the registry entry of each op follow from its
+// one line there. Ops with attributes (pow, clamp, the activations) add their argument
+// checks here by hand.
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+#include "nabla/autograd/record.h"
+#include "nabla/ops/factories.h"
+#include "nabla/ops/functions.h"
+#include "ops/op_utils.h"
+#include "ops/registry_impl.h"
+
+namespace nabla {
+namespace {
+
+using autograd::NodeType;
+using autograd::OpNode;
+using autograd::SavedVariable;
+using autograd::variable_list;
+using ops::cast;
+using ops::empty_tensor;
+
+// ---- UnaryDtype rules (the `dtype` column) -----------------------------------------------------
+
+enum class UnaryDtype { Floating, FloatingOnly, Keep, KeepNoBool, Integral, BoolOut };
+
+ScalarType result_dtype(const Tensor& x, UnaryDtype rule, const char* name) {
+  ScalarType t = x.scalar_type();
+  switch (rule) {
+    case UnaryDtype::Floating:
+      return isFloatingType(t) ? t : get_default_dtype();
+    case UnaryDtype::FloatingOnly:
+      NABLA_CHECK(isFloatingType(t), name, ": expected a floating point tensor, got ", t);
+      return t;
+    case UnaryDtype::KeepNoBool:
+      NABLA_CHECK(t != kBool, name, ": not supported for bool tensors (got a Bool tensor of sizes ",
+                  x.sizes(), ")");
+      return t;
+    case UnaryDtype::Integral:
+      NABLA_CHECK(!isFloatingType(t), name, ": only integral and bool tensors are supported, got ",
+                  t);
+      return t;
+    case UnaryDtype::Keep:
+      return t;
+    case UnaryDtype::BoolOut:
+      return kBool;
+  }
+  return t;
+}
+
+// ---- Backward state (the `saves` column) --------------------------------------------------
+
+struct Nothing {};
+struct Self {
+  SavedVariable self;
+  auto saved() { return std::tie(self); }
+};
+struct Result {
+  SavedVariable result;
+  auto saved() { return std::tie(result); }
+};
+struct SelfResult {
+  SavedVariable self, result;
+  auto saved() { return std::tie(self, result); }
+};
+/// The state of an op with attributes: what it saves and its UnaryParams.
+template <class Saves>
+struct WithAttr : Saves {
+  UnaryParams attr;
+};
+
+template <class S>
+UnaryParams attr_of(OpNode<S>& n) {
+  if constexpr (requires { n.state.attr; })
+    return n.state.attr;
+  else
+    return {};
+}
+
+/// Records out = op(x) as a node of `type` saving what its state holds.
+template <class S>
+void record(const NodeType<S>& type, const Tensor& x, const Tensor& out, UnaryParams p) {
+  if (!type.name) return;  // no derivative
+  auto node = autograd::record_node(type, {&x});
+  if (!node) return;
+  if constexpr (requires { node->state.self; }) node->state.self = autograd::save(x);
+  autograd::set_history(out, node);
+  if constexpr (requires { node->state.result; }) node->state.result = autograd::save_output(out);
+  if constexpr (requires { node->state.attr; }) node->state.attr = p;
+}
+
+// ---- Helpers the derivatives use ----------------------------------------------------------
+
+/// The fused first-order kernel op(grad, y) for tanh, sigmoid, relu and leaky_relu; with
+/// create_graph, `composite` records a differentiable graph instead.
+template <class F>
+Tensor fused_or(BinaryOp op, const Tensor& grad, const Tensor& y, F&& composite, double alpha = 1) {
+  if (GradMode::is_enabled()) return composite();
+  Tensor out = empty_tensor(grad.sizes(), grad.scalar_type(), grad.device());
+  backend_for(grad).binary(op, out, grad, cast(y, grad.scalar_type()), alpha);
+  return out;
+}
+
+Tensor gelu_derivative(const Tensor& grad, const Tensor& x, bool tanh_form) {
+  if (!tanh_form) {  // exact: Phi(x) + x phi(x)
+    Tensor cdf = 0.5 * (1 + (x * M_SQRT1_2).erf());
+    Tensor pdf = (-0.5 * x.square()).exp() * (0.5 * M_2_SQRTPI * M_SQRT1_2);
+    return grad * (cdf + x * pdf);
+  }
+  const double k = M_SQRT2 * M_2_SQRTPI * 0.5, c = 0.044715;  // sqrt(2/pi)
+  Tensor inner = k * (x + c * x.pow(3));
+  Tensor t = inner.tanh();
+  Tensor d_inner = k * (1 + 3 * c * x.square());
+  return grad * (0.5 * (1 + t) + 0.5 * x * (1 - t.square()) * d_inner);
+}
+
+// ---- One node type per op -------------------------------------------------------------------
+
+#define NABLA_UNARY_NODE_TYPE(name, State, node, derivative)                \
+  variable_list name##_backward(OpNode<State>& n, const variable_list& g) { \
+    [[maybe_unused]] const Tensor& grad = g[0];                             \
+    [[maybe_unused]] Tensor self = NABLA_SAVED_OR_UNDEFINED(n, self);       \
+    [[maybe_unused]] Tensor result = NABLA_SAVED_OR_UNDEFINED(n, result);   \
+    [[maybe_unused]] UnaryParams attr = attr_of(n);                         \
+    return {derivative};                                                    \
+  }                                                                         \
+  constexpr NodeType<State> k_##name##_node{node, name##_backward};         \
+  void record_##name(const Tensor& x, const Tensor& out, UnaryParams p) {   \
+    record(k_##name##_node, x, out, p);                                     \
+  }
+#define NABLA_UNARY_OP(name, Kernel, dtype, node, saves, derivative) \
+  NABLA_UNARY_NODE_TYPE(name, saves, node, derivative)
+#define NABLA_UNARY_OP_ATTRS(name, Kernel, node, saves, derivative) \
+  NABLA_UNARY_NODE_TYPE(name, WithAttr<saves>, node, derivative)
+#define NABLA_UNARY_NODE(name, Kernel, node, saves, derivative) \
+  NABLA_UNARY_NODE_TYPE(name, WithAttr<saves>, node, derivative)
+#include "nabla/core/op_list/unary.def"
+#undef NABLA_UNARY_NODE_TYPE
+
+// clamp's node depends on which bounds were given, as LibTorch's.
+void record_clamp_any(const Tensor& x, const Tensor& out, UnaryParams p) {
+  if (std::isinf(p.b)) return record_clamp_min(x, out, p);
+  if (std::isinf(p.a)) return record_clamp_max(x, out, p);
+  record_clamp(x, out, p);
+}
+
+void record_nothing(const Tensor&, const Tensor&, UnaryParams) {}
+
+// ---- Forward ----------------------------------------------------------------------------------
+
+using Recorder = void (*)(const Tensor& x, const Tensor& out, UnaryParams p);
+
+Tensor unary_impl(const Tensor& x, UnaryOp op, UnaryDtype rule, const char* name, Recorder rec,
+                  UnaryParams p = {}) {
+  ops::check_defined(x, name);
+  ScalarType out_t = result_dtype(x, rule, name);
+  Tensor in = rule == UnaryDtype::BoolOut ? x : cast(x, out_t);
+  Tensor out = empty_tensor(x.sizes(), out_t, x.device());
+  backend_for(x).unary(op, out, in, p);
+  rec(x, out, p);
+  return out;
+}
+
+const Tensor& unary_inplace(const Tensor& self, UnaryOp op, UnaryDtype rule, const char* name,
+                            Recorder rec, UnaryParams p = {}) {
+  ops::check_defined(self, name);
+  ScalarType out_t = result_dtype(self, rule, name);
+  if (autograd::any_requires_grad(self)) {
+    ops::check_inplace(self, self.sizes(), out_t, name);
+    // The formula may read self's old value, which the write overwrites: it reads a
+    // clone (whose CloneBackward0 keeps self's old history).
+    return ops::assign_with_history(self, unary_impl(self.clone(), op, rule, name, rec, p), name);
+  }
+  if (out_t == self.scalar_type() && rule != UnaryDtype::BoolOut) {
+    backend_for(self).unary(op, self, self, p);
+  } else {
+    ops::check_inplace(self, self.sizes(), out_t, name);
+    Tensor r = unary_impl(self, op, rule, name, rec, p);
+    backend_for(self).copy(self, r);
+  }
+  ops::bump_version(self);
+  return self;
+}
+
+/// The activations with attributes: floating input only, as LibTorch.
+Tensor activation(const Tensor& x, UnaryOp op, UnaryParams p, const char* name, Recorder rec) {
+  ops::check_defined(x, name);
+  NABLA_CHECK(x.is_floating_point(), name, ": not implemented for '", x.scalar_type(),
+              "' (expected a floating point tensor)");
+  return unary_impl(x, op, UnaryDtype::FloatingOnly, name, rec, p);
+}
+
+UnaryParams clamp_params(const Tensor& self, const optional<Scalar>& lo, const optional<Scalar>& hi,
+                         const char* name) {
+  NABLA_CHECK(lo || hi, name, ": at least one of 'min' or 'max' must not be None");
+  NABLA_CHECK(self.scalar_type() != kBool, name, ": not supported for bool tensors");
+  double inf = std::numeric_limits<double>::infinity();
+  return {lo ? lo->toDouble() : -inf, hi ? hi->toDouble() : inf};
+}
+ScalarType clamp_dtype(const Tensor& self, const optional<Scalar>& lo, const optional<Scalar>& hi) {
+  ScalarType t = self.scalar_type();
+  if (lo) t = promoteTypes(t, ops::result_type(self, *lo));
+  if (hi) t = promoteTypes(t, ops::result_type(self, *hi));
+  return t;
+}
+
+}  // namespace
+
+// ---- The ops without attributes: methods, in-place methods, free functions --------------
+
+#define NABLA_UNARY_OP(name, Kernel, dtype, node, saves, derivative)                           \
+  Tensor Tensor::name() const {                                                                \
+    return unary_impl(*this, UnaryOp::Kernel, UnaryDtype::dtype, #name, record_##name);        \
+  }                                                                                            \
+  const Tensor& Tensor::name##_() const {                                                      \
+    return unary_inplace(*this, UnaryOp::Kernel, UnaryDtype::dtype, #name "_", record_##name); \
+  }                                                                                            \
+  Tensor name(const Tensor& x) { return x.name(); }
+#define NABLA_UNARY_PREDICATE(name, Kernel)                                                \
+  Tensor Tensor::name() const {                                                            \
+    return unary_impl(*this, UnaryOp::Kernel, UnaryDtype::BoolOut, #name, record_nothing); \
+  }                                                                                        \
+  Tensor name(const Tensor& x) { return x.name(); }
+#include "nabla/core/op_list/unary.def"
+
+// ---- The ops with attributes --------------------------------------------------------------
+
+Tensor Tensor::pow(const Scalar& e) const {
+  ops::check_defined(*this, "pow");
+  ScalarType t = ops::result_type(*this, e);
+  NABLA_CHECK(t != kBool, "pow: not supported for bool tensors");
+  NABLA_CHECK(isFloatingType(t) || e.toLong() >= 0,
+              "pow: integers to negative integer powers are not allowed (got exponent ", e.toLong(),
+              ")");
+  Tensor out = empty_tensor(sizes(), t, device());
+  UnaryParams p{e.toDouble(), 0};
+  backend_for(*this).unary(UnaryOp::PowScalar, out, cast(*this, t), p);
+  record_pow(*this, out, p);
+  return out;
+}
+const Tensor& Tensor::pow_(const Scalar& e) const {
+  return ops::inplace_from(*this, "pow_", [&](const Tensor& x) { return x.pow(e); });
+}
+
+Tensor Tensor::clamp(optional<Scalar> lo, optional<Scalar> hi) const {
+  ops::check_defined(*this, "clamp");
+  UnaryParams p = clamp_params(*this, lo, hi, "clamp");
+  ScalarType t = clamp_dtype(*this, lo, hi);
+  Tensor out = empty_tensor(sizes(), t, device());
+  backend_for(*this).unary(UnaryOp::Clamp, out, cast(*this, t), p);
+  record_clamp_any(*this, out, p);
+  return out;
+}
+const Tensor& Tensor::clamp_(optional<Scalar> lo, optional<Scalar> hi) const {
+  ops::check_defined(*this, "clamp_");
+  ops::check_inplace(*this, sizes(), clamp_dtype(*this, lo, hi), "clamp_");
+  return unary_inplace(*this, UnaryOp::Clamp, UnaryDtype::KeepNoBool, "clamp_", record_clamp_any,
+                       clamp_params(*this, lo, hi, "clamp_"));
+}
+Tensor Tensor::clamp(const optional<Tensor>& lo, const optional<Tensor>& hi) const {
+  NABLA_CHECK((lo && lo->defined()) || (hi && hi->defined()),
+              "clamp: at least one of 'min' or 'max' must not be None");
+  Tensor r = *this;
+  if (lo && lo->defined()) r = r.maximum(*lo);
+  if (hi && hi->defined()) r = r.minimum(*hi);
+  return r;
+}
+Tensor Tensor::clamp_min(const Scalar& lo) const { return clamp(lo, nullopt); }
+Tensor Tensor::clamp_max(const Scalar& hi) const { return clamp(nullopt, hi); }
+const Tensor& Tensor::clamp_min_(const Scalar& lo) const { return clamp_(lo, nullopt); }
+const Tensor& Tensor::clamp_max_(const Scalar& hi) const { return clamp_(nullopt, hi); }
+
+Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope) {
+  return activation(x, UnaryOp::LeakyRelu, {negative_slope.toDouble(), 0}, "leaky_relu",
+                    record_leaky_relu);
+}
+Tensor elu(const Tensor& x, const Scalar& alpha) {
+  return activation(x, UnaryOp::Elu, {alpha.toDouble(), 0}, "elu", record_elu);
+}
+Tensor gelu(const Tensor& x, const std::string& approximate) {
+  NABLA_CHECK(approximate == "none" || approximate == "tanh",
+              "gelu: approximate must be \"none\" or \"tanh\", got \"", approximate, "\"");
+  return activation(x, UnaryOp::Gelu, {approximate == "tanh" ? 1.0 : 0.0, 0}, "gelu", record_gelu);
+}
+Tensor silu(const Tensor& x) { return activation(x, UnaryOp::Silu, {}, "silu", record_silu); }
+Tensor softplus(const Tensor& x, const Scalar& beta, const Scalar& threshold) {
+  NABLA_CHECK(beta.toDouble() != 0, "softplus: beta must be nonzero");
+  return activation(x, UnaryOp::Softplus, {beta.toDouble(), threshold.toDouble()}, "softplus",
+                    record_softplus);
+}
+
+}  // namespace nabla
+
+// ---- Registry entries ---------------------------------------------------------------------
+
+namespace nabla::ops {
+
+void registry::add_unary_ops(std::vector<OpSchema>& t) {
+  using V = std::vector<Tensor>;
+#define NABLA_UNARY_OP(name, ...) \
+  t.push_back(                    \
+      op(#name, 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].name()}; }));
+#define NABLA_UNARY_PREDICATE(name, Kernel) NABLA_UNARY_OP(name)
+#include "nabla/core/op_list/unary.def"
+  // pow: tensor ^ tensor (two inputs) or tensor ^ exponent (one input and the attribute).
+  t.push_back(op("pow", 1, 2, {optional_attr("exponent", AttrType::Double)},
+                 [](const V& x, const AttrReader& a) -> V {
+                   if (x.size() == 2) {
+                     NABLA_CHECK(!a.has("exponent"),
+                                 "pow: give the exponent as a second input or as the attribute, "
+                                 "not both");
+                     return {x[0].pow(x[1])};
+                   }
+                   NABLA_CHECK(a.has("exponent"),
+                               "pow: needs an exponent (a second input or "
+                               "the attribute 'exponent')");
+                   return {x[0].pow(a.scalar("exponent"))};
+                 }));
+  t.push_back(op("clamp", 1, 1,
+                 {optional_attr("min", AttrType::Double), optional_attr("max", AttrType::Double)},
+                 [](const V& x, const AttrReader& a) -> V {
+                   optional<Scalar> lo, hi;
+                   if (a.has("min")) lo = a.scalar("min");
+                   if (a.has("max")) hi = a.scalar("max");
+                   return {x[0].clamp(lo, hi)};
+                 }));
+  t.push_back(op("leaky_relu", 1, 1, {attr("negative_slope", AttrType::Double, 0.01)},
+                 [](const V& x, const AttrReader& a) -> V {
+                   return {leaky_relu(x[0], a.d("negative_slope"))};
+                 }));
+  t.push_back(op("elu", 1, 1, {attr("alpha", AttrType::Double, 1.0)},
+                 [](const V& x, const AttrReader& a) -> V { return {elu(x[0], a.d("alpha"))}; }));
+  t.push_back(
+      op("gelu", 1, 1, {attr("approximate", AttrType::String, std::string("none"))},
+         [](const V& x, const AttrReader& a) -> V { return {gelu(x[0], a.s("approximate"))}; }));
+  t.push_back(
+      op("silu", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {silu(x[0])}; }));
+  t.push_back(op("softplus", 1, 1,
+                 {attr("beta", AttrType::Double, 1.0), attr("threshold", AttrType::Double, 20.0)},
+                 [](const V& x, const AttrReader& a) -> V {
+                   return {softplus(x[0], a.scalar("beta"), a.scalar("threshold"))};
+                 }));
+}
+
+}  // namespace nabla::ops
