@@ -1,7 +1,5 @@
 #include "autograd/formula.h"
 
-#include "nabla/backend/backend.h"
-
 namespace nabla::autograd {
 
 variable_list FormulaNode::apply(variable_list&& grads) {

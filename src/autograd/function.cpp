@@ -57,13 +57,7 @@ void AutogradContext::mark_non_differentiable(const variable_list& outputs) {
 }
 
 variable_list CustomNode::apply(variable_list&& grads) {
-  if (ctx.materialize_grads_) {
-    for (size_t i = 0; i < grads.size(); ++i)
-      if (!grads[i].defined()) {
-        const InputMetadata& m = input_metadata(i);
-        grads[i] = empty_contiguous(IntArrayRef(m.shape), m.dtype).zero_();
-      }
-  }
+  if (ctx.materialize_grads_) detail::fill_missing_grads(*this, grads);
   variable_list result = backward_(&ctx, std::move(grads));
   // As LibTorch: extra trailing gradients are accepted when all are undefined (a forward
   // with a defaulted `Tensor bias = {}` argument called without it, whose backward still

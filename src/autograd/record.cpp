@@ -6,7 +6,6 @@
 #include <cstdlib>
 
 #include "nabla/autograd/autograd.h"
-#include "nabla/backend/backend.h"
 
 namespace nabla::autograd {
 namespace {
@@ -45,8 +44,7 @@ void fill_missing_grads(const Node& node, variable_list& grads) {
   for (size_t i = 0; i < grads.size(); ++i) {
     if (grads[i].defined()) continue;
     const InputMetadata& m = node.input_metadata(i);
-    grads[i] = empty_contiguous(IntArrayRef(m.shape), m.dtype);
-    backend_for(grads[i]).fill(grads[i], 0);
+    grads[i] = empty_contiguous(IntArrayRef(m.shape), m.dtype).zero_();
   }
 }
 

@@ -317,28 +317,40 @@ Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const {
 Tensor Tensor::sub(const Scalar& o, const Scalar& alpha) const {
   return binary_op(BinaryOp::Sub, *this, o, "sub", alpha);
 }
-Tensor Tensor::mul(const Tensor& o) const { return binary_op(BinaryOp::Mul, *this, o, "mul"); }
-Tensor Tensor::mul(const Scalar& o) const { return binary_op(BinaryOp::Mul, *this, o, "mul"); }
-Tensor Tensor::div(const Tensor& o) const { return binary_op(BinaryOp::Div, *this, o, "div"); }
-Tensor Tensor::div(const Scalar& o) const { return binary_op(BinaryOp::Div, *this, o, "div"); }
-Tensor Tensor::remainder(const Tensor& o) const {
-  return binary_op(BinaryOp::Remainder, *this, o, "remainder");
-}
-Tensor Tensor::remainder(const Scalar& o) const {
-  return binary_op(BinaryOp::Remainder, *this, o, "remainder");
-}
-Tensor Tensor::fmod(const Tensor& o) const { return binary_op(BinaryOp::Fmod, *this, o, "fmod"); }
-Tensor Tensor::fmod(const Scalar& o) const { return binary_op(BinaryOp::Fmod, *this, o, "fmod"); }
-Tensor Tensor::pow(const Tensor& e) const { return binary_op(BinaryOp::Pow, *this, e, "pow"); }
-Tensor Tensor::atan2(const Tensor& o) const {
-  return binary_op(BinaryOp::Atan2, *this, o, "atan2");
-}
-Tensor Tensor::maximum(const Tensor& o) const {
-  return binary_op(BinaryOp::Maximum, *this, o, "maximum");
-}
-Tensor Tensor::minimum(const Tensor& o) const {
-  return binary_op(BinaryOp::Minimum, *this, o, "minimum");
-}
+// Methods taking a tensor or a Scalar, and methods taking a tensor only.
+#define NABLA_TENSOR_OR_SCALAR_METHOD(name, Kernel)      \
+  Tensor Tensor::name(const Tensor& o) const {           \
+    return binary_op(BinaryOp::Kernel, *this, o, #name); \
+  }                                                      \
+  Tensor Tensor::name(const Scalar& o) const {           \
+    return binary_op(BinaryOp::Kernel, *this, o, #name); \
+  }
+#define NABLA_TENSOR_METHOD(name, Kernel)                \
+  Tensor Tensor::name(const Tensor& o) const {           \
+    return binary_op(BinaryOp::Kernel, *this, o, #name); \
+  }
+NABLA_TENSOR_OR_SCALAR_METHOD(mul, Mul)
+NABLA_TENSOR_OR_SCALAR_METHOD(div, Div)
+NABLA_TENSOR_OR_SCALAR_METHOD(remainder, Remainder)
+NABLA_TENSOR_OR_SCALAR_METHOD(fmod, Fmod)
+NABLA_TENSOR_OR_SCALAR_METHOD(eq, Eq)
+NABLA_TENSOR_OR_SCALAR_METHOD(ne, Ne)
+NABLA_TENSOR_OR_SCALAR_METHOD(lt, Lt)
+NABLA_TENSOR_OR_SCALAR_METHOD(le, Le)
+NABLA_TENSOR_OR_SCALAR_METHOD(gt, Gt)
+NABLA_TENSOR_OR_SCALAR_METHOD(ge, Ge)
+NABLA_TENSOR_METHOD(pow, Pow)
+NABLA_TENSOR_METHOD(atan2, Atan2)
+NABLA_TENSOR_METHOD(maximum, Maximum)
+NABLA_TENSOR_METHOD(minimum, Minimum)
+NABLA_TENSOR_METHOD(logical_and, LogicalAnd)
+NABLA_TENSOR_METHOD(logical_or, LogicalOr)
+NABLA_TENSOR_METHOD(logical_xor, LogicalXor)
+NABLA_TENSOR_METHOD(bitwise_and, BitwiseAnd)
+NABLA_TENSOR_METHOD(bitwise_or, BitwiseOr)
+NABLA_TENSOR_METHOD(bitwise_xor, BitwiseXor)
+#undef NABLA_TENSOR_OR_SCALAR_METHOD
+#undef NABLA_TENSOR_METHOD
 
 const Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) const {
   return binary_op_(BinaryOp::Add, *this, o, "add_", alpha);
@@ -410,37 +422,8 @@ const Tensor& Tensor::lerp_(const Tensor& end, const Scalar& w) const {
   return add_(end.sub(*this), w);
 }
 
-// ---- Comparisons and logic ----------------------------------------------------------
+// ---- where, equal, isclose ---------------------------------------------------------
 
-#define NABLA_DEFINE_COMPARE(name, OP)                                                            \
-  Tensor Tensor::name(const Tensor& o) const { return binary_op(BinaryOp::OP, *this, o, #name); } \
-  Tensor Tensor::name(const Scalar& o) const { return binary_op(BinaryOp::OP, *this, o, #name); }
-NABLA_DEFINE_COMPARE(eq, Eq)
-NABLA_DEFINE_COMPARE(ne, Ne)
-NABLA_DEFINE_COMPARE(lt, Lt)
-NABLA_DEFINE_COMPARE(le, Le)
-NABLA_DEFINE_COMPARE(gt, Gt)
-NABLA_DEFINE_COMPARE(ge, Ge)
-#undef NABLA_DEFINE_COMPARE
-
-Tensor Tensor::logical_and(const Tensor& o) const {
-  return binary_op(BinaryOp::LogicalAnd, *this, o, "logical_and");
-}
-Tensor Tensor::logical_or(const Tensor& o) const {
-  return binary_op(BinaryOp::LogicalOr, *this, o, "logical_or");
-}
-Tensor Tensor::logical_xor(const Tensor& o) const {
-  return binary_op(BinaryOp::LogicalXor, *this, o, "logical_xor");
-}
-Tensor Tensor::bitwise_and(const Tensor& o) const {
-  return binary_op(BinaryOp::BitwiseAnd, *this, o, "bitwise_and");
-}
-Tensor Tensor::bitwise_or(const Tensor& o) const {
-  return binary_op(BinaryOp::BitwiseOr, *this, o, "bitwise_or");
-}
-Tensor Tensor::bitwise_xor(const Tensor& o) const {
-  return binary_op(BinaryOp::BitwiseXor, *this, o, "bitwise_xor");
-}
 Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
   ops::check_defined(condition, "where (condition)");
   ops::check_defined(other, "where (other)");

@@ -23,7 +23,7 @@ using autograd::variable_list;
 using ops::cast;
 using ops::empty_tensor;
 
-// ---- UnaryDtype rules (the `dtype` column) -----------------------------------------------------
+// ---- Dtype rules (the `dtype` column) --------------------------------------------------
 
 enum class UnaryDtype { Floating, FloatingOnly, Keep, KeepNoBool, Integral, BoolOut };
 

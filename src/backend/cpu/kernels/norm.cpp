@@ -359,6 +359,32 @@ T* ptr_or_null(const Tensor& t) {
   return t.defined() ? t.data_ptr<T>() : nullptr;
 }
 
+// The kernels' view of the operands of group_norm_backward and batch_norm_backward
+// (undefined gradients and weight become null pointers).
+struct NormOperands {
+  const Tensor &grad_in, &grad_weight, &grad_bias, &grad_out, &in, &mean, &rstd, &weight;
+  void check_contiguous(const char* kernel) const {
+    for (const Tensor* t :
+         {&grad_in, &grad_weight, &grad_bias, &grad_out, &in, &mean, &rstd, &weight})
+      NABLA_ASSERT(!t->defined() || t->is_contiguous(), kernel, " kernel: contiguous operands");
+  }
+  template <class T>
+  NormGrad<T> as(int64_t n, int64_t c, int64_t g, int64_t s) const {
+    return {ptr_or_null<T>(grad_in),
+            ptr_or_null<T>(grad_weight),
+            ptr_or_null<T>(grad_bias),
+            grad_out.data_ptr<T>(),
+            in.data_ptr<T>(),
+            mean.data_ptr<T>(),
+            rstd.data_ptr<T>(),
+            ptr_or_null<T>(weight),
+            n,
+            c,
+            g,
+            s};
+  }
+};
+
 }  // namespace
 
 void CpuBackend::group_norm_backward(const Tensor& grad_in, const Tensor& grad_weight,
@@ -366,25 +392,11 @@ void CpuBackend::group_norm_backward(const Tensor& grad_in, const Tensor& grad_w
                                      const Tensor& in, const Tensor& mean, const Tensor& rstd,
                                      const Tensor& weight, int64_t n, int64_t c, int64_t g,
                                      int64_t s) {
-  for (const Tensor* t :
-       {&grad_in, &grad_weight, &grad_bias, &grad_out, &in, &mean, &rstd, &weight})
-    NABLA_ASSERT(!t->defined() || t->is_contiguous(),
-                 "group_norm_backward kernel: contiguous operands");
+  const NormOperands operands{grad_in, grad_weight, grad_bias, grad_out, in, mean, rstd, weight};
+  operands.check_contiguous("group_norm_backward");
   NABLA_ASSERT(g > 0 && c % g == 0, "group_norm_backward kernel: C divisible by G");
   dispatch_floating(in.scalar_type(), "group_norm_backward", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const NormGrad<T> a{ptr_or_null<T>(grad_in),
-                        ptr_or_null<T>(grad_weight),
-                        ptr_or_null<T>(grad_bias),
-                        grad_out.data_ptr<T>(),
-                        in.data_ptr<T>(),
-                        mean.data_ptr<T>(),
-                        rstd.data_ptr<T>(),
-                        ptr_or_null<T>(weight),
-                        n,
-                        c,
-                        g,
-                        s};
+    const auto a = operands.as<typename decltype(tag)::type>(n, c, g, s);
     if (s == 1)
       norm_backward_rows(a);
     else
@@ -397,25 +409,10 @@ void CpuBackend::batch_norm_backward(const Tensor& grad_in, const Tensor& grad_w
                                      const Tensor& in, const Tensor& mean, const Tensor& rstd,
                                      const Tensor& weight, int64_t n, int64_t c, int64_t s,
                                      bool training) {
-  for (const Tensor* t :
-       {&grad_in, &grad_weight, &grad_bias, &grad_out, &in, &mean, &rstd, &weight})
-    NABLA_ASSERT(!t->defined() || t->is_contiguous(),
-                 "batch_norm_backward kernel: contiguous operands");
+  const NormOperands operands{grad_in, grad_weight, grad_bias, grad_out, in, mean, rstd, weight};
+  operands.check_contiguous("batch_norm_backward");
   dispatch_floating(in.scalar_type(), "batch_norm_backward", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const NormGrad<T> a{ptr_or_null<T>(grad_in),
-                        ptr_or_null<T>(grad_weight),
-                        ptr_or_null<T>(grad_bias),
-                        grad_out.data_ptr<T>(),
-                        in.data_ptr<T>(),
-                        mean.data_ptr<T>(),
-                        rstd.data_ptr<T>(),
-                        ptr_or_null<T>(weight),
-                        n,
-                        c,
-                        1,
-                        s};
-    batch_norm_backward_impl(a, training);
+    batch_norm_backward_impl(operands.as<typename decltype(tag)::type>(n, c, 1, s), training);
   });
 }
 

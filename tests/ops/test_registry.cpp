@@ -1,0 +1,93 @@
+// ops::call's checks of names, inputs and attributes: what the op table cannot say (it
+// calls every registered op by name with valid arguments; tests/conformance). Each bad
+// call must raise a nabla::Error whose message names the op and what was wrong.
+#include <gtest/gtest.h>
+
+#include <nabla/nabla.h>
+#include <nabla/ops/registry.h>
+
+#include <string>
+
+#include "test_util.h"
+
+namespace {
+
+using nabla::Tensor;
+using nabla::testing::rnd;
+namespace ops = nabla::ops;
+
+// The message of the nabla::Error `f` throws ("" when it throws none).
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const nabla::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void expect_error(const std::string& message, std::initializer_list<const char*> fragments) {
+  ASSERT_FALSE(message.empty()) << "no nabla::Error";
+  for (const char* f : fragments) EXPECT_NE(message.find(f), std::string::npos) << message;
+}
+
+TEST(Registry, UnknownOpIsNamed) {
+  Tensor x = rnd({3});
+  expect_error(error_of([&] { ops::call("tanhh", {x}); }), {"no op named 'tanhh'"});
+  expect_error(error_of([&] { ops::schema("conv9d"); }), {"conv9d"});
+}
+
+TEST(Registry, WrongInputCount) {
+  Tensor x = rnd({3});
+  expect_error(error_of([&] { ops::call("tanh", {x, x}); }), {"tanh", "expected 1", "got 2"});
+  expect_error(error_of([&] { ops::call("where", {x, x}); }), {"where", "expected 3", "got 2"});
+  expect_error(error_of([&] { ops::call("add", {}); }), {"add", "expected 1 to 2", "got 0"});
+}
+
+TEST(Registry, AttributeChecks) {
+  Tensor x = rnd({3}), y = rnd({3});
+  expect_error(error_of([&] {
+                 ops::call("tanh", {x}, {{"alpha", 2}});
+               }),
+               {"tanh", "unknown attribute 'alpha'", "none"});
+  expect_error(error_of([&] {
+                 ops::call("add", {x, y}, {{"alfa", 2}});
+               }),
+               {"add", "unknown attribute 'alfa'", "alpha (double)"});
+  expect_error(error_of([&] {
+                 ops::call("gelu", {x}, {{"approximate", 1.0}});
+               }),
+               {"gelu", "'approximate' must be string, got double"});
+  expect_error(error_of([&] {
+                 ops::call("add", {x, y}, {{"alpha", 2}, {"alpha", 3}});
+               }),
+               {"add", "'alpha' given twice"});
+  // Operand given twice, or missing, for the ops that take a Scalar as an attribute.
+  expect_error(error_of([&] { ops::call("mul", {x, y}, {{"other", 2.0}}); }), {"mul", "not both"});
+  expect_error(error_of([&] { ops::call("mul", {x}); }), {"mul", "needs a second operand"});
+  expect_error(error_of([&] { ops::call("pow", {x}); }), {"pow", "needs an exponent"});
+}
+
+TEST(Registry, IntAttributeKeepsIntegerSemantics) {
+  // An int literal is an Int attribute; a Double attribute accepts it and keeps it
+  // integral, so add's alpha works on int64 tensors as the direct call does.
+  Tensor a = nabla::arange(5), b = nabla::arange(5);
+  Tensor by_name = ops::call("add", {a, b}, {{"alpha", 3}})[0];
+  EXPECT_EQ(by_name.scalar_type(), nabla::kLong);
+  EXPECT_TRUE(by_name.equal(a.add(b, 3)));
+  // A floating alpha on int64 is LibTorch's error, by name as directly.
+  expect_error(error_of([&] {
+                 ops::call("add", {a, b}, {{"alpha", 0.5}});
+               }),
+               {"alpha must not be a floating point number"});
+}
+
+TEST(Registry, SchemasAreSortedAndUnique) {
+  auto all = ops::all_schemas();
+  ASSERT_FALSE(all.empty());
+  for (size_t i = 1; i < all.size(); ++i) EXPECT_LT(all[i - 1]->name, all[i]->name);
+  EXPECT_EQ(&ops::schema("tanh"), &ops::schema("tanh"));
+}
+
+}  // namespace
