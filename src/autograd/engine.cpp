@@ -205,7 +205,9 @@ variable_list run_backward(const edge_list& roots, const variable_list& root_gra
           std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.defined(); });
       if (any) {
         {
-          profiler::RecordFunction record(*n);  // Note [Profiler cost when disabled]
+          profiler::RecordFunction record(profiler::EventKind::Backward, [&] {
+            return n->name();
+          });  // Note [Profiler cost when disabled]
           outputs = n->apply(std::move(inputs));
         }
         validate_outputs(*n, outputs);

@@ -1,6 +1,6 @@
 #include "backend/profiling_backend.h"
 
-#include "nabla/autograd/profiler.h"
+#include "nabla/core/profiler.h"
 
 namespace nabla {
 

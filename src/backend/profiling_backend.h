@@ -1,5 +1,5 @@
 #pragma once
-// The profiling proxy (include/nabla/autograd/profiler.h): while a profile runs,
+// The profiling proxy (include/nabla/core/profiler.h): while a profile runs,
 // backend_for() hands out this KernelBackend, which times each kernel call as a Kernel event
 // named after the entry and its op ("binary.Mul", "unary.Tanh", "reduce.Sum", "gemm", ...)
 // and forwards it unchanged to the device's own backend. A new KernelBackend entry must be

@@ -1,6 +1,6 @@
 #include "backend/cpu/cpu_backends.h"
 #include "backend/profiling_backend.h"
-#include "nabla/autograd/profiler.h"
+#include "nabla/core/profiler.h"
 
 namespace nabla {
 namespace cpu {
@@ -23,7 +23,7 @@ KernelBackend& backend_for(Device device) {
   static KernelBackend& cpu_backend = cpu::cpu_backend_for(active_isa());
   NABLA_CHECK(device.is_cpu(), "no backend for device ", device,
               ": this build of nabla has only the cpu backend (cuda::is_available() is false)");
-  // While a profile runs, kernels go through a timing proxy (nabla/autograd/profiler.h).
+  // While a profile runs, kernels go through a timing proxy (nabla/core/profiler.h).
   if (autograd::profiler::is_enabled()) [[unlikely]] {
     static ProfilingBackend profiled_cpu(cpu_backend);
     return profiled_cpu;

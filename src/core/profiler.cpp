@@ -1,4 +1,4 @@
-// The profiler's event collection and reports (include/nabla/autograd/profiler.h).
+// The profiler's event collection and reports (include/nabla/core/profiler.h).
 //
 // Note [Profiler sessions]: each thread appends finished events to its own buffer (its
 // mutex is uncontended except while a profile ends). Starting and stopping a profile bump
@@ -6,7 +6,7 @@
 // if that is still the current session when it ends, checked under the buffer's mutex.
 // stop() bumps the counter before it takes each buffer's mutex to collect, so an event is
 // either collected by the profile it belongs to or dropped, never left for the next one.
-#include "nabla/autograd/profiler.h"
+#include "nabla/core/profiler.h"
 
 #include <algorithm>
 #include <chrono>
@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "core/atomic_file.h"
-#include "nabla/autograd/node.h"
 #include "nabla/core/error.h"
 
 namespace nabla::autograd::profiler {
@@ -167,12 +166,6 @@ const char* kind_name(EventKind kind) {
 void RecordFunction::begin(std::string_view name, EventKind kind) {
   name_.assign(name.data(), name.size());
   kind_ = kind;
-  start();
-}
-
-void RecordFunction::begin(const Node& node) {
-  name_ = node.name();
-  kind_ = EventKind::Backward;
   start();
 }
 
