@@ -4,7 +4,7 @@
 // edges (the input buffer). No recursion: a 100,000-node chain runs in a loop.
 #include <algorithm>
 #include <cmath>
-#include <deque>
+#include <memory>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -27,7 +27,10 @@ struct NodeState {
 };
 
 // Node* -> NodeState, open addressing over a vector: one backward touches each node a
-// few times, and std::unordered_map's per-entry allocation showed in profiles.
+// few times, and std::unordered_map's per-entry allocation showed in profiles. States
+// live in a vector: no pointer to one is kept across an insertion. Each thread keeps one
+// map between backward calls (Lease), so a backward of n nodes after the first neither
+// grows the table nor allocates the states again.
 class NodeStateMap {
  public:
   NodeStateMap() { table_.assign(64, Slot{}); }
@@ -47,6 +50,39 @@ class NodeStateMap {
     return table_[i].key == key ? &states_[table_[i].index] : nullptr;
   }
   NodeState& operator[](Node* key) { return *emplace(key).first; }
+  /// Empties the map for the next backward, keeping its memory unless this one was
+  /// much larger than what it held.
+  void clear() {
+    const size_t used = states_.size();
+    states_.clear();
+    if (table_.size() > 64 && table_.size() > 16 * used) {
+      table_.assign(64, Slot{});
+      states_.shrink_to_fit();
+    } else {
+      std::fill(table_.begin(), table_.end(), Slot{});
+    }
+  }
+
+  /// The calling thread's spare map, or a new one when it is in use (a backward inside
+  /// a backward: checkpoint, a hook that calls grad).
+  class Lease {
+   public:
+    Lease() : map_(spare() ? std::move(spare()) : std::make_unique<NodeStateMap>()) {}
+    ~Lease() {
+      map_->clear();
+      if (!spare()) spare() = std::move(map_);
+    }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    NodeStateMap& operator*() { return *map_; }
+
+   private:
+    static std::unique_ptr<NodeStateMap>& spare() {
+      thread_local std::unique_ptr<NodeStateMap> s;
+      return s;
+    }
+    std::unique_ptr<NodeStateMap> map_;
+  };
 
  private:
   struct Slot {
@@ -66,7 +102,7 @@ class NodeStateMap {
       if (sl.key) table_[probe(sl.key)] = sl;
   }
   std::vector<Slot> table_;
-  std::deque<NodeState> states_;  // stable addresses while the map grows
+  std::vector<NodeState> states_;
 };
 
 struct ReadyCompare {
@@ -127,7 +163,8 @@ Edge gradient_edge(const Tensor& t) {
 // that lead to them.
 variable_list run_backward(const edge_list& roots, const variable_list& root_grads, bool keep_graph,
                            bool create_graph, const edge_list& capture) {
-  NodeStateMap state;
+  NodeStateMap::Lease lease;
+  NodeStateMap& state = *lease;
   // 1. Discover the graph and count dependencies (iteratively).
   std::vector<Node*> stack;
   std::vector<Node*> order;  // discovery order, for the pruning pass
@@ -221,8 +258,12 @@ variable_list run_backward(const edge_list& roots, const variable_list& root_gra
       if (!e.is_valid()) continue;
       Node* nx = e.function.get();
       NodeState& ns = state[nx];
-      if (outputs[i].defined())
+      if (outputs.size() == 1 && ns.buffer.empty() && nx->num_inputs() == 1) {
+        ns.buffer = std::move(outputs);  // a chain: the vector itself moves on
+        if (!ns.buffer[0].defined()) ns.buffer.clear();
+      } else if (outputs[i].defined()) {
         add_to_buffer(ns.buffer, e.input_nr, nx->num_inputs(), std::move(outputs[i]));
+      }
       if (--ns.dependencies == 0) ready.push(nx);
     }
   }

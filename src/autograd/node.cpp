@@ -29,6 +29,10 @@ thread_local std::vector<std::shared_ptr<Node>>* t_pending = nullptr;
 
 void release_node(std::shared_ptr<Node>&& node) {
   if (!node) return;
+  if (node.use_count() > 1) {  // another owner keeps it alive: nothing is destroyed here
+    node.reset();  // (if that owner let go meanwhile, this destroys it: one level deeper)
+    return;
+  }
   if (t_pending) {
     t_pending->push_back(std::move(node));
     return;

@@ -1,5 +1,6 @@
 #include "nabla/autograd/saved_variable.h"
 
+#include "nabla/autograd/grad_mode.h"
 #include "nabla/core/autograd_meta.h"
 
 namespace nabla::autograd {
@@ -81,8 +82,9 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
                 "operation that failed to compute its gradient.");
   }
   Tensor t = packed_ ? packed_->unpack_hook(packed_->value) : data_;
-  if (is_output_ && requires_grad_ && saved_for) {
-    // Re-attach the node so that create_graph can differentiate through the output.
+  if (is_output_ && requires_grad_ && saved_for && GradMode::is_enabled()) {
+    // Re-attach the node so that create_graph can differentiate through the output
+    // (with grad mode off nothing would record it: the plain value does).
     Tensor out = plain_alias(t);
     auto& meta = out.unsafeGetTensorImpl()->ensure_autograd_meta();
     meta.grad_fn = saved_for;

@@ -69,6 +69,24 @@ LoopPlan<N> make_plan(const std::array<const Tensor*, N>& ops) {
   LoopPlan<N> p;
   const Tensor& ref = *ops[0];
   IntArrayRef sizes = ref.sizes();
+  // The common case, one row: every operand contiguous over the output's shape, or a
+  // single element read with stride 0.
+  if (ref.is_contiguous()) {
+    bool row = true;
+    for (int k = 1; k < N && row; ++k)
+      row = ops[k]->numel() == 1 || (ops[k]->is_contiguous() && ops[k]->sizes() == sizes);
+    if (row) {
+      p.ndim = 1;
+      p.numel = ref.numel();
+      p.sizes[0] = p.numel;
+      for (int k = 0; k < N; ++k) {
+        p.base[k] = static_cast<char*>(ops[k]->data_ptr());
+        p.strides[k][0] =
+            ops[k]->numel() == 1 && p.numel != 1 ? 0 : static_cast<int64_t>(ops[k]->element_size());
+      }
+      return p;
+    }
+  }
   int nd = static_cast<int>(sizes.size());
   NABLA_ASSERT(nd <= kMaxDims, "tensors of more than ", kMaxDims, " dims are not supported");
   // Byte strides of every operand over the output's dims.
