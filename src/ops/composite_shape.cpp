@@ -1,17 +1,56 @@
 // Shape, indexing and product ops of LibTorch composed from nabla's ops: diag,
 // diag_embed, diagflat, tile, repeat_interleave, index_add/copy/fill, masked_scatter,
 // take, take_along_dim, flips and rotations, sum_to_size, inner, kron, cross, addmv,
-// addr, addbmm, baddbmm. Gradients come from the pieces.
+// addr, addbmm, baddbmm. Gradients come from the pieces, except for diag, diag_embed and
+// rot90, which LibTorch differentiates as ops of their own (their nodes are below).
 #include <algorithm>
 #include <vector>
 
+#include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "ops/composite.h"
+#include "ops/registry_impl.h"
 
 namespace nabla {
 
 namespace {
+
+using autograd::NodeType;
+using autograd::OpNode;
+using autograd::variable_list;
+
+// diag of a vector builds a matrix, whose gradient is g's diagonal; diag of a matrix takes
+// its diagonal, whose gradient is g written into the diagonal of zeros.
+struct DiagState {
+  DimVector self_sizes;
+  int64_t diagonal = 0;
+};
+variable_list diag_backward(OpNode<DiagState>& n, const variable_list& g) {
+  const DiagState& s = n.state;
+  if (s.self_sizes.size() == 1) return {g[0].diagonal(s.diagonal)};
+  Tensor grad = zeros(s.self_sizes, g[0].options());
+  grad.diagonal(s.diagonal).copy_(g[0]);
+  return {grad};
+}
+constexpr NodeType<DiagState> kDiagBackward{"DiagBackward0", diag_backward};
+
+struct DiagEmbedState {
+  int64_t offset = 0, dim1 = 0, dim2 = 0;  // wrapped
+};
+variable_list diag_embed_backward(OpNode<DiagEmbedState>& n, const variable_list& g) {
+  return {g[0].diagonal(n.state.offset, n.state.dim1, n.state.dim2)};
+}
+constexpr NodeType<DiagEmbedState> kDiagEmbedBackward{"DiagEmbedBackward0", diag_embed_backward};
+
+// A rotation by k quarter turns is undone by -k in the same plane.
+struct Rot90State {
+  int64_t k = 0, dim0 = 0, dim1 = 0;  // dims wrapped
+};
+variable_list rot90_backward(OpNode<Rot90State>& n, const variable_list& g) {
+  return {g[0].rot90(-n.state.k, {n.state.dim0, n.state.dim1})};
+}
+constexpr NodeType<Rot90State> kRot90Backward{"Rot90Backward0", rot90_backward};
 
 // index broadcast along `dim` of a tensor of `shape` (for scatter/gather by an index list).
 Tensor index_along(const Tensor& index, IntArrayRef shape, int64_t dim) {
@@ -49,8 +88,14 @@ void check_source(const Tensor& self, int64_t d, const Tensor& index, const Tens
 Tensor Tensor::diag(int64_t k) const {
   ops::check_defined(*this, "diag");
   NABLA_CHECK(dim() == 1 || dim() == 2, "diag(): Supports 1D or 2D tensors. Got ", dim(), "D");
-  if (dim() == 2) return diagonal(k).contiguous();
-  return diag_embed(k, 0, 1);
+  Tensor out = nabla::no_grad([&] {
+    return dim() == 2 ? diagonal(k).clone(MemoryFormat::Contiguous) : diag_embed(k, 0, 1);
+  });
+  if (auto node = autograd::record_node(kDiagBackward, {this})) {
+    node->state = {DimVector(sizes().begin(), sizes().end()), k};
+    autograd::set_history(out, node);
+  }
+  return out;
 }
 
 Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
@@ -63,15 +108,18 @@ Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
   DimVector shape;
   for (int64_t i = 0, j = 0; i < n; ++i) shape.push_back(i == a || i == b ? side : sizes()[j++]);
   Tensor out = zeros(shape, options());
-  // The diagonal view of `out` (this tensor's shape) takes the values; autograd records
-  // the write (CopySlices), so the gradient is the diagonal of the output's.
-  out.diagonal(offset, a, b).copy_(*this);
+  // The diagonal view of `out` (this tensor's shape) takes the values.
+  nabla::no_grad([&] { out.diagonal(offset, a, b).copy_(*this); });
+  if (auto node = autograd::record_node(kDiagEmbedBackward, {this})) {
+    node->state = {offset, a, b};
+    autograd::set_history(out, node);
+  }
   return out;
 }
 
 Tensor Tensor::diagflat(int64_t offset) const {
   ops::check_defined(*this, "diagflat");
-  return reshape({-1}).diag_embed(offset, 0, 1);
+  return reshape({-1}).diag(offset);  // as LibTorch 1.13: a DiagBackward0 node
 }
 
 Tensor Tensor::tile(IntArrayRef dims) const {
@@ -230,16 +278,23 @@ Tensor Tensor::rot90(int64_t k, IntArrayRef dims) const {
                 b = ops::wrap_dim(dims[1], dim(), "rot90");
   NABLA_CHECK(a != b, "rot90: expected rotation dims to be different, but got dim0 = ", a,
               " and dim1 = ", b);
-  switch (((k % 4) + 4) % 4) {
-    case 1:
-      return flip({b}).transpose(a, b);
-    case 2:
-      return flip({a, b});
-    case 3:
-      return flip({a}).transpose(a, b);
-    default:
-      return clone(MemoryFormat::Contiguous);
+  Tensor out = nabla::no_grad([&] {
+    switch (((k % 4) + 4) % 4) {
+      case 1:
+        return flip({b}).transpose(a, b);
+      case 2:
+        return flip({a, b});
+      case 3:
+        return flip({a}).transpose(a, b);
+      default:
+        return clone(MemoryFormat::Contiguous);
+    }
+  });
+  if (auto node = autograd::record_node(kRot90Backward, {this})) {
+    node->state = {k, a, b};
+    autograd::set_history(out, node);
   }
+  return out;
 }
 
 Tensor Tensor::sum_to_size(IntArrayRef size) const {
@@ -247,10 +302,16 @@ Tensor Tensor::sum_to_size(IntArrayRef size) const {
   NABLA_CHECK(static_cast<int64_t>(size.size()) <= dim(), "sum_to_size: size {", size,
               "} is not expandable to size {", sizes(), "}");
   const int64_t lead = dim() - static_cast<int64_t>(size.size());
-  for (size_t i = 0; i < size.size(); ++i)
-    NABLA_CHECK(size[i] == 1 || size[i] == sizes()[lead + static_cast<int64_t>(i)],
-                "sum_to_size: size {", size, "} is not expandable to size {", sizes(), "}");
-  return ops::sum_to(*this, size);
+  std::vector<int64_t> dims;  // as LibTorch's sum_to: a view only to drop leading dims
+  for (int64_t i = 0; i < lead; ++i) dims.push_back(i);
+  for (size_t i = 0; i < size.size(); ++i) {
+    const int64_t d = lead + static_cast<int64_t>(i);
+    NABLA_CHECK(size[i] == 1 || size[i] == sizes()[d], "sum_to_size: size {", size,
+                "} is not expandable to size {", sizes(), "}");
+    if (size[i] == 1 && sizes()[d] != 1) dims.push_back(d);
+  }
+  Tensor r = dims.empty() ? *this : sum(dims, /*keepdim=*/true);
+  return lead > 0 ? r.view(size) : r;
 }
 
 // ---- Products ---------------------------------------------------------------------------
@@ -439,3 +500,68 @@ std::vector<Tensor> Tensor::dsplit(IntArrayRef indices) const {
 }
 
 }  // namespace nabla
+
+// ---- Registry entries (the shape ops of this file) ----------------------------------------
+
+namespace nabla::ops {
+namespace {
+
+using V = std::vector<Tensor>;
+
+// tensor_split and the h/v/dsplit forms: a section count or split indices, exactly one.
+template <class F>
+V by_sections_or_indices(const AttrReader& a, const char* op, F&& f) {
+  NABLA_CHECK(a.has("sections") != a.has("indices"), op,
+              ": give exactly one of the attributes 'sections' and 'indices'");
+  return a.has("sections") ? f(a.i("sections")) : f(IntArrayRef(a.ints("indices")));
+}
+
+}  // namespace
+
+void registry::add_composite_shape_ops(std::vector<OpSchema>& t) {
+  t.push_back(
+      op("diag", 1, 1, {attr("diagonal", AttrType::Int, int64_t(0))},
+         [](const V& x, const AttrReader& a) -> V { return {x[0].diag(a.i("diagonal"))}; }));
+  t.push_back(
+      op("diag_embed", 1, 1,
+         {attr("offset", AttrType::Int, int64_t(0)), attr("dim1", AttrType::Int, int64_t(-2)),
+          attr("dim2", AttrType::Int, int64_t(-1))},
+         [](const V& x, const AttrReader& a) -> V {
+           return {x[0].diag_embed(a.i("offset"), a.i("dim1"), a.i("dim2"))};
+         }));
+  t.push_back(
+      op("diagflat", 1, 1, {attr("offset", AttrType::Int, int64_t(0))},
+         [](const V& x, const AttrReader& a) -> V { return {x[0].diagflat(a.i("offset"))}; }));
+  t.push_back(op("tile", 1, 1, {required_attr("dims", AttrType::IntList)},
+                 [](const V& x, const AttrReader& a) -> V { return {x[0].tile(a.ints("dims"))}; }));
+  t.push_back(op(
+      "rot90", 1, 1,
+      {attr("k", AttrType::Int, int64_t(1)),
+       attr("dims", AttrType::IntList, std::vector<int64_t>{0, 1})},
+      [](const V& x, const AttrReader& a) -> V { return {x[0].rot90(a.i("k"), a.ints("dims"))}; }));
+  t.push_back(
+      op("flipud", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].flipud()}; }));
+  t.push_back(
+      op("fliplr", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].fliplr()}; }));
+  t.push_back(
+      op("sum_to_size", 1, 1, {required_attr("size", AttrType::IntList)},
+         [](const V& x, const AttrReader& a) -> V { return {x[0].sum_to_size(a.ints("size"))}; }));
+  const AttrSpec sections = optional_attr("sections", AttrType::Int);
+  const AttrSpec indices = optional_attr("indices", AttrType::IntList);
+  t.push_back(op("tensor_split", 1, 1, {sections, indices, attr("dim", AttrType::Int, int64_t(0))},
+                 [](const V& x, const AttrReader& a) -> V {
+                   return by_sections_or_indices(a, "tensor_split", [&](const auto& s) {
+                     return x[0].tensor_split(s, a.i("dim"));
+                   });
+                 }));
+#define NABLA_SPLIT_ALONG(name)                                                               \
+  t.push_back(op(#name, 1, 1, {sections, indices}, [](const V& x, const AttrReader& a) -> V { \
+    return by_sections_or_indices(a, #name, [&](const auto& s) { return x[0].name(s); });     \
+  }));
+  NABLA_SPLIT_ALONG(hsplit)
+  NABLA_SPLIT_ALONG(vsplit)
+  NABLA_SPLIT_ALONG(dsplit)
+#undef NABLA_SPLIT_ALONG
+}
+
+}  // namespace nabla::ops

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "ops/op_utils.h"
+#include "ops/registry_impl.h"
 
 namespace nabla {
 namespace {
@@ -395,3 +396,82 @@ Tensor tensor(const TensorDataContainer& data, const TensorOptions& options) {
 }
 
 }  // namespace nabla
+
+// ---- Registry entries: the factories take no input tensors, the *_like ones take one -----
+// (empty, empty_like and the random factories are left out: their values are not a
+// function of the call, so a call by name cannot reproduce a direct call's result.)
+
+namespace nabla::ops {
+namespace {
+
+using V = std::vector<Tensor>;
+
+// The `dtype` attribute, when given, over the op's default.
+TensorOptions options_of(const AttrReader& a) {
+  TensorOptions o;
+  if (a.has("dtype")) o = o.dtype(a.dtype("dtype"));
+  return o;
+}
+
+}  // namespace
+
+void registry::add_factory_ops(std::vector<OpSchema>& t) {
+  const AttrSpec size = required_attr("size", AttrType::IntList);
+  const AttrSpec dtype = optional_attr("dtype", AttrType::Dtype);
+  t.push_back(op("zeros", 0, 0, {size, dtype}, [](const V&, const AttrReader& a) -> V {
+    return {zeros(a.ints("size"), options_of(a))};
+  }));
+  t.push_back(op("ones", 0, 0, {size, dtype}, [](const V&, const AttrReader& a) -> V {
+    return {ones(a.ints("size"), options_of(a))};
+  }));
+  // Without a dtype, full's comes from fill_value (int64 for an Int, float for a Double).
+  t.push_back(op("full", 0, 0, {size, required_attr("fill_value", AttrType::Double), dtype},
+                 [](const V&, const AttrReader& a) -> V {
+                   return {full(a.ints("size"), a.scalar("fill_value"), options_of(a))};
+                 }));
+  t.push_back(op("scalar_tensor", 0, 0, {required_attr("s", AttrType::Double), dtype},
+                 [](const V&, const AttrReader& a) -> V {
+                   return {scalar_tensor(a.scalar("s"), options_of(a))};
+                 }));
+  // Without a dtype, int64 when start, end and step are all Ints, else the default dtype.
+  t.push_back(
+      op("arange", 0, 0,
+         {attr("start", AttrType::Double, int64_t(0)), required_attr("end", AttrType::Double),
+          attr("step", AttrType::Double, int64_t(1)), dtype},
+         [](const V&, const AttrReader& a) -> V {
+           return {arange(a.scalar("start"), a.scalar("end"), a.scalar("step"), options_of(a))};
+         }));
+  t.push_back(op("linspace", 0, 0,
+                 {required_attr("start", AttrType::Double), required_attr("end", AttrType::Double),
+                  required_attr("steps", AttrType::Int), dtype},
+                 [](const V&, const AttrReader& a) -> V {
+                   return {
+                       linspace(a.scalar("start"), a.scalar("end"), a.i("steps"), options_of(a))};
+                 }));
+  t.push_back(
+      op("logspace", 0, 0,
+         {required_attr("start", AttrType::Double), required_attr("end", AttrType::Double),
+          required_attr("steps", AttrType::Int), attr("base", AttrType::Double, 10.0), dtype},
+         [](const V&, const AttrReader& a) -> V {
+           return {logspace(a.scalar("start"), a.scalar("end"), a.i("steps"), a.d("base"),
+                            options_of(a))};
+         }));
+  t.push_back(op("eye", 0, 0,
+                 {required_attr("n", AttrType::Int), optional_attr("m", AttrType::Int), dtype},
+                 [](const V&, const AttrReader& a) -> V {
+                   const int64_t n = a.i("n");
+                   return {eye(n, a.has("m") ? a.i("m") : n, options_of(a))};
+                 }));
+  t.push_back(op("zeros_like", 1, 1, {dtype}, [](const V& x, const AttrReader& a) -> V {
+    return {zeros_like(x[0], options_of(a))};
+  }));
+  t.push_back(op("ones_like", 1, 1, {dtype}, [](const V& x, const AttrReader& a) -> V {
+    return {ones_like(x[0], options_of(a))};
+  }));
+  t.push_back(op("full_like", 1, 1, {required_attr("fill_value", AttrType::Double), dtype},
+                 [](const V& x, const AttrReader& a) -> V {
+                   return {full_like(x[0], a.scalar("fill_value"), options_of(a))};
+                 }));
+}
+
+}  // namespace nabla::ops

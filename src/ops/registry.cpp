@@ -20,6 +20,14 @@ const Table& table() {
     Table t;
     registry::add_unary_ops(t.ops);
     registry::add_binary_ops(t.ops);
+    registry::add_reshape_view_ops(t.ops);
+    registry::add_transpose_view_ops(t.ops);
+    registry::add_select_view_ops(t.ops);
+    registry::add_join_ops(t.ops);
+    registry::add_shape_ops(t.ops);
+    registry::add_composite_shape_ops(t.ops);
+    registry::add_basic_ops(t.ops);
+    registry::add_factory_ops(t.ops);
     for (const OpSchema& s : t.ops) {
       bool fresh = t.by_name.emplace(s.name, &s).second;
       NABLA_ASSERT(fresh, "ops registry: ", s.name, " is registered twice");

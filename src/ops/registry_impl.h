@@ -10,6 +10,15 @@ namespace nabla::ops::registry {
 
 void add_unary_ops(std::vector<OpSchema>& table);
 void add_binary_ops(std::vector<OpSchema>& table);
+// Views, shape ops, copies and factories.
+void add_reshape_view_ops(std::vector<OpSchema>& table);     // views_reshape.cpp
+void add_transpose_view_ops(std::vector<OpSchema>& table);   // views_transpose.cpp
+void add_select_view_ops(std::vector<OpSchema>& table);      // views_select.cpp
+void add_join_ops(std::vector<OpSchema>& table);             // shape_join.cpp
+void add_shape_ops(std::vector<OpSchema>& table);            // shape_ops.cpp
+void add_composite_shape_ops(std::vector<OpSchema>& table);  // composite_shape.cpp
+void add_basic_ops(std::vector<OpSchema>& table);            // tensor_basics.cpp
+void add_factory_ops(std::vector<OpSchema>& table);          // factories.cpp
 
 /// A schema entry: `OpSchema{name, min, max, {attrs...}, fn}` spelled shorter.
 inline OpSchema op(std::string name, int min_inputs, int max_inputs, std::vector<AttrSpec> attrs,

@@ -1,161 +1,109 @@
-// Shape ops that copy data into a new layout: cat/stack (and h/v forms), repeat, flip,
-// roll, tril/triu, constant_pad_nd, repeat_interleave; the view-returning
-// broadcast_tensors and meshgrid; and the free-function forms of the view methods.
+// Shape ops that copy data into a new layout: repeat, flip, roll, tril/triu,
+// constant_pad_nd, repeat_interleave; and the free-function forms of the view methods.
+// (cat/stack and the list ops are in shape_join.cpp.)
 //
 // Most are one or more block copies between views of the input and of a fresh output,
 // so the backend's strided copy kernel (with dtype conversion and threading) does the work.
+// Backward formulas use differentiable ops; g is the output's gradient.
 #include <algorithm>
 
+#include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "ops/op_utils.h"
-#include "ops/shape_backward.h"
+#include "ops/registry_impl.h"
 
 namespace nabla {
 
+using autograd::NodeType;
+using autograd::OpNode;
+using autograd::variable_list;
 using ops::empty_tensor;
 using ops::wrap_dim;
-namespace sf = ops::shape_formulas;
 
 namespace {
-
-// cat skips 1-d tensors of size 0 whatever `dim` is: LibTorch keeps accepting
-// torch::empty({0}) as "nothing" next to tensors of any rank.
-bool is_legacy_empty(const Tensor& t) { return t.dim() == 1 && t.size(0) == 0; }
 
 void copy_into(const Tensor& dst, const Tensor& src) {
   if (dst.numel() > 0) backend_for(dst).copy(dst, src);
 }
 
-// Tensor::reshape takes 0-d tensors too (and records the view).
-Tensor reshape_any(const Tensor& t, IntArrayRef shape) { return t.reshape(shape); }
-
-// Records `out = f(inputs)` with `fill` setting the node's attributes, when an input
-// requires grad.
-template <class Fill>
-void record(const autograd::Formula& f, TensorList inputs, const Tensor& out, Fill fill) {
-  if (!autograd::any_requires_grad_list(inputs)) return;
-  auto node = autograd::make_node(f, inputs);
-  fill(*node);
-  autograd::set_history(out, node);
+/// Records `out = op(x)` as a node of `type` whose state `fill(state)` sets.
+template <class State, class Fill>
+void record(const NodeType<State>& type, const Tensor& x, const Tensor& out, Fill&& fill) {
+  if (auto node = autograd::record_node(type, {&x})) {
+    fill(node->state);
+    autograd::set_history(out, node);
+  }
 }
 
-DimVector dtypes_of(TensorList ts) {
-  DimVector d;
-  for (const Tensor& t : ts) d.push_back(static_cast<int64_t>(t.scalar_type()));
-  return d;
-}
+// ---- Backward nodes -----------------------------------------------------------------------
 
-Tensor atleast_nd(const Tensor& t, int64_t n) {
-  if (t.dim() >= n) return t;
-  if (t.dim() == 0) return n == 1 ? reshape_any(t, {1}) : reshape_any(t, {1, 1});
-  return t.unsqueeze(0);  // 1-d to 2-d: [n] -> [1, n]
+// The output viewed as [r0, s0, r1, s1, ...] holds the input at every (r0, r1, ...):
+// sum over the r's.
+struct RepeatState {
+  DimVector self_sizes, repeats;
+};
+variable_list repeat_backward(OpNode<RepeatState>& n, const variable_list& g) {
+  const RepeatState& s = n.state;
+  const int64_t nd = static_cast<int64_t>(s.repeats.size());
+  if (nd == 0) return {g[0]};
+  const int64_t lead = nd - static_cast<int64_t>(s.self_sizes.size());
+  DimVector split(2 * nd);
+  std::vector<int64_t> repeat_dims;
+  for (int64_t i = 0; i < nd; ++i) {
+    split[2 * i] = s.repeats[i];
+    split[2 * i + 1] = i < lead ? 1 : s.self_sizes[i - lead];
+    repeat_dims.push_back(2 * i);
+  }
+  return {g[0].reshape(split).sum(repeat_dims).reshape(s.self_sizes)};
 }
+constexpr NodeType<RepeatState> kRepeatBackward{"RepeatBackward0", repeat_backward};
+
+struct FlipState {
+  DimVector dims;  // wrapped
+};
+variable_list flip_backward(OpNode<FlipState>& n, const variable_list& g) {
+  return {g[0].flip(n.state.dims)};
+}
+constexpr NodeType<FlipState> kFlipBackward{"FlipBackward0", flip_backward};
+
+struct RollState {
+  DimVector shifts, dims;  // dims empty: the flattened tensor rolled
+};
+variable_list roll_backward(OpNode<RollState>& n, const variable_list& g) {
+  DimVector back(n.state.shifts.size());
+  for (size_t i = 0; i < back.size(); ++i) back[i] = -n.state.shifts[i];
+  return {g[0].roll(back, n.state.dims)};
+}
+constexpr NodeType<RollState> kRollBackward{"RollBackward0", roll_backward};
+
+struct DiagonalIndexState {
+  int64_t diagonal = 0;
+};
+variable_list tril_backward(OpNode<DiagonalIndexState>& n, const variable_list& g) {
+  return {tril(g[0], n.state.diagonal)};
+}
+variable_list triu_backward(OpNode<DiagonalIndexState>& n, const variable_list& g) {
+  return {triu(g[0], n.state.diagonal)};
+}
+constexpr NodeType<DiagonalIndexState> kTrilBackward{"TrilBackward0", tril_backward};
+constexpr NodeType<DiagonalIndexState> kTriuBackward{"TriuBackward0", triu_backward};
+
+// Padding by p crops by p on the way back, and a crop (negative p) pads with zeros.
+struct ConstantPadState {
+  DimVector pad;
+};
+variable_list constant_pad_backward(OpNode<ConstantPadState>& n, const variable_list& g) {
+  DimVector back(n.state.pad.size());
+  for (size_t i = 0; i < back.size(); ++i) back[i] = -n.state.pad[i];
+  return {constant_pad_nd(g[0], back, 0)};
+}
+constexpr NodeType<ConstantPadState> kConstantPadNdBackward{"ConstantPadNdBackward0",
+                                                            constant_pad_backward};
 
 }  // namespace
 
-Tensor cat(TensorList tensors, int64_t dim) {
-  NABLA_CHECK(!tensors.empty(), "cat(): expected a non-empty list of Tensors");
-  ScalarType dtype = kBool;
-  size_t valid = tensors.size();
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    NABLA_CHECK(tensors[i].defined(), "cat(): expected a defined tensor at position ", i);
-    ops::check_same_device(tensors[0], tensors[i], "cat()");
-    dtype = i == 0 ? tensors[i].scalar_type() : promoteTypes(dtype, tensors[i].scalar_type());
-    if (valid == tensors.size() && !is_legacy_empty(tensors[i])) valid = i;
-  }
-  auto record_cat = [&](const Tensor& out, int64_t d) {
-    record(sf::kCat, tensors, out, [&](autograd::FormulaNode& n) {
-      n.dim = d;
-      for (const Tensor& t : tensors) n.list.push_back(is_legacy_empty(t) ? -1 : t.size(d));
-      n.dims = dtypes_of(tensors);
-    });
-  };
-  if (valid == tensors.size()) {
-    Tensor out = empty_tensor({0}, dtype, tensors[0].device());
-    record_cat(out, 0);
-    return out;
-  }
-  const Tensor& ref = tensors[valid];
-  NABLA_CHECK(ref.dim() > 0, "cat(): zero-dimensional tensor (at position ", valid,
-              ") cannot be concatenated");
-  int64_t d = wrap_dim(dim, ref.dim(), "cat()");
-  int64_t total = 0;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    const Tensor& t = tensors[i];
-    if (is_legacy_empty(t)) continue;
-    NABLA_CHECK(t.dim() > 0, "cat(): zero-dimensional tensor (at position ", i,
-                ") cannot be concatenated");
-    NABLA_CHECK(t.dim() == ref.dim(), "cat(): Tensors must have same number of dimensions: got ",
-                ref.dim(), " and ", t.dim(), " (sizes ", ref.sizes(), " and ", t.sizes(), ")");
-    for (int64_t k = 0; k < t.dim(); ++k)
-      NABLA_CHECK(k == d || t.size(k) == ref.size(k),
-                  "cat(): Sizes of tensors must match except in dimension ", d, ". Expected size ",
-                  ref.size(k), " but got size ", t.size(k), " for tensor number ", i,
-                  " in the list.");
-    total += t.size(d);
-  }
-  DimVector shape(ref.sizes().begin(), ref.sizes().end());
-  shape[d] = total;
-  Tensor out = empty_tensor(shape, dtype, ref.device());
-  {
-    NoGradGuard no_grad;  // the narrows of `out` are internal
-    int64_t offset = 0;
-    for (const Tensor& t : tensors) {
-      if (is_legacy_empty(t)) continue;
-      copy_into(out.narrow(d, offset, t.size(d)), t);
-      offset += t.size(d);
-    }
-  }
-  record_cat(out, d);
-  return out;
-}
-
-Tensor concat(TensorList tensors, int64_t dim) { return cat(tensors, dim); }
-
-Tensor stack(TensorList tensors, int64_t dim) {
-  NABLA_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
-  for (size_t i = 0; i < tensors.size(); ++i)
-    NABLA_CHECK(tensors[i].defined(), "stack: expected a defined tensor at entry ", i);
-  int64_t d = wrap_dim(dim, tensors[0].dim() + 1, "stack");
-  std::vector<Tensor> parts;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    NABLA_CHECK(tensors[i].sizes() == tensors[0].sizes(),
-                "stack expects each tensor to be equal size, but got ", tensors[0].sizes(),
-                " at entry 0 and ", tensors[i].sizes(), " at entry ", i);
-  }
-  Tensor out;
-  {
-    NoGradGuard no_grad;  // one StackBackward0, not cat over unsqueezes
-    for (const Tensor& t : tensors) parts.push_back(t.unsqueeze(d));
-    out = cat(parts, d);
-  }
-  record(sf::kStack, tensors, out, [&](autograd::FormulaNode& n) {
-    n.dim = d;
-    n.dims = dtypes_of(tensors);
-  });
-  return out;
-}
-
-Tensor hstack(TensorList tensors) {
-  NABLA_CHECK(!tensors.empty(), "hstack expects a non-empty TensorList");
-  std::vector<Tensor> parts;
-  for (const Tensor& t : tensors) {
-    ops::check_defined(t, "hstack");
-    parts.push_back(atleast_nd(t, 1));
-  }
-  return cat(parts, parts[0].dim() == 1 ? 0 : 1);
-}
-
-Tensor vstack(TensorList tensors) {
-  NABLA_CHECK(!tensors.empty(), "vstack expects a non-empty TensorList");
-  std::vector<Tensor> parts;
-  for (const Tensor& t : tensors) {
-    ops::check_defined(t, "vstack");
-    parts.push_back(atleast_nd(t, 2));
-  }
-  return cat(parts, 0);
-}
+// ---- Forwards -----------------------------------------------------------------------------
 
 Tensor Tensor::repeat(IntArrayRef repeats) const {
   const int64_t n = static_cast<int64_t>(repeats.size());
@@ -178,9 +126,9 @@ Tensor Tensor::repeat(IntArrayRef repeats) const {
     src_strides[2 * i + 1] = i < lead ? 0 : strides()[i - lead];
   }
   Tensor out = empty_tensor(out_shape, scalar_type(), device());
-  record(sf::kRepeat, {*this}, out, [&](autograd::FormulaNode& n) {
-    n.shape0.assign(sizes().begin(), sizes().end());
-    n.list.assign(repeats.begin(), repeats.end());
+  record(kRepeatBackward, *this, out, [&](RepeatState& s) {
+    s.self_sizes.assign(sizes().begin(), sizes().end());
+    s.repeats.assign(repeats.begin(), repeats.end());
   });
   if (out.numel() == 0) return out;
   Tensor src = ops::make_view(*this, split, src_strides, storage_offset());
@@ -205,7 +153,7 @@ Tensor Tensor::flip(IntArrayRef dims) const {
     st[d] = -st[d];
   }
   Tensor out = empty_tensor(sizes(), scalar_type(), device());
-  record(sf::kFlip, {*this}, out, [&](autograd::FormulaNode& n) { n.dims = flipped; });
+  record(kFlipBackward, *this, out, [&](FlipState& s) { s.dims = flipped; });
   if (out.numel() == 0) return out;
   // Note [Negative strides]: nabla's public views never have negative strides; this one
   // is private to flip and only read by the copy kernel, which walks byte strides of
@@ -228,15 +176,11 @@ Tensor roll_one(const Tensor& t, int64_t shift, int64_t d) {
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 Tensor roll_impl(const Tensor& x, IntArrayRef shifts, IntArrayRef dims) {
   NABLA_CHECK(!shifts.empty(), "roll: `shifts` required");
   if (dims.empty() && shifts.size() == 1) {
     if (x.numel() == 0) return x.clone();
-    return reshape_any(roll_one(reshape_any(x, {-1}), shifts[0], 0), x.sizes()).contiguous();
+    return reshape(roll_one(reshape(x, {-1}), shifts[0], 0), x.sizes()).contiguous();
   }
   NABLA_CHECK(shifts.size() == dims.size(),
               "roll: shifts and dimensions must align. shifts: ", shifts.size(),
@@ -257,9 +201,9 @@ Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
     NoGradGuard no_grad;  // one RollBackward0 for the whole op
     out = roll_impl(*this, shifts, dims);
   }
-  record(sf::kRoll, {*this}, out, [&](autograd::FormulaNode& n) {
-    n.list.assign(shifts.begin(), shifts.end());
-    n.dims.assign(dims.begin(), dims.end());
+  record(kRollBackward, *this, out, [&](RollState& s) {
+    s.shifts.assign(shifts.begin(), shifts.end());
+    s.dims.assign(dims.begin(), dims.end());
   });
   return out;
 }
@@ -277,7 +221,8 @@ Tensor tril_triu(const Tensor& x, int64_t k, bool lower, const char* op) {
   Tensor out = empty_tensor(x.sizes(), x.scalar_type(), x.device());
   Tensor zero = ops::scalar_tensor(0, x.scalar_type(), x.device()).expand(x.sizes());
   backend_for(x).where(out, keep, x, zero);
-  record(lower ? sf::kTril : sf::kTriu, {x}, out, [&](autograd::FormulaNode& n) { n.dim = k; });
+  record(lower ? kTrilBackward : kTriuBackward, x, out,
+         [&](DiagonalIndexState& s) { s.diagonal = k; });
   return out;
 }
 
@@ -306,8 +251,8 @@ Tensor constant_pad_nd(const Tensor& x, IntArrayRef pad, const Scalar& value) {
                 " of your input.");
   }
   Tensor out = empty_tensor(shape, x.scalar_type(), x.device());
-  record(sf::kConstantPad, {x}, out,
-         [&](autograd::FormulaNode& n) { n.list.assign(pad.begin(), pad.end()); });
+  record(kConstantPadNdBackward, x, out,
+         [&](ConstantPadState& s) { s.pad.assign(pad.begin(), pad.end()); });
   if (out.numel() == 0) return out;
   backend_for(out).fill(out, value);
   NoGradGuard no_grad;  // the narrows below are internal
@@ -323,51 +268,6 @@ Tensor constant_pad_nd(const Tensor& x, IntArrayRef pad, const Scalar& value) {
   return out;
 }
 
-std::vector<Tensor> broadcast_tensors(TensorList tensors) {
-  DimVector shape;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    ops::check_defined(tensors[i], "broadcast_tensors");
-    shape = i == 0 ? DimVector(tensors[i].sizes().begin(), tensors[i].sizes().end())
-                   : ops::broadcast_shapes(shape, tensors[i].sizes(), "broadcast_tensors");
-  }
-  std::vector<Tensor> out;
-  // As LibTorch, a tensor that already has the shape is returned itself.
-  for (const Tensor& t : tensors)
-    out.push_back(t.sizes() == IntArrayRef(shape) ? t : t.expand(shape));
-  return out;
-}
-
-std::vector<Tensor> meshgrid(TensorList tensors, const std::string& indexing) {
-  NABLA_CHECK(!tensors.empty(), "meshgrid expects a non-empty TensorList");
-  NABLA_CHECK(indexing == "ij" || indexing == "xy",
-              "meshgrid: indexing must be one of \"xy\" or \"ij\", but received: ", indexing);
-  for (const Tensor& t : tensors) {
-    ops::check_defined(t, "meshgrid");
-    NABLA_CHECK(t.dim() <= 1,
-                "meshgrid: Expected 0D or 1D tensor in the tensor list but got a tensor of sizes ",
-                t.sizes());
-    NABLA_CHECK(t.scalar_type() == tensors[0].scalar_type(),
-                "meshgrid expects all tensors to have the same dtype, got ",
-                tensors[0].scalar_type(), " and ", t.scalar_type());
-    ops::check_same_device(tensors[0], t, "meshgrid");
-  }
-  // "xy" is "ij" over the inputs with the first two swapped, outputs swapped back.
-  const bool swap = indexing == "xy" && tensors.size() >= 2;
-  std::vector<Tensor> in(tensors.begin(), tensors.end());
-  if (swap) std::swap(in[0], in[1]);
-  const size_t n = in.size();
-  DimVector shape(n);
-  for (size_t i = 0; i < n; ++i) shape[i] = in[i].numel();
-  std::vector<Tensor> out;
-  for (size_t i = 0; i < n; ++i) {
-    DimVector v(n, 1);
-    v[i] = shape[i];
-    out.push_back(reshape_any(in[i], v).expand(shape));
-  }
-  if (swap) std::swap(out[0], out[1]);
-  return out;
-}
-
 Tensor repeat_interleave(const Tensor& x, int64_t repeats, optional<int64_t> dim) {
   ops::check_defined(x, "repeat_interleave");
   NABLA_CHECK(repeats >= 0, "repeat_interleave: repeats can not be negative, got ", repeats);
@@ -378,7 +278,7 @@ Tensor repeat_interleave(const Tensor& x, int64_t repeats, optional<int64_t> dim
                 " but tensor has no dimensions");
     d = wrap_dim(*dim, x.dim(), "repeat_interleave");
   } else {
-    input = reshape_any(x, {-1});
+    input = reshape(x, {-1});
   }
   const int64_t n = input.size(d);
   Tensor idx = empty_tensor({n * repeats}, kLong, x.device());
@@ -414,3 +314,48 @@ Tensor flip(const Tensor& x, IntArrayRef dims) { return x.flip(dims); }
 Tensor roll(const Tensor& x, IntArrayRef shifts, IntArrayRef dims) { return x.roll(shifts, dims); }
 
 }  // namespace nabla
+
+// ---- Registry entries ---------------------------------------------------------------------
+
+namespace nabla::ops {
+
+void registry::add_shape_ops(std::vector<OpSchema>& t) {
+  using V = std::vector<Tensor>;
+  t.push_back(
+      op("repeat", 1, 1, {required_attr("repeats", AttrType::IntList)},
+         [](const V& x, const AttrReader& a) -> V { return {x[0].repeat(a.ints("repeats"))}; }));
+  t.push_back(op("flip", 1, 1, {required_attr("dims", AttrType::IntList)},
+                 [](const V& x, const AttrReader& a) -> V { return {x[0].flip(a.ints("dims"))}; }));
+  t.push_back(op("roll", 1, 1,
+                 {required_attr("shifts", AttrType::IntList),
+                  attr("dims", AttrType::IntList, std::vector<int64_t>{})},
+                 [](const V& x, const AttrReader& a) -> V {
+                   return {x[0].roll(a.ints("shifts"), a.ints("dims"))};
+                 }));
+  t.push_back(
+      op("tril", 1, 1, {attr("diagonal", AttrType::Int, int64_t(0))},
+         [](const V& x, const AttrReader& a) -> V { return {tril(x[0], a.i("diagonal"))}; }));
+  t.push_back(
+      op("triu", 1, 1, {attr("diagonal", AttrType::Int, int64_t(0))},
+         [](const V& x, const AttrReader& a) -> V { return {triu(x[0], a.i("diagonal"))}; }));
+  t.push_back(
+      op("constant_pad_nd", 1, 1,
+         {required_attr("pad", AttrType::IntList), attr("value", AttrType::Double, int64_t(0))},
+         [](const V& x, const AttrReader& a) -> V {
+           return {constant_pad_nd(x[0], a.ints("pad"), a.scalar("value"))};
+         }));
+  // repeats: an int attribute, or a tensor as the second input (LibTorch's two overloads).
+  t.push_back(op("repeat_interleave", 1, 2,
+                 {optional_attr("repeats", AttrType::Int), optional_attr("dim", AttrType::Int)},
+                 [](const V& x, const AttrReader& a) -> V {
+                   optional<int64_t> dim;
+                   if (a.has("dim")) dim = a.i("dim");
+                   NABLA_CHECK((x.size() == 2) != a.has("repeats"),
+                               "repeat_interleave: give repeats as a second input (a tensor) or "
+                               "as the attribute 'repeats', exactly one of them");
+                   if (x.size() == 2) return {x[0].repeat_interleave(x[1], dim)};
+                   return {repeat_interleave(x[0], a.i("repeats"), dim)};
+                 }));
+}
+
+}  // namespace nabla::ops

@@ -1,12 +1,60 @@
-// Tensor methods for identity, conversion, copies and autograd flags.
+// Tensor methods for identity, conversion, copies and autograd flags; the backward nodes
+// of clone, to, copy_, fill_ and zero_ (g is the output's gradient).
 #include <iostream>
 
+#include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
 #include "ops/op_utils.h"
-#include "ops/shape_backward.h"
+#include "ops/registry_impl.h"
 #include "ops/views_backward.h"
 
 namespace nabla {
+
+using autograd::NodeType;
+using autograd::OpNode;
+using autograd::variable_list;
+
+namespace {
+
+struct NoState {};
+
+variable_list clone_backward(OpNode<NoState>&, const variable_list& g) { return {g[0]}; }
+constexpr NodeType<NoState> kCloneBackward{"CloneBackward0", clone_backward};
+
+struct ToCopyState {
+  ScalarType self_dtype = kFloat;
+};
+variable_list to_copy_backward(OpNode<ToCopyState>& n, const variable_list& g) {
+  return {g[0].to(n.state.self_dtype)};
+}
+constexpr NodeType<ToCopyState> kToCopyBackward{"ToCopyBackward0", to_copy_backward};
+
+// copy_(self, src): the old value of self is overwritten, so it gets no gradient; src was
+// broadcast and cast to self's dtype.
+struct CopyState {
+  DimVector src_sizes;
+  ScalarType src_dtype = kFloat;
+};
+variable_list copy_backward(OpNode<CopyState>& n, const variable_list& g) {
+  Tensor g_self, g_src;
+  if (n.needs_input_grad(0)) g_self = zeros_like(g[0]);
+  if (n.needs_input_grad(1)) g_src = ops::sum_to(g[0], n.state.src_sizes).to(n.state.src_dtype);
+  return {g_self, g_src};
+}
+constexpr NodeType<CopyState> kCopyBackwards{"CopyBackwards", copy_backward};
+
+// fill_(value) and zero_(): the written value does not depend on self.
+variable_list fill_backward(OpNode<NoState>&, const variable_list& g) { return {zeros_like(g[0])}; }
+constexpr NodeType<NoState> kFillBackward2{"FillBackward2", fill_backward};
+constexpr NodeType<NoState> kZeroBackward{"ZeroBackward0", fill_backward};
+// fill_(0-d tensor value): inputs self and value; value reaches every element.
+variable_list fill_tensor_backward(OpNode<NoState>& n, const variable_list& g) {
+  return {n.needs_input_grad(0) ? zeros_like(g[0]) : Tensor(),
+          n.needs_input_grad(1) ? g[0].sum() : Tensor()};
+}
+constexpr NodeType<NoState> kFillBackward3{"FillBackward3", fill_tensor_backward};
+
+}  // namespace
 
 void Tensor::throw_undefined() {
   throw Error(
@@ -70,10 +118,11 @@ Tensor Tensor::to(ScalarType dtype, bool, bool copy, optional<MemoryFormat> memo
   Tensor out = ops::empty_tensor(sizes(), dtype, device(), format, this);
   ops::copy_any(out, *this);
   // An integral result has no gradient (LibTorch: it does not require grad).
-  if (isFloatingType(dtype) && autograd::any_requires_grad(*this)) {
-    auto node = autograd::make_node(ops::shape_formulas::kToCopy, {this});
-    node->dtype0 = scalar_type();
-    autograd::set_history(out, node);
+  if (isFloatingType(dtype)) {
+    if (auto node = autograd::record_node(kToCopyBackward, {this})) {
+      node->state.self_dtype = scalar_type();
+      autograd::set_history(out, node);
+    }
   }
   return out;
 }
@@ -104,8 +153,7 @@ Tensor Tensor::clone(optional<MemoryFormat> memory_format) const {
   Tensor out = ops::empty_tensor(sizes(), scalar_type(), device(),
                                  memory_format.value_or(MemoryFormat::Preserve), this);
   ops::copy_any(out, *this);
-  if (autograd::any_requires_grad(*this))
-    autograd::set_history(out, autograd::make_node(ops::shape_formulas::kClone, {this}));
+  if (auto node = autograd::record_node(kCloneBackward, {this})) autograd::set_history(out, node);
   return out;
 }
 
@@ -113,7 +161,8 @@ namespace {
 
 // After an in-place write with grad: `node` (whose inputs are self's old value and the
 // written operands) becomes self's history (through CopySlices when self is a view).
-void finish_inplace(const Tensor& self, const std::shared_ptr<autograd::FormulaNode>& node) {
+template <class State>
+void finish_inplace(const Tensor& self, const std::shared_ptr<OpNode<State>>& node) {
   Tensor result = ops::make_view(self, self.sizes(), self.strides(), self.storage_offset());
   autograd::set_history(result, node);
   ops::rebase_history(self, result);
@@ -139,9 +188,8 @@ const Tensor& Tensor::copy_(const Tensor& src, bool) const {
   ops::copy_any(*this, s);
   ops::bump_version(*this);
   if (grad) {
-    auto node = autograd::make_node(ops::shape_formulas::kCopy, {this, &src});
-    node->shape1.assign(src.sizes().begin(), src.sizes().end());
-    node->dtype0 = src.scalar_type();
+    auto node = autograd::record_node(kCopyBackwards, {this, &src});
+    node->state = {DimVector(src.sizes().begin(), src.sizes().end()), src.scalar_type()};
     finish_inplace(*this, node);
   }
   return *this;
@@ -174,7 +222,7 @@ const Tensor& Tensor::fill_(const Scalar& value) const {
   else
     backend_for(*this).fill(*this, value);
   ops::bump_version(*this);
-  if (grad) finish_inplace(*this, autograd::make_node(ops::shape_formulas::kFill, {this}));
+  if (grad) finish_inplace(*this, autograd::record_node(kFillBackward2, {this}));
   return *this;
 }
 
@@ -187,8 +235,7 @@ const Tensor& Tensor::fill_(const Tensor& value) const {
   if (grad) ops::check_inplace_autograd(*this, "fill_");
   backend_for(*this).fill(*this, value.item());
   ops::bump_version(*this);
-  if (grad)
-    finish_inplace(*this, autograd::make_node(ops::shape_formulas::kFillTensor, {this, &value}));
+  if (grad) finish_inplace(*this, autograd::record_node(kFillBackward3, {this, &value}));
   return *this;
 }
 
@@ -197,10 +244,30 @@ const Tensor& Tensor::zero_() const {
   if (grad) ops::check_inplace_autograd(*this, "zero_");
   backend_for(*this).fill(*this, 0);
   ops::bump_version(*this);
-  if (grad) finish_inplace(*this, autograd::make_node(ops::shape_formulas::kZero, {this}));
+  if (grad) finish_inplace(*this, autograd::record_node(kZeroBackward, {this}));
   return *this;
 }
 
 void Tensor::print() const { std::cout << *this << std::endl; }
 
 }  // namespace nabla
+
+// ---- Registry entries ---------------------------------------------------------------------
+
+namespace nabla::ops {
+
+void registry::add_basic_ops(std::vector<OpSchema>& t) {
+  using V = std::vector<Tensor>;
+  t.push_back(
+      op("clone", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].clone()}; }));
+  t.push_back(op("contiguous", 1, 1, {},
+                 [](const V& x, const AttrReader&) -> V { return {x[0].contiguous()}; }));
+  t.push_back(op("to", 1, 1,
+                 {required_attr("dtype", AttrType::Dtype),
+                  attr("non_blocking", AttrType::Bool, false), attr("copy", AttrType::Bool, false)},
+                 [](const V& x, const AttrReader& a) -> V {
+                   return {x[0].to(a.dtype("dtype"), a.b("non_blocking"), a.b("copy"))};
+                 }));
+}
+
+}  // namespace nabla::ops

@@ -1,10 +1,12 @@
-// Derivatives of the view ops and the autograd side of in-place writes into views
-// (Note [Views and in-place], views_backward.h). Formulas use differentiable nabla ops
-// only, so create_graph gives higher orders; g is the gradient of the output.
+// The autograd side of views (Note [Views and in-place], views_backward.h): view
+// tracking, as_strided's node, and in-place writes into views (CopySlices). Gradients
+// between geometries are written with differentiable nabla ops, so create_graph gives
+// higher orders; g is the gradient of the output.
 #include "ops/views_backward.h"
 
 #include <algorithm>
 
+#include "autograd/formula.h"
 #include "nabla/autograd/autograd.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
@@ -13,8 +15,8 @@
 namespace nabla::ops {
 
 using autograd::AutogradMeta;
-using autograd::Formula;
-using autograd::FormulaNode;
+using autograd::NodeType;
+using autograd::OpNode;
 using autograd::variable_list;
 using autograd::ViewCreation;
 
@@ -109,95 +111,30 @@ Tensor region_mask(const Geometry& base, const Geometry& view, Device device) {
   return buf.as_strided(base.sizes, base.strides, base.offset - lo);
 }
 
-// Node attributes holding two geometries: shape0/dims/a (input or base) and
-// shape1/list/b (output or view). Offsets fit a double exactly (< 2^53).
-void save_geometries(FormulaNode& n, const Geometry& in, const Geometry& out) {
-  n.shape0 = in.sizes;
-  n.dims = in.strides;
-  n.a = static_cast<double>(in.offset);
-  n.shape1 = out.sizes;
-  n.list.assign(out.strides.begin(), out.strides.end());
-  n.b = static_cast<double>(out.offset);
-}
-Geometry in_geometry(const FormulaNode& n) { return {n.shape0, n.dims, static_cast<int64_t>(n.a)}; }
-Geometry out_geometry(const FormulaNode& n) {
-  return {n.shape1, DimVector(n.list.begin(), n.list.end()), static_cast<int64_t>(n.b)};
-}
+// ---- Nodes over two geometries -----------------------------------------------------------
 
-// ---- Formulas -------------------------------------------------------------------------
+// AsStridedBackward0 (input -> output) and CopySlices (base -> written view).
+struct RegionState {
+  Geometry from, to;
+};
 
-// zeros of the input's sizes with g written through the view `view_fn` takes of it.
-template <class ViewFn>
-Tensor scatter_into_zeros(FormulaNode& n, const Tensor& g, ViewFn view_fn) {
-  Tensor z = zeros(n.shape0, g.options());
-  view_fn(z).copy_(g);
-  return z;
+// The input's gradient: the output's, summed per storage position over the input's
+// geometry.
+variable_list as_strided_backward(OpNode<RegionState>& n, const variable_list& g) {
+  return {take_region(g[0], n.state.to, n.state.from)};
 }
-
-variable_list reshape_bw(FormulaNode& n, const variable_list& g) {
-  return {g[0].reshape(n.shape0)};
-}
-variable_list transpose_bw(FormulaNode& n, const variable_list& g) {
-  return {g[0].transpose(n.list[0], n.list[1])};
-}
-variable_list t_bw(FormulaNode&, const variable_list& g) { return {g[0].t()}; }
-variable_list permute_bw(FormulaNode& n, const variable_list& g) {
-  DimVector inverse(n.dims.size());
-  for (size_t i = 0; i < n.dims.size(); ++i) inverse[n.dims[i]] = static_cast<int64_t>(i);
-  return {g[0].permute(inverse)};
-}
-variable_list slice_bw(FormulaNode& n, const variable_list& g) {
-  return {scatter_into_zeros(
-      n, g[0], [&](const Tensor& z) { return z.slice(n.dim, n.list[0], n.list[1], n.list[2]); })};
-}
-variable_list select_bw(FormulaNode& n, const variable_list& g) {
-  return {scatter_into_zeros(n, g[0], [&](const Tensor& z) { return z.select(n.dim, n.list[0]); })};
-}
-variable_list expand_bw(FormulaNode& n, const variable_list& g) { return {sum_to(g[0], n.shape0)}; }
-variable_list squeeze_dim_bw(FormulaNode& n, const variable_list& g) {
-  // squeeze(dim) left a dim of size != 1 (or a 0-d tensor) unchanged.
-  if (n.shape0.empty() || n.shape0[n.dim] != 1) return {g[0]};
-  return {g[0].unsqueeze(n.dim)};
-}
-variable_list unsqueeze_bw(FormulaNode& n, const variable_list& g) { return {g[0].squeeze(n.dim)}; }
-variable_list diagonal_bw(FormulaNode& n, const variable_list& g) {
-  return {scatter_into_zeros(
-      n, g[0], [&](const Tensor& z) { return z.diagonal(n.list[0], n.list[1], n.list[2]); })};
-}
-// Windows may overlap (step < size): each input element sums the gradients of every
-// window position that reads it. list = {dim, size, step}; shape0 is the input's shape.
-variable_list unfold_bw(FormulaNode& n, const variable_list& g) {
-  if (n.shape0.empty()) return {g[0].sum()};  // a 0-d input unfolds into one window of 1
-  const int64_t d = n.list[0], size = n.list[1], step = n.list[2];
-  const int64_t windows = g[0].size(d);
-  Tensor gm = g[0].movedim(-1, d + 1).flatten(d, d + 1);  // [..., windows * size, ...]
-  Tensor idx = (arange(windows, TensorOptions(kLong)).mul(step).unsqueeze(1) +
-                arange(size, TensorOptions(kLong)).unsqueeze(0))
-                   .reshape({-1});
-  DimVector idx_shape(gm.dim(), 1);
-  idx_shape[d] = idx.numel();
-  Tensor grad = zeros(IntArrayRef(n.shape0), g[0].options());
-  return {grad.scatter_add(d, idx.view(idx_shape).expand(gm.sizes()), gm)};
-}
-variable_list unbind_bw(FormulaNode& n, const variable_list& g) { return {stack(g, n.dim)}; }
-variable_list split_bw(FormulaNode& n, const variable_list& g) { return {cat(g, n.dim)}; }
-
-variable_list as_strided_bw(FormulaNode& n, const variable_list& g) {
-  return {take_region(g[0], out_geometry(n), in_geometry(n))};
-}
+constexpr NodeType<RegionState> kAsStridedBackward{"AsStridedBackward0", as_strided_backward};
 
 // Inputs: [0] the base before the write, [1] the written value r. The written region
 // gets its gradient through r; the rest of the base passes through.
-variable_list copy_slices_bw(FormulaNode& n, const variable_list& g) {
-  Geometry base = in_geometry(n), view = out_geometry(n);
+variable_list copy_slices_backward(OpNode<RegionState>& n, const variable_list& g) {
+  const Geometry &base = n.state.from, &view = n.state.to;
   Tensor g_base, g_r;
   if (n.needs_input_grad(0)) g_base = where(region_mask(base, view, g[0].device()), 0, g[0]);
   if (n.needs_input_grad(1)) g_r = take_region(g[0], base, view);
   return {g_base, g_r};
 }
-
-const Formula kAsStrided{"AsStridedBackward0", as_strided_bw};
-const Formula kCopySlices{"CopySlices", copy_slices_bw};
+constexpr NodeType<RegionState> kCopySlices{"CopySlices", copy_slices_backward};
 
 // ---- View tracking ---------------------------------------------------------------------
 
@@ -212,7 +149,7 @@ void register_view(const Tensor& root, const Tensor& view) {
 }
 
 // Makes `out` a tracked view of in's root; `creation` unless in's own is stricter.
-void track_view(const Tensor& in, const Tensor& out, ViewCreation creation, bool do_register) {
+void track_as(const Tensor& in, const Tensor& out, ViewCreation creation, bool do_register) {
   AutogradMeta* im = in.unsafeGetTensorImpl()->autograd_meta();
   const bool in_is_view = im && im->view_base.defined();
   Tensor root = in_is_view ? im->view_base : in;
@@ -252,9 +189,9 @@ void refresh_views(const Tensor& root) {
     std::shared_ptr<autograd::Node> old = std::move(vm.grad_fn);
     vm.output_nr = 0;
     if (edge.is_valid()) {
-      auto node = std::make_shared<FormulaNode>(kAsStrided);
+      auto node = ::nabla::detail::make_pooled<OpNode<RegionState>>(kAsStridedBackward);
       node->add_next_edge(edge);
-      save_geometries(*node, base, geometry_of(view));
+      node->state = {base, geometry_of(view)};
       autograd::set_history(view, node);
     }
     autograd::release_node(std::move(old));
@@ -263,61 +200,51 @@ void refresh_views(const Tensor& root) {
 
 }  // namespace
 
-namespace view_formulas {
-const Formula kView{"ViewBackward0", reshape_bw};
-const Formula kReshapeAlias{"ReshapeAliasBackward0", reshape_bw};
-const Formula kUnsafeView{"UnsafeViewBackward0", reshape_bw};
-const Formula kTranspose{"TransposeBackward0", transpose_bw};
-const Formula kTranspose1{"TransposeBackward1", transpose_bw};
-const Formula kT{"TBackward0", t_bw};
-const Formula kPermute{"PermuteBackward0", permute_bw};
-const Formula kSlice{"SliceBackward0", slice_bw};
-const Formula kSelect{"SelectBackward0", select_bw};
-const Formula kExpand{"ExpandBackward0", expand_bw};
-const Formula kSqueeze0{"SqueezeBackward0", reshape_bw};
-const Formula kSqueeze1{"SqueezeBackward1", squeeze_dim_bw};
-const Formula kSqueeze2{"SqueezeBackward2", reshape_bw};
-const Formula kSqueeze3{"SqueezeBackward3", squeeze_dim_bw};
-const Formula kUnsqueeze0{"UnsqueezeBackward0", unsqueeze_bw};
-const Formula kUnsqueeze1{"UnsqueezeBackward1", unsqueeze_bw};
-const Formula kDiagonal{"DiagonalBackward0", diagonal_bw};
-const Formula kUnbind{"UnbindBackward0", unbind_bw};
-const Formula kUnfold{"UnfoldBackward0", unfold_bw};
-const Formula kSplit{"SplitBackward0", split_bw};
-const Formula kSplitWithSizes{"SplitWithSizesBackward0", split_bw};
-}  // namespace view_formulas
-
 // ---- Recording -------------------------------------------------------------------------
 
-std::shared_ptr<FormulaNode> record_view(const Formula& f, const Tensor& in, const Tensor& out) {
+namespace view_tracking {
+
+bool track_view(const Tensor& in, const Tensor& out) {
   const bool needs_grad = autograd::requires_grad(in);
   if (!GradMode::is_enabled()) {
     // Remembered only to refuse a later in-place write with grad (Note [Views and in-place]).
-    if (needs_grad) track_view(in, out, ViewCreation::kNoGradMode, false);
-    return nullptr;
+    if (needs_grad) track_as(in, out, ViewCreation::kNoGradMode, false);
+    return false;
   }
-  track_view(in, out, ViewCreation::kDefault, true);
-  if (!needs_grad) return nullptr;
-  auto node = autograd::make_node(f, {&in});
-  node->shape0.assign(in.sizes().begin(), in.sizes().end());
-  autograd::set_history(out, node);
-  return node;
+  track_as(in, out, ViewCreation::kDefault, true);
+  return needs_grad;
 }
 
-std::shared_ptr<FormulaNode> record_views(const Formula& f, const Tensor& in,
-                                          const std::vector<Tensor>& outs) {
+bool track_views(const Tensor& in, const std::vector<Tensor>& outs) {
   const bool needs_grad = autograd::requires_grad(in);
   if (!GradMode::is_enabled()) {
     if (needs_grad)
-      for (const Tensor& o : outs) track_view(in, o, ViewCreation::kNoGradMode, false);
-    return nullptr;
+      for (const Tensor& o : outs) track_as(in, o, ViewCreation::kNoGradMode, false);
+    return false;
   }
   auto creation = needs_grad ? ViewCreation::kMultiOutput : ViewCreation::kDefault;
-  for (const Tensor& o : outs) track_view(in, o, creation, true);
-  if (!needs_grad) return nullptr;
+  for (const Tensor& o : outs) track_as(in, o, creation, true);
+  return needs_grad;
+}
+
+bool inplace_view_needs_node(const Tensor& self, const char* op) {
+  if (!autograd::any_requires_grad(self)) return false;
+  NABLA_CHECK(!self.is_leaf(), op,
+              ": a leaf Variable that requires grad is being used in an in-place operation.");
+  return true;
+}
+
+void take_geometry(const Tensor& self, const Tensor& v) {
+  self.unsafeGetTensorImpl()->set_geometry(v.sizes(), v.strides(), v.storage_offset());
+}
+
+}  // namespace view_tracking
+
+std::shared_ptr<autograd::FormulaNode> record_view(const autograd::Formula& f, const Tensor& in,
+                                                   const Tensor& out) {
+  if (!view_tracking::track_view(in, out)) return nullptr;
   auto node = autograd::make_node(f, {&in});
-  node->shape0.assign(in.sizes().begin(), in.sizes().end());
-  for (const Tensor& o : outs) autograd::set_history(o, node);
+  autograd::set_history(out, node);
   return node;
 }
 
@@ -325,23 +252,8 @@ void record_as_strided(const Tensor& in, const Tensor& out) {
   if (autograd::any_requires_grad(in))
     check_not_overlapping(geometry_of(in), "as_strided",
                           "the input (of a differentiable as_strided)");
-  auto node = record_view(kAsStrided, in, out);
-  if (node) save_geometries(*node, geometry_of(in), geometry_of(out));
-}
-
-std::shared_ptr<FormulaNode> set_view_geometry(const Formula& f, const Tensor& self,
-                                               const Tensor& v, int64_t dim, const char* op) {
-  std::shared_ptr<FormulaNode> node;
-  if (autograd::any_requires_grad(self)) {
-    NABLA_CHECK(!self.is_leaf(), op,
-                ": a leaf Variable that requires grad is being used in an in-place operation.");
-    node = autograd::make_node(f, {&self});  // edge to the history before the change
-    node->shape0.assign(self.sizes().begin(), self.sizes().end());
-    node->dim = dim;
-  }
-  self.unsafeGetTensorImpl()->set_geometry(v.sizes(), v.strides(), v.storage_offset());
-  if (node) autograd::set_history(self, node);
-  return node;
+  if (auto node = record_view(kAsStridedBackward, in, out))
+    node->state = {geometry_of(in), geometry_of(out)};
 }
 
 // ---- In-place writes -------------------------------------------------------------------
@@ -390,8 +302,9 @@ void rebase_history(const Tensor& self, const Tensor& result) {
     if (!result_has_graph && !autograd::requires_grad(root)) return;
     Geometry base = geometry_of(root), view = geometry_of(self);
     check_not_overlapping(base, "in-place", "the base of the written view");
-    auto node = autograd::make_node(kCopySlices, {&root, &result});
-    save_geometries(*node, base, view);
+    auto node = ::nabla::detail::make_pooled<OpNode<RegionState>>(kCopySlices);
+    autograd::detail::connect(*node, {&root, &result});
+    node->state = {std::move(base), std::move(view)};
     autograd::set_history(root, node);
     refresh_views(root);  // self is among them
     return;

@@ -1,6 +1,7 @@
 #pragma once
-// Graph recording for the view ops (forwards in views.cpp, formulas in views_backward.cpp)
-// and the autograd side of in-place writes into views.
+// The autograd side of views: recording a view op's node while tracking the view, and
+// in-place writes into views (views_backward.cpp). Each view op's state and formula sit
+// beside its forward (views_reshape.cpp, views_transpose.cpp, views_select.cpp).
 //
 // Note [Views and in-place]
 // A view shares its base's storage, so an in-place op on the view also changes the base,
@@ -22,58 +23,78 @@
 // views_backward.cpp), which needs the base (and an as_strided input) to be
 // non-overlapping; the few geometries that are not raise a nabla::Error naming the op.
 #include <memory>
+#include <vector>
 
-#include "autograd/formula.h"
+#include "nabla/autograd/record.h"
+
+namespace nabla::autograd {
+struct Formula;
+class FormulaNode;
+}  // namespace nabla::autograd
 
 namespace nabla::ops {
 
-// ---- Formulas of the view ops ----------------------------------------------------------
-// Each lists the node attributes it reads. shape0 is always the input's sizes.
-namespace view_formulas {
-using autograd::Formula;
-extern const Formula kView;            // ViewBackward0: g.reshape(shape0)
-extern const Formula kReshapeAlias;    // ReshapeAliasBackward0: as kView
-extern const Formula kUnsafeView;      // UnsafeViewBackward0: as kView (reshape that copied)
-extern const Formula kTranspose;       // TransposeBackward0: list = {dim0, dim1}
-extern const Formula kTranspose1;      // TransposeBackward1 (transpose_): list = {dim0, dim1}
-extern const Formula kT;               // TBackward0
-extern const Formula kPermute;         // PermuteBackward0: dims = the permutation
-extern const Formula kSlice;           // SliceBackward0: dim, list = {start, end, step}
-extern const Formula kSelect;          // SelectBackward0: dim, list = {index}
-extern const Formula kExpand;          // ExpandBackward0
-extern const Formula kSqueeze0;        // SqueezeBackward0 (all dims)
-extern const Formula kSqueeze1;        // SqueezeBackward1: dim
-extern const Formula kSqueeze2;        // SqueezeBackward2 (squeeze_())
-extern const Formula kSqueeze3;        // SqueezeBackward3 (squeeze_(dim)): dim
-extern const Formula kUnsqueeze0;      // UnsqueezeBackward0: dim
-extern const Formula kUnsqueeze1;      // UnsqueezeBackward1 (unsqueeze_): dim
-extern const Formula kDiagonal;        // DiagonalBackward0: list = {offset, dim1, dim2}
-extern const Formula kUnfold;          // UnfoldBackward0: list = {dim, size, step}
-extern const Formula kUnbind;          // UnbindBackward0 (one output per slice): dim
-extern const Formula kSplit;           // SplitBackward0: dim
-extern const Formula kSplitWithSizes;  // SplitWithSizesBackward0: dim
-}  // namespace view_formulas
+namespace view_tracking {
+/// Tracks `out` as a view of `in` (Note [Views and in-place]); true when a node must be
+/// recorded (grad mode on and `in` requiring grad).
+bool track_view(const Tensor& in, const Tensor& out);
+/// The same for the several views of one op (split, unbind), marked kMultiOutput.
+bool track_views(const Tensor& in, const std::vector<Tensor>& outs);
+/// Whether an in-place view op on `self` takes part in autograd; a leaf that requires
+/// grad is refused, naming `op`.
+bool inplace_view_needs_node(const Tensor& self, const char* op);
+/// Gives `self` the geometry of `v`.
+void take_geometry(const Tensor& self, const Tensor& v);
+}  // namespace view_tracking
 
-/// Records `out`, a view of `in` made by a view op, and tracks it as a view (Note
-/// [Views and in-place]). Returns the node to fill with attributes, or null when `in`
-/// needs no gradient. Call once per view op, after the view exists.
+/// Records `out`, a view of `in` made by a view op, as the output of a node of `type`, and
+/// tracks it as a view. Returns the node (fill its state after this returns), or null
+/// when `in` needs no gradient. Call once per view op, after the view exists.
+template <class State>
+std::shared_ptr<autograd::OpNode<State>> record_view(const autograd::NodeType<State>& type,
+                                                     const Tensor& in, const Tensor& out) {
+  if (!view_tracking::track_view(in, out)) return nullptr;
+  auto node = autograd::record_node(type, {&in});
+  autograd::set_history(out, node);
+  return node;
+}
+
+/// Transitional, for the indexing family's alias until it has typed states (issue 13):
+/// record_view for an old-style Formula. Delete with src/autograd/formula.h.
 std::shared_ptr<autograd::FormulaNode> record_view(const autograd::Formula& f, const Tensor& in,
                                                    const Tensor& out);
+
 /// The same for an op returning several views of `in` (split, unbind): one node, one
 /// output slot per view, in order; each view is refused in-place writes with grad.
-std::shared_ptr<autograd::FormulaNode> record_views(const autograd::Formula& f, const Tensor& in,
-                                                    const std::vector<Tensor>& outs);
+template <class State>
+std::shared_ptr<autograd::OpNode<State>> record_views(const autograd::NodeType<State>& type,
+                                                      const Tensor& in,
+                                                      const std::vector<Tensor>& outs) {
+  if (!view_tracking::track_views(in, outs)) return nullptr;
+  auto node = autograd::record_node(type, {&in});
+  for (const Tensor& o : outs) autograd::set_history(o, node);
+  return node;
+}
+
+/// An in-place view op (squeeze_, unsqueeze_, transpose_, t_): gives `self` the geometry
+/// of `v` (a view of self) and, when self takes part in autograd, a node of `type` over
+/// its previous history whose state `fill(state)` sets before the geometry changes. A
+/// leaf that requires grad is refused, naming `op`.
+template <class State, class Fill>
+void set_view_geometry(const autograd::NodeType<State>& type, const Tensor& self, const Tensor& v,
+                       const char* op, Fill&& fill) {
+  std::shared_ptr<autograd::OpNode<State>> node;
+  if (view_tracking::inplace_view_needs_node(self, op)) {
+    node = autograd::record_node(type, {&self});  // an edge to the history before the change
+    fill(node->state);
+  }
+  view_tracking::take_geometry(self, v);
+  if (node) autograd::set_history(self, node);
+}
+
 /// Records as_strided (AsStridedBackward0); raises when the gradient would need
 /// overlapping geometry (see the Note).
 void record_as_strided(const Tensor& in, const Tensor& out);
-/// An in-place view op (squeeze_, unsqueeze_): gives `self` the geometry of `v` (a view
-/// of self) and, when self takes part in autograd, the node `f` (with shape0 = the old
-/// sizes and `dim`) over its previous history. A leaf that requires grad is refused,
-/// naming `op`.
-/// Returns the node (null without autograd) so callers can add attributes.
-std::shared_ptr<autograd::FormulaNode> set_view_geometry(const autograd::Formula& f,
-                                                         const Tensor& self, const Tensor& v,
-                                                         int64_t dim, const char* op);
 
 // ---- In-place writes under autograd (used by ops::assign_with_history) -----------------
 /// Raises when `self` may not be written in place with grad: a leaf that requires grad,

@@ -1,6 +1,7 @@
 // Gradients of the copying shape ops and of clone / contiguous / to / copy_ / fill_
-// (shape_backward.cpp): gradcheck / gradgradcheck in float64, node names as LibTorch
-// 1.13 prints them, dtype of gradients across promotions, refused in-place writes.
+// (shape_ops.cpp, shape_join.cpp, tensor_basics.cpp): gradcheck / gradgradcheck in
+// float64, node names as LibTorch 1.13 prints them, dtype of gradients across promotions,
+// refused in-place writes.
 #include <nabla/autograd/autograd.h>
 #include <nabla/autograd/gradcheck.h>
 

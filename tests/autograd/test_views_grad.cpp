@@ -1,6 +1,7 @@
-// Gradients of the view ops (views_backward.cpp) and of in-place writes into views
-// (Note [Views and in-place]): gradcheck / gradgradcheck against central differences in
-// float64, node names as LibTorch 1.13 prints them, and the refused cases.
+// Gradients of the view ops (views_reshape.cpp, views_transpose.cpp, views_select.cpp) and
+// of in-place writes into views (Note [Views and in-place], views_backward.h): gradcheck /
+// gradgradcheck against central differences in float64, node names as LibTorch 1.13 prints
+// them, and the refused cases.
 #include <nabla/autograd/autograd.h>
 #include <nabla/autograd/gradcheck.h>
 

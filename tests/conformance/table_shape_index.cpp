@@ -12,6 +12,7 @@ namespace {
 using L = Layout;
 using nabla::ScalarType;
 constexpr L C = L::Contiguous;
+using IL = std::vector<int64_t>;
 
 // The tensor-list argument, typed so that argument-dependent lookup finds nabla::cat
 // for nabla tensors and at::cat for LibTorch's.
@@ -86,6 +87,12 @@ std::vector<OpEntry> shape_entries() {
                             {{{0, 3}, C}, {{0, 3}, C}},
                             {{{}, C}, {{}, C}},
                             {{{2, 3}, C}, {{3, 2}, C}}});
+  const Gen mat = layouts({{{{3, 4}, C}},
+                           {{{4, 3}, L::Transposed}},
+                           {{{3, 5}, L::Strided}},
+                           {{{0, 3}, C}},
+                           {{{5}, C}},
+                           {{{}, C}}});
   const Gen s3 = layouts({{{{2, 3, 4}, C}},
                           {{{2, 3, 4}, L::Transposed}},
                           {{{4, 3}, L::Expanded}},
@@ -98,13 +105,13 @@ std::vector<OpEntry> shape_entries() {
           [](const auto& x) {
             return cat(list(x, {0, 1}));
           },
-          o),
+          Opt(o).call("cat")),
       op(
           g, "cat_dim1", same,
           [](const auto& x) {
             return cat(list(x, {0, 1}), 1);
           },
-          o),
+          Opt(o).call("cat", {{"dim", 1}})),
       op(
           g, "cat_negative_dim", same,
           [](const auto& x) {
@@ -116,7 +123,7 @@ std::vector<OpEntry> shape_entries() {
           [](const auto& x) {
             return cat(list(x, {0, 1}));
           },
-          o),
+          Opt(o).call("cat")),
       op(
           g, "cat_mixed_dtypes", fixed({{{2}, {3}}}),
           [](const auto& x) { return cat(list(x, {0})).mul(2); }, o),
@@ -125,113 +132,177 @@ std::vector<OpEntry> shape_entries() {
           [](const auto& x) {
             return stack(list(x, {0, 1}));
           },
-          o),
+          Opt(o).call("stack")),
       op(
           g, "stack_last", same,
           [](const auto& x) {
             return stack(list(x, {0, 1}), -1);
           },
-          o),
+          Opt(o).call("stack", {{"dim", -1}})),
       op(
           g, "hstack", same,
           [](const auto& x) {
             return hstack(list(x, {0, 1}));
           },
-          o),
+          Opt(o).call("hstack")),
       op(
           g, "vstack", same,
           [](const auto& x) {
             return vstack(list(x, {0, 1}));
           },
-          o),
+          Opt(o).call("vstack")),
       op(
-          g, "split_free", s3, [](const auto& x) { return split(x[0], 2, -1); }, o),
+          g, "split_free", s3, [](const auto& x) { return split(x[0], 2, -1); },
+          Opt(o).call("split", {{"split_size", 2}, {"dim", -1}})),
       op(
-          g, "chunk_free", s3, [](const auto& x) { return chunk(x[0], 2, 0); }, o),
+          g, "chunk_free", s3, [](const auto& x) { return chunk(x[0], 2, 0); },
+          Opt(o).call("chunk", {{"chunks", 2}, {"dim", 0}})),
       op(
-          g, "unbind_free", s3, [](const auto& x) { return unbind(x[0], 0); }, o),
+          g, "unbind_free", s3, [](const auto& x) { return unbind(x[0], 0); },
+          Opt(o).call("unbind", {{"dim", 0}})),
       op(
           g, "repeat", s3,
           [](const auto& x) {
             return x[0].repeat({2, 1, 3});
           },
-          o),
+          Opt(o).call("repeat", {{"repeats", IL{2, 1, 3}}})),
       op(
           g, "repeat_more_dims", s3,
           [](const auto& x) {
             return x[0].repeat({2, 2, 1, 1});
           },
-          o),
+          Opt(o).call("repeat", {{"repeats", IL{2, 2, 1, 1}}})),
       op(
           g, "repeat_zero", s3,
           [](const auto& x) {
             return x[0].repeat({0, 2, 1});
           },
-          o),
+          Opt(o).call("repeat", {{"repeats", IL{0, 2, 1}}})),
       op(
-          g, "repeat_too_few", s3, [](const auto& x) { return x[0].repeat({2}); }, o),
+          g, "repeat_too_few", s3, [](const auto& x) { return x[0].repeat({2}); },
+          Opt(o).call("repeat", {{"repeats", IL{2}}})),
       op(
-          g, "flip", s3, [](const auto& x) { return x[0].flip({0}); }, o),
+          g, "flip", s3, [](const auto& x) { return x[0].flip({0}); },
+          Opt(o).call("flip", {{"dims", IL{0}}})),
       op(
           g, "flip_two", s3,
           [](const auto& x) {
             return x[0].flip({-1, 0});
           },
-          o),
+          Opt(o).call("flip", {{"dims", IL{-1, 0}}})),
       op(
           g, "roll", s3, [](const auto& x) { return x[0].roll({1}, {0}); },
-          Opt(o).differs(
-              "roll(shifts, dims) of a 0-d tensor: LibTorch rejects dim 0, nabla accepts")),
+          Opt(o)
+              .call("roll", {{"shifts", IL{1}}, {"dims", IL{0}}})
+              .differs(
+                  "roll(shifts, dims) of a 0-d tensor: LibTorch rejects dim 0, nabla accepts")),
       op(
           g, "roll_two", s3,
           [](const auto& x) {
             return x[0].roll({2, -1}, {0, -1});
           },
-          Opt(o).differs("roll of a 0-d tensor with dims: LibTorch rejects it, nabla accepts")),
+          Opt(o)
+              .call("roll", {{"shifts", IL{2, -1}}, {"dims", IL{0, -1}}})
+              .differs("roll of a 0-d tensor with dims: LibTorch rejects it, nabla accepts")),
       op(
-          g, "roll_flat", s3, [](const auto& x) { return x[0].roll({3}); }, o),
+          g, "roll_flat", s3, [](const auto& x) { return x[0].roll({3}); },
+          Opt(o).call("roll", {{"shifts", IL{3}}})),
       op(
-          g, "tril", s3, [](const auto& x) { return tril(x[0]); }, o),
+          g, "tril", s3, [](const auto& x) { return tril(x[0]); }, Opt(o).call("tril")),
       op(
-          g, "tril_negative", s3, [](const auto& x) { return tril(x[0], -1); }, o),
+          g, "tril_negative", s3, [](const auto& x) { return tril(x[0], -1); },
+          Opt(o).call("tril", {{"diagonal", -1}})),
       op(
-          g, "triu", s3, [](const auto& x) { return triu(x[0], 1); }, o),
+          g, "triu", s3, [](const auto& x) { return triu(x[0], 1); },
+          Opt(o).call("triu", {{"diagonal", 1}})),
       op(
           g, "constant_pad_nd", s3,
           [](const auto& x) {
             return constant_pad_nd(x[0], {1, 2});
           },
-          o),
+          Opt(o).call("constant_pad_nd", {{"pad", IL{1, 2}}})),
       op(
           g, "constant_pad_2d_value", s3,
           [](const auto& x) {
             return constant_pad_nd(x[0], {1, 1, 2, 0}, 3);
           },
-          o),
+          Opt(o).call("constant_pad_nd", {{"pad", IL{1, 1, 2, 0}}, {"value", 3}})),
       op(
           g, "constant_pad_negative", s3,
           [](const auto& x) {
             return constant_pad_nd(x[0], {-1, 1});
           },
-          o),
+          Opt(o).call("constant_pad_nd", {{"pad", IL{-1, 1}}})),
       op(
           g, "broadcast_tensors", pairs,
           [](const auto& x) {
             return broadcast_tensors(list(x, {0, 1}));
           },
-          o),
+          Opt(o).call("broadcast_tensors")),
       op(
           g, "meshgrid", layouts({{{{3}, C}, {{4}, C}}, {{{0}, C}, {{2}, C}}}),
           [](const auto& x) {
             return meshgrid(list(x, {0, 1}), "ij");
           },
-          o),
+          Opt(o).call("meshgrid", {{"indexing", std::string("ij")}})),
       op(
           g, "repeat_interleave", s3, [](const auto& x) { return repeat_interleave(x[0], 2, 0); },
-          o),
+          Opt(o).call("repeat_interleave", {{"repeats", 2}, {"dim", 0}})),
+      op(
+          g, "diag", mat, [](const auto& x) { return x[0].diag(1); },
+          Opt(o).call("diag", {{"diagonal", 1}})),
+      op(
+          g, "diag_embed", mat, [](const auto& x) { return x[0].diag_embed(-1); },
+          Opt(o).call("diag_embed", {{"offset", -1}})),
+      op(
+          g, "diag_embed_dims", s3, [](const auto& x) { return x[0].diag_embed(0, 0, -1); },
+          Opt(o).call("diag_embed", {{"dim1", 0}, {"dim2", -1}})),
+      op(
+          g, "diagflat", mat, [](const auto& x) { return x[0].diagflat(1); },
+          Opt(o).call("diagflat", {{"offset", 1}})),
+      op(
+          g, "tile", mat,
+          [](const auto& x) {
+            return x[0].tile({2, 1, 2});
+          },
+          Opt(o).call("tile", {{"dims", IL{2, 1, 2}}})),
+      op(
+          g, "rot90", mat, [](const auto& x) { return x[0].rot90(); }, Opt(o).call("rot90")),
+      op(
+          g, "rot90_dims", s3,
+          [](const auto& x) {
+            return x[0].rot90(-1, {-1, 0});
+          },
+          Opt(o).call("rot90", {{"k", -1}, {"dims", IL{-1, 0}}})),
+      op(
+          g, "rot90_twice", s3,
+          [](const auto& x) {
+            return x[0].rot90(2, {0, 1});
+          },
+          Opt(o).call("rot90", {{"k", 2}})),
+      op(
+          g, "flipud", mat, [](const auto& x) { return x[0].flipud(); }, Opt(o).call("flipud")),
+      op(
+          g, "fliplr", mat, [](const auto& x) { return x[0].fliplr(); }, Opt(o).call("fliplr")),
+      op(
+          g, "sum_to_size", s3,
+          [](const auto& x) {
+            return x[0].sum_to_size({3, 1});
+          },
+          Opt().dtypes(kFloatsAndLong).call("sum_to_size", {{"size", IL{3, 1}}})),
+      op(
+          g, "sum_to_size_same_rank", s3,
+          [](const auto& x) {
+            return x[0].sum_to_size({1, 3, 1});
+          },
+          Opt().dtypes(kFloatsAndLong).call("sum_to_size", {{"size", IL{1, 3, 1}}})),
+      op(
+          g, "repeat_interleave_tensor", with_index({3, 4}, {3}, 3),
+          [](const auto& x) { return x[0].repeat_interleave(x[1], 0); },
+          Opt(o).call("repeat_interleave", {{"dim", 0}})),
       op(
           g, "repeat_interleave_flat", s3, [](const auto& x) { return repeat_interleave(x[0], 3); },
-          o),
+          Opt(o).call("repeat_interleave", {{"repeats", 3}})),
   };
 }
 

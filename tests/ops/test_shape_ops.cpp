@@ -1,5 +1,7 @@
 // Shape ops: cat/stack family, repeat, flip, roll, tril/triu, constant_pad_nd,
 // broadcast_tensors, meshgrid, repeat_interleave and the view free functions.
+#include <nabla/ops/registry.h>
+
 #include "test_util.h"
 
 using namespace nabla;
@@ -289,4 +291,31 @@ TEST(ShapeOpsErrors, EveryPath) {
                {"repeat_interleave", "no dimensions"});
   expect_error([&] { repeat_interleave(x, 2, 2); },
                {"repeat_interleave", "dimension out of range"});
+}
+
+// The by-name forms whose arguments have alternatives (values are checked by the op table).
+TEST(ShapeOpsByName, AlternativeArguments) {
+  Tensor x = arange(6, kFloat).view({2, 3});
+  expect_error(
+      [&] {
+        ops::call("tensor_split", {x}, {{"sections", 2}, {"indices", S{1}}});
+      },
+      {"tensor_split", "exactly one of the attributes 'sections' and 'indices'"});
+  expect_error([&] { ops::call("hsplit", {x}); }, {"hsplit", "exactly one"});
+  EXPECT_EQ(ops::call("vsplit", {x}, {{"sections", 2}}).size(), 2u);
+  expect_error([&] { ops::call("repeat_interleave", {x}); },
+               {"repeat_interleave", "exactly one of them"});
+  Tensor reps = tensor({1, 2});
+  expect_error(
+      [&] {
+        ops::call("repeat_interleave", {x, reps}, {{"repeats", 2}});
+      },
+      {"repeat_interleave", "exactly one of them"});
+  EXPECT_EQ(shape(ops::call("repeat_interleave", {x, reps}, {{"dim", 0}})[0]), (S{3, 3}));
+  expect_error([&] { ops::call("zeros", {}); }, {"zeros", "'size' (int list) is required"});
+  expect_error([&] { ops::call("zeros", {x}, {{"size", S{2}}}); }, {"zeros", "expected 0"});
+  EXPECT_EQ(ops::call("full", {}, {{"size", S{2}}, {"fill_value", 7}})[0].scalar_type(), kLong);
+  EXPECT_EQ(ops::call("full", {}, {{"size", S{2}}, {"fill_value", 7.5}})[0].scalar_type(), kFloat);
+  EXPECT_EQ(shape(ops::call("eye", {}, {{"n", 2}})[0]), (S{2, 2}));
+  EXPECT_EQ(values(ops::call("squeeze", {ones({2, 1})}, {{"dim", 1}})[0]), (V{1, 1}));
 }
