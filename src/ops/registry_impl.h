@@ -10,6 +10,10 @@ namespace nabla::ops::registry {
 
 void add_unary_ops(std::vector<OpSchema>& table);
 void add_binary_ops(std::vector<OpSchema>& table);
+void add_index_ops(std::vector<OpSchema>& table);           // indexing_advanced.cpp
+void add_gather_scatter_ops(std::vector<OpSchema>& table);  // indexing_gather_scatter.cpp
+void add_masked_ops(std::vector<OpSchema>& table);          // indexing_masked.cpp
+void add_linalg_ops(std::vector<OpSchema>& table);
 
 /// A schema entry: `OpSchema{name, min, max, {attrs...}, fn}` spelled shorter.
 inline OpSchema op(std::string name, int min_inputs, int max_inputs, std::vector<AttrSpec> attrs,

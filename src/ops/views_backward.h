@@ -59,6 +59,18 @@ extern const Formula kSplitWithSizes;  // SplitWithSizesBackward0: dim
 /// needs no gradient. Call once per view op, after the view exists.
 std::shared_ptr<autograd::FormulaNode> record_view(const autograd::Formula& f, const Tensor& in,
                                                    const Tensor& out);
+/// The same with a typed node of `type` (record.h). TEMPORARY (issue 13, indexing
+/// helper): tracks `out` through the Formula overload above, then replaces the node it
+/// recorded with one of `type`; the views helper's typed version replaces this.
+template <class State>
+std::shared_ptr<autograd::OpNode<State>> record_view(const autograd::NodeType<State>& type,
+                                                     const Tensor& in, const Tensor& out) {
+  static constexpr autograd::Formula kTracking{"", nullptr};
+  if (!record_view(kTracking, in, out)) return nullptr;
+  auto node = autograd::record_node(type, {&in});
+  autograd::set_history(out, node);
+  return node;
+}
 /// The same for an op returning several views of `in` (split, unbind): one node, one
 /// output slot per view, in order; each view is refused in-place writes with grad.
 std::shared_ptr<autograd::FormulaNode> record_views(const autograd::Formula& f, const Tensor& in,
