@@ -1,18 +1,192 @@
 // Linear algebra ops: matmul and its special cases (dot, mv, mm, bmm), outer, addmm and
-// linear. Every product ends in the backend's gemm, which takes strided and batched
-// operands directly, so these ops only check arguments, shape views and allocate the
-// output once. Each product records itself (linalg_backward.cpp) right after its gemm.
-#include "autograd/formula.h"
+// linear, with their backward nodes and registry entries. Every product ends in the
+// backend's gemm, which takes strided and batched operands directly, so these ops only
+// check arguments, shape views and allocate the output once; each product records its
+// node right after its gemm.
+#include <tuple>
+
+#include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
-#include "ops/linalg_backward.h"
 #include "ops/op_utils.h"
+#include "ops/registry_impl.h"
 
 namespace nabla {
 
+using autograd::NodeType;
+using autograd::OpNode;
+using autograd::SavedVariable;
+using autograd::variable_list;
 using ops::empty_tensor;
 
 namespace {
+
+// ---- Backward ----------------------------------------------------------------------------
+// Formulas are written with differentiable ops, so create_graph gives higher orders.
+// Transposes are views and the backend's gemm takes strided operands, so each gradient
+// is one product into a fresh output, no copies.
+
+/// The operands of a product, each saved only when the other one needs a gradient.
+struct Operands {
+  SavedVariable self, other;
+  auto saved() { return std::tie(self, other); }
+};
+
+variable_list mm_backward(OpNode<Operands>& n, const variable_list& g) {
+  Tensor ga, gb;
+  if (n.needs_input_grad(0)) ga = g[0].mm(n.get(n.state.other).t());  // [n, m] @ [m, k]
+  if (n.needs_input_grad(1)) gb = n.get(n.state.self).t().mm(g[0]);   // [k, n] @ [n, m]
+  return {ga, gb};
+}
+constexpr NodeType<Operands> kMmBackward{"MmBackward0", mm_backward};
+
+variable_list bmm_backward(OpNode<Operands>& n, const variable_list& g) {
+  Tensor ga, gb;
+  if (n.needs_input_grad(0))  // [B, n, m] @ [B, m, k]
+    ga = g[0].bmm(n.get(n.state.other).transpose(1, 2));
+  if (n.needs_input_grad(1))  // [B, k, n] @ [B, n, m]
+    gb = n.get(n.state.self).transpose(1, 2).bmm(g[0]);
+  return {ga, gb};
+}
+constexpr NodeType<Operands> kBmmBackward{"BmmBackward0", bmm_backward};
+
+variable_list mv_backward(OpNode<Operands>& n, const variable_list& g) {
+  Tensor ga, gv;
+  if (n.needs_input_grad(0)) ga = g[0].outer(n.get(n.state.other));  // [n] x [k]
+  if (n.needs_input_grad(1)) gv = n.get(n.state.self).t().mv(g[0]);  // [k, n] @ [n]
+  return {ga, gv};
+}
+constexpr NodeType<Operands> kMvBackward{"MvBackward0", mv_backward};
+
+variable_list dot_backward(OpNode<Operands>& n, const variable_list& g) {
+  Tensor ga, gb;
+  if (n.needs_input_grad(0)) ga = g[0] * n.get(n.state.other);
+  if (n.needs_input_grad(1)) gb = g[0] * n.get(n.state.self);
+  return {ga, gb};
+}
+constexpr NodeType<Operands> kDotBackward{"DotBackward0", dot_backward};
+
+template <class State>
+std::shared_ptr<OpNode<State>> record_product(const NodeType<State>& type, const Tensor& a,
+                                              const Tensor& b, const Tensor& out) {
+  auto node = autograd::record_node(type, {&a, &b});
+  if (!node) return node;
+  if (node->needs_input_grad(1)) node->state.self = autograd::save(a);
+  if (node->needs_input_grad(0)) node->state.other = autograd::save(b);
+  autograd::set_history(out, node);
+  return node;
+}
+
+/// matmul's general case (BmmBackward0, as the bmm LibTorch runs there): the operands
+/// and their sizes, which broadcasting and vector operands make differ from g's.
+struct BatchedOperands {
+  SavedVariable self, other;
+  DimVector self_sizes, other_sizes;
+  auto saved() { return std::tie(self, other); }
+};
+
+// g [batch..., n, m]; a vector operand was taken as [1, k] (self) or [k, 1] (other). Each
+// gradient is the product at the broadcast batch shape, summed down to the operand's.
+variable_list batched_matmul_backward(OpNode<BatchedOperands>& n, const variable_list& g) {
+  const BatchedOperands& s = n.state;
+  Tensor ga, gb;
+  if (n.needs_input_grad(0)) {
+    Tensor b = n.get(s.other);
+    Tensor b3 = b.dim() == 1 ? b.unsqueeze(-1) : b;
+    DimVector a3_shape(s.self_sizes);
+    if (a3_shape.size() == 1) a3_shape.insert(a3_shape.begin(), 1);
+    ga = ops::sum_to(g[0].matmul(b3.transpose(-1, -2)), a3_shape).reshape(s.self_sizes);
+  }
+  if (n.needs_input_grad(1)) {
+    Tensor a = n.get(s.self);
+    Tensor a3 = a.dim() == 1 ? a.unsqueeze(0) : a;
+    DimVector b3_shape(s.other_sizes);
+    if (b3_shape.size() == 1) b3_shape.push_back(1);
+    gb = ops::sum_to(a3.transpose(-1, -2).matmul(g[0]), b3_shape).reshape(s.other_sizes);
+  }
+  return {ga, gb};
+}
+constexpr NodeType<BatchedOperands> kBatchedMatmulBackward{"BmmBackward0", batched_matmul_backward};
+
+/// addmm: mat1 and mat2 (each saved only when the other needs a gradient), the factors
+/// and self's sizes (self is at most 2-D and broadcast to the result).
+struct AddmmState {
+  SavedVariable mat1, mat2;
+  Scalar beta, alpha;
+  int64_t self_sizes[2] = {0, 0};
+  int64_t self_dim = 0;
+  bool mat2_transposed = false;  // mat2 is a transposed view (linear's weight.t())
+  auto saved() { return std::tie(mat1, mat2); }
+};
+
+// alpha * t, skipping the multiply (and its allocation) in the common alpha == 1.
+Tensor scaled(const Tensor& t, const Scalar& alpha) {
+  return alpha.toDouble() == 1 ? t : t * alpha;
+}
+
+// grad_self = beta g summed to self's shape; grad_mat1 = alpha g @ mat2^T;
+// grad_mat2 = alpha mat1^T @ g.
+variable_list addmm_backward(OpNode<AddmmState>& n, const variable_list& g) {
+  const AddmmState& s = n.state;
+  Tensor gs, g1, g2;
+  if (n.needs_input_grad(0))
+    gs = ops::sum_to(scaled(g[0], s.beta),
+                     IntArrayRef(s.self_sizes, static_cast<size_t>(s.self_dim)));
+  if (n.needs_input_grad(1)) g1 = scaled(g[0].mm(n.get(s.mat2).t()), s.alpha);  // [n,m] @ [m,k]
+  if (n.needs_input_grad(2)) {
+    // [k,n] @ [n,m]; when mat2 is a transposed view the same product is formed as
+    // (g^T @ mat1)^T, so the weight's gradient comes out contiguous (no copy in
+    // AccumulateGrad) and the gemm runs in the orientation LibTorch uses.
+    Tensor mat1 = n.get(s.mat1);
+    g2 = scaled(s.mat2_transposed ? g[0].t().mm(mat1).t() : mat1.t().mm(g[0]), s.alpha);
+  }
+  return {gs, g1, g2};
+}
+constexpr NodeType<AddmmState> kAddmmBackward{"AddmmBackward0", addmm_backward};
+
+void record_addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta,
+                  const Scalar& alpha, const Tensor& out) {
+  auto node = autograd::record_node(kAddmmBackward, {&self, &m1, &m2});
+  if (!node) return;
+  AddmmState& s = node->state;
+  s.beta = beta;
+  s.alpha = alpha;
+  s.self_dim = self.dim();
+  for (int64_t d = 0; d < self.dim(); ++d) s.self_sizes[d] = self.size(d);
+  s.mat2_transposed = m2.dim() == 2 && m2.size(1) > 1 && m2.stride(0) == 1;
+  if (node->needs_input_grad(2)) s.mat1 = autograd::save(m1);
+  if (node->needs_input_grad(1)) s.mat2 = autograd::save(m2);
+  autograd::set_history(out, node);
+}
+
+/// matmul's final reshapes: the input's sizes.
+struct ReshapeState {
+  DimVector self_sizes;
+};
+variable_list reshape_backward(OpNode<ReshapeState>& n, const variable_list& g) {
+  return {g[0].reshape(n.state.self_sizes)};
+}
+constexpr NodeType<ReshapeState> kUnsafeViewBackward{"UnsafeViewBackward0", reshape_backward};
+constexpr NodeType<ReshapeState> kSqueezeBackward3{"SqueezeBackward3", reshape_backward};
+
+// `t` (contiguous, the result of a product) seen with `shape`, recorded under LibTorch's
+// name for the reshape matmul ends with; without grad, a plain view.
+Tensor record_reshape(const NodeType<ReshapeState>& type, const Tensor& t, IntArrayRef shape) {
+  Tensor out = ops::make_view(t, shape, contiguous_strides(shape), t.storage_offset());
+  if (auto node = autograd::record_node(type, {&t})) {
+    node->state.self_sizes.assign(t.sizes().begin(), t.sizes().end());
+    autograd::set_history(out, node);
+  }
+  return out;
+}
+Tensor unsafe_view(const Tensor& t, IntArrayRef shape) {
+  return record_reshape(kUnsafeViewBackward, t, shape);
+}
+Tensor squeeze_first(const Tensor& t) {
+  return record_reshape(kSqueezeBackward3, t, t.sizes().slice(1, t.dim() - 1));
+}
+
+// ---- Forward ------------------------------------------------------------------------------
 
 // Checks shared by every product: defined, one device, one non-bool dtype.
 void check_operands(const Tensor& a, const Tensor& b, const char* op, const char* name_a,
@@ -40,7 +214,7 @@ Tensor mm_impl(const Tensor& a, const Tensor& b, const char* op) {
   check_mm_shapes(a, b, op);
   Tensor out = empty_tensor({a.size(0), b.size(1)}, a.scalar_type(), a.device());
   backend_for(a).gemm(out, a, b, 0, 1);
-  ops::record_mm(a, b, out);
+  record_product(kMmBackward, a, b, out);
   return out;
 }
 
@@ -56,7 +230,7 @@ Tensor mv_impl(const Tensor& a, const Tensor& v, const char* op) {
   backend_for(a).gemm(ops::make_view(out, {a.size(0), 1}, {1, 1}, 0), a,
                       ops::make_view(v, {v.size(0), 1}, {v.stride(0), 1}, v.storage_offset()), 0,
                       1);
-  ops::record_mv(a, v, out);
+  record_product(kMvBackward, a, v, out);
   return out;
 }
 
@@ -79,7 +253,7 @@ Tensor dot_impl(const Tensor& a, const Tensor& b, const char* op) {
                       ops::make_view(a, {1, a.size(0)}, {1, a.stride(0)}, a.storage_offset()),
                       ops::make_view(b, {b.size(0), 1}, {b.stride(0), 1}, b.storage_offset()), 0,
                       1);
-  ops::record_dot(a, b, out);
+  record_product(kDotBackward, a, b, out);
   return out;
 }
 
@@ -117,8 +291,11 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   if (!b_vec) result_shape.push_back(m);
   Tensor out = empty_tensor(out_shape, a.scalar_type(), a.device());
   backend_for(a).gemm(out, ops::expand_to(a3, a_shape), ops::expand_to(b3, b_shape), 0, 1);
-  ops::record_batched_matmul(a, b, out);
-  return ops::unsafe_view(out, result_shape);  // LibTorch's graph ends in UnsafeViewBackward0
+  if (auto node = record_product(kBatchedMatmulBackward, a, b, out)) {
+    node->state.self_sizes.assign(a.sizes().begin(), a.sizes().end());
+    node->state.other_sizes.assign(b.sizes().begin(), b.sizes().end());
+  }
+  return unsafe_view(out, result_shape);  // LibTorch's graph ends in UnsafeViewBackward0
 }
 
 Tensor matmul_impl(const Tensor& a, const Tensor& b) {
@@ -132,7 +309,7 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
   if (da == 1 && db == 1) return dot_impl(a, b, op);
   check_operands(a, b, op, "m1", "m2");
   if (da == 2 && db == 1) return mv_impl(a, b, op);
-  if (da == 1 && db == 2) return ops::squeeze_first(mm_impl(a.unsqueeze(0), b, op));
+  if (da == 1 && db == 2) return squeeze_first(mm_impl(a.unsqueeze(0), b, op));
   if (da == 2 && db == 2) return mm_impl(a, b, op);
 
   const int64_t k = a.size(-1), kb = db == 1 ? b.size(0) : b.size(-2);
@@ -146,9 +323,9 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
     int64_t rows = 1;
     for (int64_t s : lead) rows *= s;
     Tensor a2 = a.reshape({rows, k});
-    if (db == 1) return ops::unsafe_view(mv_impl(a2, b, op), lead);
+    if (db == 1) return unsafe_view(mv_impl(a2, b, op), lead);
     lead.push_back(b.size(1));
-    return ops::unsafe_view(mm_impl(a2, b, op), lead);
+    return unsafe_view(mm_impl(a2, b, op), lead);
   }
   return batched_matmul(a, b);
 }
@@ -170,7 +347,7 @@ Tensor addmm_impl(const Tensor& self, const Tensor& m1, const Tensor& m2, const 
   // beta == 0 must not read self (NaN there is ignored, as in LibTorch).
   if (beta.toDouble() != 0) backend_for(out).copy(out, ops::expand_to(self, shape));
   backend_for(out).gemm(out, m1, m2, beta, alpha);
-  ops::record_addmm(self, m1, m2, beta, alpha, out);
+  record_addmm(self, m1, m2, beta, alpha, out);
   return out;
 }
 
@@ -196,7 +373,7 @@ Tensor Tensor::bmm(const Tensor& mat2) const {
               sizes(), ", batch2 sizes ", mat2.sizes(), ")");
   Tensor out = empty_tensor({size(0), size(1), mat2.size(2)}, scalar_type(), device());
   backend_for(*this).gemm(out, *this, mat2, 0, 1);
-  ops::record_bmm(*this, mat2, out);
+  record_product(kBmmBackward, *this, mat2, out);
   return out;
 }
 
@@ -281,3 +458,33 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
 }
 
 }  // namespace nabla
+
+// ---- Registry entries ---------------------------------------------------------------------
+
+namespace nabla::ops {
+
+void registry::add_linalg_ops(std::vector<OpSchema>& t) {
+  using V = std::vector<Tensor>;
+#define NABLA_PRODUCT(name) \
+  t.push_back(              \
+      op(#name, 2, 2, {}, [](const V& x, const AttrReader&) -> V { return {x[0].name(x[1])}; }));
+  NABLA_PRODUCT(matmul)
+  NABLA_PRODUCT(mm)
+  NABLA_PRODUCT(bmm)
+  NABLA_PRODUCT(mv)
+  NABLA_PRODUCT(dot)
+  NABLA_PRODUCT(outer)
+#undef NABLA_PRODUCT
+  t.push_back(
+      op("addmm", 3, 3,
+         {attr("beta", AttrType::Double, int64_t(1)), attr("alpha", AttrType::Double, int64_t(1))},
+         [](const V& x, const AttrReader& a) -> V {
+           return {x[0].addmm(x[1], x[2], a.scalar("beta"), a.scalar("alpha"))};
+         }));
+  // linear(input, weight[, bias]).
+  t.push_back(op("linear", 2, 3, {}, [](const V& x, const AttrReader&) -> V {
+    return {nabla::linear(x[0], x[1], x.size() > 2 ? x[2] : Tensor())};
+  }));
+}
+
+}  // namespace nabla::ops

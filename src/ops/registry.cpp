@@ -28,6 +28,10 @@ const Table& table() {
     registry::add_composite_shape_ops(t.ops);
     registry::add_basic_ops(t.ops);
     registry::add_factory_ops(t.ops);
+    registry::add_index_ops(t.ops);
+    registry::add_gather_scatter_ops(t.ops);
+    registry::add_masked_ops(t.ops);
+    registry::add_linalg_ops(t.ops);
     for (const OpSchema& s : t.ops) {
       bool fresh = t.by_name.emplace(s.name, &s).second;
       NABLA_ASSERT(fresh, "ops registry: ", s.name, " is registered twice");

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 
-#include "autograd/formula.h"
 #include "nabla/autograd/autograd.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
@@ -239,14 +238,6 @@ void take_geometry(const Tensor& self, const Tensor& v) {
 }
 
 }  // namespace view_tracking
-
-std::shared_ptr<autograd::FormulaNode> record_view(const autograd::Formula& f, const Tensor& in,
-                                                   const Tensor& out) {
-  if (!view_tracking::track_view(in, out)) return nullptr;
-  auto node = autograd::make_node(f, {&in});
-  autograd::set_history(out, node);
-  return node;
-}
 
 void record_as_strided(const Tensor& in, const Tensor& out) {
   if (autograd::any_requires_grad(in))

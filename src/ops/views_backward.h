@@ -27,11 +27,6 @@
 
 #include "nabla/autograd/record.h"
 
-namespace nabla::autograd {
-struct Formula;
-class FormulaNode;
-}  // namespace nabla::autograd
-
 namespace nabla::ops {
 
 namespace view_tracking {
@@ -58,11 +53,6 @@ std::shared_ptr<autograd::OpNode<State>> record_view(const autograd::NodeType<St
   autograd::set_history(out, node);
   return node;
 }
-
-/// Transitional, for the indexing family's alias until it has typed states (issue 13):
-/// record_view for an old-style Formula. Delete with src/autograd/formula.h.
-std::shared_ptr<autograd::FormulaNode> record_view(const autograd::Formula& f, const Tensor& in,
-                                                   const Tensor& out);
 
 /// The same for an op returning several views of `in` (split, unbind): one node, one
 /// output slot per view, in order; each view is refused in-place writes with grad.

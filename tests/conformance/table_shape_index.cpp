@@ -59,6 +59,49 @@ Gen scatter_samples() {
   };
 }
 
+// `gen`'s samples without their last input (scatter with a value instead of src).
+Gen drop_last(Gen gen) {
+  return [gen](Rng& rng, ScalarType t) {
+    Samples out;
+    for (Sample& s : gen(rng, t)) {
+      s.inputs.pop_back();
+      out.push_back(sample_of(s.inputs));
+    }
+    return out;
+  };
+}
+
+// (self, index, values) for index_put along dim 0: distinct rows (a repeated one is
+// written once but gets the values' gradient twice, as in LibTorch) with values of the
+// indexing result's shape, and repeated rows with broadcast values (for accumulate).
+Gen index_put_samples(bool distinct) {
+  return [distinct](Rng& rng, ScalarType t) {
+    if (distinct)
+      return Samples{
+          sample_of({make(rng, {4, 5}, t), make_permutation(rng, 4).narrow(0, 0, 3),
+                     make(rng, {3, 5}, t)}),
+          sample_of(
+              {make(rng, {4, 5}, t), make_permutation(rng, 4).narrow(0, 0, 2), make(rng, {5}, t)}),
+      };
+    return Samples{
+        sample_of({make(rng, {5, 3}, t), make_index(rng, {8}, 5), make(rng, {3}, t)}),
+        sample_of({make(rng, {5, 3}, t), make_index(rng, {2, 4}, 5), make(rng, {2, 4, 3}, t)}),
+    };
+  };
+}
+
+// Tensors with some zero elements (the values of nonzero's samples).
+Gen with_zeros() {
+  return [](Rng& rng, ScalarType t) {
+    Samples out;
+    for (Shape shape : {Shape{3, 4}, Shape{}, Shape{0, 3}, Shape{2, 3, 4}})
+      out.push_back(sample_of({make(rng, shape, t).masked_fill(make_bool(rng, shape), 0)}));
+    out.push_back(sample_of(
+        {make_layout(rng, {4, 5}, t, kAny, L::Transposed).masked_fill(make_bool(rng, {4, 5}), 0)}));
+    return out;
+  };
+}
+
 Gen masked_samples() {
   return [](Rng& rng, ScalarType t) {
     return Samples{
@@ -68,6 +111,18 @@ Gen masked_samples() {
         sample_of({make(rng, {}, t), make_bool(rng, {})}),
         sample_of({make(rng, {0, 3}, t), make_bool(rng, {3})}),
     };
+  };
+}
+
+// masked_samples() with a 0-d value tensor of the same dtype as a third input.
+Gen masked_value_samples() {
+  return [](Rng& rng, ScalarType t) {
+    Samples out;
+    for (Sample& s : masked_samples()(rng, t)) {
+      s.inputs.push_back(make(rng, {}, t));
+      out.push_back(sample_of(s.inputs));
+    }
+    return out;
   };
 }
 
@@ -313,10 +368,12 @@ std::vector<OpEntry> index_entries() {
   return {
       op(
           g, "index_select", with_index({4, 5}, {3}, 5),
-          [](const auto& x) { return x[0].index_select(1, x[1]); }, o),
+          [](const auto& x) { return x[0].index_select(1, x[1]); },
+          Opt(o).call("index_select", {{"dim", 1}})),
       op(
           g, "index_select_dim0_transposed", with_index({4, 5}, {6}, 4, L::Transposed),
-          [](const auto& x) { return x[0].index_select(0, x[1]); }, o),
+          [](const auto& x) { return x[0].index_select(0, x[1]); },
+          Opt(o).call("index_select", {{"dim", 0}})),
       op(
           g, "index_select_0d", with_index({}, {2}, 1),
           [](const auto& x) { return x[0].index_select(0, x[1]); },
@@ -327,7 +384,8 @@ std::vector<OpEntry> index_entries() {
           [](const auto& x) { return x[0].index_select(0, x[1].add(4)); },
           Opt(o).throws("index_select")),
       op(
-          g, "gather", gather_samples(), [](const auto& x) { return x[0].gather(1, x[1]); }, o),
+          g, "gather", gather_samples(), [](const auto& x) { return x[0].gather(1, x[1]); },
+          Opt(o).call("gather", {{"dim", 1}})),
       op(
           g, "gather_free", gather_samples(),
           [](const auto& x) { return gather(x[0], -1, x[1].clamp_max(2)); }, o),
@@ -336,10 +394,12 @@ std::vector<OpEntry> index_entries() {
           [](const auto& x) { return x[0].gather(1, x[1].add(5)); }, Opt(o).throws("gather")),
       op(
           g, "scatter", scatter_samples(),
-          [](const auto& x) { return x[0].scatter(1, x[1], x[2]); }, o),
+          [](const auto& x) { return x[0].scatter(1, x[1], x[2]); },
+          Opt(o).call("scatter", {{"dim", 1}})),
       op(
-          g, "scatter_value", scatter_samples(),
-          [](const auto& x) { return x[0].scatter(1, x[1], 2); }, o),
+          g, "scatter_value", drop_last(scatter_samples()),
+          [](const auto& x) { return x[0].scatter(1, x[1], 2); },
+          Opt(o).call("scatter", {{"dim", 1}, {"value", 2}})),
       op(
           g, "scatter_", scatter_samples(),
           [](const auto& x) {
@@ -356,6 +416,10 @@ std::vector<OpEntry> index_entries() {
           },
           sum),
       op(
+          g, "scatter_add_src", scatter_samples(),
+          [](const auto& x) { return x[0].scatter_add(1, x[1], x[2]); },
+          Opt(sum).call("scatter_add", {{"dim", 1}})),
+      op(
           g, "scatter_add_duplicates", with_index({2, 6}, {2, 9}, 6),
           [](const auto& x) {
             return x[0].scatter_add(1, x[1], x[1].to(x[0].scalar_type()).mul(0.5));
@@ -371,18 +435,24 @@ std::vector<OpEntry> index_entries() {
           sum),
       op(
           g, "masked_select", masked_samples(),
-          [](const auto& x) { return x[0].masked_select(x[1]); }, o),
+          [](const auto& x) { return x[0].masked_select(x[1]); }, Opt(o).call("masked_select")),
       op(
           g, "masked_fill", masked_samples(),
-          [](const auto& x) { return x[0].masked_fill(x[1], 7); }, o),
+          [](const auto& x) { return x[0].masked_fill(x[1], 7); },
+          Opt(o).call("masked_fill", {{"value", 7}})),
       op(
           g, "masked_fill_float", masked_samples(),
           [](const auto& x) { return x[0].masked_fill(x[1], -0.5); },
-          Opt(o).differs("masked_fill of a uint8 tensor with -0.5: LibTorch rejects the overflow, "
-                         "nabla accepts")),
+          Opt(o)
+              .differs("masked_fill of a uint8 tensor with -0.5: LibTorch rejects the overflow, "
+                       "nabla accepts")
+              .call("masked_fill", {{"value", -0.5}})),
       op(
           g, "masked_fill_tensor", masked_samples(),
           [](const auto& x) { return x[0].masked_fill(x[1], x[0].sum().mul(0).add(3)); }, o),
+      op(
+          g, "masked_fill_value_tensor", masked_value_samples(),
+          [](const auto& x) { return x[0].masked_fill(x[1], x[2]); }, Opt(o).call("masked_fill")),
       op(
           g, "masked_fill_", masked_samples(),
           [](const auto& x) {
@@ -393,6 +463,9 @@ std::vector<OpEntry> index_entries() {
           o),
       op(
           g, "nonzero", masked_samples(), [](const auto& x) { return x[0].gt(0).nonzero(); }, o),
+      op(
+          g, "nonzero_values", with_zeros(), [](const auto& x) { return x[0].nonzero(); },
+          Opt(o).call("nonzero")),
       // TensorIndex: Slice and None are spelled per library, so these use op2.
       op2(
           g, "index_slice_int", s3i(),
@@ -416,7 +489,7 @@ std::vector<OpEntry> index_entries() {
           o),
       op(
           g, "index_tensor", with_index({4, 5}, {3}, 4),
-          [](const auto& x) { return x[0].index({x[1]}); }, o),
+          [](const auto& x) { return x[0].index({x[1]}); }, Opt(o).call("index")),
       op(
           g, "index_mask", masked_samples(), [](const auto& x) { return x[0].index({x[1]}); }, o),
       op(
@@ -487,6 +560,28 @@ std::vector<OpEntry> index_entries() {
             return x[0].index_put(l, x[0].select(0, 1), true);
           },
           Opt().dtypes(kFloatsAndLong)),
+      op2(
+          g, "index_put_values", index_put_samples(true),
+          [](const auto& x) {
+            return x[0].index_put(std::vector<nabla::optional<NTensor>>{x[1]}, x[2]);
+          },
+          [](const auto& x) {
+            c10::List<c10::optional<TTensor>> l;
+            l.push_back(x[1]);
+            return x[0].index_put(l, x[2]);
+          },
+          Opt(o).call("index_put")),
+      op2(
+          g, "index_put_values_accumulate", index_put_samples(false),
+          [](const auto& x) {
+            return x[0].index_put(std::vector<nabla::optional<NTensor>>{x[1]}, x[2], true);
+          },
+          [](const auto& x) {
+            c10::List<c10::optional<TTensor>> l;
+            l.push_back(x[1]);
+            return x[0].index_put(l, x[2], true);
+          },
+          Opt(sum).call("index_put", {{"accumulate", true}})),
   };
 }
 

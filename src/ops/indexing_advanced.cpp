@@ -1,5 +1,7 @@
-// Indexing ops: Tensor::index / index_put_ with TensorIndex lists and index-tensor lists,
-// index_select, gather, scatter(_add), masked_select/masked_fill and nonzero.
+// Advanced indexing: Tensor::index / index_put(_) with TensorIndex lists and with
+// index-tensor lists, with their backward nodes (AliasBackward0, IndexBackward0,
+// IndexPutBackward0) and registry entries. Shared helpers and the notes on autograd and
+// repeated indices: ops/indexing_utils.h.
 //
 // Note [Basic vs advanced indexing]
 // Integers, Slices, None and Ellipsis ("basic" indices) only change the geometry, so the
@@ -7,32 +9,26 @@
 // writes to self. Index tensors ("advanced" indices) pick arbitrary elements, so reading
 // gives a copy and writing goes element by element (index_put_). A TensorIndex list is
 // applied in two steps, as LibTorch does: the basic indices first (a view), then the
-// index tensors, recorded at the dims of that view they apply to.
-//
-// Index values live on the host: the ops read them to bounds-check (and to linearize
-// advanced indices) before any kernel runs, so kernels never see a bad index.
-//
-// Autograd: each op computes its result with grad mode off (its internal views and
-// copies are bookkeeping) and then records one node (ops/indexing_backward.h). In-place
-// variants on tensors taking part in autograd compute the out-of-place op and rebase
-// self's history (ops::assign_with_history). index_put_ with a TensorIndex list writes
-// through the view the basic indices make, as LibTorch does, so its gradient reaches
-// self through CopySlices (Note [Views and in-place]).
+// index tensors, recorded at the dims of that view they apply to. index_put_ with a
+// TensorIndex list writes through the view the basic indices make, as LibTorch does, so
+// its gradient reaches self through CopySlices (Note [Views and in-place]).
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <tuple>
 
-#include "autograd/formula.h"
-#include "nabla/autograd/grad_mode.h"
 #include "nabla/ops/functions.h"
-#include "ops/indexing_backward.h"
-#include "ops/op_utils.h"
-#include "ops/views_backward.h"
+#include "ops/indexing_utils.h"
+#include "ops/registry_impl.h"
 
 namespace nabla {
 
+using autograd::NodeType;
+using autograd::OpNode;
+using autograd::SavedVariable;
+using autograd::variable_list;
 using ops::empty_tensor;
-using ops::wrap_dim;
+using namespace ops::indexing;
 
 TensorIndex::TensorIndex(const char* s) : kind_(Kind::Ellipsis) {
   NABLA_CHECK(s != nullptr && std::strcmp(s, "...") == 0,
@@ -41,36 +37,6 @@ TensorIndex::TensorIndex(const char* s) : kind_(Kind::Ellipsis) {
 }
 
 namespace {
-
-bool is_mask_dtype(ScalarType t) { return t == kBool || t == kByte; }
-
-// Gather/scatter treat a 0-d tensor as having one dim of size 1 (LibTorch's
-// ensure_nonempty_dim / ensure_nonempty_size).
-int64_t nonempty_dim(const Tensor& t) { return std::max<int64_t>(t.dim(), 1); }
-int64_t nonempty_size(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.size(d); }
-// t.reshape(shape) that also takes a 0-d `t` (Tensor::view rejects 0-d inputs today).
-Tensor reshape_any(const Tensor& t, IntArrayRef shape) {
-  if (t.dim() != 0) return t.reshape(shape);
-  DimVector sz(shape.begin(), shape.end());
-  for (int64_t& s : sz) s = s == -1 ? 1 : s;
-  NABLA_CHECK(checked_numel(sz, "reshape") == 1, "reshape: shape ", shape,
-              " is invalid for input of size 1");
-  return ops::make_view(t, sz, DimVector(sz.size(), 1), t.storage_offset());
-}
-Tensor as_1d_if_scalar(const Tensor& t) { return t.dim() == 0 ? reshape_any(t, {1}) : t; }
-
-// Raises unless every value of the int64 tensor `index` lies in [0, size).
-void check_index_values(const Tensor& index, int64_t size, int64_t dim, const char* op) {
-  // Broadcast (stride 0) dims repeat the same values: check one copy of them.
-  DimVector distinct(index.sizes().begin(), index.sizes().end());
-  for (int64_t d = 0; d < index.dim(); ++d)
-    if (index.stride(d) == 0) distinct[static_cast<size_t>(d)] = 1;
-  Tensor c = ops::make_view(index, distinct, index.strides(), index.storage_offset()).contiguous();
-  const int64_t* p = c.data_ptr<int64_t>();
-  for (int64_t i = 0, n = c.numel(); i < n; ++i)
-    NABLA_CHECK(p[i] >= 0 && p[i] < size, op, ": index ", p[i], " is out of bounds for dimension ",
-                dim, " with size ", size);
-}
 
 // The dims of `self` a mask of `mask`'s shape at dim `pos` covers must match it exactly.
 void check_mask_shape(const Tensor& self, const Tensor& mask, int64_t pos) {
@@ -383,17 +349,61 @@ bool broadcasts_to(IntArrayRef from, IntArrayRef to) {
   return true;
 }
 
-const Tensor& check_defined_self(const Tensor& t, const char* op) {
-  ops::check_defined(t, op);
-  return t;
+// ---- Backward ----------------------------------------------------------------------------
+// Index tensors are never differentiated; an index list is saved as one SavedVariable per
+// entry, undefined for a whole dim.
+
+void save_indices(std::vector<SavedVariable>& saved, const IndexList& indices) {
+  saved.reserve(indices.size());
+  for (const auto& t : indices) saved.push_back(autograd::save(t.has_value() ? *t : Tensor()));
+}
+template <class State>
+IndexList unpack_indices(OpNode<State>& n, const std::vector<SavedVariable>& saved) {
+  IndexList out;
+  out.reserve(saved.size());
+  for (const SavedVariable& v : saved) {
+    Tensor t = n.get(v);
+    out.emplace_back(t.defined() ? optional<Tensor>(t) : nullopt);
+  }
+  return out;
 }
 
-// An in-place write that records nothing must still keep the view rules (e.g. a view
-// made under no_grad of a base that requires grad may not be written with grad on).
-void check_plain_write(const Tensor& self, const char* op) {
-  if (GradMode::is_enabled() && self.unsafeGetTensorImpl()->autograd_meta())
-    ops::check_inplace_autograd(self, op);
+// x.index({"..."}): the result is self seen whole, a view like any other.
+struct AliasState {};
+variable_list alias_backward(OpNode<AliasState>&, const variable_list& g) { return {g[0]}; }
+constexpr NodeType<AliasState> kAliasBackward{"AliasBackward0", alias_backward};
+
+struct IndexState {
+  std::vector<SavedVariable> indices;
+  DimVector self_sizes;
+  auto saved() { return std::tie(indices); }
+};
+// grad_self [self] = zeros.index_put(indices, g [index result], accumulate)
+// (Note [Gradients of repeated indices]).
+variable_list index_backward(OpNode<IndexState>& n, const variable_list& g) {
+  IndexList idx = unpack_indices(n, n.state.indices);
+  return {zeros_like_of(n.state.self_sizes, g[0]).index_put(idx, g[0], /*accumulate=*/true)};
 }
+constexpr NodeType<IndexState> kIndexBackward{"IndexBackward0", index_backward};
+
+struct IndexPutState {
+  std::vector<SavedVariable> indices;  // empty when no formula reads them
+  DimVector values_sizes;
+  bool accumulate = false;
+  auto saved() { return std::tie(indices); }
+};
+// grad_self = g with the written positions zeroed (kept when accumulating);
+// grad_values = g [index result] summed to values' shape.
+variable_list index_put_backward(OpNode<IndexPutState>& n, const variable_list& g) {
+  IndexList idx = unpack_indices(n, n.state.indices);
+  Tensor gs, gv;
+  if (n.needs_input_grad(0))
+    gs = n.state.accumulate ? g[0]
+                            : g[0].index_put(idx, zeros_like_of({}, g[0]), /*accumulate=*/false);
+  if (n.needs_input_grad(1)) gv = ops::sum_to(g[0].index(idx), n.state.values_sizes);
+  return {gs, gv};
+}
+constexpr NodeType<IndexPutState> kIndexPutBackward{"IndexPutBackward0", index_put_backward};
 
 }  // namespace
 
@@ -405,7 +415,7 @@ Tensor Tensor::index(ArrayRef<TensorIndex> indices) const {
   if (any_defined(tensor_indices)) return result.index(tensor_indices);
   if (result.is_same(*this)) {
     Tensor alias = ops::make_view(*this, sizes(), strides(), storage_offset());
-    ops::record_alias(*this, alias);
+    ops::record_view(kAliasBackward, *this, alias);  // Note [Views and in-place]
     return alias;
   }
   return result;
@@ -430,7 +440,11 @@ Tensor Tensor::index(const std::vector<optional<Tensor>>& indices) const {
     return flat.view(a.result_shape());
   });
   if (!any_index) return clone();
-  ops::record_index(*this, indices, out);
+  if (auto node = autograd::record_node(kIndexBackward, {this})) {
+    node->state.self_sizes.assign(sizes().begin(), sizes().end());
+    save_indices(node->state.indices, indices);
+    autograd::set_history(out, node);
+  }
   return out;
 }
 
@@ -478,7 +492,13 @@ Tensor Tensor::index_put(const std::vector<optional<Tensor>>& indices, const Ten
     o.index_put_(indices, values, accumulate);
     return o;
   });
-  ops::record_index_put(*this, indices, values, accumulate, out);
+  if (auto node = autograd::record_node(kIndexPutBackward, {this, &values})) {
+    node->state.accumulate = accumulate;
+    node->state.values_sizes.assign(values.sizes().begin(), values.sizes().end());
+    // Without accumulation self's gradient reads the indices too.
+    if (!accumulate || autograd::requires_grad(values)) save_indices(node->state.indices, indices);
+    autograd::set_history(out, node);
+  }
   return out;
 }
 
@@ -527,281 +547,40 @@ const Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices,
   return index_put_(ArrayRef<TensorIndex>(indices.begin(), indices.size()), value);
 }
 
-// ---- index_select / gather / scatter ----------------------------------------------------
-
-Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
-  check_defined_self(*this, "index_select");
-  ops::check_defined(index, "index_select (index)");
-  ops::check_same_device(*this, index, "index_select");
-  int64_t d = wrap_dim(dim, this->dim(), "index_select");
-  NABLA_CHECK(index.scalar_type() == kLong || index.scalar_type() == kInt,
-              "index_select(): Expected dtype int32 or int64 for index, got ", index.scalar_type());
-  NABLA_CHECK(index.dim() <= 1, "index_select(): Index is supposed to be a vector, got sizes ",
-              index.sizes());
-  Tensor idx = reshape_any(ops::cast(index, kLong).contiguous(), {-1});
-  Tensor self1 = as_1d_if_scalar(*this);
-  check_index_values(idx, self1.size(d), d, "index_select()");
-  Tensor out;
-  if (this->dim() == 0) {
-    NABLA_CHECK(idx.numel() == 1, "index_select(): Index to scalar can have only 1 value, got ",
-                idx.numel(), " value(s)");
-    out = no_grad([&] { return clone(); });
-  } else {
-    DimVector shape(sizes().begin(), sizes().end());
-    shape[d] = idx.numel();
-    out = empty_tensor(shape, scalar_type(), device());
-    backend_for(*this).index_select(out, *this, d, idx);
-  }
-  ops::record_index_select(*this, d, idx, out);
-  return out;
-}
-
-namespace {
-
-// Shared checks of gather/scatter: int64 index with self's number of dims, no larger
-// than self outside `dim` (and than src everywhere, when given). Returns the wrapped dim.
-int64_t check_gather_scatter(const Tensor& self, int64_t dim, const Tensor& index,
-                             const Tensor* src, const char* op) {
-  check_defined_self(self, op);
-  ops::check_defined(index, op);
-  ops::check_same_device(self, index, op);
-  int64_t d = wrap_dim(dim, self.dim(), op);
-  NABLA_CHECK(index.scalar_type() == kLong, op, ": Expected dtype int64 for index, got ",
-              index.scalar_type());
-  NABLA_CHECK(nonempty_dim(index) == nonempty_dim(self), op,
-              ": Index tensor must have the same number of dimensions as self tensor (index sizes ",
-              index.sizes(), ", self sizes ", self.sizes(), ")");
-  if (src) {
-    NABLA_CHECK(
-        nonempty_dim(index) == nonempty_dim(*src), op,
-        ": Index tensor must have the same number of dimensions as src tensor (index sizes ",
-        index.sizes(), ", src sizes ", src->sizes(), ")");
-  }
-  for (int64_t k = 0; k < nonempty_dim(self); ++k) {
-    bool ok = k == d || nonempty_size(index, k) <= nonempty_size(self, k);
-    if (src) ok = ok && nonempty_size(index, k) <= nonempty_size(*src, k);
-    NABLA_CHECK(ok, op, ": Expected index ", index.sizes(), " to be smaller than self ",
-                self.sizes(), " apart from dimension ", d,
-                src ? str(" and to be smaller size than src ", src->sizes()) : std::string());
-  }
-  check_index_values(index, nonempty_size(self, d), d, op);
-  return d;
-}
-
-const Tensor& scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                           bool accumulate, const char* op) {
-  ops::check_defined(src, op);
-  NABLA_CHECK(src.scalar_type() == self.scalar_type(), op,
-              ": Expected self.dtype to be equal to src.dtype (self ", self.scalar_type(), ", src ",
-              src.scalar_type(), ")");
-  int64_t d = check_gather_scatter(self, dim, index, &src, op);
-  Tensor s = src.impl()->storage() == self.impl()->storage() ? src.clone() : src;
-  backend_for(self).scatter(as_1d_if_scalar(self), d, as_1d_if_scalar(index), as_1d_if_scalar(s),
-                            accumulate);
-  ops::bump_version(self);
-  return self;
-}
-
-const Tensor& scatter_value_impl(const Tensor& self, int64_t dim, const Tensor& index,
-                                 const Scalar& value, const char* op) {
-  int64_t d = check_gather_scatter(self, dim, index, nullptr, op);
-  Tensor idx = as_1d_if_scalar(index);
-  Tensor src = ops::scalar_tensor(value, self.scalar_type(), self.device()).expand(idx.sizes());
-  backend_for(self).scatter(as_1d_if_scalar(self), d, idx, src, false);
-  ops::bump_version(self);
-  return self;
-}
-
-}  // namespace
-
-Tensor Tensor::gather(int64_t dim, const Tensor& index, bool) const {
-  int64_t d = check_gather_scatter(*this, dim, index, nullptr, "gather()");
-  Tensor out = empty_tensor(index.sizes(), scalar_type(), device());
-  backend_for(*this).gather(as_1d_if_scalar(out), as_1d_if_scalar(*this), d,
-                            as_1d_if_scalar(index));
-  ops::record_gather(*this, d, index, out);
-  return out;
-}
-
-const Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) const {
-  if (autograd::any_requires_grad(*this, src))
-    return ops::assign_with_history(*this, scatter(dim, index, src), "scatter_()");
-  check_plain_write(*this, "scatter_()");
-  return scatter_impl(*this, dim, index, src, false, "scatter_()");
-}
-const Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) const {
-  if (autograd::any_requires_grad(*this))
-    return ops::assign_with_history(*this, scatter(dim, index, value), "scatter_()");
-  check_plain_write(*this, "scatter_()");
-  return scatter_value_impl(*this, dim, index, value, "scatter_()");
-}
-const Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const {
-  if (autograd::any_requires_grad(*this, src))
-    return ops::assign_with_history(*this, scatter_add(dim, index, src), "scatter_add_()");
-  check_plain_write(*this, "scatter_add_()");
-  return scatter_impl(*this, dim, index, src, true, "scatter_add_()");
-}
-Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
-  Tensor out = no_grad([&] { return check_defined_self(*this, "scatter()").clone(); });
-  scatter_impl(out, dim, index, src, false, "scatter()");
-  ops::record_scatter(*this, wrap_dim(dim, this->dim(), "scatter()"), index, src, false, out);
-  return out;
-}
-Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value) const {
-  Tensor out = no_grad([&] { return check_defined_self(*this, "scatter()").clone(); });
-  scatter_value_impl(out, dim, index, value, "scatter()");
-  ops::record_scatter(*this, wrap_dim(dim, this->dim(), "scatter()"), index, Tensor(), false, out);
-  return out;
-}
-Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
-  Tensor out = no_grad([&] { return check_defined_self(*this, "scatter_add()").clone(); });
-  scatter_impl(out, dim, index, src, true, "scatter_add()");
-  ops::record_scatter(*this, wrap_dim(dim, this->dim(), "scatter_add()"), index, src, true, out);
-  return out;
-}
-
-// ---- masks ---------------------------------------------------------------------------------
-
-namespace {
-
-void check_mask(const Tensor& self, const Tensor& mask, const char* op) {
-  check_defined_self(self, op);
-  ops::check_defined(mask, op);
-  ops::check_same_device(self, mask, op);
-  NABLA_CHECK(is_mask_dtype(mask.scalar_type()), op,
-              ": expected a boolean (or uint8) mask, but got mask with dtype ", mask.scalar_type());
-}
-
-// Checks an in-place masked fill: the mask must broadcast to self's shape.
-void check_masked_fill_(const Tensor& self, const Tensor& mask) {
-  check_mask(self, mask, "masked_fill_");
-  DimVector shape = ops::broadcast_shapes(self.sizes(), mask.sizes(), "masked_fill_");
-  NABLA_CHECK(shape == self.sizes(), "masked_fill_: output with shape ", self.sizes(),
-              " doesn't match the broadcast shape ", shape);
-}
-
-Tensor fill_value(const Tensor& value, const char* op) {
-  ops::check_defined(value, op);
-  NABLA_CHECK(value.dim() == 0, op,
-              ": only supports a 0-dimensional value tensor, but got tensor "
-              "with ",
-              value.dim(), " dimension(s).");
-  return value;
-}
-
-Tensor masked_select_impl(const Tensor& self, const Tensor& mask) {
-  check_mask(self, mask, "masked_select");
-  DimVector shape = ops::broadcast_shapes(self.sizes(), mask.sizes(), "masked_select");
-  // Row-major positions of the true mask elements in the broadcast shape, then one
-  // index_select over self flattened to that shape.
-  Tensor m = ops::cast(mask, kBool).expand(shape).contiguous();
-  const bool* mp = m.data_ptr<bool>();
-  const int64_t n = m.numel();
-  int64_t count = 0;
-  for (int64_t i = 0; i < n; ++i) count += mp[i];
-  Tensor pos = empty_tensor({count}, kLong, self.device());
-  int64_t* pp = pos.data_ptr<int64_t>();
-  for (int64_t i = 0; i < n; ++i)
-    if (mp[i]) *pp++ = i;
-  Tensor out = empty_tensor({count}, self.scalar_type(), self.device());
-  Tensor flat = reshape_any(self.expand(shape), {-1});
-  backend_for(self).index_select(out, flat, 0, pos);
-  return out;
-}
-
-}  // namespace
-
-Tensor Tensor::masked_select(const Tensor& mask) const {
-  Tensor out = no_grad([&] { return masked_select_impl(*this, mask); });
-  ops::record_masked_select(*this, mask, out);
-  return out;
-}
-
-const Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) const {
-  check_masked_fill_(*this, mask);
-  if (autograd::any_requires_grad(*this))
-    return ops::assign_with_history(*this, masked_fill(mask, value), "masked_fill_");
-  check_plain_write(*this, "masked_fill_");
-  Tensor v = ops::scalar_tensor(value, scalar_type(), device()).expand(sizes());
-  // where(mask, value, self) written over self: each element reads only itself.
-  backend_for(*this).where(*this, ops::cast(mask, kBool).expand(sizes()), v, *this);
-  ops::bump_version(*this);
-  return *this;
-}
-
-const Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) const {
-  Scalar v = fill_value(value, "masked_fill_").item();
-  if (!autograd::any_requires_grad(*this, value)) return masked_fill_(mask, v);
-  check_masked_fill_(*this, mask);
-  return ops::assign_with_history(*this, masked_fill(mask, value), "masked_fill_");
-}
-
-Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
-  check_mask(*this, mask, "masked_fill");
-  DimVector shape = ops::broadcast_shapes(sizes(), mask.sizes(), "masked_fill");
-  Tensor out = empty_tensor(shape, scalar_type(), device());
-  Tensor v = ops::scalar_tensor(value, scalar_type(), device()).expand(shape);
-  Tensor self_b = no_grad([&] { return expand(shape); });
-  backend_for(*this).where(out, ops::cast(mask, kBool).expand(shape), v, self_b);
-  ops::record_masked_fill(*this, mask, Tensor(), out);
-  return out;
-}
-
-Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
-  Scalar v = fill_value(value, "masked_fill").item();
-  Tensor out = no_grad([&] { return masked_fill(mask, v); });
-  ops::record_masked_fill(*this, mask, value, out);
-  return out;
-}
-
-Tensor Tensor::nonzero() const {
-  check_defined_self(*this, "nonzero");
-  Tensor b = to(kBool).contiguous();
-  const bool* p = b.data_ptr<bool>();
-  const int64_t n = b.numel(), nd = dim();
-  int64_t count = 0;
-  for (int64_t i = 0; i < n; ++i) count += p[i];
-  Tensor out = empty_tensor({count, nd}, kLong, device());
-  int64_t* o = out.data_ptr<int64_t>();
-  DimVector coord(nd, 0);
-  for (int64_t i = 0; i < n; ++i) {
-    if (p[i]) {
-      std::copy(coord.begin(), coord.end(), o);
-      o += nd;
-    }
-    for (int64_t d = nd - 1; d >= 0; --d) {  // odometer step to element i + 1
-      if (++coord[d] < sizes()[d]) break;
-      coord[d] = 0;
-    }
-  }
-  return out;
-}
-
-// ---- free functions --------------------------------------------------------------------------
-
-Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
-  return x.index_select(dim, index);
-}
-Tensor gather(const Tensor& x, int64_t dim, const Tensor& index, bool sparse_grad) {
-  return x.gather(dim, index, sparse_grad);
-}
-Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
-  return x.scatter(dim, index, src);
-}
-Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
-  return x.scatter(dim, index, value);
-}
-Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
-  return x.scatter_add(dim, index, src);
-}
 Tensor index_put(const Tensor& x, const std::vector<optional<Tensor>>& indices,
                  const Tensor& values, bool accumulate) {
   return x.index_put(indices, values, accumulate);
 }
-Tensor masked_select(const Tensor& x, const Tensor& mask) { return x.masked_select(mask); }
-Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
-  return x.masked_fill(mask, value);
-}
-Tensor nonzero(const Tensor& x) { return x.nonzero(); }
 
 }  // namespace nabla
+
+// ---- Registry entries ---------------------------------------------------------------------
+
+namespace nabla::ops {
+namespace {
+
+using V = std::vector<Tensor>;
+
+// Index tensors given as inputs [first, last): an undefined one takes its whole dim.
+IndexList index_inputs(const V& x, size_t first, size_t last) {
+  IndexList out;
+  for (size_t i = first; i < last; ++i)
+    out.emplace_back(x[i].defined() ? optional<Tensor>(x[i]) : nullopt);
+  return out;
+}
+
+}  // namespace
+
+void registry::add_index_ops(std::vector<OpSchema>& t) {
+  // index(self, indices...) and index_put(self, indices..., values), LibTorch's order.
+  t.push_back(op("index", 1, -1, {}, [](const V& x, const AttrReader&) -> V {
+    return {x[0].index(index_inputs(x, 1, x.size()))};
+  }));
+  t.push_back(
+      op("index_put", 2, -1, {attr("accumulate", AttrType::Bool, false)},
+         [](const V& x, const AttrReader& a) -> V {
+           return {x[0].index_put(index_inputs(x, 1, x.size() - 1), x.back(), a.b("accumulate"))};
+         }));
+}
+
+}  // namespace nabla::ops
