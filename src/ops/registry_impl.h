@@ -10,6 +10,14 @@ namespace nabla::ops::registry {
 
 void add_unary_ops(std::vector<OpSchema>& table);
 void add_binary_ops(std::vector<OpSchema>& table);
+void add_reduction_ops(std::vector<OpSchema>& table);
+void add_reduce_stats_ops(std::vector<OpSchema>& table);
+void add_sort_ops(std::vector<OpSchema>& table);
+void add_composite_reduce_ops(std::vector<OpSchema>& table);
+void add_composite_order_ops(std::vector<OpSchema>& table);
+void add_composite_math_ops(std::vector<OpSchema>& table);
+void add_special_function_ops(std::vector<OpSchema>& table);
+void add_elementwise_function_ops(std::vector<OpSchema>& table);
 
 /// A schema entry: `OpSchema{name, min, max, {attrs...}, fn}` spelled shorter.
 inline OpSchema op(std::string name, int min_inputs, int max_inputs, std::vector<AttrSpec> attrs,
