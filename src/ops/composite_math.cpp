@@ -1,7 +1,9 @@
-// Elementwise ops of LibTorch composed from nabla's kernels: in-place forms, hypot,
-// logaddexp, xlogy, copysign, sinc, logit, float_power, floor_divide, fmod, fmax/fmin,
-// heaviside, nan_to_num and the predicates. Values and gradients as LibTorch 1.13
-// (checked in tests/conformance/table_composites.cpp).
+// Elementwise ops of LibTorch composed from nabla's kernels: hypot, logaddexp(2), xlogy,
+// copysign, deg2rad/rad2deg, sinc, logit, float_power, floor_divide, fmax/fmin, heaviside,
+// nan_to_num, lerp with a tensor weight, the predicates, and their registry entries. Ops
+// that LibTorch records as one node compute their value without history and record that
+// node (ops::with_node). Values and gradients as LibTorch 1.13 (checked in
+// tests/conformance/table_composite.cpp).
 #include <cmath>
 #include <limits>
 #include <string>
@@ -9,16 +11,21 @@
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "ops/composite.h"
+#include "ops/registry_impl.h"
 
 namespace nabla {
 
-using autograd::FormulaNode;
-using autograd::variable_list;
-using ops::inplace_from;
-using ops::to_input;
-using ops::with_formula;
-
 namespace {
+
+using autograd::NodeType;
+using autograd::OpNode;
+using autograd::save;
+using autograd::SavedVariable;
+using autograd::variable_list;
+using ops::grad_to;
+using ops::SelfOtherState;
+using ops::SelfState;
+using ops::with_node;
 
 constexpr double kPi = 3.14159265358979323846;
 
@@ -33,221 +40,325 @@ Tensor as_floating(const Tensor& x) {
   return x.is_floating_point() ? x : x.to(get_default_dtype());
 }
 
-// logaddexp(a, b) = log(e^a + e^b); d/da = 1 / (1 + e^(b - a)).
-variable_list logaddexp_bw(FormulaNode& n, const variable_list& g) {
-  Tensor a = n.saved(0), b = n.saved(1);
-  const double base = n.a;  // e or 2
+Tensor zero_like_scalar(const Tensor& t) {
+  return ops::scalar_tensor(0, t.scalar_type(), t.device());
+}
+
+// Saves both inputs of a binary composite.
+auto save_self_other(const Tensor& a, const Tensor& b) {
+  return [&](SelfOtherState& s, const Tensor&) {
+    s.self = save(a);
+    s.other = save(b);
+  };
+}
+auto save_self(const Tensor& x) {
+  return [&](SelfState& s, const Tensor&) { s.self = save(x); };
+}
+
+// ---- hypot ----------------------------------------------------------------------------------
+
+struct HypotState {
+  SavedVariable self, other, result;
+  auto saved() { return std::tie(self, other, result); }
+};
+// grad_self = grad * self / result, grad_other = grad * other / result (summed to shape).
+variable_list hypot_backward(OpNode<HypotState>& n, const variable_list& grads) {
+  Tensor result = n.get(n.state.result);
+  Tensor gx, gy;
+  if (n.needs_input_grad(0)) {
+    Tensor x = n.get(n.state.self);
+    gx = grad_to(grads[0] * x / result, x.sizes());
+  }
+  if (n.needs_input_grad(1)) {
+    Tensor y = n.get(n.state.other);
+    gy = grad_to(grads[0] * y / result, y.sizes());
+  }
+  return {gx, gy};
+}
+constexpr NodeType<HypotState> kHypotBackward0{"HypotBackward0", hypot_backward};
+
+// ---- logaddexp, logaddexp2 ------------------------------------------------------------------
+
+// d/da log_base(base^a + base^b) = 1 / (1 + base^(b - a)).
+variable_list logaddexp_grads(OpNode<SelfOtherState>& n, const variable_list& grads, bool base2) {
+  Tensor a = n.get(n.state.self), b = n.get(n.state.other);
   auto term = [&](const Tensor& x, const Tensor& y) {
     Tensor d = y - x;
-    return g[0] / (base == 2 ? (d * std::log(2.0)).exp() + 1 : d.exp() + 1);
+    return grads[0] / ((base2 ? d * std::log(2.0) : d).exp() + 1);
   };
-  return {n.needs_input_grad(0) ? to_input(n, 0, term(a, b)) : Tensor(),
-          n.needs_input_grad(1) ? to_input(n, 1, term(b, a)) : Tensor()};
+  return {n.needs_input_grad(0) ? grad_to(term(a, b), a.sizes()) : Tensor(),
+          n.needs_input_grad(1) ? grad_to(term(b, a), b.sizes()) : Tensor()};
 }
-const autograd::Formula kLogAddExp{"LogaddexpBackward0", logaddexp_bw};
-const autograd::Formula kLogAddExp2{"Logaddexp2Backward0", logaddexp_bw};
+variable_list logaddexp_backward(OpNode<SelfOtherState>& n, const variable_list& grads) {
+  return logaddexp_grads(n, grads, false);
+}
+variable_list logaddexp2_backward(OpNode<SelfOtherState>& n, const variable_list& grads) {
+  return logaddexp_grads(n, grads, true);
+}
+constexpr NodeType<SelfOtherState> kLogaddexpBackward0{"LogaddexpBackward0", logaddexp_backward};
+constexpr NodeType<SelfOtherState> kLogaddexp2Backward0{"Logaddexp2Backward0", logaddexp2_backward};
 
-Tensor logaddexp_impl(const Tensor& a, const Tensor& b, double base, const autograd::Formula& f,
-                      const char* op) {
+Tensor logaddexp_impl(const Tensor& a, const Tensor& b, bool base2, const char* op) {
   check_float(a, op);
-  return with_formula(
-      f, {&a, &b},
+  return with_node(
+      base2 ? kLogaddexp2Backward0 : kLogaddexpBackward0, {&a, &b},
       [&] {
         Tensor m = maximum(a, b);
         Tensor d = (a - b).abs().neg();
         Tensor r =
-            m + (base == 2 ? (d * std::log(2.0)).exp().log1p() / std::log(2.0) : d.exp().log1p());
+            m + (base2 ? (d * std::log(2.0)).exp().log1p() / std::log(2.0) : d.exp().log1p());
         // Two equal infinities: the sum is that infinity (the difference is NaN).
         return nabla::where(a.isinf() & (a == b), a, r);
       },
-      base);
+      save_self_other(a, b));
 }
+
+// ---- xlogy ----------------------------------------------------------------------------------
 
 // xlogy(x, y) = x log(y), 0 where x == 0 (unless y is NaN).
-variable_list xlogy_bw(FormulaNode& n, const variable_list& g) {
-  Tensor x = n.saved(0), y = n.saved(1);
+Tensor xlogy_value(const Tensor& x, const Tensor& y) {
+  Tensor r = x * y.log();
+  return nabla::where((x == 0) & y.isnan().logical_not(), zeros_like(r), r);
+}
+// grad_self = grad * xlogy(self != 0, other), grad_other = grad * self / other.
+variable_list xlogy_backward(OpNode<SelfOtherState>& n, const variable_list& grads) {
+  Tensor x = n.get(n.state.self), y = n.get(n.state.other);
   Tensor gx, gy;
-  if (n.needs_input_grad(0)) gx = to_input(n, 0, g[0] * x.ne(0).to(g[0].scalar_type()).xlogy(y));
-  if (n.needs_input_grad(1)) gy = to_input(n, 1, g[0] * x / y);
+  if (n.needs_input_grad(0))
+    gx = grad_to(grads[0] * x.ne(0).to(grads[0].scalar_type()).xlogy(y), x.sizes());
+  if (n.needs_input_grad(1)) gy = grad_to(grads[0] * x / y, y.sizes());
   return {gx, gy};
 }
-const autograd::Formula kXlogy{"XlogyBackward0", xlogy_bw};
+constexpr NodeType<SelfOtherState> kXlogyBackward0{"XlogyBackward0", xlogy_backward};
+
+struct XlogyScalarState {
+  SavedVariable self;
+  Scalar other;
+  auto saved() { return std::tie(self); }
+};
+variable_list xlogy_scalar_backward(OpNode<XlogyScalarState>& n, const variable_list& grads) {
+  Tensor x = n.get(n.state.self);
+  return {grads[0] * x.ne(0).to(grads[0].scalar_type()).xlogy(n.state.other)};
+}
+// LibTorch's xlogy(Tensor, Scalar) node.
+constexpr NodeType<XlogyScalarState> kXlogyBackward2{"XlogyBackward2", xlogy_scalar_backward};
+
+// ---- copysign -------------------------------------------------------------------------------
+
+struct CopysignState {
+  SavedVariable self, result;
+  DimVector other_sizes;  // tensor overload only: its gradient is zeros of this shape
+  auto saved() { return std::tie(self, result); }
+};
+// grad_self = grad * result / self (0 where self == 0); other gets zeros (LibTorch).
+Tensor copysign_self_grad(OpNode<CopysignState>& n, const Tensor& grad) {
+  Tensor x = n.get(n.state.self), result = n.get(n.state.result);
+  Tensor ratio = (result / x).where(x != 0, zero_like_scalar(x));
+  return grad_to(grad * ratio, x.sizes());
+}
+variable_list copysign_backward(OpNode<CopysignState>& n, const variable_list& grads) {
+  Tensor g = grads[0];
+  return {n.needs_input_grad(0) ? copysign_self_grad(n, g) : Tensor(),
+          n.needs_input_grad(1)
+              ? zeros(n.state.other_sizes, TensorOptions(g.scalar_type()).device(g.device()))
+              : Tensor()};
+}
+variable_list copysign_scalar_backward(OpNode<CopysignState>& n, const variable_list& grads) {
+  return {copysign_self_grad(n, grads[0])};
+}
+constexpr NodeType<CopysignState> kCopysignBackward0{"CopysignBackward0", copysign_backward};
+constexpr NodeType<CopysignState> kCopysignBackward1{"CopysignBackward1", copysign_scalar_backward};
+
+// -0.0 in `o` counts as negative (its sign bit), as std::copysign. `o` is an input of the
+// node only for the tensor overload (CopysignBackward0).
+Tensor copysign_impl(const Tensor& self, const Tensor& o, bool tensor_other) {
+  ops::check_defined(self, "copysign");
+  ops::check_defined(o, "copysign (other)");
+  const Tensor x = as_floating(self);
+  auto value = [&] { return x.abs() * nabla::where(o.signbit(), -ones_like(x), ones_like(x)); };
+  auto fill = [&](CopysignState& s, const Tensor& out) {
+    s.self = save(x);
+    s.result = autograd::save_output(out);
+    if (tensor_other) s.other_sizes.assign(o.sizes().begin(), o.sizes().end());
+  };
+  if (tensor_other) return with_node(kCopysignBackward0, {&x, &o}, value, fill);
+  return with_node(kCopysignBackward1, {&x}, value, fill);
+}
+
+// ---- deg2rad, rad2deg, sinc, logit, nan_to_num ----------------------------------------------
+
+struct NoState {};
+variable_list deg2rad_backward(OpNode<NoState>&, const variable_list& grads) {
+  return {grads[0] * (kPi / 180)};
+}
+variable_list rad2deg_backward(OpNode<NoState>&, const variable_list& grads) {
+  return {grads[0] * (180 / kPi)};
+}
+constexpr NodeType<NoState> kDeg2RadBackward0{"Deg2RadBackward0", deg2rad_backward};
+constexpr NodeType<NoState> kRad2DegBackward0{"Rad2DegBackward0", rad2deg_backward};
 
 // sinc'(x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at 0.
-variable_list sinc_bw(FormulaNode& n, const variable_list& g) {
-  Tensor x = n.saved(0);
+variable_list sinc_backward(OpNode<SelfState>& n, const variable_list& grads) {
+  Tensor x = n.get(n.state.self);
   Tensor px = x * kPi;
   Tensor d = (px * px.cos() - px.sin()) / (px * x);
-  return {g[0] * nabla::where(x == 0, zeros_like(d), d)};
+  return {grads[0] * nabla::where(x == 0, zeros_like(d), d)};
 }
-const autograd::Formula kSinc{"SincBackward0", sinc_bw};
+constexpr NodeType<SelfState> kSincBackward0{"SincBackward0", sinc_backward};
 
+struct LogitState {
+  SavedVariable self;
+  double eps = -1;  // < 0: none
+  auto saved() { return std::tie(self); }
+};
 // logit'(p) = 1 / (p (1 - p)); with eps, 0 outside [eps, 1 - eps].
-variable_list logit_bw(FormulaNode& n, const variable_list& g) {
-  Tensor p = n.saved(0);
-  Tensor d = g[0] / (p * (1 - p));
-  if (n.a < 0) return {d};  // no eps
-  return {nabla::where((p < n.a) | (p > 1 - n.a), zeros_like(d), d)};
+variable_list logit_backward(OpNode<LogitState>& n, const variable_list& grads) {
+  Tensor p = n.get(n.state.self);
+  const double eps = n.state.eps;
+  Tensor d = grads[0] / (p * (1 - p));
+  if (eps < 0) return {d};
+  return {nabla::where((p < eps) | (p > 1 - eps), zeros_like(d), d)};
 }
-const autograd::Formula kLogit{"LogitBackward0", logit_bw};
+constexpr NodeType<LogitState> kLogitBackward0{"LogitBackward0", logit_backward};
 
-// The in-place form of a comparison: its 0/1 result in self's dtype.
-template <class Op>
-const Tensor& compare_(const Tensor& self, const char* name, Op op) {
-  return inplace_from(self, name, [&](const Tensor& x) { return op(x).to(self.scalar_type()); });
+// The gradient passes where self is finite (replaced values are constants).
+variable_list nan_to_num_backward(OpNode<SelfState>& n, const variable_list& grads) {
+  return {grads[0].where(n.get(n.state.self).isfinite(), zero_like_scalar(grads[0]))};
 }
+constexpr NodeType<SelfState> kNanToNumBackward0{"NanToNumBackward0", nan_to_num_backward};
+
+// ---- fmax, fmin -----------------------------------------------------------------------------
+
+// The gradient goes to the operand chosen: self where it is not less (fmax) and other
+// is not NaN, else other; ties go to self (LibTorch).
+variable_list fmax_fmin_grads(OpNode<SelfOtherState>& n, const variable_list& grads, bool is_max) {
+  Tensor a = n.get(n.state.self), b = n.get(n.state.other), g = grads[0];
+  Tensor take_self = (is_max ? a >= b : a <= b) | b.isnan();
+  Tensor zero = zero_like_scalar(g);
+  return {n.needs_input_grad(0) ? grad_to(g.where(take_self, zero), a.sizes()) : Tensor(),
+          n.needs_input_grad(1) ? grad_to(zero.where(take_self, g), b.sizes()) : Tensor()};
+}
+variable_list fmax_backward(OpNode<SelfOtherState>& n, const variable_list& grads) {
+  return fmax_fmin_grads(n, grads, true);
+}
+variable_list fmin_backward(OpNode<SelfOtherState>& n, const variable_list& grads) {
+  return fmax_fmin_grads(n, grads, false);
+}
+constexpr NodeType<SelfOtherState> kFmaxBackward0{"FmaxBackward0", fmax_backward};
+constexpr NodeType<SelfOtherState> kFminBackward0{"FminBackward0", fmin_backward};
+
+// ---- lerp with a tensor weight --------------------------------------------------------------
+
+struct LerpState {
+  SavedVariable self, end, weight;
+  auto saved() { return std::tie(self, end, weight); }
+};
+// out = self + weight (end - self): grad_self = grad (1 - weight), grad_end = grad weight,
+// grad_weight = grad (end - self), each summed to its input's shape.
+variable_list lerp_backward(OpNode<LerpState>& n, const variable_list& grads) {
+  Tensor self = n.get(n.state.self), end = n.get(n.state.end), w = n.get(n.state.weight);
+  const Tensor& g = grads[0];
+  return {n.needs_input_grad(0) ? grad_to(g * (1 - w), self.sizes()) : Tensor(),
+          n.needs_input_grad(1) ? grad_to(g * w, end.sizes()) : Tensor(),
+          n.needs_input_grad(2) ? grad_to(g * (end - self), w.sizes()) : Tensor()};
+}
+// LibTorch's lerp(Tensor, Tensor, Tensor) node (LerpBackward0 is the Scalar weight's).
+constexpr NodeType<LerpState> kLerpBackward1{"LerpBackward1", lerp_backward};
 
 }  // namespace
 
-// ---- In-place forms of existing ops ------------------------------------------------------
-const Tensor& Tensor::atan2_(const Tensor& o) const {
-  return inplace_from(*this, "atan2_", [&](const Tensor& x) { return x.atan2(o); });
-}
-const Tensor& Tensor::remainder_(const Tensor& o) const {
-  return inplace_from(*this, "remainder_", [&](const Tensor& x) { return x.remainder(o); });
-}
-const Tensor& Tensor::remainder_(const Scalar& o) const {
-  return inplace_from(*this, "remainder_", [&](const Tensor& x) { return x.remainder(o); });
-}
-const Tensor& Tensor::eq_(const Tensor& o) const {
-  return compare_(*this, "eq_", [&](const Tensor& x) { return x.eq(o); });
-}
-const Tensor& Tensor::eq_(const Scalar& o) const {
-  return compare_(*this, "eq_", [&](const Tensor& x) { return x.eq(o); });
-}
-const Tensor& Tensor::ne_(const Tensor& o) const {
-  return compare_(*this, "ne_", [&](const Tensor& x) { return x.ne(o); });
-}
-const Tensor& Tensor::ne_(const Scalar& o) const {
-  return compare_(*this, "ne_", [&](const Tensor& x) { return x.ne(o); });
-}
-const Tensor& Tensor::lt_(const Tensor& o) const {
-  return compare_(*this, "lt_", [&](const Tensor& x) { return x.lt(o); });
-}
-const Tensor& Tensor::lt_(const Scalar& o) const {
-  return compare_(*this, "lt_", [&](const Tensor& x) { return x.lt(o); });
-}
-const Tensor& Tensor::le_(const Tensor& o) const {
-  return compare_(*this, "le_", [&](const Tensor& x) { return x.le(o); });
-}
-const Tensor& Tensor::le_(const Scalar& o) const {
-  return compare_(*this, "le_", [&](const Tensor& x) { return x.le(o); });
-}
-const Tensor& Tensor::gt_(const Tensor& o) const {
-  return compare_(*this, "gt_", [&](const Tensor& x) { return x.gt(o); });
-}
-const Tensor& Tensor::gt_(const Scalar& o) const {
-  return compare_(*this, "gt_", [&](const Tensor& x) { return x.gt(o); });
-}
-const Tensor& Tensor::ge_(const Tensor& o) const {
-  return compare_(*this, "ge_", [&](const Tensor& x) { return x.ge(o); });
-}
-const Tensor& Tensor::ge_(const Scalar& o) const {
-  return compare_(*this, "ge_", [&](const Tensor& x) { return x.ge(o); });
-}
-const Tensor& Tensor::logical_and_(const Tensor& o) const {
-  return compare_(*this, "logical_and_", [&](const Tensor& x) { return x.logical_and(o); });
-}
-const Tensor& Tensor::logical_or_(const Tensor& o) const {
-  return compare_(*this, "logical_or_", [&](const Tensor& x) { return x.logical_or(o); });
-}
-const Tensor& Tensor::logical_xor_(const Tensor& o) const {
-  return compare_(*this, "logical_xor_", [&](const Tensor& x) { return x.logical_xor(o); });
-}
-const Tensor& Tensor::bitwise_and_(const Tensor& o) const {
-  return inplace_from(*this, "bitwise_and_", [&](const Tensor& x) { return x.bitwise_and(o); });
-}
-const Tensor& Tensor::bitwise_or_(const Tensor& o) const {
-  return inplace_from(*this, "bitwise_or_", [&](const Tensor& x) { return x.bitwise_or(o); });
-}
-const Tensor& Tensor::bitwise_xor_(const Tensor& o) const {
-  return inplace_from(*this, "bitwise_xor_", [&](const Tensor& x) { return x.bitwise_xor(o); });
-}
-const Tensor& Tensor::cumsum_(int64_t dim, optional<ScalarType> dtype) const {
-  return inplace_from(*this, "cumsum_", [&](const Tensor& x) { return x.cumsum(dim, dtype); });
-}
-const Tensor& Tensor::tril_(int64_t k) const {
-  return inplace_from(*this, "tril_", [&](const Tensor& x) { return nabla::tril(x, k); });
-}
-const Tensor& Tensor::triu_(int64_t k) const {
-  return inplace_from(*this, "triu_", [&](const Tensor& x) { return nabla::triu(x, k); });
-}
-Tensor Tensor::tril(int64_t k) const { return nabla::tril(*this, k); }
-Tensor Tensor::triu(int64_t k) const { return nabla::triu(*this, k); }
-
-Tensor Tensor::positive() const {
-  ops::check_defined(*this, "positive");
-  NABLA_CHECK(scalar_type() != kBool, "The `+` operator, on a bool tensor is not supported.");
-  return *this;
-}
-
-// ---- Binary math ---------------------------------------------------------------------------
+// ---- Binary math ----------------------------------------------------------------------------
 Tensor Tensor::hypot(const Tensor& o) const {
   check_float(*this, "hypot");
-  return (square() + o.square()).sqrt();
+  ops::check_defined(o, "hypot (other)");
+  return with_node(
+      kHypotBackward0, {this, &o}, [&] { return (square() + o.square()).sqrt(); },
+      [&](HypotState& s, const Tensor& out) {
+        s.self = save(*this);
+        s.other = save(o);
+        s.result = autograd::save_output(out);
+      });
 }
 const Tensor& Tensor::hypot_(const Tensor& o) const {
-  return inplace_from(*this, "hypot_", [&](const Tensor& x) { return x.hypot(o); });
+  return ops::inplace_from(*this, "hypot_", [&](const Tensor& x) { return x.hypot(o); });
 }
 Tensor Tensor::logaddexp(const Tensor& o) const {
-  return logaddexp_impl(*this, o, std::exp(1.0), kLogAddExp, "logaddexp");
+  return logaddexp_impl(*this, o, false, "logaddexp");
 }
 Tensor Tensor::logaddexp2(const Tensor& o) const {
-  return logaddexp_impl(*this, o, 2, kLogAddExp2, "logaddexp2");
+  return logaddexp_impl(*this, o, true, "logaddexp2");
 }
 
 Tensor Tensor::xlogy(const Tensor& y) const {
   ops::check_defined(*this, "xlogy");
   ops::check_defined(y, "xlogy (other)");
   const Tensor x = as_floating(*this);
-  return with_formula(kXlogy, {&x, &y}, [&] {
-    Tensor r = x * y.log();
-    return nabla::where((x == 0) & y.isnan().logical_not(), zeros_like(r), r);
-  });
+  return with_node(
+      kXlogyBackward0, {&x, &y}, [&] { return xlogy_value(x, y); }, save_self_other(x, y));
 }
 Tensor Tensor::xlogy(const Scalar& y) const {
-  return xlogy(
-      scalar_tensor(y, TensorOptions(is_floating_point() ? scalar_type() : get_default_dtype())));
+  ops::check_defined(*this, "xlogy");
+  const Tensor x = as_floating(*this);
+  const Tensor yt = ops::scalar_tensor(y, x.scalar_type(), x.device());
+  return with_node(
+      kXlogyBackward2, {&x}, [&] { return xlogy_value(x, yt); },
+      [&](XlogyScalarState& s, const Tensor&) {
+        s.self = save(x);
+        s.other = y;
+      });
 }
 const Tensor& Tensor::xlogy_(const Tensor& o) const {
-  return inplace_from(*this, "xlogy_", [&](const Tensor& x) { return x.xlogy(o); });
+  return ops::inplace_from(*this, "xlogy_", [&](const Tensor& x) { return x.xlogy(o); });
 }
 
-Tensor Tensor::copysign(const Tensor& o) const {
-  ops::check_defined(*this, "copysign");
-  const Tensor x = as_floating(*this);
-  // -0.0 in `o` counts as negative (its sign bit), as std::copysign.
-  return x.abs() * nabla::where(o.signbit(), -ones_like(x), ones_like(x));
-}
+Tensor Tensor::copysign(const Tensor& o) const { return copysign_impl(*this, o, true); }
 Tensor Tensor::copysign(const Scalar& o) const {
-  return copysign(
-      scalar_tensor(o, TensorOptions(is_floating_point() ? scalar_type() : get_default_dtype())));
+  ops::check_defined(*this, "copysign");
+  const ScalarType t = is_floating_point() ? scalar_type() : get_default_dtype();
+  return copysign_impl(*this, ops::scalar_tensor(o, t, device()), false);
 }
 
-Tensor Tensor::deg2rad() const { return as_floating(*this) * (kPi / 180); }
-Tensor Tensor::rad2deg() const { return as_floating(*this) * (180 / kPi); }
+Tensor Tensor::deg2rad() const {
+  ops::check_defined(*this, "deg2rad");
+  return with_node(
+      kDeg2RadBackward0, {this}, [&] { return as_floating(*this) * (kPi / 180); },
+      [](NoState&, const Tensor&) {});
+}
+Tensor Tensor::rad2deg() const {
+  ops::check_defined(*this, "rad2deg");
+  return with_node(
+      kRad2DegBackward0, {this}, [&] { return as_floating(*this) * (180 / kPi); },
+      [](NoState&, const Tensor&) {});
+}
 
 Tensor Tensor::sinc() const {
   ops::check_defined(*this, "sinc");
   const Tensor x = as_floating(*this);
-  return with_formula(kSinc, {&x}, [&] {
-    Tensor px = x * kPi;
-    return nabla::where(x == 0, ones_like(x), px.sin() / px);
-  });
+  return with_node(
+      kSincBackward0, {&x},
+      [&] {
+        Tensor px = x * kPi;
+        return nabla::where(x == 0, ones_like(x), px.sin() / px);
+      },
+      save_self(x));
 }
 
 Tensor Tensor::logit(optional<double> eps) const {
   ops::check_defined(*this, "logit");
   const Tensor p = as_floating(*this);
-  return with_formula(
-      kLogit, {&p},
+  return with_node(
+      kLogitBackward0, {&p},
       [&] {
         Tensor q = eps ? p.clamp(*eps, 1 - *eps) : p;
         return (q / (1 - q)).log();
       },
-      eps ? *eps : -1);
+      [&](LogitState& s, const Tensor&) {
+        s.self = save(p);
+        s.eps = eps ? *eps : -1;
+      });
 }
 
+// LibTorch's float_power is pow in float64: its nodes are pow's.
 Tensor Tensor::float_power(const Tensor& e) const { return to(kDouble).pow(e.to(kDouble)); }
 Tensor Tensor::float_power(const Scalar& e) const { return to(kDouble).pow(e.toDouble()); }
 
@@ -275,28 +386,36 @@ Tensor Tensor::floor_divide(const Tensor& o) const {
   });
 }
 Tensor Tensor::floor_divide(const Scalar& o) const {
-  return floor_divide(scalar_tensor(o, TensorOptions(ops::result_type(*this, o))));
+  return floor_divide(ops::scalar_tensor(o, ops::result_type(*this, o)));
 }
 const Tensor& Tensor::floor_divide_(const Tensor& o) const {
-  return inplace_from(*this, "floor_divide_", [&](const Tensor& x) { return x.floor_divide(o); });
+  return ops::inplace_from(*this, "floor_divide_",
+                           [&](const Tensor& x) { return x.floor_divide(o); });
 }
 const Tensor& Tensor::floor_divide_(const Scalar& o) const {
-  return inplace_from(*this, "floor_divide_", [&](const Tensor& x) { return x.floor_divide(o); });
+  return ops::inplace_from(*this, "floor_divide_",
+                           [&](const Tensor& x) { return x.floor_divide(o); });
 }
 
 const Tensor& Tensor::fmod_(const Tensor& o) const {
-  return inplace_from(*this, "fmod_", [&](const Tensor& x) { return x.fmod(o); });
+  return ops::inplace_from(*this, "fmod_", [&](const Tensor& x) { return x.fmod(o); });
 }
 const Tensor& Tensor::fmod_(const Scalar& o) const {
-  return inplace_from(*this, "fmod_", [&](const Tensor& x) { return x.fmod(o); });
+  return ops::inplace_from(*this, "fmod_", [&](const Tensor& x) { return x.fmod(o); });
 }
 
 // NaN loses to a number; on ties self wins (and gets the whole gradient, as LibTorch).
 Tensor Tensor::fmax(const Tensor& o) const {
-  return nabla::where((*this >= o) | o.isnan(), *this, o);
+  ops::check_defined(*this, "fmax");
+  return with_node(
+      kFmaxBackward0, {this, &o}, [&] { return nabla::where((*this >= o) | o.isnan(), *this, o); },
+      save_self_other(*this, o));
 }
 Tensor Tensor::fmin(const Tensor& o) const {
-  return nabla::where((*this <= o) | o.isnan(), *this, o);
+  ops::check_defined(*this, "fmin");
+  return with_node(
+      kFminBackward0, {this, &o}, [&] { return nabla::where((*this <= o) | o.isnan(), *this, o); },
+      save_self_other(*this, o));
 }
 
 Tensor Tensor::heaviside(const Tensor& values) const {
@@ -306,6 +425,25 @@ Tensor Tensor::heaviside(const Tensor& values) const {
               "dtypes (got ",
               scalar_type(), " and ", values.scalar_type(), ")");
   return nabla::where(*this == 0, values, (*this > 0).to(scalar_type()));
+}
+
+Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const {
+  ops::check_defined(*this, "lerp");
+  ops::check_defined(end, "lerp (end)");
+  ops::check_defined(weight, "lerp (weight)");
+  return with_node(
+      kLerpBackward1, {this, &end, &weight}, [&] { return *this + weight * (end - *this); },
+      [&](LerpState& s, const Tensor&) {
+        s.self = save(*this);
+        s.end = save(end);
+        s.weight = save(weight);
+      });
+}
+
+Tensor Tensor::positive() const {
+  ops::check_defined(*this, "positive");
+  NABLA_CHECK(scalar_type() != kBool, "The `+` operator, on a bool tensor is not supported.");
+  return *this;
 }
 
 // ---- Predicates and cleanup -----------------------------------------------------------------
@@ -331,38 +469,109 @@ Tensor Tensor::nan_to_num(optional<double> nan, optional<double> posinf,
   const bool is_float = scalar_type() == kFloat;
   const double big =
       is_float ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
-  Tensor r = nabla::where(isnan(), full_like(*this, nan.value_or(0.0)), *this);
-  r = nabla::where(isposinf(), full_like(*this, posinf.value_or(big)), r);
-  return nabla::where(isneginf(), full_like(*this, neginf.value_or(-big)), r);
+  return with_node(
+      kNanToNumBackward0, {this},
+      [&] {
+        Tensor r = nabla::where(isnan(), full_like(*this, nan.value_or(0.0)), *this);
+        r = nabla::where(isposinf(), full_like(*this, posinf.value_or(big)), r);
+        return nabla::where(isneginf(), full_like(*this, neginf.value_or(-big)), r);
+      },
+      save_self(*this));
 }
 const Tensor& Tensor::nan_to_num_(optional<double> nan, optional<double> posinf,
                                   optional<double> neginf) const {
-  return inplace_from(*this, "nan_to_num_",
-                      [&](const Tensor& x) { return x.nan_to_num(nan, posinf, neginf); });
-}
-
-Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const {
-  ops::check_defined(*this, "lerp");
-  return *this + weight * (end - *this);
-}
-
-bool Tensor::is_nonzero() const {
-  NABLA_CHECK(numel() == 1, "Boolean value of Tensor with ",
-              numel() == 0 ? "no values" : "more than one value", " is ambiguous");
-  return item().toDouble() != 0;
-}
-
-const std::string& Tensor::name() const {
-  static const std::string empty;
-  ops::check_defined(*this, "name");
-  return empty;
-}
-
-Tensor Tensor::toBackend(Backend backend) const {
-  NABLA_CHECK(backend == Backend::CPU,
-              "toBackend: only Backend::CPU exists in this build (cuda::is_available() "
-              "is false)");
-  return *this;
+  return ops::inplace_from(*this, "nan_to_num_",
+                           [&](const Tensor& x) { return x.nan_to_num(nan, posinf, neginf); });
 }
 
 }  // namespace nabla
+
+// ---- Registry entries -----------------------------------------------------------------------
+
+namespace nabla::ops {
+
+namespace {
+using V = std::vector<Tensor>;
+using registry::op;
+using registry::optional_attr;
+
+// An op with a Scalar overload: the second operand as a second input, or as the
+// attribute `name` (LibTorch's argument name).
+template <class F>
+V tensor_or_scalar(const V& x, const AttrReader& a, const char* op, const char* name, F f) {
+  if (x.size() == 2) {
+    NABLA_CHECK(!a.has(name), op, ": give '", name,
+                "' as a second input or as the attribute, not both");
+    return {f(x[0], x[1])};
+  }
+  NABLA_CHECK(a.has(name), op, ": needs '", name, "' (a second input or the attribute)");
+  return {f(x[0], a.scalar(name))};
+}
+optional<double> optional_double(const AttrReader& a, const char* name) {
+  if (a.has(name)) return a.d(name);
+  return nullopt;
+}
+}  // namespace
+
+void registry::add_composite_math_ops(std::vector<OpSchema>& t) {
+#define NABLA_TENSORS_ONLY(name) \
+  t.push_back(                   \
+      op(#name, 2, 2, {}, [](const V& x, const AttrReader&) -> V { return {x[0].name(x[1])}; }));
+  NABLA_TENSORS_ONLY(hypot)
+  NABLA_TENSORS_ONLY(logaddexp)
+  NABLA_TENSORS_ONLY(logaddexp2)
+  NABLA_TENSORS_ONLY(fmax)
+  NABLA_TENSORS_ONLY(fmin)
+  NABLA_TENSORS_ONLY(heaviside)
+#undef NABLA_TENSORS_ONLY
+#define NABLA_TENSOR_OR_SCALAR(name, attr_name)                                   \
+  t.push_back(op(#name, 1, 2, {optional_attr(attr_name, AttrType::Double)},       \
+                 [](const V& x, const AttrReader& a) -> V {                       \
+                   return tensor_or_scalar(                                       \
+                       x, a, #name, attr_name,                                    \
+                       [](const Tensor& s, const auto& o) { return s.name(o); }); \
+                 }));
+  NABLA_TENSOR_OR_SCALAR(xlogy, "other")
+  NABLA_TENSOR_OR_SCALAR(copysign, "other")
+  NABLA_TENSOR_OR_SCALAR(floor_divide, "other")
+  NABLA_TENSOR_OR_SCALAR(float_power, "exponent")
+#undef NABLA_TENSOR_OR_SCALAR
+#define NABLA_NO_ATTRS(name) \
+  t.push_back(               \
+      op(#name, 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].name()}; }));
+  NABLA_NO_ATTRS(deg2rad)
+  NABLA_NO_ATTRS(rad2deg)
+  NABLA_NO_ATTRS(sinc)
+  NABLA_NO_ATTRS(isneginf)
+  NABLA_NO_ATTRS(isposinf)
+  NABLA_NO_ATTRS(isreal)
+  NABLA_NO_ATTRS(positive)
+#undef NABLA_NO_ATTRS
+  t.push_back(op("logit", 1, 1, {optional_attr("eps", AttrType::Double)},
+                 [](const V& x, const AttrReader& a) -> V {
+                   return {x[0].logit(optional_double(a, "eps"))};
+                 }));
+  t.push_back(op("nan_to_num", 1, 1,
+                 {optional_attr("nan", AttrType::Double), optional_attr("posinf", AttrType::Double),
+                  optional_attr("neginf", AttrType::Double)},
+                 [](const V& x, const AttrReader& a) -> V {
+                   return {x[0].nan_to_num(optional_double(a, "nan"), optional_double(a, "posinf"),
+                                           optional_double(a, "neginf"))};
+                 }));
+  // lerp(self, end, weight): weight a third input (LerpBackward1) or the attribute
+  // (LerpBackward0).
+  t.push_back(op("lerp", 2, 3, {optional_attr("weight", AttrType::Double)},
+                 [](const V& x, const AttrReader& a) -> V {
+                   if (x.size() == 3) {
+                     NABLA_CHECK(!a.has("weight"),
+                                 "lerp: give 'weight' as a third input or as the attribute, "
+                                 "not both");
+                     return {x[0].lerp(x[1], x[2])};
+                   }
+                   NABLA_CHECK(a.has("weight"),
+                               "lerp: needs 'weight' (a third input or the attribute)");
+                   return {x[0].lerp(x[1], a.scalar("weight"))};
+                 }));
+}
+
+}  // namespace nabla::ops

@@ -1,63 +1,75 @@
 // Reductions and scans of LibTorch composed from nabla's ops or computed row by row:
-// nansum/nanmean, count_nonzero, cumprod, logcumsumexp, cummax/cummin, diff, median,
-// nanmedian, mode, aminmax, histc, bincount, msort, trace, dist, renorm.
+// nansum/nanmean, count_nonzero, cumprod, logcumsumexp, cummax/cummin, diff, aminmax,
+// histc, bincount, trace, dist, renorm, with their nodes and registry entries. Ops that
+// LibTorch records as one node compute their value without history and record that node.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "nabla/autograd/grad_mode.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "ops/composite.h"
 #include "ops/reduce_utils.h"
+#include "ops/registry_impl.h"
 
 namespace nabla {
 
-using autograd::FormulaNode;
-using autograd::variable_list;
-
 namespace {
 
-// `x` with `dim` moved last, as a contiguous float64 copy: rows of the scan are contiguous.
-struct Rows {
-  Tensor data;  // [rows, n] float64
-  int64_t rows = 0, n = 0;
+using autograd::NodeType;
+using autograd::OpNode;
+using autograd::save;
+using autograd::SavedVariable;
+using autograd::variable_list;
+using ops::from_rows;
+using ops::ReducedDims;
+using ops::Rows;
+using ops::rows_of;
+using ops::with_node;
+
+Tensor zero_like_scalar(const Tensor& t) {
+  return ops::scalar_tensor(0, t.scalar_type(), t.device());
+}
+
+// ---- nansum ---------------------------------------------------------------------------------
+
+struct NansumState {
+  ReducedDims reduced;
+  SavedVariable self;
+  auto saved() { return std::tie(self); }
 };
-Rows rows_of(const Tensor& x, int64_t dim) {
-  // A copy even when x is already contiguous float64: the scans write into it.
-  Tensor t = (x.dim() == 0 ? x.view({1}) : x.movedim(dim, -1))
-                 .detach()
-                 .to(kDouble, false, /*copy=*/true)
-                 .contiguous();
-  Rows r;
-  r.n = t.dim() == 0 ? 1 : t.size(-1);
-  r.rows = r.n == 0 ? 0 : t.numel() / r.n;
-  r.data = t.reshape({r.rows, r.n});
-  return r;
+// grad_self = grad (reduced dims restored) where self is not NaN, else 0.
+variable_list nansum_backward(OpNode<NansumState>& n, const variable_list& grads) {
+  Tensor x = n.get(n.state.self);
+  Tensor g = n.state.reduced.restore(grads[0]).expand(n.state.reduced.self_sizes);
+  return {g.where(x.isnan().logical_not(), zero_like_scalar(g))};
 }
-// Values [rows, n] back to x's layout (dim moved back), in `dtype`.
-Tensor from_rows(const Tensor& values, const Tensor& x, int64_t dim, ScalarType dtype) {
-  if (x.dim() == 0) return values.view({}).to(dtype);
-  DimVector moved(x.sizes().begin(), x.sizes().end());
-  moved.erase(moved.begin() + dim);
-  moved.push_back(x.size(dim));
-  return values.view(moved).movedim(-1, dim).contiguous().to(dtype);
-}
+constexpr NodeType<NansumState> kNansumBackward0{"NansumBackward0", nansum_backward};
+
+// ---- cumprod --------------------------------------------------------------------------------
+
+struct ScanState {
+  SavedVariable self, result;  // result: logcumsumexp only
+  int64_t dim = 0;             // wrapped
+  auto saved() { return std::tie(self, result); }
+};
 
 // cumprod's gradient, exact with zeros: d/dx_k = P(k-1) * S_k with P the prefix product
 // and S_k = g_k + x_{k+1} S_{k+1} (O(n) per row). Under create_graph the differentiable
 // form reverse_cumsum(g * out) / x is used (it needs x without zeros).
-variable_list cumprod_bw(FormulaNode& n, const variable_list& g) {
-  Tensor x = n.saved(0);
-  const int64_t d = static_cast<int64_t>(n.a);  // with_formula stores the dim as the constant
+variable_list cumprod_backward(OpNode<ScanState>& n, const variable_list& grads) {
+  Tensor x = n.get(n.state.self);
+  const int64_t d = n.state.dim;
   if (GradMode::is_enabled()) {
     NABLA_CHECK(!x.eq(0).any().item<bool>(),
                 "cumprod: second derivatives through inputs holding zeros are not "
                 "supported");
     Tensor out = x.cumprod(d);
-    return {(g[0] * out).flip({d}).cumsum(d).flip({d}) / x};
+    return {(grads[0] * out).flip({d}).cumsum(d).flip({d}) / x};
   }
-  Rows xr = rows_of(x, d), gr = rows_of(g[0], d);
+  Rows xr = rows_of(x, d), gr = rows_of(grads[0], d);
   Tensor res = zeros({xr.rows, xr.n}, TensorOptions(kDouble));
   const double* xp = xr.data.data_ptr<double>();
   const double* gp = gr.data.data_ptr<double>();
@@ -79,7 +91,55 @@ variable_list cumprod_bw(FormulaNode& n, const variable_list& g) {
   }
   return {from_rows(res, x, d, x.scalar_type())};
 }
-const autograd::Formula kCumprod{"CumprodBackward0", cumprod_bw};
+constexpr NodeType<ScanState> kCumprodBackward0{"CumprodBackward0", cumprod_backward};
+
+// ---- logcumsumexp ---------------------------------------------------------------------------
+
+// The suffix logcumsumexp along d (each position: log sum_{j >= i} exp(t_j)).
+Tensor reverse_logcumsumexp(const Tensor& t, int64_t d) {
+  return t.flip({d}).logcumsumexp(d).flip({d});
+}
+// d out_j / d x_i = exp(x_i - out_j) for i <= j, so grad_i = sum_{j >= i} g_j exp(x_i - out_j).
+// Summed in log space for stability, the positive and negative parts of g apart (a log
+// needs a positive argument): grad = exp(x + rlcse(t+)) - exp(x + rlcse(t-)) with
+// t = log|g| - out where g has that sign. Elsewhere t is a constant e^1000 below every
+// term of its row (not -inf, whose inf - inf would poison the second derivative, nor
+// the lowest double, whose sums lose every digit), so it adds nothing and gets no
+// gradient.
+variable_list logcumsumexp_backward(OpNode<ScanState>& n, const variable_list& grads) {
+  Tensor x = n.get(n.state.self), out = n.get(n.state.result), g = grads[0];
+  const int64_t d = n.state.dim;
+  if (x.dim() == 0 || x.numel() == 0) return {g};
+  Tensor one = ops::scalar_tensor(1, g.scalar_type(), g.device());
+  Tensor abs_g = g.abs();
+  Tensor t = one.where(abs_g == 0, abs_g).log() - out;  // log|g| - out (log 1 where g == 0)
+  Tensor none = t.detach().amin({d}, true) - 1000;
+  auto part = [&](const Tensor& has_sign) {
+    return (x + reverse_logcumsumexp(t.where(has_sign, none), d)).exp();
+  };
+  return {part(g > 0) - part(g < 0)};
+}
+constexpr NodeType<ScanState> kLogcumsumexpBackward0{"LogcumsumexpBackward0",
+                                                     logcumsumexp_backward};
+
+// ---- cummax, cummin -------------------------------------------------------------------------
+
+struct CumExtremeState {
+  DimVector self_sizes;
+  int64_t dim = 0;  // wrapped
+  SavedVariable indices;
+  auto saved() { return std::tie(indices); }
+};
+// Each output's gradient goes to the element it copies: a scatter-add by the indices.
+variable_list cum_extreme_backward(OpNode<CumExtremeState>& n, const variable_list& grads) {
+  const CumExtremeState& s = n.state;
+  if (s.self_sizes.empty()) return {grads[0]};
+  const Tensor& g = grads[0];
+  Tensor base = zeros(s.self_sizes, TensorOptions(g.scalar_type()).device(g.device()));
+  return {base.scatter_add(s.dim, n.get(s.indices), g)};
+}
+constexpr NodeType<CumExtremeState> kCummaxBackward0{"CummaxBackward0", cum_extreme_backward};
+constexpr NodeType<CumExtremeState> kCumminBackward0{"CumminBackward0", cum_extreme_backward};
 
 // Running extreme and its index along a row (ties take the later index, as LibTorch).
 std::tuple<Tensor, Tensor> cum_extreme(const Tensor& x, int64_t dim, bool is_max, const char* op) {
@@ -98,41 +158,94 @@ std::tuple<Tensor, Tensor> cum_extreme(const Tensor& x, int64_t dim, bool is_max
     }
   }
   Tensor indices = from_rows(idx, x, d, kLong);
-  if (x.dim() == 0) return {x.clone(), indices};
-  return {x.gather(d, indices), indices};  // the gather gives the gradient (a scatter-add)
-}
-
-// Median of each row (lower median; NaN if the row has one, unless ignore_nan).
-std::tuple<Tensor, Tensor> median_impl(const Tensor& x, int64_t dim, bool keepdim, bool ignore_nan,
-                                       const char* op) {
-  ops::check_defined(x, op);
-  const int64_t d = ops::wrap_dim(dim, x.dim(), op);
-  const int64_t n = x.dim() == 0 ? 1 : x.size(d);
-  NABLA_CHECK(n > 0, op, ": cannot compute the median of an empty dimension (dim ", d, " of sizes ",
-              x.sizes(), ")");
-  auto [sorted, order] =
-      x.dim() == 0 ? std::tuple<Tensor, Tensor>{x.view({1}), zeros({1}, TensorOptions(kLong))}
-                   : x.sort(d);
-  const int64_t sd = x.dim() == 0 ? 0 : d;
-  // NaN sorts last: the count of non-NaN values per row picks the position.
-  Tensor valid = sorted.isnan().logical_not().sum({sd}, true);
-  Tensor pos = ignore_nan ? ((valid - 1).clamp_min(0) / 2).floor().to(kLong)
-                          : nabla::where(valid < n, valid, full_like(valid, (n - 1) / 2));
-  if (!ignore_nan) pos = pos.to(kLong);
-  Tensor values = sorted.gather(sd, pos), indices = order.gather(sd, pos);
-  if (x.dim() == 0) return {values.view({}), indices.view({})};
-  if (!keepdim) return {values.squeeze(d), indices.squeeze(d)};
+  Tensor values = no_grad([&] { return x.dim() == 0 ? x.clone() : x.gather(d, indices); });
+  if (auto node = autograd::record_node(is_max ? kCummaxBackward0 : kCumminBackward0, {&x})) {
+    node->state.self_sizes.assign(x.sizes().begin(), x.sizes().end());
+    node->state.dim = d;
+    node->state.indices = save(indices);
+    autograd::set_history(values, node);
+  }
   return {values, indices};
 }
+
+// ---- trace, dist, renorm --------------------------------------------------------------------
+
+struct TraceState {
+  int64_t rows = 0, cols = 0;
+};
+// grad_self [rows, cols] = grad (0-d) on the diagonal.
+variable_list trace_backward(OpNode<TraceState>& n, const variable_list& grads) {
+  const Tensor& g = grads[0];
+  return {g * eye(n.state.rows, n.state.cols, TensorOptions(g.scalar_type()).device(g.device()))};
+}
+constexpr NodeType<TraceState> kTraceBackward0{"TraceBackward0", trace_backward};
+
+struct DistState {
+  SavedVariable self, other, result;
+  double p = 2;
+  auto saved() { return std::tie(self, other, result); }
+};
+// dist = norm_p(self - other): grad_self = norm_grad(self - other), grad_other = -that.
+variable_list dist_backward(OpNode<DistState>& n, const variable_list& grads) {
+  Tensor a = n.get(n.state.self), b = n.get(n.state.other);
+  Tensor diff = a - b;
+  ReducedDims every(diff, ops::all_dims(diff.dim()), false);
+  Tensor g = ops::norm_grad(every, diff, n.get(n.state.result), grads[0], n.state.p);
+  if (!g.defined()) return {Tensor(), Tensor()};  // p = 0
+  return {n.needs_input_grad(0) ? ops::grad_to(g, a.sizes()) : Tensor(),
+          n.needs_input_grad(1) ? ops::grad_to(-g, b.sizes()) : Tensor()};
+}
+constexpr NodeType<DistState> kDistBackward0{"DistBackward0", dist_backward};
+
+struct RenormState {
+  SavedVariable self;
+  double p = 2, maxnorm = 0;
+  int64_t dim = 0;  // wrapped
+  auto saved() { return std::tie(self); }
+};
+// Every dim but `dim`.
+std::vector<int64_t> other_dims(int64_t ndim, int64_t dim) {
+  std::vector<int64_t> others;
+  for (int64_t i = 0; i < ndim; ++i)
+    if (i != dim) others.push_back(i);
+  return others;
+}
+// out = x * f(norm) with f = maxnorm / (norm + 1e-7) where norm > maxnorm, else 1:
+// grad = f grad - maxnorm / (norm + 1e-7)^2 * norm_grad(sum(grad * x)) where the norm is
+// over maxnorm, else grad (LibTorch's renorm_backward).
+variable_list renorm_backward(OpNode<RenormState>& n, const variable_list& grads) {
+  const RenormState& s = n.state;
+  Tensor x = n.get(s.self);
+  const Tensor& g = grads[0];
+  std::vector<bool> mask(static_cast<size_t>(x.dim()), true);
+  mask[static_cast<size_t>(s.dim)] = false;
+  ReducedDims slices(x, mask, /*keepdim=*/true);
+  Tensor norm = x.norm(s.p, other_dims(x.dim(), s.dim), true);
+  Tensor nb = ops::norm_grad(slices, x, norm, slices.sum_keep(g * x), s.p);
+  Tensor inv = (norm + 1e-7).reciprocal();
+  Tensor scaled = inv * s.maxnorm * (nb.defined() ? g - inv * nb : g);
+  return {scaled.where(norm > s.maxnorm, g)};
+}
+constexpr NodeType<RenormState> kRenormBackward0{"RenormBackward0", renorm_backward};
 
 }  // namespace
 
 Tensor Tensor::nansum(IntArrayRef dim, bool keepdim, optional<ScalarType> dtype) const {
   ops::check_defined(*this, "nansum");
-  Tensor z = is_floating_point() ? nabla::where(isnan(), zeros_like(*this), *this) : *this;
-  return dim.empty() ? (keepdim ? z.sum(IntArrayRef{}, true, dtype) : z.sum(dtype))
-                     : z.sum(dim, keepdim, dtype);
+  auto mask = ops::reduce_mask(dim, this->dim(), "nansum");
+  return with_node(
+      kNansumBackward0, {this},
+      [&] {
+        Tensor z = is_floating_point() ? nabla::where(isnan(), zeros_like(*this), *this) : *this;
+        return ops::reduce_to(ReduceOp::Sum, z, mask, keepdim,
+                              ops::sum_dtype(scalar_type(), dtype));
+      },
+      [&](NansumState& s, const Tensor&) {
+        s.reduced = ReducedDims(*this, mask, keepdim);
+        s.self = save(*this);
+      });
 }
+// LibTorch's nanmean is nansum / count (its node: DivBackward0).
 Tensor Tensor::nanmean(IntArrayRef dim, bool keepdim, optional<ScalarType> dtype) const {
   ops::check_defined(*this, "nanmean");
   NABLA_CHECK(is_floating_point(),
@@ -155,8 +268,8 @@ Tensor Tensor::cumprod(int64_t dim, optional<ScalarType> dtype) const {
   const int64_t d = ops::wrap_dim(dim, this->dim(), "cumprod");
   const ScalarType t = ops::sum_dtype(scalar_type(), dtype);
   const Tensor x = ops::cast(*this, t);
-  return ops::with_formula(
-      kCumprod, {&x},
+  return with_node(
+      kCumprodBackward0, {&x},
       [&] {
         Rows xr = rows_of(x, d);
         double* p = xr.data.data_ptr<double>();
@@ -164,20 +277,33 @@ Tensor Tensor::cumprod(int64_t dim, optional<ScalarType> dtype) const {
           for (int64_t k = 1; k < xr.n; ++k) p[r * xr.n + k] *= p[r * xr.n + k - 1];
         return from_rows(xr.data, x, d, t);
       },
-      static_cast<double>(d));
+      [&](ScanState& s, const Tensor&) {
+        s.self = save(x);
+        s.dim = d;
+      });
 }
 const Tensor& Tensor::cumprod_(int64_t dim, optional<ScalarType> dtype) const {
   return ops::inplace_from(*this, "cumprod_",
                            [&](const Tensor& x) { return x.cumprod(dim, dtype); });
 }
 
+// log(cumsum(exp(x - m))) + m with m the row's max (0 where infinite), without history.
 Tensor Tensor::logcumsumexp(int64_t dim) const {
   ops::check_defined(*this, "logcumsumexp");
   const int64_t d = ops::wrap_dim(dim, this->dim(), "logcumsumexp");
-  if (numel() == 0) return clone();
-  Tensor m = amax({d}, true).detach();
-  m = nabla::where(m.isinf(), zeros_like(m), m);
-  return (*this - m).exp().cumsum(d).log() + m;
+  return with_node(
+      kLogcumsumexpBackward0, {this},
+      [&] {
+        if (numel() == 0) return clone();
+        Tensor m = amax({d}, true);
+        m = nabla::where(m.isinf(), zeros_like(m), m);
+        return (*this - m).exp().cumsum(d).log() + m;
+      },
+      [&](ScanState& s, const Tensor& out) {
+        s.self = save(*this);
+        s.result = autograd::save_output(out);
+        s.dim = d;
+      });
 }
 
 std::tuple<Tensor, Tensor> Tensor::cummax(int64_t dim) const {
@@ -187,6 +313,7 @@ std::tuple<Tensor, Tensor> Tensor::cummin(int64_t dim) const {
   return cum_extreme(*this, dim, false, "cummin");
 }
 
+// Differences along dim (composed of narrow and sub, as LibTorch: its node is SubBackward0).
 Tensor Tensor::diff(int64_t n, int64_t dim, const optional<Tensor>& prepend,
                     const optional<Tensor>& append) const {
   ops::check_defined(*this, "diff");
@@ -204,69 +331,6 @@ Tensor Tensor::diff(int64_t n, int64_t dim, const optional<Tensor>& prepend,
     x = x.scalar_type() == kBool ? hi.logical_xor(lo) : hi - lo;
   }
   return x;
-}
-
-Tensor Tensor::median() const {
-  ops::check_defined(*this, "median");
-  if (numel() == 0)
-    return full({}, std::numeric_limits<double>::quiet_NaN(), TensorOptions(scalar_type()));
-  return std::get<0>(median_impl(reshape({-1}), 0, false, false, "median"));
-}
-std::tuple<Tensor, Tensor> Tensor::median(int64_t dim, bool keepdim) const {
-  return median_impl(*this, dim, keepdim, false, "median");
-}
-Tensor Tensor::nanmedian() const {
-  ops::check_defined(*this, "nanmedian");
-  if (numel() == 0)
-    return full({}, std::numeric_limits<double>::quiet_NaN(), TensorOptions(scalar_type()));
-  return std::get<0>(median_impl(reshape({-1}), 0, false, true, "nanmedian"));
-}
-std::tuple<Tensor, Tensor> Tensor::nanmedian(int64_t dim, bool keepdim) const {
-  return median_impl(*this, dim, keepdim, true, "nanmedian");
-}
-
-std::tuple<Tensor, Tensor> Tensor::mode(int64_t dim, bool keepdim) const {
-  ops::check_defined(*this, "mode");
-  const int64_t d = ops::wrap_dim(dim, this->dim(), "mode");
-  const int64_t sd = this->dim() == 0 ? 0 : d;
-  Tensor x = this->dim() == 0 ? view({1}) : *this;
-  NABLA_CHECK(x.size(sd) > 0, "mode(): expected a non-empty dimension ", d, " (sizes ", sizes(),
-              ")");
-  auto [sorted, order] = x.sort(sd);
-  Rows sr = rows_of(sorted, sd), orr = rows_of(order, sd);
-  Tensor pos = empty({sr.rows, 1}, TensorOptions(kLong));
-  const double* sp = sr.data.data_ptr<double>();
-  const double* op = orr.data.data_ptr<double>();
-  int64_t* pp = pos.data_ptr<int64_t>();
-  for (int64_t r = 0; r < sr.rows; ++r) {
-    const double* v = sp + r * sr.n;
-    int64_t best = 0, best_len = 0;
-    for (int64_t k = 0; k < sr.n;) {
-      int64_t e = k;
-      while (e + 1 < sr.n && v[e + 1] == v[k]) ++e;
-      if (e - k + 1 > best_len) {  // the smallest value wins ties (strictly longer runs only)
-        best_len = e - k + 1;
-        // The run's largest original index, as LibTorch's CPU kernel reports it.
-        int64_t last = k;
-        for (int64_t j = k; j <= e; ++j)
-          if (op[r * sr.n + j] > op[r * sr.n + last]) last = j;
-        best = last;
-      }
-      k = e + 1;
-    }
-    pp[r] = best;
-  }
-  DimVector pshape(sorted.sizes().begin(), sorted.sizes().end());
-  pshape[sd] = 1;
-  // rows_of moved sd last; bring the position back as a size-1 dim at sd.
-  DimVector moved(pshape.begin(), pshape.end());
-  moved.erase(moved.begin() + sd);
-  moved.push_back(1);
-  Tensor p = pos.view(moved).movedim(-1, sd);
-  Tensor values = sorted.gather(sd, p), indices = order.gather(sd, p);
-  if (this->dim() == 0) return {values.view({}), indices.view({})};
-  if (!keepdim) return {values.squeeze(d), indices.squeeze(d)};
-  return {values, indices};
 }
 
 std::tuple<Tensor, Tensor> Tensor::aminmax(optional<int64_t> dim, bool keepdim) const {
@@ -344,15 +408,29 @@ Tensor Tensor::bincount(const optional<Tensor>& weights, int64_t minlength) cons
   return tensor(acc, TensorOptions(kDouble)).to(out_type);
 }
 
-Tensor Tensor::msort() const { return std::get<0>(sort(0)); }
-
 Tensor Tensor::trace() const {
   ops::check_defined(*this, "trace");
   NABLA_CHECK(dim() == 2, "trace: expected a matrix, but got tensor with dim ", dim());
-  return diagonal().sum();
+  return with_node(
+      kTraceBackward0, {this}, [&] { return diagonal().sum(); },
+      [&](TraceState& s, const Tensor&) {
+        s.rows = size(0);
+        s.cols = size(1);
+      });
 }
 
-Tensor Tensor::dist(const Tensor& other, const Scalar& p) const { return (*this - other).norm(p); }
+Tensor Tensor::dist(const Tensor& other, const Scalar& p) const {
+  ops::check_defined(*this, "dist");
+  ops::check_defined(other, "dist (other)");
+  return with_node(
+      kDistBackward0, {this, &other}, [&] { return (*this - other).norm(p); },
+      [&](DistState& s, const Tensor& out) {
+        s.self = save(*this);
+        s.other = save(other);
+        s.result = autograd::save_output(out);
+        s.p = p.toDouble();
+      });
+}
 
 Tensor Tensor::renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const {
   ops::check_defined(*this, "renorm");
@@ -361,81 +439,110 @@ Tensor Tensor::renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const
   NABLA_CHECK(maxnorm.toDouble() >= 0, "renorm: expected maxnorm to be >= 0 but got ",
               maxnorm.toDouble());
   const int64_t d = ops::wrap_dim(dim, this->dim(), "renorm");
-  std::vector<int64_t> others;
-  for (int64_t i = 0; i < this->dim(); ++i)
-    if (i != d) others.push_back(i);
-  Tensor norms = norm(p, others, true);
   const double mx = maxnorm.toDouble();
-  Tensor factor = nabla::where(norms > mx, mx / (norms + 1e-7), ones_like(norms));
-  return *this * factor;
+  return with_node(
+      kRenormBackward0, {this},
+      [&] {
+        Tensor norms = norm(p, other_dims(this->dim(), d), true);
+        Tensor factor = nabla::where(norms > mx, mx / (norms + 1e-7), ones_like(norms));
+        return *this * factor;
+      },
+      [&](RenormState& s, const Tensor&) {
+        s.self = save(*this);
+        s.p = p.toDouble();
+        s.maxnorm = mx;
+        s.dim = d;
+      });
 }
 const Tensor& Tensor::renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm) const {
   return ops::inplace_from(*this, "renorm_",
                            [&](const Tensor& x) { return x.renorm(p, dim, maxnorm); });
 }
 
+}  // namespace nabla
+
+// ---- Registry entries -----------------------------------------------------------------------
+
+namespace nabla::ops {
+
 namespace {
-// The slices of x along dim as rows of doubles (row i is slice i, flattened).
-Rows slices_of(const Tensor& x, int64_t d) {
-  Tensor t = x.detach().movedim(d, 0).to(kDouble).contiguous();
-  Rows r;
-  r.rows = t.size(0);
-  r.n = r.rows == 0 ? 0 : t.numel() / r.rows;
-  r.data = t.reshape({r.rows, r.n});
-  return r;
+using V = std::vector<Tensor>;
+V pair(std::tuple<Tensor, Tensor> t) { return {std::get<0>(t), std::get<1>(t)}; }
+optional<ScalarType> dtype_of(const AttrReader& a) {
+  if (a.has("dtype")) return a.dtype("dtype");
+  return nullopt;
 }
-// Groups of equal slices (in `order`) into unique values, inverse indices and counts.
-std::tuple<Tensor, Tensor, Tensor> gather_unique(const Tensor& x, int64_t d, const Rows& r,
-                                                 const std::vector<int64_t>& order, bool inverse,
-                                                 bool counts) {
-  const double* p = r.data.data_ptr<double>();
-  auto same = [&](int64_t a, int64_t b) {
-    return std::equal(p + a * r.n, p + (a + 1) * r.n, p + b * r.n);
-  };
-  std::vector<int64_t> firsts, count, inv(static_cast<size_t>(r.rows));
-  for (size_t i = 0; i < order.size(); ++i) {
-    if (i == 0 || !same(order[i], order[i - 1])) {
-      firsts.push_back(order[i]);
-      count.push_back(0);
-    }
-    ++count.back();
-    inv[static_cast<size_t>(order[i])] = static_cast<int64_t>(firsts.size()) - 1;
-  }
-  Tensor values = x.index_select(d, tensor(firsts, TensorOptions(kLong)));
-  Tensor inv_t = inverse ? tensor(inv, TensorOptions(kLong)) : empty({0}, TensorOptions(kLong));
-  Tensor cnt_t = counts ? tensor(count, TensorOptions(kLong)) : empty({0}, TensorOptions(kLong));
-  return {values, inv_t, cnt_t};
+optional<int64_t> optional_int(const AttrReader& a, const char* name) {
+  if (a.has(name)) return a.i(name);
+  return nullopt;
 }
 }  // namespace
 
-std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& x, int64_t dim, bool,
-                                              bool return_inverse, bool return_counts) {
-  ops::check_defined(x, "unique_dim");
-  const int64_t d = ops::wrap_dim(dim, x.dim(), "unique_dim");
-  NoGradGuard no_grad;
-  Rows r = slices_of(x, d);
-  std::vector<int64_t> order(static_cast<size_t>(r.rows));
-  for (int64_t i = 0; i < r.rows; ++i) order[static_cast<size_t>(i)] = i;
-  const double* p = r.data.data_ptr<double>();
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    return std::lexicographical_compare(p + a * r.n, p + (a + 1) * r.n, p + b * r.n,
-                                        p + (b + 1) * r.n);
-  });
-  return gather_unique(x, d, r, order, return_inverse, return_counts);
+void registry::add_composite_reduce_ops(std::vector<OpSchema>& t) {
+  const AttrSpec dims = attr("dim", AttrType::IntList, std::vector<int64_t>{});
+  const AttrSpec keepdim = attr("keepdim", AttrType::Bool, false);
+  const AttrSpec dtype = optional_attr("dtype", AttrType::Dtype);
+  const AttrSpec dim = required_attr("dim", AttrType::Int);
+  t.push_back(op("nansum", 1, 1, {dims, keepdim, dtype}, [](const V& x, const AttrReader& a) -> V {
+    return {x[0].nansum(a.ints("dim"), a.b("keepdim"), dtype_of(a))};
+  }));
+  t.push_back(op("nanmean", 1, 1, {dims, keepdim, dtype}, [](const V& x, const AttrReader& a) -> V {
+    return {x[0].nanmean(a.ints("dim"), a.b("keepdim"), dtype_of(a))};
+  }));
+  t.push_back(op("count_nonzero", 1, 1, {optional_attr("dim", AttrType::IntList)},
+                 [](const V& x, const AttrReader& a) -> V {
+                   if (!a.has("dim")) return {x[0].count_nonzero()};
+                   return {x[0].count_nonzero(IntArrayRef(a.ints("dim")))};
+                 }));
+  t.push_back(op("cumprod", 1, 1, {dim, dtype}, [](const V& x, const AttrReader& a) -> V {
+    return {x[0].cumprod(a.i("dim"), dtype_of(a))};
+  }));
+  t.push_back(op("logcumsumexp", 1, 1, {dim}, [](const V& x, const AttrReader& a) -> V {
+    return {x[0].logcumsumexp(a.i("dim"))};
+  }));
+  t.push_back(op("cummax", 1, 1, {dim}, [](const V& x, const AttrReader& a) -> V {
+    return pair(x[0].cummax(a.i("dim")));
+  }));
+  t.push_back(op("cummin", 1, 1, {dim}, [](const V& x, const AttrReader& a) -> V {
+    return pair(x[0].cummin(a.i("dim")));
+  }));
+  // diff(self, prepend?, append?): an undefined prepend input stands for none.
+  t.push_back(op("diff", 1, 3,
+                 {attr("n", AttrType::Int, int64_t(1)), attr("dim", AttrType::Int, int64_t(-1))},
+                 [](const V& x, const AttrReader& a) -> V {
+                   optional<Tensor> prepend, append;
+                   if (x.size() > 1 && x[1].defined()) prepend = x[1];
+                   if (x.size() > 2) append = x[2];
+                   return {x[0].diff(a.i("n"), a.i("dim"), prepend, append)};
+                 }));
+  t.push_back(op("aminmax", 1, 1, {optional_attr("dim", AttrType::Int), keepdim},
+                 [](const V& x, const AttrReader& a) -> V {
+                   return pair(x[0].aminmax(optional_int(a, "dim"), a.b("keepdim")));
+                 }));
+  t.push_back(op("histc", 1, 1,
+                 {attr("bins", AttrType::Int, int64_t(100)), attr("min", AttrType::Double, 0.0),
+                  attr("max", AttrType::Double, 0.0)},
+                 [](const V& x, const AttrReader& a) -> V {
+                   return {x[0].histc(a.i("bins"), a.scalar("min"), a.scalar("max"))};
+                 }));
+  // bincount(self, weights?).
+  t.push_back(op("bincount", 1, 2, {attr("minlength", AttrType::Int, int64_t(0))},
+                 [](const V& x, const AttrReader& a) -> V {
+                   optional<Tensor> weights;
+                   if (x.size() > 1) weights = x[1];
+                   return {x[0].bincount(weights, a.i("minlength"))};
+                 }));
+  t.push_back(
+      op("trace", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].trace()}; }));
+  t.push_back(
+      op("dist", 2, 2, {attr("p", AttrType::Double, 2.0)},
+         [](const V& x, const AttrReader& a) -> V { return {x[0].dist(x[1], a.scalar("p"))}; }));
+  t.push_back(
+      op("renorm", 1, 1,
+         {required_attr("p", AttrType::Double), dim, required_attr("maxnorm", AttrType::Double)},
+         [](const V& x, const AttrReader& a) -> V {
+           return {x[0].renorm(a.scalar("p"), a.i("dim"), a.scalar("maxnorm"))};
+         }));
 }
 
-std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& x, bool return_inverse,
-                                                      bool return_counts, optional<int64_t> dim) {
-  ops::check_defined(x, "unique_consecutive");
-  NoGradGuard no_grad;
-  const Tensor input = dim ? x : x.reshape({-1});
-  const int64_t d = dim ? ops::wrap_dim(*dim, x.dim(), "unique_consecutive") : 0;
-  Rows r = slices_of(input, d);
-  std::vector<int64_t> order(static_cast<size_t>(r.rows));
-  for (int64_t i = 0; i < r.rows; ++i) order[static_cast<size_t>(i)] = i;
-  auto [values, inverse, counts] = gather_unique(input, d, r, order, return_inverse, return_counts);
-  if (return_inverse && !dim) inverse = inverse.view(x.sizes());
-  return {values, inverse, counts};
-}
-
-}  // namespace nabla
+}  // namespace nabla::ops

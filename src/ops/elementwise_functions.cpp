@@ -1,7 +1,9 @@
 // Free-function forms of the elementwise ops (nabla::add(a, b), nabla::exp(x), ...) and
-// the parameterized activations, as LibTorch spells them.
+// the parameterized activations, as LibTorch spells them; registry entries of the ops
+// declared here that no op family registers.
 #include "nabla/ops/functions.h"
 #include "ops/op_utils.h"
+#include "ops/registry_impl.h"
 
 namespace nabla {
 
@@ -70,3 +72,19 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
 }
 
 }  // namespace nabla
+
+// ---- Registry entries -----------------------------------------------------------------------
+
+namespace nabla::ops {
+
+void registry::add_elementwise_function_ops(std::vector<OpSchema>& t) {
+  using V = std::vector<Tensor>;
+  t.push_back(op("isclose", 2, 2,
+                 {attr("rtol", AttrType::Double, 1e-5), attr("atol", AttrType::Double, 1e-8),
+                  attr("equal_nan", AttrType::Bool, false)},
+                 [](const V& x, const AttrReader& a) -> V {
+                   return {x[0].isclose(x[1], a.d("rtol"), a.d("atol"), a.b("equal_nan"))};
+                 }));
+}
+
+}  // namespace nabla::ops

@@ -1,11 +1,67 @@
-// Scans and orderings along one dim: cumsum, sort, argsort, topk.
+// Scans and orderings along one dim: cumsum, sort, argsort, topk, kthvalue, with their
+// backward nodes and registry entries.
+#include <tuple>
+
+#include "nabla/autograd/grad_mode.h"
+#include "nabla/autograd/record.h"
+#include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
-#include "ops/reduce_backward.h"
 #include "ops/reduce_utils.h"
+#include "ops/registry_impl.h"
 
 namespace nabla {
 
 namespace {
+
+using autograd::NodeType;
+using autograd::OpNode;
+using autograd::SavedVariable;
+using autograd::variable_list;
+
+// ---- Backward nodes -------------------------------------------------------------------------
+
+struct CumsumState {
+  int64_t dim = 0;     // wrapped
+  int64_t length = 1;  // size along dim (1 for a 0-d input)
+};
+// The gradient of a prefix sum is the suffix sum of the gradient.
+variable_list cumsum_backward(OpNode<CumsumState>& n, const variable_list& grads) {
+  const int64_t d = n.state.dim;
+  if (n.state.length <= 1) return {grads[0]};
+  return {grads[0].flip({d}).cumsum(d).flip({d})};
+}
+constexpr NodeType<CumsumState> kCumsumBackward0{"CumsumBackward0", cumsum_backward};
+
+struct SortState {
+  DimVector self_sizes;
+  int64_t dim = 0;  // wrapped
+  SavedVariable indices;
+  auto saved() { return std::tie(indices); }
+};
+// grad_self [self_sizes] = zeros with grad [values] scattered to the indices.
+variable_list sort_backward(OpNode<SortState>& n, const variable_list& grads) {
+  const SortState& s = n.state;
+  if (s.self_sizes.empty()) return {grads[0]};
+  Tensor base =
+      zeros(s.self_sizes, TensorOptions(grads[0].scalar_type()).device(grads[0].device()));
+  return {base.scatter(s.dim, n.get(s.indices), grads[0])};
+}
+constexpr NodeType<SortState> kSortBackward0{"SortBackward0", sort_backward};
+constexpr NodeType<SortState> kTopkBackward0{"TopkBackward0", sort_backward};
+constexpr NodeType<ops::ValueSelecting> kKthvalueBackward0{"KthvalueBackward0",
+                                                           ops::value_selecting_backward};
+
+void record_sort(const NodeType<SortState>& type, const Tensor& x, int64_t d, const Tensor& values,
+                 const Tensor& indices) {
+  auto node = autograd::record_node(type, {&x});
+  if (!node) return;
+  node->state.self_sizes.assign(x.sizes().begin(), x.sizes().end());
+  node->state.dim = d;
+  node->state.indices = autograd::save(indices);
+  autograd::set_history(values, node);
+}
+
+// ---- Forwards -------------------------------------------------------------------------------
 
 // Kernels take a dim; a 0-d tensor is handled as one element of a 1-d tensor.
 Tensor as_1d_if_scalar(const Tensor& t) {
@@ -34,7 +90,11 @@ Tensor Tensor::cumsum(int64_t dim, optional<ScalarType> dtype) const {
   Tensor in = ops::cast(*this, t);
   Tensor out = ops::empty_tensor(sizes(), t, device());
   backend_for(*this).cumsum(as_1d_if_scalar(out), as_1d_if_scalar(in), this->dim() == 0 ? 0 : d);
-  ops::record_cumsum(*this, d, out);
+  if (auto node = autograd::record_node(kCumsumBackward0, {this})) {
+    node->state.dim = d;
+    node->state.length = this->dim() == 0 ? 1 : size(d);
+    autograd::set_history(out, node);
+  }
   return out;
 }
 
@@ -42,7 +102,7 @@ std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const {
   ops::check_defined(*this, "sort");
   int64_t d = ops::wrap_dim(dim, this->dim(), "sort");
   auto result = sorted_prefix(*this, d, this->dim() == 0 ? 1 : size(d), descending);
-  ops::record_sort(*this, d, /*is_topk=*/false, std::get<0>(result), std::get<1>(result));
+  record_sort(kSortBackward0, *this, d, std::get<0>(result), std::get<1>(result));
   return result;
 }
 
@@ -56,12 +116,15 @@ Tensor Tensor::argsort(int64_t dim, bool descending) const {
 // is always sorted, which `sorted = false` permits.
 std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const {
   ops::check_defined(*this, "topk");
+  // LibTorch's kernel has no bool version (a 0-d input does not reach it).
+  NABLA_CHECK(scalar_type() != kBool || this->dim() == 0,
+              "topk: \"topk_cpu\" not implemented for 'Bool' (got sizes ", sizes(), ")");
   int64_t d = ops::wrap_dim(dim, this->dim(), "topk");
   int64_t n = this->dim() == 0 ? 1 : size(d);
   NABLA_CHECK(k >= 0 && k <= n, "topk: selected index k out of range (k = ", k, ", but dim ", d,
               " of a tensor of sizes ", sizes(), " has ", n, " elements)");
   auto result = sorted_prefix(*this, d, k, largest);
-  ops::record_sort(*this, d, /*is_topk=*/true, std::get<0>(result), std::get<1>(result));
+  record_sort(kTopkBackward0, *this, d, std::get<0>(result), std::get<1>(result));
   return result;
 }
 
@@ -71,14 +134,27 @@ std::tuple<Tensor, Tensor> Tensor::kthvalue(int64_t k, int64_t dim, bool keepdim
   int64_t n = this->dim() == 0 ? 1 : size(d);
   NABLA_CHECK(k >= 1 && k <= n, "kthvalue(): selected number k out of range for dimension ", d,
               " (k = ", k, ", the dimension has ", n, " elements; sizes ", sizes(), ")");
-  auto [values, indices] = topk(k, d, /*largest=*/false);
-  if (this->dim() == 0) return {values.view({}), indices.view({})};
-  Tensor v = values.select(d, k - 1), i = indices.select(d, k - 1);
-  if (keepdim) return {v.unsqueeze(d), i.unsqueeze(d)};
-  return {v, i};
+  Tensor values, indices;
+  {
+    NoGradGuard no_grad;  // recorded as one KthvalueBackward0 below
+    auto [v, i] = sorted_prefix(*this, d, k, /*descending=*/false);
+    if (this->dim() == 0) {
+      values = v.view({});
+      indices = i.view({});
+    } else {
+      values = v.select(d, k - 1).clone();
+      indices = i.select(d, k - 1).clone();
+      if (keepdim) {
+        values = values.unsqueeze(d);
+        indices = indices.unsqueeze(d);
+      }
+    }
+  }
+  ops::record_value_selecting(kKthvalueBackward0, *this, d, keepdim, values, indices);
+  return {values, indices};
 }
 
-// ---- Free functions ------------------------------------------------------------------------
+// ---- Free functions -------------------------------------------------------------------------
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
   return x.kthvalue(k, dim, keepdim);
 }
@@ -95,3 +171,48 @@ std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool la
 }
 
 }  // namespace nabla
+
+// ---- Registry entries -----------------------------------------------------------------------
+
+namespace nabla::ops {
+
+namespace {
+using V = std::vector<Tensor>;
+using registry::attr;
+using registry::op;
+using registry::optional_attr;
+using registry::required_attr;
+V pair(std::tuple<Tensor, Tensor> t) { return {std::get<0>(t), std::get<1>(t)}; }
+}  // namespace
+
+void registry::add_sort_ops(std::vector<OpSchema>& t) {
+  const AttrSpec last_dim = attr("dim", AttrType::Int, int64_t(-1));
+  const AttrSpec descending = attr("descending", AttrType::Bool, false);
+  t.push_back(op("cumsum", 1, 1,
+                 {required_attr("dim", AttrType::Int), optional_attr("dtype", AttrType::Dtype)},
+                 [](const V& x, const AttrReader& a) -> V {
+                   return {x[0].cumsum(a.i("dim"), a.has("dtype")
+                                                       ? optional<ScalarType>(a.dtype("dtype"))
+                                                       : nullopt)};
+                 }));
+  t.push_back(op("sort", 1, 1, {last_dim, descending}, [](const V& x, const AttrReader& a) -> V {
+    return pair(x[0].sort(a.i("dim"), a.b("descending")));
+  }));
+  t.push_back(op("argsort", 1, 1, {last_dim, descending}, [](const V& x, const AttrReader& a) -> V {
+    return {x[0].argsort(a.i("dim"), a.b("descending"))};
+  }));
+  t.push_back(op("topk", 1, 1,
+                 {required_attr("k", AttrType::Int), last_dim,
+                  attr("largest", AttrType::Bool, true), attr("sorted", AttrType::Bool, true)},
+                 [](const V& x, const AttrReader& a) -> V {
+                   return pair(x[0].topk(a.i("k"), a.i("dim"), a.b("largest"), a.b("sorted")));
+                 }));
+  t.push_back(
+      op("kthvalue", 1, 1,
+         {required_attr("k", AttrType::Int), last_dim, attr("keepdim", AttrType::Bool, false)},
+         [](const V& x, const AttrReader& a) -> V {
+           return pair(x[0].kthvalue(a.i("k"), a.i("dim"), a.b("keepdim")));
+         }));
+}
+
+}  // namespace nabla::ops

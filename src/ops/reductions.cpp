@@ -1,80 +1,103 @@
 // Reductions over dims: sum, mean, prod, max/min (full and per dim), amax/amin,
-// argmax/argmin, all/any. Dtype rules and empty-input errors are LibTorch 1.13's; the
-// kernels are the backend's reduce and arg_reduce (Note [Reduction layout]).
+// argmax/argmin, all/any, with their backward nodes and registry entries. Dtype rules and
+// empty-input errors are LibTorch 1.13's; the kernels are the backend's reduce and
+// arg_reduce (Note [Reduction layout]); node states hold Note [Reduced dims].
+#include <tuple>
+
 #include "nabla/autograd/grad_mode.h"
+#include "nabla/autograd/record.h"
+#include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
-#include "ops/reduce_backward.h"
 #include "ops/reduce_utils.h"
+#include "ops/registry_impl.h"
 
 namespace nabla {
 
-namespace ops {
-
-std::vector<bool> reduce_mask(IntArrayRef dims, int64_t ndim, const char* op) {
-  std::vector<bool> mask(ndim, dims.empty());
-  std::vector<bool> seen(std::max<int64_t>(ndim, 1), false);
-  for (int64_t d : dims) {
-    int64_t w = wrap_dim(d, ndim, op);
-    NABLA_CHECK(!seen[w], op, ": dim ", w, " appears multiple times in the list of dims (got ",
-                dims, ")");
-    seen[w] = true;
-    if (w < ndim) mask[w] = true;
-  }
-  return mask;
-}
-
-DimVector reduced_shape(IntArrayRef sizes, const std::vector<bool>& mask, bool keepdim) {
-  DimVector out;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    if (!mask[d])
-      out.push_back(sizes[d]);
-    else if (keepdim)
-      out.push_back(1);
-  }
-  return out;
-}
-
-int64_t reduced_count(IntArrayRef sizes, const std::vector<bool>& mask) {
-  int64_t n = 1;
-  for (size_t d = 0; d < sizes.size(); ++d)
-    if (mask[d]) n *= sizes[d];
-  return n;
-}
-
-bool reduces_empty_dim(IntArrayRef sizes, const std::vector<bool>& mask) {
-  for (size_t d = 0; d < sizes.size(); ++d)
-    if (mask[d] && sizes[d] == 0) return true;
-  return false;
-}
-
-Tensor reduce_to(ReduceOp op, const Tensor& x, const std::vector<bool>& mask, bool keepdim,
-                 ScalarType dtype) {
-  Tensor in = cast(x, dtype);
-  Tensor out = empty_tensor(reduced_shape(x.sizes(), mask, true), dtype, x.device());
-  DimVector dims;
-  for (size_t d = 0; d < mask.size(); ++d)
-    if (mask[d]) dims.push_back(static_cast<int64_t>(d));
-  backend_for(x).reduce(op, out, in, dims);
-  return keepdim ? out : contiguous_view(out, reduced_shape(x.sizes(), mask, false));
-}
-
-Tensor contiguous_view(const Tensor& t, IntArrayRef shape) {
-  NABLA_ASSERT(t.is_contiguous() && checked_numel(shape, "view") == t.numel(),
-               "contiguous_view: bad shape ", shape, " for ", t.sizes());
-  return make_view(t, shape, contiguous_strides(shape), t.storage_offset());
-}
-
-ScalarType sum_dtype(ScalarType in, optional<ScalarType> dtype) {
-  if (dtype) return *dtype;
-  return isIntegralType(in, /*include_bool=*/true) ? kLong : in;
-}
-
-}  // namespace ops
-
 namespace {
 
+using autograd::NodeType;
+using autograd::OpNode;
+using autograd::variable_list;
 using ops::reduce_mask;
 using ops::reduce_to;
+using ops::ReducedDims;
+using ops::ReducedSelfResult;
+
+// ---- sum, mean: states and formulas ---------------------------------------------------------
+
+struct SumState {
+  ReducedDims reduced;
+};
+struct MeanState {
+  ReducedDims reduced;
+  int64_t count = 0;  // elements per output
+};
+
+// grad_self [self_sizes] = grad [out] with the reduced dims restored, expanded.
+variable_list sum_backward(OpNode<SumState>& n, const variable_list& grads) {
+  const ReducedDims& r = n.state.reduced;
+  return {r.restore(grads[0]).expand(r.self_sizes)};
+}
+// grad_self = grad / count, expanded (divided first: fewer flops).
+variable_list mean_backward(OpNode<MeanState>& n, const variable_list& grads) {
+  const ReducedDims& r = n.state.reduced;
+  return {r.restore(grads[0] / static_cast<double>(n.state.count)).expand(r.self_sizes)};
+}
+// LibTorch numbers the overload without dims 0 and the one with dims 1.
+constexpr NodeType<SumState> kSumBackward0{"SumBackward0", sum_backward};
+constexpr NodeType<SumState> kSumBackward1{"SumBackward1", sum_backward};
+constexpr NodeType<MeanState> kMeanBackward0{"MeanBackward0", mean_backward};
+constexpr NodeType<MeanState> kMeanBackward1{"MeanBackward1", mean_backward};
+
+// ---- prod -----------------------------------------------------------------------------------
+
+Tensor zero_like_scalar(const Tensor& t) {
+  return ops::scalar_tensor(0, t.scalar_type(), t.device());
+}
+
+// Without zeros d out / d x_i = out / x_i. With zeros that quotient is 0/0, so the product
+// of the nonzero elements (pz) is used instead: one zero gives pz at the zero and 0
+// elsewhere, two or more give 0 everywhere. The zero elements themselves enter as factors
+// (zs, always 0 in value) so that the second derivative is right too.
+variable_list prod_backward(OpNode<ReducedSelfResult>& n, const variable_list& grads) {
+  const ReducedDims& r = n.state.reduced;
+  Tensor x = n.get(n.state.self), out = n.get(n.state.result);
+  Tensor gk = r.restore(grads[0]);
+  Tensor is_zero = x == 0;
+  if (!is_zero.any().item<bool>()) return {gk * r.restore(out) / x};
+  Tensor one = ops::scalar_tensor(1, x.scalar_type(), x.device());
+  Tensor zero = zero_like_scalar(x);
+  Tensor count = r.sum_keep(is_zero);   // zeros per output
+  Tensor x_nz = one.where(is_zero, x);  // zeros replaced by 1
+  // The nonzero product; a reduction over every dim gives it 0-d, as the forward.
+  Tensor pz = r.every_dim() ? x_nz.prod() : x_nz.prod(r.dims[0], true);
+  Tensor zs = r.sum_keep(x * is_zero);  // sum of the zero elements (value 0)
+  // Nonzero elements: pz / x_i times (1 without zeros, the zero itself with one, else 0).
+  Tensor at_nonzero = one.where(count == 0, zs.where(count == 1, zero));
+  // Zero elements: pz times (1 with one zero, the other zero with two, else 0).
+  Tensor at_zero = one.where(count == 1, (zs - x).where(count == 2, zero));
+  return {gk * (pz * at_zero).where(is_zero, pz / x_nz * at_nonzero)};
+}
+constexpr NodeType<ReducedSelfResult> kProdBackward0{"ProdBackward0", prod_backward};
+constexpr NodeType<ReducedSelfResult> kProdBackward1{"ProdBackward1", prod_backward};
+
+// ---- max / min / amax / amin ----------------------------------------------------------------
+// Ties share the gradient evenly; max(dim) / min(dim) send it to the returned index.
+
+variable_list extremum_backward(OpNode<ReducedSelfResult>& n, const variable_list& grads) {
+  return {ops::evenly_distribute(n.state.reduced, n.get(n.state.self), n.get(n.state.result),
+                                 grads[0])};
+}
+constexpr NodeType<ReducedSelfResult> kMaxBackward1{"MaxBackward1", extremum_backward};
+constexpr NodeType<ReducedSelfResult> kMinBackward1{"MinBackward1", extremum_backward};
+constexpr NodeType<ReducedSelfResult> kAmaxBackward0{"AmaxBackward0", extremum_backward};
+constexpr NodeType<ReducedSelfResult> kAminBackward0{"AminBackward0", extremum_backward};
+constexpr NodeType<ops::ValueSelecting> kMaxBackward0{"MaxBackward0",
+                                                      ops::value_selecting_backward};
+constexpr NodeType<ops::ValueSelecting> kMinBackward0{"MinBackward0",
+                                                      ops::value_selecting_backward};
+
+// ---- Forwards -------------------------------------------------------------------------------
 
 // mean: floating results only, as LibTorch (no silent integer division).
 ScalarType mean_dtype(const Tensor& x, optional<ScalarType> dtype) {
@@ -106,14 +129,53 @@ void check_nonempty_dims(const Tensor& x, const std::vector<bool>& mask, const c
                 " to have non-zero size (got sizes ", x.sizes(), ")");
 }
 
+Tensor sum_impl(const Tensor& x, const std::vector<bool>& mask, bool keepdim,
+                optional<ScalarType> dtype, const NodeType<SumState>& type) {
+  Tensor out = reduce_to(ReduceOp::Sum, x, mask, keepdim, ops::sum_dtype(x.scalar_type(), dtype));
+  if (auto node = autograd::record_node(type, {&x})) {
+    node->state.reduced = ReducedDims(x, mask, keepdim);
+    autograd::set_history(out, node);
+  }
+  return out;
+}
+
+Tensor mean_impl(const Tensor& x, IntArrayRef dim, bool keepdim, optional<ScalarType> dtype,
+                 const NodeType<MeanState>& type) {
+  ScalarType t = mean_dtype(x, dtype);
+  auto mask = reduce_mask(dim, x.dim(), "mean");
+  Tensor out = reduce_to(ReduceOp::Sum, x, mask, keepdim, t);
+  // count == 0 gives 0 / 0 = nan, as LibTorch. In place: `out` is a fresh tensor.
+  const int64_t count = ops::reduced_count(x.sizes(), mask);
+  Tensor divisor = ops::scalar_tensor(static_cast<double>(count), t);
+  backend_for(out).binary(BinaryOp::Div, out, out, ops::expand_to(divisor, out.sizes()), 1);
+  if (auto node = autograd::record_node(type, {&x})) {
+    node->state.reduced = ReducedDims(x, mask, keepdim);
+    node->state.count = count;
+    autograd::set_history(out, node);
+  }
+  return out;
+}
+
+Tensor prod_impl(const Tensor& x, const std::vector<bool>& mask, bool keepdim,
+                 optional<ScalarType> dtype, const NodeType<ReducedSelfResult>& type) {
+  Tensor out = reduce_to(ReduceOp::Prod, x, mask, keepdim, ops::sum_dtype(x.scalar_type(), dtype));
+  ops::record_self_result(type, x, mask, keepdim, out);
+  return out;
+}
+
+Tensor extremum(const Tensor& x, const std::vector<bool>& mask, bool keepdim, bool is_max,
+                const NodeType<ReducedSelfResult>& type) {
+  Tensor out = reduce_to(is_max ? ReduceOp::Max : ReduceOp::Min, x, mask, keepdim, x.scalar_type());
+  ops::record_self_result(type, x, mask, keepdim, out);
+  return out;
+}
+
 Tensor amax_amin(const Tensor& x, IntArrayRef dim, bool keepdim, bool is_max, const char* op) {
   ops::check_defined(x, op);
   auto mask = reduce_mask(dim, x.dim(), op);
   if (dim.empty()) check_nonempty_full(x, op);
   check_nonempty_dims(x, mask, op);
-  Tensor out = reduce_to(is_max ? ReduceOp::Max : ReduceOp::Min, x, mask, keepdim, x.scalar_type());
-  ops::record_extremum(x, mask, keepdim, /*full=*/false, is_max, out);
-  return out;
+  return extremum(x, mask, keepdim, is_max, is_max ? kAmaxBackward0 : kAminBackward0);
 }
 
 // (values, indices) of the max/min along one dim; ties give the first index, NaN wins.
@@ -121,14 +183,11 @@ std::tuple<Tensor, Tensor> arg_reduce(const Tensor& x, int64_t dim, bool keepdim
                                       const char* op) {
   ops::check_defined(x, op);
   int64_t d = ops::wrap_dim(dim, x.dim(), op);
+  const auto& type = is_max ? kMaxBackward0 : kMinBackward0;
   if (x.dim() == 0) {
-    Tensor values;
-    {
-      NoGradGuard no_grad;  // recorded as max(dim) below, not as a clone
-      values = x.clone();
-    }
+    Tensor values = no_grad([&] { return x.clone(); });  // recorded as max(dim) below
     Tensor indices = ops::scalar_tensor(0, kLong, x.device());
-    ops::record_select_dim(x, d, keepdim, is_max, values, indices);
+    ops::record_value_selecting(type, x, d, keepdim, values, indices);
     return {values, indices};
   }
   NABLA_CHECK(x.size(d) != 0, op, ": Expected reduction dim ", d,
@@ -144,7 +203,7 @@ std::tuple<Tensor, Tensor> arg_reduce(const Tensor& x, int64_t dim, bool keepdim
     values = ops::contiguous_view(values, shape);
     indices = ops::contiguous_view(indices, shape);
   }
-  ops::record_select_dim(x, d, keepdim, is_max, values, indices);
+  ops::record_value_selecting(type, x, d, keepdim, values, indices);
   return {values, indices};
 }
 
@@ -153,15 +212,12 @@ Tensor argmax_argmin(const Tensor& x, optional<int64_t> dim, bool keepdim, bool 
   ops::check_defined(x, op);
   NABLA_CHECK(x.scalar_type() != kBool, op, ": not implemented for 'Bool' tensors (got sizes ",
               x.sizes(), "); convert to an integer dtype first");
-  if (dim) {
-    NoGradGuard no_grad;  // only the (non-differentiable) indices are returned
-    return std::get<1>(arg_reduce(x, *dim, keepdim, is_max, op));
-  }
+  NoGradGuard no_grad;  // indices are not differentiable: record nothing
+  if (dim) return std::get<1>(arg_reduce(x, *dim, keepdim, is_max, op));
   NABLA_CHECK(x.numel() != 0, op,
               ": Expected reduction dim to be specified for input.numel() == 0 "
               "(got sizes ",
               x.sizes(), ")");
-  NoGradGuard no_grad;  // indices are not differentiable: record nothing
   Tensor flat = x.dim() == 0 ? ops::make_view(x, {1}, {1}, x.storage_offset()) : x.reshape({-1});
   Tensor index = std::get<1>(arg_reduce(flat, 0, false, is_max, op));
   if (!keepdim) return index;
@@ -176,66 +232,31 @@ Tensor logical_reduce(const Tensor& x, const std::vector<bool>& mask, bool keepd
 }  // namespace
 
 Tensor Tensor::sum(optional<ScalarType> dtype) const {
-  auto mask = ops::all_dims(dim());
-  Tensor out = reduce_to(ReduceOp::Sum, *this, mask, false, ops::sum_dtype(scalar_type(), dtype));
-  ops::record_sum(*this, mask, false, /*full=*/true, out);
-  return out;
+  return sum_impl(*this, ops::all_dims(dim()), false, dtype, kSumBackward0);
 }
 Tensor Tensor::sum(IntArrayRef dim, bool keepdim, optional<ScalarType> dtype) const {
-  auto mask = reduce_mask(dim, this->dim(), "sum");
-  Tensor out = reduce_to(ReduceOp::Sum, *this, mask, keepdim, ops::sum_dtype(scalar_type(), dtype));
-  ops::record_sum(*this, mask, keepdim, /*full=*/false, out);
-  return out;
+  return sum_impl(*this, reduce_mask(dim, this->dim(), "sum"), keepdim, dtype, kSumBackward1);
 }
-
-namespace {
-Tensor mean_impl(const Tensor& x, IntArrayRef dim, bool keepdim, optional<ScalarType> dtype,
-                 bool full) {
-  ScalarType t = mean_dtype(x, dtype);
-  auto mask = reduce_mask(dim, x.dim(), "mean");
-  Tensor out = reduce_to(ReduceOp::Sum, x, mask, keepdim, t);
-  // count == 0 gives 0 / 0 = nan, as LibTorch. In place: `out` is a fresh tensor.
-  Tensor count = ops::scalar_tensor(static_cast<double>(ops::reduced_count(x.sizes(), mask)), t);
-  backend_for(out).binary(BinaryOp::Div, out, out, ops::expand_to(count, out.sizes()), 1);
-  ops::record_mean(x, mask, keepdim, full, out);
-  return out;
-}
-}  // namespace
-
 Tensor Tensor::mean(optional<ScalarType> dtype) const {
-  return mean_impl(*this, {}, false, dtype, /*full=*/true);
+  return mean_impl(*this, {}, false, dtype, kMeanBackward0);
 }
 Tensor Tensor::mean(IntArrayRef dim, bool keepdim, optional<ScalarType> dtype) const {
-  return mean_impl(*this, dim, keepdim, dtype, /*full=*/false);
+  return mean_impl(*this, dim, keepdim, dtype, kMeanBackward1);
 }
-
 Tensor Tensor::prod(optional<ScalarType> dtype) const {
-  auto mask = ops::all_dims(dim());
-  Tensor out = reduce_to(ReduceOp::Prod, *this, mask, false, ops::sum_dtype(scalar_type(), dtype));
-  ops::record_prod(*this, mask, false, /*full=*/true, out);
-  return out;
+  return prod_impl(*this, ops::all_dims(dim()), false, dtype, kProdBackward0);
 }
 Tensor Tensor::prod(int64_t dim, bool keepdim, optional<ScalarType> dtype) const {
-  auto mask = reduce_mask({dim}, this->dim(), "prod");
-  Tensor out =
-      reduce_to(ReduceOp::Prod, *this, mask, keepdim, ops::sum_dtype(scalar_type(), dtype));
-  ops::record_prod(*this, mask, keepdim, /*full=*/false, out);
-  return out;
+  return prod_impl(*this, reduce_mask({dim}, this->dim(), "prod"), keepdim, dtype, kProdBackward1);
 }
 
 Tensor Tensor::max() const {
   check_nonempty_full(*this, "max()");
-  auto mask = ops::all_dims(dim());
-  Tensor out = reduce_to(ReduceOp::Max, *this, mask, false, scalar_type());
-  ops::record_extremum(*this, mask, false, /*full=*/true, /*is_max=*/true, out);
-  return out;
+  return extremum(*this, ops::all_dims(dim()), false, true, kMaxBackward1);
 }
 Tensor Tensor::min() const {
   check_nonempty_full(*this, "min()");
-  auto mask = ops::all_dims(dim());
-  Tensor out = reduce_to(ReduceOp::Min, *this, mask, false, scalar_type());
-  ops::record_extremum(*this, mask, false, /*full=*/true, /*is_max=*/false, out);
-  return out;
+  return extremum(*this, ops::all_dims(dim()), false, false, kMinBackward1);
 }
 std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
   return arg_reduce(*this, dim, keepdim, true, "max()");
@@ -265,7 +286,7 @@ Tensor Tensor::any(int64_t dim, bool keepdim) const {
   return logical_reduce(*this, reduce_mask({dim}, this->dim(), "any"), keepdim, false);
 }
 
-// ---- Free functions ------------------------------------------------------------------------
+// ---- Free functions -------------------------------------------------------------------------
 Tensor sum(const Tensor& x, optional<ScalarType> dtype) { return x.sum(dtype); }
 Tensor sum(const Tensor& x, IntArrayRef dim, bool keepdim, optional<ScalarType> dtype) {
   return x.sum(dim, keepdim, dtype);
@@ -298,3 +319,95 @@ Tensor all(const Tensor& x) { return x.all(); }
 Tensor any(const Tensor& x) { return x.any(); }
 
 }  // namespace nabla
+
+// ---- Registry entries -----------------------------------------------------------------------
+
+namespace nabla::ops {
+
+namespace {
+using V = std::vector<Tensor>;
+using registry::attr;
+using registry::op;
+using registry::optional_attr;
+
+optional<ScalarType> dtype_of(const AttrReader& a) {
+  if (a.has("dtype")) return a.dtype("dtype");
+  return nullopt;
+}
+// Ops whose overload without a dim has no keepdim (max(), all()).
+void check_no_keepdim(const AttrReader& a, const char* name) {
+  NABLA_CHECK(!a.b("keepdim"), name, ": keepdim = true needs a dim");
+}
+}  // namespace
+
+void registry::add_reduction_ops(std::vector<OpSchema>& t) {
+  const AttrSpec dims = optional_attr("dim", AttrType::IntList);
+  const AttrSpec dim = optional_attr("dim", AttrType::Int);
+  const AttrSpec keepdim = attr("keepdim", AttrType::Bool, false);
+  const AttrSpec dtype = optional_attr("dtype", AttrType::Dtype);
+  // sum / mean without `dim` are the overloads without dims (SumBackward0); with it (an
+  // empty list included) the overloads over dims (SumBackward1), as LibTorch.
+  t.push_back(op("sum", 1, 1, {dims, keepdim, dtype}, [](const V& x, const AttrReader& a) -> V {
+    if (!a.has("dim") && !a.b("keepdim")) return {x[0].sum(dtype_of(a))};
+    return {x[0].sum(a.has("dim") ? IntArrayRef(a.ints("dim")) : IntArrayRef(), a.b("keepdim"),
+                     dtype_of(a))};
+  }));
+  t.push_back(op("mean", 1, 1, {dims, keepdim, dtype}, [](const V& x, const AttrReader& a) -> V {
+    if (!a.has("dim") && !a.b("keepdim")) return {x[0].mean(dtype_of(a))};
+    return {x[0].mean(a.has("dim") ? IntArrayRef(a.ints("dim")) : IntArrayRef(), a.b("keepdim"),
+                      dtype_of(a))};
+  }));
+  t.push_back(op("prod", 1, 1, {dim, keepdim, dtype}, [](const V& x, const AttrReader& a) -> V {
+    if (!a.has("dim")) {
+      check_no_keepdim(a, "prod");
+      return {x[0].prod(dtype_of(a))};
+    }
+    return {x[0].prod(a.i("dim"), a.b("keepdim"), dtype_of(a))};
+  }));
+  // max / min: one output without `dim`; (values, indices) with it.
+  t.push_back(op("max", 1, 1, {dim, keepdim}, [](const V& x, const AttrReader& a) -> V {
+    if (!a.has("dim")) {
+      check_no_keepdim(a, "max");
+      return {x[0].max()};
+    }
+    auto [values, indices] = x[0].max(a.i("dim"), a.b("keepdim"));
+    return {values, indices};
+  }));
+  t.push_back(op("min", 1, 1, {dim, keepdim}, [](const V& x, const AttrReader& a) -> V {
+    if (!a.has("dim")) {
+      check_no_keepdim(a, "min");
+      return {x[0].min()};
+    }
+    auto [values, indices] = x[0].min(a.i("dim"), a.b("keepdim"));
+    return {values, indices};
+  }));
+  const AttrSpec dims_or_all = attr("dim", AttrType::IntList, std::vector<int64_t>{});
+  t.push_back(op("amax", 1, 1, {dims_or_all, keepdim}, [](const V& x, const AttrReader& a) -> V {
+    return {x[0].amax(a.ints("dim"), a.b("keepdim"))};
+  }));
+  t.push_back(op("amin", 1, 1, {dims_or_all, keepdim}, [](const V& x, const AttrReader& a) -> V {
+    return {x[0].amin(a.ints("dim"), a.b("keepdim"))};
+  }));
+  t.push_back(op("argmax", 1, 1, {dim, keepdim}, [](const V& x, const AttrReader& a) -> V {
+    return {x[0].argmax(a.has("dim") ? optional<int64_t>(a.i("dim")) : nullopt, a.b("keepdim"))};
+  }));
+  t.push_back(op("argmin", 1, 1, {dim, keepdim}, [](const V& x, const AttrReader& a) -> V {
+    return {x[0].argmin(a.has("dim") ? optional<int64_t>(a.i("dim")) : nullopt, a.b("keepdim"))};
+  }));
+  t.push_back(op("all", 1, 1, {dim, keepdim}, [](const V& x, const AttrReader& a) -> V {
+    if (!a.has("dim")) {
+      check_no_keepdim(a, "all");
+      return {x[0].all()};
+    }
+    return {x[0].all(a.i("dim"), a.b("keepdim"))};
+  }));
+  t.push_back(op("any", 1, 1, {dim, keepdim}, [](const V& x, const AttrReader& a) -> V {
+    if (!a.has("dim")) {
+      check_no_keepdim(a, "any");
+      return {x[0].any()};
+    }
+    return {x[0].any(a.i("dim"), a.b("keepdim"))};
+  }));
+}
+
+}  // namespace nabla::ops

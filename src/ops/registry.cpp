@@ -32,6 +32,14 @@ const Table& table() {
     registry::add_gather_scatter_ops(t.ops);
     registry::add_masked_ops(t.ops);
     registry::add_linalg_ops(t.ops);
+    registry::add_reduction_ops(t.ops);
+    registry::add_reduce_stats_ops(t.ops);
+    registry::add_sort_ops(t.ops);
+    registry::add_composite_reduce_ops(t.ops);
+    registry::add_composite_order_ops(t.ops);
+    registry::add_composite_math_ops(t.ops);
+    registry::add_special_function_ops(t.ops);
+    registry::add_elementwise_function_ops(t.ops);
     for (const OpSchema& s : t.ops) {
       bool fresh = t.by_name.emplace(s.name, &s).second;
       NABLA_ASSERT(fresh, "ops registry: ", s.name, " is registered twice");

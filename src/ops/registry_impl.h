@@ -19,10 +19,18 @@ void add_shape_ops(std::vector<OpSchema>& table);            // shape_ops.cpp
 void add_composite_shape_ops(std::vector<OpSchema>& table);  // composite_shape.cpp
 void add_basic_ops(std::vector<OpSchema>& table);            // tensor_basics.cpp
 void add_factory_ops(std::vector<OpSchema>& table);          // factories.cpp
-void add_index_ops(std::vector<OpSchema>& table);           // indexing_advanced.cpp
-void add_gather_scatter_ops(std::vector<OpSchema>& table);  // indexing_gather_scatter.cpp
-void add_masked_ops(std::vector<OpSchema>& table);          // indexing_masked.cpp
-void add_linalg_ops(std::vector<OpSchema>& table);          // linalg.cpp
+void add_index_ops(std::vector<OpSchema>& table);            // indexing_advanced.cpp
+void add_gather_scatter_ops(std::vector<OpSchema>& table);   // indexing_gather_scatter.cpp
+void add_masked_ops(std::vector<OpSchema>& table);           // indexing_masked.cpp
+void add_linalg_ops(std::vector<OpSchema>& table);           // linalg.cpp
+void add_reduction_ops(std::vector<OpSchema>& table);
+void add_reduce_stats_ops(std::vector<OpSchema>& table);
+void add_sort_ops(std::vector<OpSchema>& table);
+void add_composite_reduce_ops(std::vector<OpSchema>& table);
+void add_composite_order_ops(std::vector<OpSchema>& table);
+void add_composite_math_ops(std::vector<OpSchema>& table);
+void add_special_function_ops(std::vector<OpSchema>& table);
+void add_elementwise_function_ops(std::vector<OpSchema>& table);
 
 /// A schema entry: `OpSchema{name, min, max, {attrs...}, fn}` spelled shorter.
 inline OpSchema op(std::string name, int min_inputs, int max_inputs, std::vector<AttrSpec> attrs,

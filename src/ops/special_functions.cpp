@@ -9,13 +9,17 @@
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "ops/composite.h"
+#include "ops/registry_impl.h"
 
 namespace nabla {
 
-using autograd::FormulaNode;
-using autograd::variable_list;
-
 namespace {
+
+using autograd::NodeType;
+using autograd::OpNode;
+using autograd::SavedVariable;
+using autograd::variable_list;
+using ops::SelfState;
 
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -111,54 +115,67 @@ Tensor map_double(const Tensor& x, const char* op, Fn fn, optional<ScalarType> o
   return r.to(out ? *out : (x.is_floating_point() ? x.scalar_type() : get_default_dtype()));
 }
 
-variable_list lgamma_bw(FormulaNode& n, const variable_list& g) {
-  return {g[0] * n.saved(0).digamma()};
+struct PolygammaState {
+  SavedVariable self;
+  int64_t n = 0;
+  auto saved() { return std::tie(self); }
+};
+
+variable_list lgamma_backward(OpNode<SelfState>& n, const variable_list& grads) {
+  return {grads[0] * n.get(n.state.self).digamma()};
 }
-variable_list digamma_bw(FormulaNode& n, const variable_list& g) {
-  return {g[0] * n.saved(0).polygamma(1)};
+variable_list digamma_backward(OpNode<SelfState>& n, const variable_list& grads) {
+  return {grads[0] * n.get(n.state.self).polygamma(1)};
 }
-variable_list polygamma_bw(FormulaNode& n, const variable_list& g) {
-  return {g[0] * n.saved(0).polygamma(static_cast<int64_t>(n.a) + 1)};
+variable_list polygamma_backward(OpNode<PolygammaState>& n, const variable_list& grads) {
+  return {grads[0] * n.get(n.state.self).polygamma(n.state.n + 1)};
 }
-variable_list erfinv_bw(FormulaNode& n, const variable_list& g) {
-  return {g[0] * (n.saved(0).erfinv().square()).exp() * (std::sqrt(kPi) / 2)};
+// erfinv'(y) = sqrt(pi) / 2 * exp(erfinv(y)^2).
+variable_list erfinv_backward(OpNode<SelfState>& n, const variable_list& grads) {
+  return {grads[0] * (n.get(n.state.self).erfinv().square()).exp() * (std::sqrt(kPi) / 2)};
 }
 Tensor bessel_i1(const Tensor& x);
-variable_list i0_bw(FormulaNode& n, const variable_list& g) {
-  return {g[0] * bessel_i1(n.saved(0))};
+variable_list i0_backward(OpNode<SelfState>& n, const variable_list& grads) {
+  return {grads[0] * bessel_i1(n.get(n.state.self))};
 }
 // i1'(x) = i0(x) - i1(x) / x, 1/2 at 0.
-variable_list i1_bw(FormulaNode& n, const variable_list& g) {
-  Tensor x = n.saved(0);
+variable_list i1_backward(OpNode<SelfState>& n, const variable_list& grads) {
+  Tensor x = n.get(n.state.self);
   Tensor d = x.i0() - bessel_i1(x) / x;
-  return {g[0] * nabla::where(x == 0, full_like(d, 0.5), d)};
+  return {grads[0] * nabla::where(x == 0, full_like(d, 0.5), d)};
 }
 // Inverse hyperbolics: asinh' = 1/sqrt(x^2 + 1), acosh' = 1/sqrt(x^2 - 1), atanh' = 1/(1 - x^2).
-variable_list asinh_bw(FormulaNode& n, const variable_list& g) {
-  return {g[0] * (n.saved(0).square() + 1).rsqrt()};
+variable_list asinh_backward(OpNode<SelfState>& n, const variable_list& grads) {
+  return {grads[0] * (n.get(n.state.self).square() + 1).rsqrt()};
 }
-variable_list acosh_bw(FormulaNode& n, const variable_list& g) {
-  return {g[0] * (n.saved(0).square() - 1).rsqrt()};
+variable_list acosh_backward(OpNode<SelfState>& n, const variable_list& grads) {
+  return {grads[0] * (n.get(n.state.self).square() - 1).rsqrt()};
 }
-variable_list atanh_bw(FormulaNode& n, const variable_list& g) {
-  return {g[0] / (1 - n.saved(0).square())};
+variable_list atanh_backward(OpNode<SelfState>& n, const variable_list& grads) {
+  return {grads[0] / (1 - n.get(n.state.self).square())};
 }
-const autograd::Formula kAsinh{"AsinhBackward0", asinh_bw};
-const autograd::Formula kAcosh{"AcoshBackward0", acosh_bw};
-const autograd::Formula kAtanh{"AtanhBackward0", atanh_bw};
-const autograd::Formula kLgamma{"LgammaBackward0", lgamma_bw};
-const autograd::Formula kDigamma{"DigammaBackward0", digamma_bw};
-const autograd::Formula kPolygamma{"PolygammaBackward0", polygamma_bw};
-const autograd::Formula kErfinv{"ErfinvBackward0", erfinv_bw};
-const autograd::Formula kI0{"I0Backward0", i0_bw};
-const autograd::Formula kI1{"SpecialI1Backward0", i1_bw};
+constexpr NodeType<SelfState> kAsinhBackward0{"AsinhBackward0", asinh_backward};
+constexpr NodeType<SelfState> kAcoshBackward0{"AcoshBackward0", acosh_backward};
+constexpr NodeType<SelfState> kAtanhBackward0{"AtanhBackward0", atanh_backward};
+constexpr NodeType<SelfState> kLgammaBackward0{"LgammaBackward0", lgamma_backward};
+constexpr NodeType<SelfState> kDigammaBackward0{"DigammaBackward0", digamma_backward};
+constexpr NodeType<PolygammaState> kPolygammaBackward0{"PolygammaBackward0", polygamma_backward};
+constexpr NodeType<SelfState> kErfinvBackward0{"ErfinvBackward0", erfinv_backward};
+constexpr NodeType<SelfState> kI0Backward0{"I0Backward0", i0_backward};
+constexpr NodeType<SelfState> kSpecialI1Backward0{"SpecialI1Backward0", i1_backward};
+
+/// `fn` of every element of x in float64, recorded as one node of `type` saving x.
+template <class Fn>
+Tensor elementwise(const NodeType<SelfState>& type, const Tensor& x, const char* op, Fn fn) {
+  return ops::with_node(
+      type, {&x}, [&] { return map_double(x, op, fn); },
+      [&](SelfState& s, const Tensor&) { s.self = autograd::save(x); });
+}
 
 Tensor bessel_i1(const Tensor& x) {
-  return ops::with_formula(kI1, {&x}, [&] {
-    return map_double(x, "special_i1", [](double v) {
-      const double r = std::cyl_bessel_i(1.0, std::fabs(v));
-      return v < 0 ? -r : r;
-    });
+  return elementwise(kSpecialI1Backward0, x, "special_i1", [](double v) {
+    const double r = std::cyl_bessel_i(1.0, std::fabs(v));
+    return v < 0 ? -r : r;
   });
 }
 
@@ -180,46 +197,38 @@ const Tensor& fill_from_uniform(const Tensor& self, const char* op, optional<Gen
 }  // namespace
 
 Tensor Tensor::lgamma() const {
-  return ops::with_formula(kLgamma, {this}, [&] {
-    return map_double(*this, "lgamma", [](double v) { return std::lgamma(v); });
-  });
+  return elementwise(kLgammaBackward0, *this, "lgamma", [](double v) { return std::lgamma(v); });
 }
 Tensor Tensor::digamma() const {
-  return ops::with_formula(kDigamma, {this},
-                           [&] { return map_double(*this, "digamma", digamma_scalar); });
+  return elementwise(kDigammaBackward0, *this, "digamma", digamma_scalar);
 }
 Tensor Tensor::polygamma(int64_t n) const {
   NABLA_CHECK(n >= 0, "polygamma(n, x) does not support negative n (got ", n, ")");
-  return ops::with_formula(
-      kPolygamma, {this},
+  return ops::with_node(
+      kPolygammaBackward0, {this},
       [&] {
         return map_double(*this, "polygamma", [n](double v) { return polygamma_scalar(n, v); });
       },
-      static_cast<double>(n));
+      [&](PolygammaState& s, const Tensor&) {
+        s.self = autograd::save(*this);
+        s.n = n;
+      });
 }
 Tensor Tensor::erfinv() const {
-  return ops::with_formula(kErfinv, {this},
-                           [&] { return map_double(*this, "erfinv", erfinv_scalar); });
+  return elementwise(kErfinvBackward0, *this, "erfinv", erfinv_scalar);
 }
 Tensor Tensor::i0() const {
-  return ops::with_formula(kI0, {this}, [&] {
-    return map_double(*this, "i0", [](double v) { return std::cyl_bessel_i(0.0, std::fabs(v)); });
-  });
+  return elementwise(kI0Backward0, *this, "i0",
+                     [](double v) { return std::cyl_bessel_i(0.0, std::fabs(v)); });
 }
 Tensor Tensor::asinh() const {
-  return ops::with_formula(kAsinh, {this}, [&] {
-    return map_double(*this, "asinh", [](double v) { return std::asinh(v); });
-  });
+  return elementwise(kAsinhBackward0, *this, "asinh", [](double v) { return std::asinh(v); });
 }
 Tensor Tensor::acosh() const {
-  return ops::with_formula(kAcosh, {this}, [&] {
-    return map_double(*this, "acosh", [](double v) { return std::acosh(v); });
-  });
+  return elementwise(kAcoshBackward0, *this, "acosh", [](double v) { return std::acosh(v); });
 }
 Tensor Tensor::atanh() const {
-  return ops::with_formula(kAtanh, {this}, [&] {
-    return map_double(*this, "atanh", [](double v) { return std::atanh(v); });
-  });
+  return elementwise(kAtanhBackward0, *this, "atanh", [](double v) { return std::atanh(v); });
 }
 
 // In-place forms: the out-of-place op, written back (ops::inplace_from checks dtype and
@@ -288,3 +297,27 @@ Tensor Tensor::bernoulli(double p, optional<Generator> gen) const {
 }
 
 }  // namespace nabla
+
+// ---- Registry entries -----------------------------------------------------------------------
+
+namespace nabla::ops {
+
+void registry::add_special_function_ops(std::vector<OpSchema>& t) {
+  using V = std::vector<Tensor>;
+#define NABLA_NO_ATTRS(name) \
+  t.push_back(               \
+      op(#name, 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].name()}; }));
+  NABLA_NO_ATTRS(lgamma)
+  NABLA_NO_ATTRS(digamma)
+  NABLA_NO_ATTRS(erfinv)
+  NABLA_NO_ATTRS(i0)
+  NABLA_NO_ATTRS(asinh)
+  NABLA_NO_ATTRS(acosh)
+  NABLA_NO_ATTRS(atanh)
+  NABLA_NO_ATTRS(signbit)
+#undef NABLA_NO_ATTRS
+  t.push_back(op("polygamma", 1, 1, {required_attr("n", AttrType::Int)},
+                 [](const V& x, const AttrReader& a) -> V { return {x[0].polygamma(a.i("n"))}; }));
+}
+
+}  // namespace nabla::ops

@@ -11,6 +11,7 @@ namespace {
 using nabla::kDouble;
 using nabla::kFloat;
 using nabla::kLong;
+using D = std::vector<int64_t>;
 
 const Layout C = Layout::Contiguous;
 const Layout T = Layout::Transposed;
@@ -19,7 +20,7 @@ const Layout S = Layout::Strided;
 // Composites of transcendental functions: a few ULP of float32 per step.
 const Opt kMath = Opt().tol32(5e-5, 5e-6).tol64(1e-10, 1e-12);
 // Ordering ops: no derivative where values tie.
-const Opt kOrder = Opt(kMath).fd_distinct();
+const Opt kOrder = Opt(kMath).fd_distinct().gradgrad();
 
 // A constant int64 index tensor of the library of `like`.
 NTensor index_of(const NTensor&, std::vector<int64_t> v) { return nabla::tensor(v, nabla::kLong); }
@@ -27,21 +28,25 @@ TTensor index_of(const TTensor&, std::vector<int64_t> v) { return at::tensor(v, 
 
 std::vector<OpEntry> elementwise_entries() {
   const std::string g = "composite_elementwise";
-  const Opt m = kMath;
+  // Second derivatives too: most of these ops record one node with a written-out formula.
+  const Opt m = Opt(kMath).gradgrad();
   const Gen b = binary(kWide, kWide);
   return {
       op(
-          g, "logaddexp", b, [](const auto& x) { return logaddexp(x[0], x[1]); }, m),
+          g, "logaddexp", b, [](const auto& x) { return logaddexp(x[0], x[1]); },
+          Opt(m).call("logaddexp")),
       op(
-          g, "logaddexp2", b, [](const auto& x) { return logaddexp2(x[0], x[1]); }, m),
+          g, "logaddexp2", b, [](const auto& x) { return logaddexp2(x[0], x[1]); },
+          Opt(m).call("logaddexp2")),
       op(
           g, "hypot", binary(kNonZero, kNonZero), [](const auto& x) { return hypot(x[0], x[1]); },
-          m),
+          Opt(m).call("hypot")),
       op(
-          g, "xlogy", binary(kAny, kPositive), [](const auto& x) { return xlogy(x[0], x[1]); }, m),
+          g, "xlogy", binary(kAny, kPositive), [](const auto& x) { return xlogy(x[0], x[1]); },
+          Opt(m).call("xlogy")),
       op(
           g, "copysign", binary(kNonZero, kAny), [](const auto& x) { return copysign(x[0], x[1]); },
-          m),
+          Opt(m).call("copysign")),
       op(
           g, "fmod", binary_divisor(kWide), [](const auto& x) { return fmod(x[0], x[1]); },
           Opt(m).no_fd("a saw-tooth: random samples may sit next to its jumps")),
@@ -51,54 +56,117 @@ std::vector<OpEntry> elementwise_entries() {
               .no_fd("a saw-tooth: random samples may sit next to its jumps")
               .call("fmod", {{"other", 1.5}})),
       op(
-          g, "fmax", b, [](const auto& x) { return fmax(x[0], x[1]); }, kOrder),
+          g, "fmax", b, [](const auto& x) { return fmax(x[0], x[1]); }, Opt(kOrder).call("fmax")),
       op(
-          g, "fmin", b, [](const auto& x) { return fmin(x[0], x[1]); }, kOrder),
+          g, "fmin", b, [](const auto& x) { return fmin(x[0], x[1]); }, Opt(kOrder).call("fmin")),
       op(
           g, "float_power", binary(kPositive, kAny),
-          [](const auto& x) { return float_power(x[0], x[1]); }, m),
+          [](const auto& x) { return float_power(x[0], x[1]); }, Opt(m).call("float_power")),
       op(
           g, "float_power_scalar", unary(kPositive),
-          [](const auto& x) { return x[0].float_power(2.5); }, m),
+          [](const auto& x) { return x[0].float_power(2.5); },
+          Opt(m).call("float_power", {{"exponent", 2.5}})),
       op(
           g, "lerp_tensor_weight", ternary(), [](const auto& x) { return lerp(x[0], x[1], x[2]); },
-          m),
+          Opt(m).call("lerp")),
       op(
-          g, "asinh", unary(kWide), [](const auto& x) { return asinh(x[0]); }, m),
+          g, "asinh", unary(kWide), [](const auto& x) { return asinh(x[0]); },
+          Opt(m).call("asinh")),
       op(
-          g, "acosh", unary({1.1, 6}), [](const auto& x) { return x[0].acosh(); }, m),
+          g, "acosh", unary({1.1, 6}), [](const auto& x) { return x[0].acosh(); },
+          Opt(m).call("acosh")),
       op(
-          g, "atanh", unary(kUnit), [](const auto& x) { return x[0].arctanh(); }, m),
+          g, "atanh", unary(kUnit), [](const auto& x) { return x[0].arctanh(); },
+          Opt(m).call("atanh")),
       // LibTorch 1.13 has no derivative for asinh_: values only.
       op(
           g, "asinh_inplace", unary(kWide),
           [](const auto& x) { return x[0].detach().clone().asinh_(); }, m),
       op(
-          g, "sinc", unary(kWide), [](const auto& x) { return sinc(x[0]); }, m),
+          g, "sinc", unary(kWide), [](const auto& x) { return sinc(x[0]); }, Opt(m).call("sinc")),
       op(
-          g, "logit", unary({0.05, 0.95}), [](const auto& x) { return logit(x[0]); }, m),
+          g, "logit", unary({0.05, 0.95}), [](const auto& x) { return logit(x[0]); },
+          Opt(m).call("logit")),
       op(
           g, "logit_eps", unary({-0.5, 1.5}), [](const auto& x) { return x[0].logit(0.1); },
-          Opt(m).no_fd("clamped to [eps, 1 - eps]: samples may sit next to the clamp's kinks")),
+          Opt(m)
+              .no_fd("clamped to [eps, 1 - eps]: samples may sit next to the clamp's kinks")
+              .call("logit", {{"eps", 0.1}})),
       op(
-          g, "lgamma", unary(kPositive), [](const auto& x) { return lgamma(x[0]); }, m),
+          g, "lgamma", unary(kPositive), [](const auto& x) { return lgamma(x[0]); },
+          Opt(m).call("lgamma")),
       op(
-          g, "digamma", unary(kPositive), [](const auto& x) { return digamma(x[0]); }, m),
+          g, "digamma", unary(kPositive), [](const auto& x) { return digamma(x[0]); },
+          Opt(m).call("digamma")),
       op(
           g, "polygamma_1", unary(kPositive), [](const auto& x) { return polygamma(1, x[0]); },
-          Opt(m).tol32(2e-4, 2e-5).tol64(1e-8, 1e-10)),  // nabla's series: ~1e-9 relative
+          Opt(m)
+              .tol32(2e-4, 2e-5)
+              .tol64(1e-8, 1e-10)
+              .call("polygamma", {{"n", 1}})),  // nabla's series: ~1e-9 relative
       op(
           g, "erfinv", unary(kUnit), [](const auto& x) { return erfinv(x[0]); },
-          Opt(m).tol32(1e-4, 1e-5)),
+          Opt(m).tol32(1e-4, 1e-5).call("erfinv")),
       op(
           g, "erfc", unary(kAny), [](const auto& x) { return erfc(x[0]); }, Opt(m).call("erfc")),
       op(
-          g, "i0", unary(kAny), [](const auto& x) { return i0(x[0]); }, m),
+          g, "i0", unary(kAny), [](const auto& x) { return i0(x[0]); }, Opt(m).call("i0")),
       op(
           g, "nan_to_num_specials", unary(kSpecials),
-          [](const auto& x) { return x[0].nan_to_num(0.5, 9.0, -9.0); }, m),
+          [](const auto& x) { return x[0].nan_to_num(0.5, 9.0, -9.0); },
+          Opt(m).call("nan_to_num", {{"nan", 0.5}, {"posinf", 9.0}, {"neginf", -9.0}})),
       op(
-          g, "signbit", unary(kSpecials), [](const auto& x) { return x[0].signbit(); }, m),
+          g, "deg2rad", unary(kWide), [](const auto& x) { return x[0].deg2rad(); },
+          Opt(m).call("deg2rad")),
+      op(
+          g, "rad2deg", unary(kWide), [](const auto& x) { return rad2deg(x[0]); },
+          Opt(m).call("rad2deg")),
+      op(
+          g, "copysign_scalar", unary(kNonZero), [](const auto& x) { return x[0].copysign(-1.5); },
+          Opt(m).call("copysign", {{"other", -1.5}})),
+      op(
+          g, "xlogy_scalar", unary(kAny), [](const auto& x) { return x[0].xlogy(2.5); },
+          Opt(m).call("xlogy", {{"other", 2.5}})),
+      op(
+          g, "isneginf", unary(kSpecials), [](const auto& x) { return x[0].isneginf(); },
+          Opt(m).dtypes(kFloatsAndLong).call("isneginf")),
+      op(
+          g, "isposinf", unary(kSpecials), [](const auto& x) { return isposinf(x[0]); },
+          Opt(m).dtypes(kFloatsAndLong).call("isposinf")),
+      op(
+          g, "isreal", unary(kAny), [](const auto& x) { return x[0].isreal(); },
+          Opt(m).call("isreal")),
+      op(
+          g, "positive", unary(kAny), [](const auto& x) { return x[0].positive(); },
+          Opt(m).dtypes(kFloatsAndLong).call("positive")),
+      // LibTorch 1.13 has no derivative for heaviside and floor_divide: values only.
+      op(
+          g, "heaviside", binary(kSpecials, kAny),
+          [](const auto& x) { return x[0].detach().heaviside(x[1].detach()); },
+          Opt(m).call("heaviside")),
+      op(
+          g, "floor_divide", binary_divisor(kWide),
+          [](const auto& x) { return x[0].detach().floor_divide(x[1].detach()); },
+          Opt(m).dtypes(kFloatsAndLong).call("floor_divide")),
+      op(
+          g, "floor_divide_scalar", unary(kWide),
+          [](const auto& x) { return x[0].detach().floor_divide(-1.5); },
+          Opt(m).call("floor_divide", {{"other", -1.5}})),
+      op(
+          g, "isclose", binary({-1, 1}, {-1, 1}),
+          [](const auto& x) { return x[0].isclose(x[1], 0.5, 0.2); },
+          Opt(m).call("isclose", {{"rtol", 0.5}, {"atol", 0.2}})),
+      op(
+          g, "signbit", unary(kSpecials), [](const auto& x) { return x[0].signbit(); },
+          Opt(m).call("signbit")),
+  };
+}
+
+// Non-negative int64 vectors, the input of bincount.
+Gen counts() {
+  return [](Rng& rng, nabla::ScalarType) {
+    return Samples{sample_of({make_index(rng, {9}, 5)}), sample_of({make_index(rng, {4}, 8)}),
+                   sample_of({make_index(rng, {0}, 1)})};
   };
 }
 
@@ -106,27 +174,37 @@ std::vector<OpEntry> scan_entries() {
   const std::string g = "composite_reductions";
   const Gen s = layouts({{{{3, 4}, C}}, {{{4, 3}, T}}, {{{2, 3, 4}, C}}, {{{5, 3}, S}}});
   const Gen vec = layouts({{{{7}, C}}, {{{6}, S}}});
-  const Opt m = kMath;
+  // Second derivatives too: most of these ops record one node with a written-out formula.
+  const Opt m = Opt(kMath).gradgrad();
   return {
       op(
-          g, "cumprod", s, [](const auto& x) { return x[0].cumprod(1); }, m),
+          g, "cumprod", s, [](const auto& x) { return x[0].cumprod(1); },
+          Opt(m).call("cumprod", {{"dim", 1}})),
       op(
           g, "cumprod_dim0_double", s,
-          [](const auto& x) { return x[0].cumprod(0, dtype_for(x[0], kDouble)); }, m),
+          [](const auto& x) { return x[0].cumprod(0, dtype_for(x[0], kDouble)); },
+          Opt(m).call("cumprod", {{"dim", 0}, {"dtype", kDouble}})),
       op(
-          g, "logcumsumexp", s, [](const auto& x) { return x[0].logcumsumexp(1); }, m),
+          g, "logcumsumexp", s, [](const auto& x) { return x[0].logcumsumexp(1); },
+          Opt(m).call("logcumsumexp", {{"dim", 1}})),
       op(
-          g, "cummax", s, [](const auto& x) { return x[0].cummax(1); }, kOrder),
+          g, "cummax", s, [](const auto& x) { return x[0].cummax(1); },
+          Opt(kOrder).call("cummax", {{"dim", 1}})),
       op(
-          g, "cummin", s, [](const auto& x) { return x[0].cummin(0); }, kOrder),
+          g, "cummin", s, [](const auto& x) { return x[0].cummin(0); },
+          Opt(kOrder).call("cummin", {{"dim", 0}})),
       op(
-          g, "median_dim", s, [](const auto& x) { return x[0].median(1); }, kOrder),
+          g, "median_dim", s, [](const auto& x) { return x[0].median(1); },
+          Opt(kOrder).call("median", {{"dim", 1}})),
       op(
-          g, "median_all", s, [](const auto& x) { return x[0].median(); }, kOrder),
+          g, "median_all", s, [](const auto& x) { return x[0].median(); },
+          Opt(kOrder).call("median")),
       op(
-          g, "nanmedian_dim", s, [](const auto& x) { return x[0].nanmedian(0, true); }, kOrder),
+          g, "nanmedian_dim", s, [](const auto& x) { return x[0].nanmedian(0, true); },
+          Opt(kOrder).call("nanmedian", {{"dim", 0}, {"keepdim", true}})),
       op(
-          g, "kthvalue", s, [](const auto& x) { return x[0].kthvalue(2, 1); }, kOrder),
+          g, "kthvalue", s, [](const auto& x) { return x[0].kthvalue(2, 1); },
+          Opt(kOrder).call("kthvalue", {{"k", 2}, {"dim", 1}})),
       op(
           g, "mode_of_rounded", s, [](const auto& x) { return x[0].round().mode(1); },
           Opt(m).dtypes({kFloat})),
@@ -137,11 +215,13 @@ std::vector<OpEntry> scan_entries() {
             auto r = x[0].aminmax(1);
             return std::make_tuple(std::get<0>(r).detach(), std::get<1>(r).detach());
           },
-          kOrder),
+          Opt(kOrder).call("aminmax", {{"dim", 1}})),
       op(
-          g, "nansum", s, [](const auto& x) { return x[0].nansum(1); }, m),
+          g, "nansum", s, [](const auto& x) { return x[0].nansum(1); },
+          Opt(m).call("nansum", {{"dim", D{1}}})),
       op(
-          g, "nanmean", s, [](const auto& x) { return x[0].nanmean(0); }, m),
+          g, "nanmean", s, [](const auto& x) { return x[0].nanmean(0); },
+          Opt(m).call("nanmean", {{"dim", D{0}}})),
       op(
           g, "count_nonzero", s,
           [](const auto& x) { return x[0].round().count_nonzero(std::vector<int64_t>{1}); },
@@ -149,23 +229,65 @@ std::vector<OpEntry> scan_entries() {
       op(
           g, "var_dim_int", s, [](const auto& x) { return x[0].var(1); }, m),
       op(
-          g, "std_mean", s, [](const auto& x) { return std_mean(x[0], {0}); }, m),
+          g, "std_mean", s, [](const auto& x) { return std_mean(x[0], {0}); },
+          Opt(m).call("std_mean", {{"dim", D{0}}})),
       op(
-          g, "diff", s, [](const auto& x) { return x[0].diff(1, 1); }, m),
+          g, "diff", s, [](const auto& x) { return x[0].diff(1, 1); },
+          Opt(m).call("diff", {{"n", 1}, {"dim", 1}})),
       op(
-          g, "diff_twice_dim0", s, [](const auto& x) { return x[0].diff(2, 0); }, m),
+          g, "diff_twice_dim0", s, [](const auto& x) { return x[0].diff(2, 0); },
+          Opt(m).call("diff", {{"n", 2}, {"dim", 0}})),
       op(
           g, "trace", layouts({{{{4, 4}, C}}, {{{3, 5}, T}}}),
-          [](const auto& x) { return x[0].trace(); }, m),
+          [](const auto& x) { return x[0].trace(); }, Opt(m).call("trace")),
       op(
-          g, "dist", binary(kAny, kAny), [](const auto& x) { return dist(x[0], x[1], 3); }, m),
+          g, "dist", binary(kAny, kAny), [](const auto& x) { return dist(x[0], x[1], 3); },
+          Opt(m).call("dist", {{"p", 3}})),
       op(
-          g, "renorm", s, [](const auto& x) { return x[0].renorm(2, 0, 1.0); }, m),
+          g, "renorm", s, [](const auto& x) { return x[0].renorm(2, 0, 1.0); },
+          Opt(m).call("renorm", {{"p", 2}, {"dim", 0}, {"maxnorm", 1.0}})),
+      op(
+          g, "nanmedian_all", s, [](const auto& x) { return x[0].nanmedian(); },
+          Opt(kOrder).call("nanmedian")),
+      op(
+          g, "mode", s, [](const auto& x) { return x[0].mode(1); },
+          Opt(kOrder).call("mode", {{"dim", 1}})),
+      op(
+          g, "nansum_all", s, [](const auto& x) { return x[0].nansum(); }, Opt(m).call("nansum")),
+      op(
+          g, "count_nonzero_by_name", s,
+          [](const auto& x) { return x[0].count_nonzero(std::vector<int64_t>{1}); },
+          Opt(m).dtypes({kFloat, kLong}).call("count_nonzero", {{"dim", D{1}}})),
+      op(
+          g, "count_nonzero_all", s, [](const auto& x) { return x[0].count_nonzero(); },
+          Opt(m).dtypes({kFloat, kLong}).call("count_nonzero")),
+      // Not differentiable in LibTorch 1.13: values only.
+      op(
+          g, "unique_dim", s,
+          [](const auto& x) {
+            auto [values, inverse, counts] = unique_dim(x[0].detach(), 0, true, true, true);
+            return std::vector<std::decay_t<decltype(values)>>{values, inverse, counts};
+          },
+          Opt(m)
+              .dtypes({kFloat, kLong})
+              .call("unique_dim", {{"dim", 0}, {"return_inverse", true}, {"return_counts", true}})),
+      op(
+          g, "unique_consecutive", s,
+          [](const auto& x) {
+            auto [values, inverse, counts] = unique_consecutive(x[0].detach(), true, true);
+            return std::vector<std::decay_t<decltype(values)>>{values, inverse, counts};
+          },
+          Opt(m)
+              .dtypes({kFloat, kLong})
+              .call("unique_consecutive", {{"return_inverse", true}, {"return_counts", true}})),
+      op(
+          g, "bincount", counts(), [](const auto& x) { return x[0].bincount({}, 6); },
+          Opt().dtypes({kLong}).call("bincount", {{"minlength", 6}})),
       op(
           g, "histc", vec, [](const auto& x) { return x[0].histc(4, -2, 2); },
-          Opt(m).dtypes({kFloat, kDouble})),
+          Opt(m).dtypes({kFloat, kDouble}).call("histc", {{"bins", 4}, {"min", -2}, {"max", 2}})),
       op(
-          g, "msort", s, [](const auto& x) { return x[0].msort(); }, kOrder),
+          g, "msort", s, [](const auto& x) { return x[0].msort(); }, Opt(kOrder).call("msort")),
   };
 }
 

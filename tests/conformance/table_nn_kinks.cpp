@@ -143,9 +143,11 @@ std::vector<OpEntry> kink_entries() {
       g, "pow_zero_base", points({{{0, 1, -2}}}), [](const auto& x) { return x[0].pow(2.5); },
       Opt(o).call("pow", {{"exponent", 2.5}})));
   out.push_back(op(
-      g, "norm_zero", points({{{0, 0, 0}}}), [](const auto& x) { return x[0].norm(); }, o));
+      g, "norm_zero", points({{{0, 0, 0}}}), [](const auto& x) { return x[0].norm(); },
+      Opt(o).call("norm")));
   out.push_back(op(
-      g, "std_constant", points({{{2, 2, 2}}}), [](const auto& x) { return x[0].std(); }, o));
+      g, "std_constant", points({{{2, 2, 2}}}), [](const auto& x) { return x[0].std(); },
+      Opt(o).call("std")));
   out.push_back(op(
       g, "maximum_ties", points({{{1, 2, 3}, {1, 0, 3}}}),
       [](const auto& x) { return maximum(x[0], x[1]); }, o));
@@ -153,9 +155,11 @@ std::vector<OpEntry> kink_entries() {
       g, "minimum_ties", points({{{1, 2, 3}, {1, 0, 3}}}),
       [](const auto& x) { return minimum(x[0], x[1]); }, o));
   out.push_back(op(
-      g, "max_ties", points({{{1, 3, 3, 2}}}), [](const auto& x) { return x[0].max(); }, o));
+      g, "max_ties", points({{{1, 3, 3, 2}}}), [](const auto& x) { return x[0].max(); },
+      Opt(o).call("max")));
   out.push_back(op(
-      g, "amax_ties", points({{{1, 3, 3, 2}}}), [](const auto& x) { return x[0].amax(0); }, o));
+      g, "amax_ties", points({{{1, 3, 3, 2}}}), [](const auto& x) { return x[0].amax(0); },
+      Opt(o).call("amax", {{"dim", std::vector<int64_t>{0}}})));
   out.push_back(op(
       g, "prelu", points({{{-1, 0, 1}, {0.25}}}), [](const auto& x) { return prelu(x[0], x[1]); },
       o));
