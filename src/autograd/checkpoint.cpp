@@ -1,7 +1,7 @@
 #include "nabla/autograd/checkpoint.h"
 
-#include "autograd/formula.h"
 #include "nabla/autograd/autograd.h"
+#include "nabla/autograd/record.h"
 #include "nabla/core/generator.h"
 
 namespace nabla::utils {

@@ -6,8 +6,8 @@
 
 #include <cstdlib>
 
-#include "autograd/formula.h"
 #include "nabla/autograd/autograd.h"
+#include "nabla/autograd/record.h"
 
 namespace nabla::autograd {
 

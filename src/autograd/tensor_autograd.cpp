@@ -2,8 +2,8 @@
 #include <atomic>
 
 #include "autograd/accumulate_grad.h"
-#include "autograd/formula.h"
 #include "nabla/autograd/autograd.h"
+#include "nabla/autograd/record.h"
 
 namespace nabla {
 

@@ -8,7 +8,6 @@
 #include <initializer_list>
 #include <tuple>
 
-#include "autograd/formula.h"
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/autograd/record.h"
 #include "ops/op_utils.h"
@@ -44,33 +43,6 @@ struct SelfOtherState {
 /// undefined).
 inline Tensor grad_to(const Tensor& g, IntArrayRef sizes) {
   return g.defined() ? sum_to(g, sizes) : g;
-}
-
-// ---- Untyped form (autograd/formula.h), kept until composite_shape.cpp moves off it ---------
-
-/// `value()` computed without history; when an input requires grad, the result becomes
-/// the output of a node of `f` that saves every input (in order) and has `a` as its
-/// constant.
-template <class F>
-Tensor with_formula(const autograd::Formula& f, std::initializer_list<const Tensor*> inputs,
-                    F&& value, double a = 0) {
-  Tensor out = no_grad(std::forward<F>(value));
-  bool grad = false;
-  for (const Tensor* t : inputs) grad = grad || autograd::any_requires_grad(*t);
-  if (grad) {
-    auto node = autograd::make_node(f, inputs);
-    for (const Tensor* t : inputs) node->save(*t);
-    node->a = a;
-    autograd::set_history(out, node);
-  }
-  return out;
-}
-
-/// The gradient `g` of a broadcast binary op summed down to input i's shape.
-inline Tensor to_input(autograd::FormulaNode& n, size_t i, const Tensor& g) {
-  if (!g.defined()) return g;
-  Tensor x = n.saved(i);
-  return sum_to(g, x.sizes());
 }
 
 }  // namespace nabla::ops

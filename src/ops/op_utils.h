@@ -1,6 +1,6 @@
 #pragma once
 // Helpers shared by the ops: dim wrapping, broadcasting, output allocation, dtype rules.
-#include "autograd/formula.h"
+#include "nabla/autograd/record.h"
 #include "nabla/backend/backend.h"
 #include "nabla/core/tensor.h"
 

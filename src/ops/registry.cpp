@@ -18,28 +18,9 @@ struct Table {
 const Table& table() {
   static const Table t = [] {
     Table t;
-    registry::add_unary_ops(t.ops);
-    registry::add_binary_ops(t.ops);
-    registry::add_reshape_view_ops(t.ops);
-    registry::add_transpose_view_ops(t.ops);
-    registry::add_select_view_ops(t.ops);
-    registry::add_join_ops(t.ops);
-    registry::add_shape_ops(t.ops);
-    registry::add_composite_shape_ops(t.ops);
-    registry::add_basic_ops(t.ops);
-    registry::add_factory_ops(t.ops);
-    registry::add_index_ops(t.ops);
-    registry::add_gather_scatter_ops(t.ops);
-    registry::add_masked_ops(t.ops);
-    registry::add_linalg_ops(t.ops);
-    registry::add_reduction_ops(t.ops);
-    registry::add_reduce_stats_ops(t.ops);
-    registry::add_sort_ops(t.ops);
-    registry::add_composite_reduce_ops(t.ops);
-    registry::add_composite_order_ops(t.ops);
-    registry::add_composite_math_ops(t.ops);
-    registry::add_special_function_ops(t.ops);
-    registry::add_elementwise_function_ops(t.ops);
+#define NABLA_OP_FAMILY(fn) registry::fn(t.ops);
+#include "ops/registry_families.def"
+#undef NABLA_OP_FAMILY
     for (const OpSchema& s : t.ops) {
       bool fresh = t.by_name.emplace(s.name, &s).second;
       NABLA_ASSERT(fresh, "ops registry: ", s.name, " is registered twice");
