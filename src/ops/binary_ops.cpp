@@ -19,11 +19,6 @@ using ops::empty_tensor;
 
 namespace {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::SavedVariable;
-using autograd::variable_list;
-
 // ---- Dtype rules (the `dtype` column) -----------------------------------------------------
 
 enum class BinaryDtype { Promote, Floating, NoBool, Integral, BoolOut };

@@ -17,11 +17,7 @@ namespace nabla {
 
 namespace {
 
-using autograd::NodeType;
-using autograd::OpNode;
 using autograd::save;
-using autograd::SavedVariable;
-using autograd::variable_list;
 using ops::grad_to;
 using ops::SelfOtherState;
 using ops::SelfState;

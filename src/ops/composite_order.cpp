@@ -17,7 +17,6 @@ namespace nabla {
 
 namespace {
 
-using autograd::NodeType;
 using ops::ReducedSelfResult;
 using ops::Rows;
 using ops::ValueSelecting;

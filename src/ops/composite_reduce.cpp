@@ -18,11 +18,7 @@ namespace nabla {
 
 namespace {
 
-using autograd::NodeType;
-using autograd::OpNode;
 using autograd::save;
-using autograd::SavedVariable;
-using autograd::variable_list;
 using ops::from_rows;
 using ops::ReducedDims;
 using ops::Rows;

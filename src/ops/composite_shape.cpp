@@ -16,10 +16,6 @@ namespace nabla {
 
 namespace {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::variable_list;
-
 // diag of a vector builds a matrix, whose gradient is g's diagonal; diag of a matrix takes
 // its diagonal, whose gradient is g written into the diagonal of zeros.
 struct DiagState {

@@ -10,10 +10,6 @@
 
 namespace nabla {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::SavedVariable;
-using autograd::variable_list;
 using ops::empty_tensor;
 using ops::wrap_dim;
 using namespace ops::indexing;

@@ -9,10 +9,6 @@
 
 namespace nabla {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::SavedVariable;
-using autograd::variable_list;
 using ops::empty_tensor;
 using namespace ops::indexing;
 

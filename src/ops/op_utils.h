@@ -4,6 +4,14 @@
 #include "nabla/backend/backend.h"
 #include "nabla/core/tensor.h"
 
+namespace nabla {
+// The names every op family's backward nodes are written with (include/nabla/autograd/record.h).
+using autograd::NodeType;
+using autograd::OpNode;
+using autograd::SavedVariable;
+using autograd::variable_list;
+}  // namespace nabla
+
 namespace nabla::ops {
 
 /// Wraps a possibly negative `dim` into [0, ndim); `op` names the caller in the error.

@@ -13,11 +13,6 @@ namespace nabla {
 
 namespace {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::SavedVariable;
-using autograd::variable_list;
-
 // ---- Backward nodes -------------------------------------------------------------------------
 
 struct CumsumState {

@@ -12,9 +12,6 @@
 
 namespace nabla::ops {
 
-using autograd::OpNode;
-using autograd::variable_list;
-
 std::vector<bool> reduce_mask(IntArrayRef dims, int64_t ndim, const char* op) {
   std::vector<bool> mask(ndim, dims.empty());
   std::vector<bool> seen(std::max<int64_t>(ndim, 1), false);

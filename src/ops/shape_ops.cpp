@@ -15,9 +15,6 @@
 
 namespace nabla {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::variable_list;
 using ops::empty_tensor;
 using ops::wrap_dim;
 

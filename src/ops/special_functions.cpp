@@ -15,10 +15,6 @@ namespace nabla {
 
 namespace {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::SavedVariable;
-using autograd::variable_list;
 using ops::SelfState;
 
 constexpr double kPi = 3.14159265358979323846;

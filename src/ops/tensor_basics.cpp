@@ -10,10 +10,6 @@
 
 namespace nabla {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::variable_list;
-
 namespace {
 
 struct NoState {};

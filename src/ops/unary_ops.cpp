@@ -16,10 +16,6 @@
 namespace nabla {
 namespace {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::SavedVariable;
-using autograd::variable_list;
 using ops::cast;
 using ops::empty_tensor;
 

@@ -14,9 +14,6 @@
 namespace nabla::ops {
 
 using autograd::AutogradMeta;
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::variable_list;
 using autograd::ViewCreation;
 
 namespace {

@@ -10,9 +10,6 @@
 
 namespace nabla {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::variable_list;
 using ops::make_view;
 using ops::record_view;
 using ops::wrap_dim;
