@@ -55,4 +55,15 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {
   return acc;
 }
 
+void zero_grad(const Tensor& leaf, bool set_to_none) {
+  Tensor& g = leaf.mutable_grad();
+  if (!g.defined()) return;
+  if (set_to_none) {
+    g = Tensor();
+  } else {
+    g = g.detach();
+    g.zero_();
+  }
+}
+
 }  // namespace nabla::autograd

@@ -1,76 +1,48 @@
 #include "nabla/core/scalar_type.h"
 
 #include <atomic>
+#include <iterator>
 #include <ostream>
 
 #include "nabla/core/error.h"
 
 namespace nabla {
 
+namespace {
+// One row per ScalarType, in enum order: element size, LibTorch's name (toString) and the
+// dtype name of the file formats (dtype_name).
+struct ScalarTypeInfo {
+  size_t size;
+  std::string_view name, dtype;
+};
+constexpr ScalarTypeInfo kScalarTypes[] = {
+    {1, "Bool", "bool"},    {1, "Byte", "uint8"},        {4, "Int", "int32"},
+    {8, "Long", "int64"},   {4, "Float", "float32"},     {8, "Double", "float64"},
+    {2, "Half", "float16"}, {2, "BFloat16", "bfloat16"},
+};
+static_assert(std::size(kScalarTypes) == static_cast<size_t>(ScalarType::BFloat16) + 1,
+              "one row per ScalarType");
+
+const ScalarTypeInfo* info(ScalarType t) {
+  const auto i = static_cast<size_t>(t);
+  return i < std::size(kScalarTypes) ? &kScalarTypes[i] : nullptr;
+}
+}  // namespace
+
 size_t elementSize(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-      return 1;
-    case ScalarType::Byte:
-      return 1;
-    case ScalarType::Int:
-      return 4;
-    case ScalarType::Long:
-      return 8;
-    case ScalarType::Float:
-      return 4;
-    case ScalarType::Double:
-      return 8;
-    case ScalarType::Half:
-      return 2;
-    case ScalarType::BFloat16:
-      return 2;
-  }
-  NABLA_ASSERT(false, "unknown ScalarType ", static_cast<int>(t));
+  const ScalarTypeInfo* row = info(t);
+  NABLA_ASSERT(row, "unknown ScalarType ", static_cast<int>(t));
+  return row->size;
 }
 
 std::string_view toString(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-      return "Bool";
-    case ScalarType::Byte:
-      return "Byte";
-    case ScalarType::Int:
-      return "Int";
-    case ScalarType::Long:
-      return "Long";
-    case ScalarType::Float:
-      return "Float";
-    case ScalarType::Double:
-      return "Double";
-    case ScalarType::Half:
-      return "Half";
-    case ScalarType::BFloat16:
-      return "BFloat16";
-  }
-  return "Unknown";
+  const ScalarTypeInfo* row = info(t);
+  return row ? row->name : "Unknown";
 }
 
 std::string_view dtype_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-      return "bool";
-    case ScalarType::Byte:
-      return "uint8";
-    case ScalarType::Int:
-      return "int32";
-    case ScalarType::Long:
-      return "int64";
-    case ScalarType::Float:
-      return "float32";
-    case ScalarType::Double:
-      return "float64";
-    case ScalarType::Half:
-      return "float16";
-    case ScalarType::BFloat16:
-      return "bfloat16";
-  }
-  return "unknown";
+  const ScalarTypeInfo* row = info(t);
+  return row ? row->dtype : "unknown";
 }
 
 std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << toString(t); }

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <typeinfo>
 
+#include "autograd/accumulate_grad.h"
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/serialize/archive.h"
 
@@ -167,16 +168,7 @@ void Module::to(Device device, bool non_blocking) {
 }
 
 void Module::zero_grad(bool set_to_none) {
-  for (auto& p : parameters()) {
-    Tensor& g = p.mutable_grad();
-    if (!g.defined()) continue;
-    if (set_to_none) {
-      g = Tensor();
-    } else {
-      g = g.detach();
-      g.zero_();
-    }
-  }
+  for (auto& p : parameters()) autograd::zero_grad(p, set_to_none);
 }
 
 void Module::save(serialize::OutputArchive& archive) const {

@@ -512,19 +512,11 @@ const Tensor& operator/=(const Tensor& a, const Scalar& b) { return a.div_(b); }
 namespace nabla::ops {
 namespace {
 
-using V = std::vector<Tensor>;
-
 /// The second operand: the second input, or the attribute `other` (a Scalar).
 template <class F>
 V with_other(const V& x, const AttrReader& a, const char* name, F&& f) {
-  if (x.size() == 2) {
-    NABLA_CHECK(!a.has("other"), name,
-                ": give the second operand as an input or as the attribute 'other', not both");
-    return {f(x[0], x[1])};
-  }
-  NABLA_CHECK(a.has("other"), name,
-              ": needs a second operand (a second input or the attribute 'other')");
-  return {f(x[0], a.scalar("other"))};
+  return input_or_scalar(x, a, 1, name, "other", "a second operand",
+                         [&](const auto& o) { return f(x[0], o); });
 }
 
 }  // namespace
@@ -556,19 +548,15 @@ void registry::add_binary_ops(std::vector<OpSchema>& t) {
   NABLA_SCALAR_OR_TENSOR(gt)
   NABLA_SCALAR_OR_TENSOR(ge)
 #undef NABLA_SCALAR_OR_TENSOR
-#define NABLA_TENSORS_ONLY(name) \
-  t.push_back(                   \
-      op(#name, 2, 2, {}, [](const V& x, const AttrReader&) -> V { return {x[0].name(x[1])}; }));
-  NABLA_TENSORS_ONLY(atan2)
-  NABLA_TENSORS_ONLY(maximum)
-  NABLA_TENSORS_ONLY(minimum)
-  NABLA_TENSORS_ONLY(logical_and)
-  NABLA_TENSORS_ONLY(logical_or)
-  NABLA_TENSORS_ONLY(logical_xor)
-  NABLA_TENSORS_ONLY(bitwise_and)
-  NABLA_TENSORS_ONLY(bitwise_or)
-  NABLA_TENSORS_ONLY(bitwise_xor)
-#undef NABLA_TENSORS_ONLY
+  NABLA_METHOD_ENTRY2(t, atan2);
+  NABLA_METHOD_ENTRY2(t, maximum);
+  NABLA_METHOD_ENTRY2(t, minimum);
+  NABLA_METHOD_ENTRY2(t, logical_and);
+  NABLA_METHOD_ENTRY2(t, logical_or);
+  NABLA_METHOD_ENTRY2(t, logical_xor);
+  NABLA_METHOD_ENTRY2(t, bitwise_and);
+  NABLA_METHOD_ENTRY2(t, bitwise_or);
+  NABLA_METHOD_ENTRY2(t, bitwise_xor);
   // where(condition, self, other), LibTorch's argument order.
   t.push_back(op("where", 3, 3, {},
                  [](const V& x, const AttrReader&) -> V { return {x[1].where(x[0], x[2])}; }));

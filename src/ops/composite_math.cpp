@@ -75,8 +75,9 @@ constexpr NodeType<HypotState> kHypotBackward0{"HypotBackward0", hypot_backward}
 
 // ---- logaddexp, logaddexp2 ------------------------------------------------------------------
 
-// d/da log_base(base^a + base^b) = 1 / (1 + base^(b - a)).
-variable_list logaddexp_grads(OpNode<SelfOtherState>& n, const variable_list& grads, bool base2) {
+// d/da log_base(base^a + base^b) = 1 / (1 + base^(b - a)); base 2 for logaddexp2.
+template <bool base2>
+variable_list logaddexp_backward(OpNode<SelfOtherState>& n, const variable_list& grads) {
   Tensor a = n.get(n.state.self), b = n.get(n.state.other);
   auto term = [&](const Tensor& x, const Tensor& y) {
     Tensor d = y - x;
@@ -85,14 +86,10 @@ variable_list logaddexp_grads(OpNode<SelfOtherState>& n, const variable_list& gr
   return {n.needs_input_grad(0) ? grad_to(term(a, b), a.sizes()) : Tensor(),
           n.needs_input_grad(1) ? grad_to(term(b, a), b.sizes()) : Tensor()};
 }
-variable_list logaddexp_backward(OpNode<SelfOtherState>& n, const variable_list& grads) {
-  return logaddexp_grads(n, grads, false);
-}
-variable_list logaddexp2_backward(OpNode<SelfOtherState>& n, const variable_list& grads) {
-  return logaddexp_grads(n, grads, true);
-}
-constexpr NodeType<SelfOtherState> kLogaddexpBackward0{"LogaddexpBackward0", logaddexp_backward};
-constexpr NodeType<SelfOtherState> kLogaddexp2Backward0{"Logaddexp2Backward0", logaddexp2_backward};
+constexpr NodeType<SelfOtherState> kLogaddexpBackward0{"LogaddexpBackward0",
+                                                       logaddexp_backward<false>};
+constexpr NodeType<SelfOtherState> kLogaddexp2Backward0{"Logaddexp2Backward0",
+                                                        logaddexp_backward<true>};
 
 Tensor logaddexp_impl(const Tensor& a, const Tensor& b, bool base2, const char* op) {
   check_float(a, op);
@@ -227,21 +224,16 @@ constexpr NodeType<SelfState> kNanToNumBackward0{"NanToNumBackward0", nan_to_num
 
 // The gradient goes to the operand chosen: self where it is not less (fmax) and other
 // is not NaN, else other; ties go to self (LibTorch).
-variable_list fmax_fmin_grads(OpNode<SelfOtherState>& n, const variable_list& grads, bool is_max) {
+template <bool is_max>
+variable_list fmax_fmin_backward(OpNode<SelfOtherState>& n, const variable_list& grads) {
   Tensor a = n.get(n.state.self), b = n.get(n.state.other), g = grads[0];
   Tensor take_self = (is_max ? a >= b : a <= b) | b.isnan();
   Tensor zero = zero_like_scalar(g);
   return {n.needs_input_grad(0) ? grad_to(g.where(take_self, zero), a.sizes()) : Tensor(),
           n.needs_input_grad(1) ? grad_to(zero.where(take_self, g), b.sizes()) : Tensor()};
 }
-variable_list fmax_backward(OpNode<SelfOtherState>& n, const variable_list& grads) {
-  return fmax_fmin_grads(n, grads, true);
-}
-variable_list fmin_backward(OpNode<SelfOtherState>& n, const variable_list& grads) {
-  return fmax_fmin_grads(n, grads, false);
-}
-constexpr NodeType<SelfOtherState> kFmaxBackward0{"FmaxBackward0", fmax_backward};
-constexpr NodeType<SelfOtherState> kFminBackward0{"FminBackward0", fmin_backward};
+constexpr NodeType<SelfOtherState> kFmaxBackward0{"FmaxBackward0", fmax_fmin_backward<true>};
+constexpr NodeType<SelfOtherState> kFminBackward0{"FminBackward0", fmax_fmin_backward<false>};
 
 // ---- lerp with a tensor weight --------------------------------------------------------------
 
@@ -487,22 +479,7 @@ const Tensor& Tensor::nan_to_num_(optional<double> nan, optional<double> posinf,
 namespace nabla::ops {
 
 namespace {
-using V = std::vector<Tensor>;
-using registry::op;
-using registry::optional_attr;
 
-// An op with a Scalar overload: the second operand as a second input, or as the
-// attribute `name` (LibTorch's argument name).
-template <class F>
-V tensor_or_scalar(const V& x, const AttrReader& a, const char* op, const char* name, F f) {
-  if (x.size() == 2) {
-    NABLA_CHECK(!a.has(name), op, ": give '", name,
-                "' as a second input or as the attribute, not both");
-    return {f(x[0], x[1])};
-  }
-  NABLA_CHECK(a.has(name), op, ": needs '", name, "' (a second input or the attribute)");
-  return {f(x[0], a.scalar(name))};
-}
 optional<double> optional_double(const AttrReader& a, const char* name) {
   if (a.has(name)) return a.d(name);
   return nullopt;
@@ -510,39 +487,30 @@ optional<double> optional_double(const AttrReader& a, const char* name) {
 }  // namespace
 
 void registry::add_composite_math_ops(std::vector<OpSchema>& t) {
-#define NABLA_TENSORS_ONLY(name) \
-  t.push_back(                   \
-      op(#name, 2, 2, {}, [](const V& x, const AttrReader&) -> V { return {x[0].name(x[1])}; }));
-  NABLA_TENSORS_ONLY(hypot)
-  NABLA_TENSORS_ONLY(logaddexp)
-  NABLA_TENSORS_ONLY(logaddexp2)
-  NABLA_TENSORS_ONLY(fmax)
-  NABLA_TENSORS_ONLY(fmin)
-  NABLA_TENSORS_ONLY(heaviside)
-#undef NABLA_TENSORS_ONLY
-#define NABLA_TENSOR_OR_SCALAR(name, attr_name)                                   \
-  t.push_back(op(#name, 1, 2, {optional_attr(attr_name, AttrType::Double)},       \
-                 [](const V& x, const AttrReader& a) -> V {                       \
-                   return tensor_or_scalar(                                       \
-                       x, a, #name, attr_name,                                    \
-                       [](const Tensor& s, const auto& o) { return s.name(o); }); \
+  NABLA_METHOD_ENTRY2(t, hypot);
+  NABLA_METHOD_ENTRY2(t, logaddexp);
+  NABLA_METHOD_ENTRY2(t, logaddexp2);
+  NABLA_METHOD_ENTRY2(t, fmax);
+  NABLA_METHOD_ENTRY2(t, fmin);
+  NABLA_METHOD_ENTRY2(t, heaviside);
+#define NABLA_TENSOR_OR_SCALAR(name, attr_name)                                         \
+  t.push_back(op(#name, 1, 2, {optional_attr(attr_name, AttrType::Double)},             \
+                 [](const V& x, const AttrReader& a) -> V {                             \
+                   return input_or_scalar(x, a, 1, #name, attr_name, "'" attr_name "'", \
+                                          [&](const auto& o) { return x[0].name(o); }); \
                  }));
   NABLA_TENSOR_OR_SCALAR(xlogy, "other")
   NABLA_TENSOR_OR_SCALAR(copysign, "other")
   NABLA_TENSOR_OR_SCALAR(floor_divide, "other")
   NABLA_TENSOR_OR_SCALAR(float_power, "exponent")
 #undef NABLA_TENSOR_OR_SCALAR
-#define NABLA_NO_ATTRS(name) \
-  t.push_back(               \
-      op(#name, 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].name()}; }));
-  NABLA_NO_ATTRS(deg2rad)
-  NABLA_NO_ATTRS(rad2deg)
-  NABLA_NO_ATTRS(sinc)
-  NABLA_NO_ATTRS(isneginf)
-  NABLA_NO_ATTRS(isposinf)
-  NABLA_NO_ATTRS(isreal)
-  NABLA_NO_ATTRS(positive)
-#undef NABLA_NO_ATTRS
+  NABLA_METHOD_ENTRY(t, deg2rad);
+  NABLA_METHOD_ENTRY(t, rad2deg);
+  NABLA_METHOD_ENTRY(t, sinc);
+  NABLA_METHOD_ENTRY(t, isneginf);
+  NABLA_METHOD_ENTRY(t, isposinf);
+  NABLA_METHOD_ENTRY(t, isreal);
+  NABLA_METHOD_ENTRY(t, positive);
   t.push_back(op("logit", 1, 1, {optional_attr("eps", AttrType::Double)},
                  [](const V& x, const AttrReader& a) -> V {
                    return {x[0].logit(optional_double(a, "eps"))};
@@ -558,15 +526,8 @@ void registry::add_composite_math_ops(std::vector<OpSchema>& t) {
   // (LerpBackward0).
   t.push_back(op("lerp", 2, 3, {optional_attr("weight", AttrType::Double)},
                  [](const V& x, const AttrReader& a) -> V {
-                   if (x.size() == 3) {
-                     NABLA_CHECK(!a.has("weight"),
-                                 "lerp: give 'weight' as a third input or as the attribute, "
-                                 "not both");
-                     return {x[0].lerp(x[1], x[2])};
-                   }
-                   NABLA_CHECK(a.has("weight"),
-                               "lerp: needs 'weight' (a third input or the attribute)");
-                   return {x[0].lerp(x[1], a.scalar("weight"))};
+                   return input_or_scalar(x, a, 2, "lerp", "weight", "'weight'",
+                                          [&](const auto& w) { return x[0].lerp(x[1], w); });
                  }));
 }
 

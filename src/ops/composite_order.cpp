@@ -216,30 +216,22 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& x, bool retu
 
 namespace nabla::ops {
 
-namespace {
-using V = std::vector<Tensor>;
-V pair(std::tuple<Tensor, Tensor> t) { return {std::get<0>(t), std::get<1>(t)}; }
-V triple(std::tuple<Tensor, Tensor, Tensor> t) {
-  return {std::get<0>(t), std::get<1>(t), std::get<2>(t)};
-}
-}  // namespace
-
 void registry::add_composite_order_ops(std::vector<OpSchema>& t) {
   const AttrSpec keepdim = attr("keepdim", AttrType::Bool, false);
   // median / nanmedian: one output without `dim`, (values, indices) with it.
   t.push_back(op("median", 1, 1, {optional_attr("dim", AttrType::Int), keepdim},
                  [](const V& x, const AttrReader& a) -> V {
                    if (!a.has("dim")) return {x[0].median()};
-                   return pair(x[0].median(a.i("dim"), a.b("keepdim")));
+                   return outputs(x[0].median(a.i("dim"), a.b("keepdim")));
                  }));
   t.push_back(op("nanmedian", 1, 1, {optional_attr("dim", AttrType::Int), keepdim},
                  [](const V& x, const AttrReader& a) -> V {
                    if (!a.has("dim")) return {x[0].nanmedian()};
-                   return pair(x[0].nanmedian(a.i("dim"), a.b("keepdim")));
+                   return outputs(x[0].nanmedian(a.i("dim"), a.b("keepdim")));
                  }));
   t.push_back(op("mode", 1, 1, {attr("dim", AttrType::Int, int64_t(-1)), keepdim},
                  [](const V& x, const AttrReader& a) -> V {
-                   return pair(x[0].mode(a.i("dim"), a.b("keepdim")));
+                   return outputs(x[0].mode(a.i("dim"), a.b("keepdim")));
                  }));
   t.push_back(
       op("msort", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].msort()}; }));
@@ -249,12 +241,12 @@ void registry::add_composite_order_ops(std::vector<OpSchema>& t) {
       "unique_dim", 1, 1,
       {required_attr("dim", AttrType::Int), attr("sorted", AttrType::Bool, true), inverse, counts},
       [](const V& x, const AttrReader& a) -> V {
-        return triple(unique_dim(x[0], a.i("dim"), a.b("sorted"), a.b("return_inverse"),
-                                 a.b("return_counts")));
+        return outputs(unique_dim(x[0], a.i("dim"), a.b("sorted"), a.b("return_inverse"),
+                                  a.b("return_counts")));
       }));
   t.push_back(op("unique_consecutive", 1, 1, {inverse, counts, optional_attr("dim", AttrType::Int)},
                  [](const V& x, const AttrReader& a) -> V {
-                   return triple(
+                   return outputs(
                        unique_consecutive(x[0], a.b("return_inverse"), a.b("return_counts"),
                                           a.has("dim") ? optional<int64_t>(a.i("dim")) : nullopt));
                  }));

@@ -120,22 +120,10 @@ constexpr NodeType<ScanState> kLogcumsumexpBackward0{"LogcumsumexpBackward0",
 
 // ---- cummax, cummin -------------------------------------------------------------------------
 
-struct CumExtremeState {
-  DimVector self_sizes;
-  int64_t dim = 0;  // wrapped
-  SavedVariable indices;
-  auto saved() { return std::tie(indices); }
-};
-// Each output's gradient goes to the element it copies: a scatter-add by the indices.
-variable_list cum_extreme_backward(OpNode<CumExtremeState>& n, const variable_list& grads) {
-  const CumExtremeState& s = n.state;
-  if (s.self_sizes.empty()) return {grads[0]};
-  const Tensor& g = grads[0];
-  Tensor base = zeros(s.self_sizes, TensorOptions(g.scalar_type()).device(g.device()));
-  return {base.scatter_add(s.dim, n.get(s.indices), g)};
-}
-constexpr NodeType<CumExtremeState> kCummaxBackward0{"CummaxBackward0", cum_extreme_backward};
-constexpr NodeType<CumExtremeState> kCumminBackward0{"CumminBackward0", cum_extreme_backward};
+constexpr NodeType<ops::IndexedCopy> kCummaxBackward0{"CummaxBackward0",
+                                                      ops::indexed_copy_add_backward};
+constexpr NodeType<ops::IndexedCopy> kCumminBackward0{"CumminBackward0",
+                                                      ops::indexed_copy_add_backward};
 
 // Running extreme and its index along a row (ties take the later index, as LibTorch).
 std::tuple<Tensor, Tensor> cum_extreme(const Tensor& x, int64_t dim, bool is_max, const char* op) {
@@ -155,12 +143,7 @@ std::tuple<Tensor, Tensor> cum_extreme(const Tensor& x, int64_t dim, bool is_max
   }
   Tensor indices = from_rows(idx, x, d, kLong);
   Tensor values = no_grad([&] { return x.dim() == 0 ? x.clone() : x.gather(d, indices); });
-  if (auto node = autograd::record_node(is_max ? kCummaxBackward0 : kCumminBackward0, {&x})) {
-    node->state.self_sizes.assign(x.sizes().begin(), x.sizes().end());
-    node->state.dim = d;
-    node->state.indices = save(indices);
-    autograd::set_history(values, node);
-  }
+  ops::record_indexed_copy(is_max ? kCummaxBackward0 : kCumminBackward0, x, d, values, indices);
   return {values, indices};
 }
 
@@ -461,19 +444,6 @@ const Tensor& Tensor::renorm_(const Scalar& p, int64_t dim, const Scalar& maxnor
 
 namespace nabla::ops {
 
-namespace {
-using V = std::vector<Tensor>;
-V pair(std::tuple<Tensor, Tensor> t) { return {std::get<0>(t), std::get<1>(t)}; }
-optional<ScalarType> dtype_of(const AttrReader& a) {
-  if (a.has("dtype")) return a.dtype("dtype");
-  return nullopt;
-}
-optional<int64_t> optional_int(const AttrReader& a, const char* name) {
-  if (a.has(name)) return a.i(name);
-  return nullopt;
-}
-}  // namespace
-
 void registry::add_composite_reduce_ops(std::vector<OpSchema>& t) {
   const AttrSpec dims = attr("dim", AttrType::IntList, std::vector<int64_t>{});
   const AttrSpec keepdim = attr("keepdim", AttrType::Bool, false);
@@ -497,10 +467,10 @@ void registry::add_composite_reduce_ops(std::vector<OpSchema>& t) {
     return {x[0].logcumsumexp(a.i("dim"))};
   }));
   t.push_back(op("cummax", 1, 1, {dim}, [](const V& x, const AttrReader& a) -> V {
-    return pair(x[0].cummax(a.i("dim")));
+    return outputs(x[0].cummax(a.i("dim")));
   }));
   t.push_back(op("cummin", 1, 1, {dim}, [](const V& x, const AttrReader& a) -> V {
-    return pair(x[0].cummin(a.i("dim")));
+    return outputs(x[0].cummin(a.i("dim")));
   }));
   // diff(self, prepend?, append?): an undefined prepend input stands for none.
   t.push_back(op("diff", 1, 3,
@@ -513,7 +483,7 @@ void registry::add_composite_reduce_ops(std::vector<OpSchema>& t) {
                  }));
   t.push_back(op("aminmax", 1, 1, {optional_attr("dim", AttrType::Int), keepdim},
                  [](const V& x, const AttrReader& a) -> V {
-                   return pair(x[0].aminmax(optional_int(a, "dim"), a.b("keepdim")));
+                   return outputs(x[0].aminmax(optional_int(a, "dim"), a.b("keepdim")));
                  }));
   t.push_back(op("histc", 1, 1,
                  {attr("bins", AttrType::Int, int64_t(100)), attr("min", AttrType::Double, 0.0),

@@ -502,8 +502,6 @@ std::vector<Tensor> Tensor::dsplit(IntArrayRef indices) const {
 namespace nabla::ops {
 namespace {
 
-using V = std::vector<Tensor>;
-
 // tensor_split and the h/v/dsplit forms: a section count or split indices, exactly one.
 template <class F>
 V by_sections_or_indices(const AttrReader& a, const char* op, F&& f) {

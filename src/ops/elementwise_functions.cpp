@@ -78,7 +78,6 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
 namespace nabla::ops {
 
 void registry::add_elementwise_function_ops(std::vector<OpSchema>& t) {
-  using V = std::vector<Tensor>;
   t.push_back(op("isclose", 2, 2,
                  {attr("rtol", AttrType::Double, 1e-5), attr("atol", AttrType::Double, 1e-8),
                   attr("equal_nan", AttrType::Bool, false)},

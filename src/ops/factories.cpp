@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <type_traits>
 
 #include "ops/op_utils.h"
 #include "ops/registry_impl.h"
@@ -348,42 +349,34 @@ Tensor TensorDataContainer::convert_to_tensor(const TensorOptions& o) const {
   ScalarType dt = o.has_dtype() ? o.dtype() : dtype_;
   Tensor t = ops::empty_tensor(sizes_, dt, o.device());
 
+  // Each element converted to the C++ type of the dtype; half and bfloat16 through double.
+  auto fill = [&](auto* p) {
+    using T = std::remove_pointer_t<decltype(p)>;
+    for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].to<T>();
+  };
   switch (dt) {
-    case kBool: {
-      auto* p = t.data_ptr<bool>();
-      for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].toBool();
+    case kBool:
+      fill(t.data_ptr<bool>());
       break;
-    }
-    case kByte: {
-      auto* p = t.data_ptr<uint8_t>();
-      for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].to<uint8_t>();
+    case kByte:
+      fill(t.data_ptr<uint8_t>());
       break;
-    }
-    case kInt: {
-      auto* p = t.data_ptr<int32_t>();
-      for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].to<int32_t>();
+    case kInt:
+      fill(t.data_ptr<int32_t>());
       break;
-    }
-    case kLong: {
-      auto* p = t.data_ptr<int64_t>();
-      for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].toLong();
+    case kLong:
+      fill(t.data_ptr<int64_t>());
       break;
-    }
-    case kFloat: {
-      auto* p = t.data_ptr<float>();
-      for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].toFloat();
+    case kFloat:
+      fill(t.data_ptr<float>());
       break;
-    }
-    case kDouble: {
-      auto* p = t.data_ptr<double>();
-      for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].toDouble();
+    case kDouble:
+      fill(t.data_ptr<double>());
       break;
-    }
     case kHalf:
     case kBFloat16: {
       Tensor d = ops::empty_tensor(sizes_, kDouble, o.device());
-      auto* p = d.data_ptr<double>();
-      for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].toDouble();
+      fill(d.data_ptr<double>());
       ops::copy_with_reduced(t, d);
       break;
     }
@@ -403,8 +396,6 @@ Tensor tensor(const TensorDataContainer& data, const TensorOptions& options) {
 
 namespace nabla::ops {
 namespace {
-
-using V = std::vector<Tensor>;
 
 // The `dtype` attribute, when given, over the op's default.
 TensorOptions options_of(const AttrReader& a) {

@@ -555,8 +555,6 @@ Tensor index_put(const Tensor& x, const std::vector<optional<Tensor>>& indices,
 namespace nabla::ops {
 namespace {
 
-using V = std::vector<Tensor>;
-
 // Index tensors given as inputs [first, last): an undefined one takes its whole dim.
 IndexList index_inputs(const V& x, size_t first, size_t last) {
   IndexList out;

@@ -11,6 +11,9 @@
 namespace nabla {
 
 using ops::empty_tensor;
+using ops::indexed_copy_add_backward;
+using ops::IndexedCopy;
+using ops::record_indexed_copy;
 using ops::wrap_dim;
 using namespace ops::indexing;
 
@@ -51,44 +54,22 @@ Tensor embed(const Tensor& t, IntArrayRef shape) {
 // ---- Backward ----------------------------------------------------------------------------
 // The index is never differentiated (Note [Gradients of repeated indices]).
 
-/// index_select and gather: the index, self's sizes and the (wrapped) dim it runs along.
-struct IndexAlongDim {
-  SavedVariable index;
-  DimVector self_sizes;
-  int64_t dim = 0;
-  auto saved() { return std::tie(index); }
-};
+// index_select and gather: IndexedCopy (op_utils.h), the index saved as its indices.
 
 // grad_self [self] = zeros with g [.., k, ..] added at rows index [k] of dim
 // (index_add as a scatter_add with the index broadcast along the other dims: the
 // scatter kernel walks memory in order whichever dim is indexed).
-variable_list index_select_backward(OpNode<IndexAlongDim>& n, const variable_list& g) {
-  const IndexAlongDim& s = n.state;
+variable_list index_select_backward(OpNode<IndexedCopy>& n, const variable_list& g) {
+  const IndexedCopy& s = n.state;
   if (s.self_sizes.empty()) return {g[0]};  // 0-d self: the one element was selected once
   DimVector shape(g[0].dim(), 1);
   shape[static_cast<size_t>(s.dim)] = g[0].size(s.dim);
-  Tensor index = n.get(s.index).reshape(shape).expand(g[0].sizes());
+  Tensor index = n.get(s.indices).reshape(shape).expand(g[0].sizes());
   return {zeros_like_of(s.self_sizes, g[0]).scatter_add(s.dim, index, g[0])};
 }
-constexpr NodeType<IndexAlongDim> kIndexSelectBackward{"IndexSelectBackward0",
-                                                       index_select_backward};
-
+constexpr NodeType<IndexedCopy> kIndexSelectBackward{"IndexSelectBackward0", index_select_backward};
 // grad_self [self] = zeros.scatter_add(dim, index, g [index])
-variable_list gather_backward(OpNode<IndexAlongDim>& n, const variable_list& g) {
-  const IndexAlongDim& s = n.state;
-  return {zeros_like_of(s.self_sizes, g[0]).scatter_add(s.dim, n.get(s.index), g[0])};
-}
-constexpr NodeType<IndexAlongDim> kGatherBackward{"GatherBackward0", gather_backward};
-
-void record_along_dim(const NodeType<IndexAlongDim>& type, const Tensor& self, int64_t dim,
-                      const Tensor& index, const Tensor& out) {
-  if (auto node = autograd::record_node(type, {&self})) {
-    node->state.index = autograd::save(index);
-    node->state.self_sizes.assign(self.sizes().begin(), self.sizes().end());
-    node->state.dim = dim;
-    autograd::set_history(out, node);
-  }
-}
+constexpr NodeType<IndexedCopy> kGatherBackward{"GatherBackward0", indexed_copy_add_backward};
 
 /// scatter and scatter_add with a src tensor: the index (when a formula reads it), src's
 /// sizes and the (wrapped) dim.
@@ -174,7 +155,7 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
     out = empty_tensor(shape, scalar_type(), device());
     backend_for(*this).index_select(out, *this, d, idx);
   }
-  record_along_dim(kIndexSelectBackward, *this, d, idx, out);
+  record_indexed_copy(kIndexSelectBackward, *this, d, out, idx);
   return out;
 }
 
@@ -241,7 +222,7 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index, bool) const {
   Tensor out = empty_tensor(index.sizes(), scalar_type(), device());
   backend_for(*this).gather(as_1d_if_scalar(out), as_1d_if_scalar(*this), d,
                             as_1d_if_scalar(index));
-  record_along_dim(kGatherBackward, *this, d, index, out);
+  record_indexed_copy(kGatherBackward, *this, d, out, index);
   return out;
 }
 
@@ -311,7 +292,6 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tens
 namespace nabla::ops {
 
 void registry::add_gather_scatter_ops(std::vector<OpSchema>& t) {
-  using V = std::vector<Tensor>;
   const AttrSpec dim = required_attr("dim", AttrType::Int);
   t.push_back(op("index_select", 2, 2, {dim}, [](const V& x, const AttrReader& a) -> V {
     return {x[0].index_select(a.i("dim"), x[1])};

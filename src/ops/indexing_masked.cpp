@@ -209,22 +209,13 @@ Tensor nonzero(const Tensor& x) { return x.nonzero(); }
 namespace nabla::ops {
 
 void registry::add_masked_ops(std::vector<OpSchema>& t) {
-  using V = std::vector<Tensor>;
   t.push_back(op("masked_select", 2, 2, {},
                  [](const V& x, const AttrReader&) -> V { return {x[0].masked_select(x[1])}; }));
   // masked_fill(self, mask, value): the value as a 0-d third input or as the attribute.
   t.push_back(op("masked_fill", 2, 3, {optional_attr("value", AttrType::Double)},
                  [](const V& x, const AttrReader& a) -> V {
-                   if (x.size() == 3) {
-                     NABLA_CHECK(!a.has("value"),
-                                 "masked_fill: give the value as a third input or the attribute "
-                                 "'value', not both");
-                     return {x[0].masked_fill(x[1], x[2])};
-                   }
-                   NABLA_CHECK(a.has("value"),
-                               "masked_fill: needs a value (a third input or the attribute "
-                               "'value')");
-                   return {x[0].masked_fill(x[1], a.scalar("value"))};
+                   return input_or_scalar(x, a, 2, "masked_fill", "value", "a value",
+                                          [&](const auto& v) { return x[0].masked_fill(x[1], v); });
                  }));
   t.push_back(
       op("nonzero", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].nonzero()}; }));

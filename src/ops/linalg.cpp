@@ -10,6 +10,7 @@
 #include "nabla/ops/functions.h"
 #include "ops/op_utils.h"
 #include "ops/registry_impl.h"
+#include "ops/views_backward.h"
 
 namespace nabla {
 
@@ -155,19 +156,14 @@ void record_addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const 
   autograd::set_history(out, node);
 }
 
-/// matmul's final reshapes: the input's sizes.
-struct ReshapeState {
-  DimVector self_sizes;
-};
-variable_list reshape_backward(OpNode<ReshapeState>& n, const variable_list& g) {
-  return {g[0].reshape(n.state.self_sizes)};
-}
-constexpr NodeType<ReshapeState> kUnsafeViewBackward{"UnsafeViewBackward0", reshape_backward};
-constexpr NodeType<ReshapeState> kSqueezeBackward3{"SqueezeBackward3", reshape_backward};
+// matmul's final reshapes: SizesState and reshape_backward (views_backward.h).
+constexpr NodeType<ops::SizesState> kUnsafeViewBackward{"UnsafeViewBackward0",
+                                                        ops::reshape_backward};
+constexpr NodeType<ops::SizesState> kSqueezeBackward3{"SqueezeBackward3", ops::reshape_backward};
 
 // `t` (contiguous, the result of a product) seen with `shape`, recorded under LibTorch's
 // name for the reshape matmul ends with; without grad, a plain view.
-Tensor record_reshape(const NodeType<ReshapeState>& type, const Tensor& t, IntArrayRef shape) {
+Tensor record_reshape(const NodeType<ops::SizesState>& type, const Tensor& t, IntArrayRef shape) {
   Tensor out = ops::make_view(t, shape, contiguous_strides(shape), t.storage_offset());
   if (auto node = autograd::record_node(type, {&t})) {
     node->state.self_sizes.assign(t.sizes().begin(), t.sizes().end());
@@ -460,17 +456,12 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
 namespace nabla::ops {
 
 void registry::add_linalg_ops(std::vector<OpSchema>& t) {
-  using V = std::vector<Tensor>;
-#define NABLA_PRODUCT(name) \
-  t.push_back(              \
-      op(#name, 2, 2, {}, [](const V& x, const AttrReader&) -> V { return {x[0].name(x[1])}; }));
-  NABLA_PRODUCT(matmul)
-  NABLA_PRODUCT(mm)
-  NABLA_PRODUCT(bmm)
-  NABLA_PRODUCT(mv)
-  NABLA_PRODUCT(dot)
-  NABLA_PRODUCT(outer)
-#undef NABLA_PRODUCT
+  NABLA_METHOD_ENTRY2(t, matmul);
+  NABLA_METHOD_ENTRY2(t, mm);
+  NABLA_METHOD_ENTRY2(t, bmm);
+  NABLA_METHOD_ENTRY2(t, mv);
+  NABLA_METHOD_ENTRY2(t, dot);
+  NABLA_METHOD_ENTRY2(t, outer);
   t.push_back(
       op("addmm", 3, 3,
          {attr("beta", AttrType::Double, int64_t(1)), attr("alpha", AttrType::Double, int64_t(1))},

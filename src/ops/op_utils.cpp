@@ -7,6 +7,7 @@
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/core/autograd_meta.h"
 #include "nabla/core/object_pool.h"
+#include "nabla/ops/factories.h"
 #include "ops/views_backward.h"
 
 namespace nabla::ops {
@@ -210,6 +211,36 @@ Tensor sum_to(const Tensor& g, IntArrayRef shape) {
       dims.push_back(lead + static_cast<int64_t>(i));
   Tensor r = dims.empty() ? g : g.sum(dims, /*keepdim=*/true);
   return r.view(shape);
+}
+
+namespace {
+autograd::variable_list scatter_to_self(autograd::OpNode<IndexedCopy>& n, const Tensor& grad,
+                                        bool accumulate) {
+  const IndexedCopy& s = n.state;
+  if (s.self_sizes.empty()) return {grad};  // 0-d input: the value is the input
+  Tensor base = zeros(s.self_sizes, TensorOptions(grad.scalar_type()).device(grad.device()));
+  const Tensor& index = n.get(s.indices);
+  return {accumulate ? base.scatter_add(s.dim, index, grad) : base.scatter(s.dim, index, grad)};
+}
+}  // namespace
+
+autograd::variable_list indexed_copy_backward(autograd::OpNode<IndexedCopy>& n,
+                                              const autograd::variable_list& grads) {
+  return scatter_to_self(n, grads[0], false);
+}
+autograd::variable_list indexed_copy_add_backward(autograd::OpNode<IndexedCopy>& n,
+                                                  const autograd::variable_list& grads) {
+  return scatter_to_self(n, grads[0], true);
+}
+
+void record_indexed_copy(const autograd::NodeType<IndexedCopy>& type, const Tensor& x, int64_t d,
+                         const Tensor& values, const Tensor& indices) {
+  auto node = autograd::record_node(type, {&x});
+  if (!node) return;
+  node->state.self_sizes.assign(x.sizes().begin(), x.sizes().end());
+  node->state.dim = d;
+  node->state.indices = autograd::save(indices);
+  autograd::set_history(values, node);
 }
 
 }  // namespace nabla::ops

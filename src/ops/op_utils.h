@@ -91,6 +91,27 @@ const Tensor& inplace_from(const Tensor& self, const char* op, F&& f) {
 /// Sums `g` down to `shape` (the inverse of broadcasting), for gradients of broadcast inputs.
 Tensor sum_to(const Tensor& g, IntArrayRef shape);
 
+/// The state of the ops whose outputs copy elements of `x` picked along one dim by an index
+/// tensor shaped like the output (gather, sort, topk, cummax, cummin; index_select's index
+/// is 1-d): the gradient goes back to the picked elements.
+struct IndexedCopy {
+  DimVector self_sizes;
+  int64_t dim = 0;  // wrapped
+  autograd::SavedVariable indices;
+  auto saved() { return std::tie(indices); }
+};
+/// grad_self [self_sizes] = zeros with grad [values] scattered to the indices, each element
+/// picked at most once (sort, topk).
+autograd::variable_list indexed_copy_backward(autograd::OpNode<IndexedCopy>& n,
+                                              const autograd::variable_list& grads);
+/// The same, summing where an element is picked more than once (gather, cummax, cummin).
+autograd::variable_list indexed_copy_add_backward(autograd::OpNode<IndexedCopy>& n,
+                                                  const autograd::variable_list& grads);
+/// Records `values` (copied from `x` at `indices` along the wrapped dim `d`) as a node of
+/// `type`.
+void record_indexed_copy(const autograd::NodeType<IndexedCopy>& type, const Tensor& x, int64_t d,
+                         const Tensor& values, const Tensor& indices);
+
 /// Half/BFloat16 (storage dtypes, src/ops/reduced_precision.cpp): dst = src converted,
 /// src already of dst's sizes; a fill; a float64 copy of a 16-bit tensor.
 void copy_with_reduced(const Tensor& dst, const Tensor& src);

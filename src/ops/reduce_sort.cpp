@@ -27,34 +27,10 @@ variable_list cumsum_backward(OpNode<CumsumState>& n, const variable_list& grads
 }
 constexpr NodeType<CumsumState> kCumsumBackward0{"CumsumBackward0", cumsum_backward};
 
-struct SortState {
-  DimVector self_sizes;
-  int64_t dim = 0;  // wrapped
-  SavedVariable indices;
-  auto saved() { return std::tie(indices); }
-};
-// grad_self [self_sizes] = zeros with grad [values] scattered to the indices.
-variable_list sort_backward(OpNode<SortState>& n, const variable_list& grads) {
-  const SortState& s = n.state;
-  if (s.self_sizes.empty()) return {grads[0]};
-  Tensor base =
-      zeros(s.self_sizes, TensorOptions(grads[0].scalar_type()).device(grads[0].device()));
-  return {base.scatter(s.dim, n.get(s.indices), grads[0])};
-}
-constexpr NodeType<SortState> kSortBackward0{"SortBackward0", sort_backward};
-constexpr NodeType<SortState> kTopkBackward0{"TopkBackward0", sort_backward};
+constexpr NodeType<ops::IndexedCopy> kSortBackward0{"SortBackward0", ops::indexed_copy_backward};
+constexpr NodeType<ops::IndexedCopy> kTopkBackward0{"TopkBackward0", ops::indexed_copy_backward};
 constexpr NodeType<ops::ValueSelecting> kKthvalueBackward0{"KthvalueBackward0",
                                                            ops::value_selecting_backward};
-
-void record_sort(const NodeType<SortState>& type, const Tensor& x, int64_t d, const Tensor& values,
-                 const Tensor& indices) {
-  auto node = autograd::record_node(type, {&x});
-  if (!node) return;
-  node->state.self_sizes.assign(x.sizes().begin(), x.sizes().end());
-  node->state.dim = d;
-  node->state.indices = autograd::save(indices);
-  autograd::set_history(values, node);
-}
 
 // ---- Forwards -------------------------------------------------------------------------------
 
@@ -97,7 +73,7 @@ std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const {
   ops::check_defined(*this, "sort");
   int64_t d = ops::wrap_dim(dim, this->dim(), "sort");
   auto result = sorted_prefix(*this, d, this->dim() == 0 ? 1 : size(d), descending);
-  record_sort(kSortBackward0, *this, d, std::get<0>(result), std::get<1>(result));
+  ops::record_indexed_copy(kSortBackward0, *this, d, std::get<0>(result), std::get<1>(result));
   return result;
 }
 
@@ -119,7 +95,7 @@ std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bo
   NABLA_CHECK(k >= 0 && k <= n, "topk: selected index k out of range (k = ", k, ", but dim ", d,
               " of a tensor of sizes ", sizes(), " has ", n, " elements)");
   auto result = sorted_prefix(*this, d, k, largest);
-  record_sort(kTopkBackward0, *this, d, std::get<0>(result), std::get<1>(result));
+  ops::record_indexed_copy(kTopkBackward0, *this, d, std::get<0>(result), std::get<1>(result));
   return result;
 }
 
@@ -171,15 +147,6 @@ std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool la
 
 namespace nabla::ops {
 
-namespace {
-using V = std::vector<Tensor>;
-using registry::attr;
-using registry::op;
-using registry::optional_attr;
-using registry::required_attr;
-V pair(std::tuple<Tensor, Tensor> t) { return {std::get<0>(t), std::get<1>(t)}; }
-}  // namespace
-
 void registry::add_sort_ops(std::vector<OpSchema>& t) {
   const AttrSpec last_dim = attr("dim", AttrType::Int, int64_t(-1));
   const AttrSpec descending = attr("descending", AttrType::Bool, false);
@@ -191,7 +158,7 @@ void registry::add_sort_ops(std::vector<OpSchema>& t) {
                                                        : nullopt)};
                  }));
   t.push_back(op("sort", 1, 1, {last_dim, descending}, [](const V& x, const AttrReader& a) -> V {
-    return pair(x[0].sort(a.i("dim"), a.b("descending")));
+    return outputs(x[0].sort(a.i("dim"), a.b("descending")));
   }));
   t.push_back(op("argsort", 1, 1, {last_dim, descending}, [](const V& x, const AttrReader& a) -> V {
     return {x[0].argsort(a.i("dim"), a.b("descending"))};
@@ -200,13 +167,13 @@ void registry::add_sort_ops(std::vector<OpSchema>& t) {
                  {required_attr("k", AttrType::Int), last_dim,
                   attr("largest", AttrType::Bool, true), attr("sorted", AttrType::Bool, true)},
                  [](const V& x, const AttrReader& a) -> V {
-                   return pair(x[0].topk(a.i("k"), a.i("dim"), a.b("largest"), a.b("sorted")));
+                   return outputs(x[0].topk(a.i("k"), a.i("dim"), a.b("largest"), a.b("sorted")));
                  }));
   t.push_back(
       op("kthvalue", 1, 1,
          {required_attr("k", AttrType::Int), last_dim, attr("keepdim", AttrType::Bool, false)},
          [](const V& x, const AttrReader& a) -> V {
-           return pair(x[0].kthvalue(a.i("k"), a.i("dim"), a.b("keepdim")));
+           return outputs(x[0].kthvalue(a.i("k"), a.i("dim"), a.b("keepdim")));
          }));
 }
 

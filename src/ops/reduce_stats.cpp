@@ -250,11 +250,6 @@ Tensor logsumexp(const Tensor& x, IntArrayRef dim, bool keepdim) {
 namespace nabla::ops {
 
 namespace {
-using V = std::vector<Tensor>;
-using registry::attr;
-using registry::op;
-using registry::optional_attr;
-using registry::required_attr;
 
 // var, std, var_mean, std_mean share one schema: without `dim` (and keepdim) the overload
 // over every element, else the one over dims (the same nodes in LibTorch 1.13).
@@ -264,7 +259,6 @@ V by_dims(const AttrReader& a, Full full, Dims dims) {
   return dims(a.has("dim") ? IntArrayRef(a.ints("dim")) : IntArrayRef(), a.b("unbiased"),
               a.b("keepdim"));
 }
-V pair(std::tuple<Tensor, Tensor> t) { return {std::get<0>(t), std::get<1>(t)}; }
 }  // namespace
 
 void registry::add_reduce_stats_ops(std::vector<OpSchema>& t) {
@@ -284,13 +278,13 @@ void registry::add_reduce_stats_ops(std::vector<OpSchema>& t) {
   }));
   t.push_back(op("var_mean", 1, 1, variance_attrs, [](const V& x, const AttrReader& a) -> V {
     return by_dims(
-        a, [&](bool u) { return pair(var_mean(x[0], u)); },
-        [&](IntArrayRef d, bool u, bool k) { return pair(var_mean(x[0], d, u, k)); });
+        a, [&](bool u) { return outputs(var_mean(x[0], u)); },
+        [&](IntArrayRef d, bool u, bool k) { return outputs(var_mean(x[0], d, u, k)); });
   }));
   t.push_back(op("std_mean", 1, 1, variance_attrs, [](const V& x, const AttrReader& a) -> V {
     return by_dims(
-        a, [&](bool u) { return pair(std_mean(x[0], u)); },
-        [&](IntArrayRef d, bool u, bool k) { return pair(std_mean(x[0], d, u, k)); });
+        a, [&](bool u) { return outputs(std_mean(x[0], u)); },
+        [&](IntArrayRef d, bool u, bool k) { return outputs(std_mean(x[0], d, u, k)); });
   }));
   // norm without `dim` is norm(p) (NormBackward0); with it, norm(p, dim, keepdim).
   t.push_back(op("norm", 1, 1, {attr("p", AttrType::Double, 2.0), dims, keepdim},

@@ -322,15 +322,6 @@ Tensor any(const Tensor& x) { return x.any(); }
 namespace nabla::ops {
 
 namespace {
-using V = std::vector<Tensor>;
-using registry::attr;
-using registry::op;
-using registry::optional_attr;
-
-optional<ScalarType> dtype_of(const AttrReader& a) {
-  if (a.has("dtype")) return a.dtype("dtype");
-  return nullopt;
-}
 // Ops whose overload without a dim has no keepdim (max(), all()).
 void check_no_keepdim(const AttrReader& a, const char* name) {
   NABLA_CHECK(!a.b("keepdim"), name, ": keepdim = true needs a dim");
@@ -367,16 +358,14 @@ void registry::add_reduction_ops(std::vector<OpSchema>& t) {
       check_no_keepdim(a, "max");
       return {x[0].max()};
     }
-    auto [values, indices] = x[0].max(a.i("dim"), a.b("keepdim"));
-    return {values, indices};
+    return outputs(x[0].max(a.i("dim"), a.b("keepdim")));
   }));
   t.push_back(op("min", 1, 1, {dim, keepdim}, [](const V& x, const AttrReader& a) -> V {
     if (!a.has("dim")) {
       check_no_keepdim(a, "min");
       return {x[0].min()};
     }
-    auto [values, indices] = x[0].min(a.i("dim"), a.b("keepdim"));
-    return {values, indices};
+    return outputs(x[0].min(a.i("dim"), a.b("keepdim")));
   }));
   const AttrSpec dims_or_all = attr("dim", AttrType::IntList, std::vector<int64_t>{});
   t.push_back(op("amax", 1, 1, {dims_or_all, keepdim}, [](const V& x, const AttrReader& a) -> V {

@@ -70,6 +70,18 @@ Tensor atleast_nd(const Tensor& t, int64_t n) {
   if (t.dim() == 0) return n == 1 ? t.reshape({1}) : t.reshape({1, 1});
   return t.unsqueeze(0);  // 1-d to 2-d: [n] -> [1, n]
 }
+// hstack and vstack's parts: each tensor with at least n dims; raises for an empty list or
+// an undefined tensor, naming `op`.
+std::vector<Tensor> atleast_nd_each(TensorList tensors, int64_t n, const char* op) {
+  NABLA_CHECK(!tensors.empty(), op, " expects a non-empty TensorList");
+  std::vector<Tensor> parts;
+  parts.reserve(tensors.size());
+  for (const Tensor& t : tensors) {
+    ops::check_defined(t, op);
+    parts.push_back(atleast_nd(t, n));
+  }
+  return parts;
+}
 
 }  // namespace
 
@@ -162,24 +174,11 @@ Tensor stack(TensorList tensors, int64_t dim) {
 }
 
 Tensor hstack(TensorList tensors) {
-  NABLA_CHECK(!tensors.empty(), "hstack expects a non-empty TensorList");
-  std::vector<Tensor> parts;
-  for (const Tensor& t : tensors) {
-    ops::check_defined(t, "hstack");
-    parts.push_back(atleast_nd(t, 1));
-  }
+  std::vector<Tensor> parts = atleast_nd_each(tensors, 1, "hstack");
   return cat(parts, parts[0].dim() == 1 ? 0 : 1);
 }
 
-Tensor vstack(TensorList tensors) {
-  NABLA_CHECK(!tensors.empty(), "vstack expects a non-empty TensorList");
-  std::vector<Tensor> parts;
-  for (const Tensor& t : tensors) {
-    ops::check_defined(t, "vstack");
-    parts.push_back(atleast_nd(t, 2));
-  }
-  return cat(parts, 0);
-}
+Tensor vstack(TensorList tensors) { return cat(atleast_nd_each(tensors, 2, "vstack"), 0); }
 
 std::vector<Tensor> broadcast_tensors(TensorList tensors) {
   DimVector shape;
@@ -233,7 +232,6 @@ std::vector<Tensor> meshgrid(TensorList tensors, const std::string& indexing) {
 namespace nabla::ops {
 
 void registry::add_join_ops(std::vector<OpSchema>& t) {
-  using V = std::vector<Tensor>;
   t.push_back(op("cat", 1, -1, {attr("dim", AttrType::Int, int64_t(0))},
                  [](const V& x, const AttrReader& a) -> V { return {cat(x, a.i("dim"))}; }));
   t.push_back(op("stack", 1, -1, {attr("dim", AttrType::Int, int64_t(0))},

@@ -317,7 +317,6 @@ Tensor roll(const Tensor& x, IntArrayRef shifts, IntArrayRef dims) { return x.ro
 namespace nabla::ops {
 
 void registry::add_shape_ops(std::vector<OpSchema>& t) {
-  using V = std::vector<Tensor>;
   t.push_back(
       op("repeat", 1, 1, {required_attr("repeats", AttrType::IntList)},
          [](const V& x, const AttrReader& a) -> V { return {x[0].repeat(a.ints("repeats"))}; }));

@@ -299,19 +299,14 @@ Tensor Tensor::bernoulli(double p, optional<Generator> gen) const {
 namespace nabla::ops {
 
 void registry::add_special_function_ops(std::vector<OpSchema>& t) {
-  using V = std::vector<Tensor>;
-#define NABLA_NO_ATTRS(name) \
-  t.push_back(               \
-      op(#name, 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].name()}; }));
-  NABLA_NO_ATTRS(lgamma)
-  NABLA_NO_ATTRS(digamma)
-  NABLA_NO_ATTRS(erfinv)
-  NABLA_NO_ATTRS(i0)
-  NABLA_NO_ATTRS(asinh)
-  NABLA_NO_ATTRS(acosh)
-  NABLA_NO_ATTRS(atanh)
-  NABLA_NO_ATTRS(signbit)
-#undef NABLA_NO_ATTRS
+  NABLA_METHOD_ENTRY(t, lgamma);
+  NABLA_METHOD_ENTRY(t, digamma);
+  NABLA_METHOD_ENTRY(t, erfinv);
+  NABLA_METHOD_ENTRY(t, i0);
+  NABLA_METHOD_ENTRY(t, asinh);
+  NABLA_METHOD_ENTRY(t, acosh);
+  NABLA_METHOD_ENTRY(t, atanh);
+  NABLA_METHOD_ENTRY(t, signbit);
   t.push_back(op("polygamma", 1, 1, {required_attr("n", AttrType::Int)},
                  [](const V& x, const AttrReader& a) -> V { return {x[0].polygamma(a.i("n"))}; }));
 }

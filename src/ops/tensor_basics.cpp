@@ -253,7 +253,6 @@ void Tensor::print() const { std::cout << *this << std::endl; }
 namespace nabla::ops {
 
 void registry::add_basic_ops(std::vector<OpSchema>& t) {
-  using V = std::vector<Tensor>;
   t.push_back(
       op("clone", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].clone()}; }));
   t.push_back(op("contiguous", 1, 1, {},

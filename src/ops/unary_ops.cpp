@@ -295,25 +295,14 @@ Tensor softplus(const Tensor& x, const Scalar& beta, const Scalar& threshold) {
 namespace nabla::ops {
 
 void registry::add_unary_ops(std::vector<OpSchema>& t) {
-  using V = std::vector<Tensor>;
-#define NABLA_UNARY_OP(name, ...) \
-  t.push_back(                    \
-      op(#name, 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].name()}; }));
+#define NABLA_UNARY_OP(name, ...) NABLA_METHOD_ENTRY(t, name);
 #define NABLA_UNARY_PREDICATE(name, Kernel) NABLA_UNARY_OP(name)
 #include "nabla/core/op_list/unary.def"
   // pow: tensor ^ tensor (two inputs) or tensor ^ exponent (one input and the attribute).
   t.push_back(op("pow", 1, 2, {optional_attr("exponent", AttrType::Double)},
                  [](const V& x, const AttrReader& a) -> V {
-                   if (x.size() == 2) {
-                     NABLA_CHECK(!a.has("exponent"),
-                                 "pow: give the exponent as a second input or as the attribute, "
-                                 "not both");
-                     return {x[0].pow(x[1])};
-                   }
-                   NABLA_CHECK(a.has("exponent"),
-                               "pow: needs an exponent (a second input or "
-                               "the attribute 'exponent')");
-                   return {x[0].pow(a.scalar("exponent"))};
+                   return input_or_scalar(x, a, 1, "pow", "exponent", "an exponent",
+                                          [&](const auto& e) { return x[0].pow(e); });
                  }));
   t.push_back(op("clamp", 1, 1,
                  {optional_attr("min", AttrType::Double), optional_attr("max", AttrType::Double)},

@@ -16,6 +16,10 @@ namespace nabla::ops {
 using autograd::AutogradMeta;
 using autograd::ViewCreation;
 
+variable_list reshape_backward(OpNode<SizesState>& n, const variable_list& g) {
+  return {g[0].reshape(n.state.self_sizes)};
+}
+
 namespace {
 
 // ---- Geometry over storage -------------------------------------------------------------

@@ -42,6 +42,14 @@ bool inplace_view_needs_node(const Tensor& self, const char* op);
 void take_geometry(const Tensor& self, const Tensor& v);
 }  // namespace view_tracking
 
+/// The state of the ops that only reshape (view, reshape, squeeze(), matmul's final
+/// reshapes): the input's sizes, which the gradient takes back.
+struct SizesState {
+  DimVector self_sizes;
+};
+autograd::variable_list reshape_backward(autograd::OpNode<SizesState>& n,
+                                         const autograd::variable_list& g);
+
 /// Records `out`, a view of `in` made by a view op, as the output of a node of `type`, and
 /// tracks it as a view. Returns the node (fill its state after this returns), or null
 /// when `in` needs no gradient. Call once per view op, after the view exists.

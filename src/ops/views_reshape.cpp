@@ -12,19 +12,15 @@ namespace nabla {
 
 using ops::make_view;
 using ops::record_view;
+using ops::reshape_backward;
+using ops::SizesState;
 using ops::wrap_dim;
 
 namespace {
 
 // ---- Backward nodes -----------------------------------------------------------------------
 
-// view, reshape, squeeze(): the gradient takes the input's sizes back.
-struct SizesState {
-  DimVector self_sizes;
-};
-variable_list reshape_backward(OpNode<SizesState>& n, const variable_list& g) {
-  return {g[0].reshape(n.state.self_sizes)};
-}
+// view, reshape, squeeze(): SizesState and reshape_backward (views_backward.h).
 constexpr NodeType<SizesState> kViewBackward{"ViewBackward0", reshape_backward};
 constexpr NodeType<SizesState> kReshapeAliasBackward{"ReshapeAliasBackward0", reshape_backward};
 // reshape that had to copy (LibTorch's _unsafe_view of a clone)
@@ -300,7 +296,6 @@ Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, optional<int64_t
 namespace nabla::ops {
 
 void registry::add_reshape_view_ops(std::vector<OpSchema>& t) {
-  using V = std::vector<Tensor>;
   t.push_back(op("view", 1, 1, {required_attr("size", AttrType::IntList)},
                  [](const V& x, const AttrReader& a) -> V { return {x[0].view(a.ints("size"))}; }));
   t.push_back(

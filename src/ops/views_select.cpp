@@ -207,7 +207,6 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
 namespace nabla::ops {
 
 void registry::add_select_view_ops(std::vector<OpSchema>& t) {
-  using V = std::vector<Tensor>;
   t.push_back(op("select", 1, 1,
                  {required_attr("dim", AttrType::Int), required_attr("index", AttrType::Int)},
                  [](const V& x, const AttrReader& a) -> V {

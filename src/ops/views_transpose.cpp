@@ -254,7 +254,6 @@ Tensor Tensor::unfold(int64_t dimension, int64_t size, int64_t step) const {
 namespace nabla::ops {
 
 void registry::add_transpose_view_ops(std::vector<OpSchema>& t) {
-  using V = std::vector<Tensor>;
   t.push_back(op("transpose", 1, 1,
                  {required_attr("dim0", AttrType::Int), required_attr("dim1", AttrType::Int)},
                  [](const V& x, const AttrReader& a) -> V {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <unordered_set>
 
+#include "autograd/accumulate_grad.h"
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/serialize/archive.h"
 
@@ -69,16 +70,7 @@ void Optimizer::add_parameters(const std::vector<Tensor>& parameters) {
 }
 
 void Optimizer::zero_grad(bool set_to_none) {
-  for (const auto& p : parameters_) {
-    Tensor& g = p.mutable_grad();
-    if (!g.defined()) continue;
-    if (set_to_none) {
-      g = Tensor();
-    } else {
-      g = g.detach();
-      g.zero_();
-    }
-  }
+  for (const auto& p : parameters_) autograd::zero_grad(p, set_to_none);
 }
 
 std::string Optimizer::state_key(const Tensor& parameter) {

@@ -150,20 +150,26 @@ void InputArchive::read(const std::string& key, InputArchive& nested) const {
   }
 }
 
+namespace {
+// The one value of the tensor stored under `name` (written by OutputArchive::write(double)
+// or write(int64_t)).
+template <class T>
+T scalar_value(const Tensor& t, const std::string& name) {
+  NABLA_CHECK(t.numel() == 1, "load: '", name, "' holds ", t.numel(), " values, expected a scalar");
+  return t.item<T>();
+}
+}  // namespace
+
 void InputArchive::read(const std::string& key, double& value) {
   Tensor t;
   read(key, t);
-  NABLA_CHECK(t.numel() == 1, "load: '", prefix_ + key, "' holds ", t.numel(),
-              " values, expected a scalar");
-  value = t.item<double>();
+  value = scalar_value<double>(t, prefix_ + key);
 }
 
 void InputArchive::read(const std::string& key, int64_t& value) {
   Tensor t;
   read(key, t);
-  NABLA_CHECK(t.numel() == 1, "load: '", prefix_ + key, "' holds ", t.numel(),
-              " values, expected a scalar");
-  value = t.item<int64_t>();
+  value = scalar_value<int64_t>(t, prefix_ + key);
 }
 
 optional<std::string> InputArchive::read_metadata(const std::string& key) const {

@@ -11,6 +11,7 @@
 #include "core/atomic_file.h"
 #include "nabla/ops/factories.h"
 #include "safetensors.h"
+#include "serialize/format_utils.h"
 
 namespace nabla {
 
@@ -18,49 +19,16 @@ namespace serialize::detail {
 
 namespace {
 
-const char* descr_of(ScalarType t) {
-  switch (t) {
-    case kFloat:
-      return "<f4";
-    case kDouble:
-      return "<f8";
-    case kLong:
-      return "<i8";
-    case kInt:
-      return "<i4";
-    case kByte:
-      return "|u1";
-    case kBool:
-      return "|b1";
-    case kHalf:
-      return "<f2";
-    case kBFloat16:
-      return "?";  // NumPy has no bfloat16
-  }
-  return "?";
-}
-
-bool dtype_of(const std::string& descr, ScalarType& out) {
-  static const std::pair<const char*, ScalarType> table[] = {
-      {"<f4", kFloat}, {"<f8", kDouble}, {"<i8", kLong}, {"<i4", kInt},
-      {"|u1", kByte},  {"<u1", kByte},   {"|b1", kBool}, {"<f2", kHalf}};
-  for (const auto& [d, t] : table)
-    if (descr == d) {
-      out = t;
-      return true;
-    }
-  return false;
-}
+// NumPy's array-protocol type strings (<: little-endian, |: byte-sized); NumPy has no
+// bfloat16. "<u1" is read as uint8 too.
+constexpr DtypeCode kDescrs[] = {{kFloat, "<f4"}, {kDouble, "<f8"}, {kLong, "<i8"}, {kInt, "<i4"},
+                                 {kByte, "|u1"},  {kBool, "|b1"},   {kHalf, "<f2"}, {kByte, "<u1"}};
 
 uint32_t le(const std::string& b, size_t at, int n) {
   uint32_t v = 0;
   for (int i = n - 1; i >= 0; --i)
     v = (v << 8) | static_cast<unsigned char>(b[at + static_cast<size_t>(i)]);
   return v;
-}
-
-void put_le(std::string& out, uint32_t v, int n) {
-  for (int i = 0; i < n; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 
 std::string read_all(const std::string& path, const char* who) {
@@ -112,7 +80,7 @@ std::string encode_npy(const Tensor& tensor) {
   for (int64_t d = 0; d < t.dim(); ++d)
     shape += std::to_string(t.size(d)) + (t.dim() == 1 ? "," : (d + 1 < t.dim() ? ", " : ""));
   shape += ")";
-  std::string header = std::string("{'descr': '") + descr_of(t.scalar_type()) +
+  std::string header = std::string("{'descr': '") + code_of(kDescrs, t.scalar_type()) +
                        "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Magic (6) + version (2) + length (2) + header + '\n', padded to a multiple of 64.
   const size_t total = 10 + header.size() + 1;
@@ -140,7 +108,7 @@ Tensor decode_npy(const std::string& b, const std::string& source) {
   const std::string header = b.substr(8 + len_bytes, header_len);
   const std::string descr = dict_value(header, "descr", source);
   ScalarType dtype;
-  NABLA_CHECK(dtype_of(descr, dtype), "load_npy: ", source, ": dtype '", descr,
+  NABLA_CHECK(dtype_of_code(kDescrs, descr, dtype), "load_npy: ", source, ": dtype '", descr,
               "' is not supported (<f4 <f8 <i8 <i4 |u1 |b1, little-endian)");
   const std::string order = dict_value(header, "fortran_order", source);
   NABLA_CHECK(order == "False" || order == "True", "load_npy: ", source, ": bad fortran_order '",
@@ -200,34 +168,30 @@ std::string encode_npz(const std::vector<std::pair<std::string, Tensor>>& arrays
     const uint32_t crc = static_cast<uint32_t>(
         crc32(0L, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
     const uint32_t offset = static_cast<uint32_t>(out.size());
-    // Local file header: stored (method 0), no data descriptor.
-    put_le(out, 0x04034b50, 4);
-    put_le(out, 20, 2);
-    put_le(out, 0, 2);
-    put_le(out, 0, 2);
-    put_le(out, 0, 4);  // time, date
-    put_le(out, crc, 4);
-    put_le(out, static_cast<uint32_t>(data.size()), 4);
-    put_le(out, static_cast<uint32_t>(data.size()), 4);
-    put_le(out, static_cast<uint32_t>(file.size()), 2);
-    put_le(out, 0, 2);
+    // The fields the local and the central header share, from the version needed to
+    // extract: stored (method 0), no data descriptor, no time or date.
+    auto put_entry_fields = [&](std::string& dst) {
+      put_le(dst, 20, 2);  // version needed
+      put_le(dst, 0, 2);   // flags
+      put_le(dst, 0, 2);   // method
+      put_le(dst, 0, 4);   // time, date
+      put_le(dst, crc, 4);
+      put_le(dst, static_cast<uint32_t>(data.size()), 4);  // compressed
+      put_le(dst, static_cast<uint32_t>(data.size()), 4);  // uncompressed
+      put_le(dst, static_cast<uint32_t>(file.size()), 2);
+      put_le(dst, 0, 2);  // extra field length
+    };
+    put_le(out, 0x04034b50, 4);  // local file header
+    put_entry_fields(out);
     out += file;
     out += data;
-    put_le(central, 0x02014b50, 4);
-    put_le(central, 20, 2);
-    put_le(central, 20, 2);
-    put_le(central, 0, 2);
-    put_le(central, 0, 2);
-    put_le(central, 0, 4);
-    put_le(central, crc, 4);
-    put_le(central, static_cast<uint32_t>(data.size()), 4);
-    put_le(central, static_cast<uint32_t>(data.size()), 4);
-    put_le(central, static_cast<uint32_t>(file.size()), 2);
-    put_le(central, 0, 2);
-    put_le(central, 0, 2);
-    put_le(central, 0, 2);
-    put_le(central, 0, 2);
-    put_le(central, 0, 4);
+    put_le(central, 0x02014b50, 4);  // central directory header
+    put_le(central, 20, 2);          // version made by
+    put_entry_fields(central);
+    put_le(central, 0, 2);  // comment length
+    put_le(central, 0, 2);  // disk number
+    put_le(central, 0, 2);  // internal attributes
+    put_le(central, 0, 4);  // external attributes
     put_le(central, offset, 4);
     central += file;
     ++count;

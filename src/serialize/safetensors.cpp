@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nabla/ops/factories.h"
+#include "serialize/format_utils.h"
 
 namespace nabla::serialize::detail {
 
@@ -15,43 +16,9 @@ namespace {
 // Python's safetensors refuses headers above 100 MB; so do we (before reading them).
 constexpr uint64_t kMaxHeader = 100'000'000;
 
-const char* dtype_code(ScalarType t) {
-  switch (t) {
-    case kFloat:
-      return "F32";
-    case kDouble:
-      return "F64";
-    case kLong:
-      return "I64";
-    case kInt:
-      return "I32";
-    case kByte:
-      return "U8";
-    case kBool:
-      return "BOOL";
-    case kHalf:
-      return "F16";
-    case kBFloat16:
-      return "BF16";
-  }
-  return "?";
-}
-
-bool dtype_from_code(const std::string& code, ScalarType& out) {
-  static const std::pair<const char*, ScalarType> table[] = {
-      {"F32", kFloat}, {"F64", kDouble}, {"I64", kLong}, {"I32", kInt},
-      {"U8", kByte},   {"BOOL", kBool},  {"F16", kHalf}, {"BF16", kBFloat16}};
-  for (const auto& [c, t] : table)
-    if (code == c) {
-      out = t;
-      return true;
-    }
-  return false;
-}
-
-void put_le64(std::string& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
+constexpr DtypeCode kDtypeCodes[] = {{kFloat, "F32"}, {kDouble, "F64"},   {kLong, "I64"},
+                                     {kInt, "I32"},   {kByte, "U8"},      {kBool, "BOOL"},
+                                     {kHalf, "F16"},  {kBFloat16, "BF16"}};
 
 }  // namespace
 
@@ -64,7 +31,7 @@ std::string encode_safetensors(const OrderedDict<std::string, Tensor>& tensors,
     NABLA_CHECK(item.key() != "__metadata__", "save: '__metadata__' cannot be a tensor name");
     Tensor t = item.value().detach().contiguous();
     const uint64_t bytes = t.nbytes();
-    header[item.key()] = {{"dtype", dtype_code(t.scalar_type())},
+    header[item.key()] = {{"dtype", code_of(kDtypeCodes, t.scalar_type())},
                           {"shape", t.sizes().vec()},
                           {"data_offsets", {offset, offset + bytes}}};
     offset += bytes;
@@ -75,7 +42,7 @@ std::string encode_safetensors(const OrderedDict<std::string, Tensor>& tensors,
   json.append((8 - json.size() % 8) % 8, ' ');
   std::string out;
   out.reserve(8 + json.size() + offset);
-  put_le64(out, json.size());
+  put_le(out, json.size(), 8);
   out += json;
   for (const auto& t : data) {
     // nabla's CPU tensors are little-endian in memory (x86-64, aarch64).
@@ -136,7 +103,7 @@ SafetensorsContents decode_safetensors(uint64_t size, const ReadAt& read_at,
     Entry e;
     e.name = name;
     const std::string code = value["dtype"].get<std::string>();
-    if (!dtype_from_code(code, e.dtype))
+    if (!dtype_of_code(kDtypeCodes, code, e.dtype))
       fail(where + " has dtype " + code +
            ", which nabla does not support (F32 F64 I64 I32 U8 BOOL)");
     uint64_t numel = 1;

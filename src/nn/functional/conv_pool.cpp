@@ -6,34 +6,28 @@ namespace nabla::nn::functional {
 
 namespace {
 
-template <size_t D, class F, class G>
-Tensor with_padding(const ConvFuncOptions<D>& o, F&& numeric, G&& named) {
-  if (const auto* p = std::get_if<ExpandingArray<D>>(&o.padding())) return numeric(p->ref());
-  return named(std::holds_alternative<enumtype::kSame>(o.padding()) ? "same" : "valid");
+// conv(padding) with o's padding: the numbers (an IntArrayRef) or "same" / "valid" (a
+// std::string_view), for the two overloads of the free function.
+template <size_t D, class F>
+Tensor with_padding(const ConvFuncOptions<D>& o, F&& conv) {
+  if (const auto* p = std::get_if<ExpandingArray<D>>(&o.padding()))
+    return conv(IntArrayRef(p->ref()));
+  return conv(
+      std::string_view(std::holds_alternative<enumtype::kSame>(o.padding()) ? "same" : "valid"));
 }
 
 }  // namespace
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& o) {
-  return with_padding<1>(
-      o,
-      [&](IntArrayRef p) {
-        return nabla::conv1d(input, weight, o.bias(), o.stride(), p, o.dilation(), o.groups());
-      },
-      [&](std::string_view p) {
-        return nabla::conv1d(input, weight, o.bias(), o.stride(), p, o.dilation(), o.groups());
-      });
+  return with_padding<1>(o, [&](auto p) {
+    return nabla::conv1d(input, weight, o.bias(), o.stride(), p, o.dilation(), o.groups());
+  });
 }
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& o) {
-  return with_padding<2>(
-      o,
-      [&](IntArrayRef p) {
-        return nabla::conv2d(input, weight, o.bias(), o.stride(), p, o.dilation(), o.groups());
-      },
-      [&](std::string_view p) {
-        return nabla::conv2d(input, weight, o.bias(), o.stride(), p, o.dilation(), o.groups());
-      });
+  return with_padding<2>(o, [&](auto p) {
+    return nabla::conv2d(input, weight, o.bias(), o.stride(), p, o.dilation(), o.groups());
+  });
 }
 
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,

@@ -8,6 +8,22 @@
 
 namespace nabla::nn {
 
+namespace {
+// The batch and instance norms' weight [C] (ones) and bias [C] (zeros), undefined without
+// affine, and their running mean and variance [C] when they track running statistics.
+template <class Norm>
+void register_norm_state(Norm& m) {
+  const int64_t c = m.options.num_features();
+  const bool affine = m.options.affine();
+  m.weight = m.register_parameter("weight", affine ? ones({c}) : Tensor(), affine);
+  m.bias = m.register_parameter("bias", affine ? zeros({c}) : Tensor(), affine);
+  if (m.options.track_running_stats()) {
+    m.running_mean = m.register_buffer("running_mean", zeros({c}));
+    m.running_var = m.register_buffer("running_var", ones({c}));
+  }
+}
+}  // namespace
+
 template <int D>
 BatchNormImpl<D>::BatchNormImpl(const BatchNormOptions& options_) : options(options_) {
   NABLA_CHECK(options.num_features() > 0, "BatchNorm", D, "d: num_features must be positive, got ",
@@ -17,17 +33,10 @@ BatchNormImpl<D>::BatchNormImpl(const BatchNormOptions& options_) : options(opti
 
 template <int D>
 void BatchNormImpl<D>::reset() {
-  const int64_t c = options.num_features();
-  weight =
-      this->register_parameter("weight", options.affine() ? ones({c}) : Tensor(), options.affine());
-  bias =
-      this->register_parameter("bias", options.affine() ? zeros({c}) : Tensor(), options.affine());
-  if (options.track_running_stats()) {
-    running_mean = this->register_buffer("running_mean", zeros({c}));
-    running_var = this->register_buffer("running_var", ones({c}));
+  register_norm_state(*this);
+  if (options.track_running_stats())
     num_batches_tracked =
         this->register_buffer("num_batches_tracked", zeros({}, TensorOptions(kLong)));
-  }
 }
 
 template <int D>
@@ -96,15 +105,7 @@ InstanceNormImpl<D>::InstanceNormImpl(const InstanceNormOptions& options_) : opt
 
 template <int D>
 void InstanceNormImpl<D>::reset() {
-  const int64_t c = options.num_features();
-  weight =
-      this->register_parameter("weight", options.affine() ? ones({c}) : Tensor(), options.affine());
-  bias =
-      this->register_parameter("bias", options.affine() ? zeros({c}) : Tensor(), options.affine());
-  if (options.track_running_stats()) {
-    running_mean = this->register_buffer("running_mean", zeros({c}));
-    running_var = this->register_buffer("running_var", ones({c}));
-  }
+  register_norm_state(*this);
 }
 
 template <int D>
