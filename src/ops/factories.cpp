@@ -354,33 +354,13 @@ Tensor TensorDataContainer::convert_to_tensor(const TensorOptions& o) const {
     using T = std::remove_pointer_t<decltype(p)>;
     for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].to<T>();
   };
-  switch (dt) {
-    case kBool:
-      fill(t.data_ptr<bool>());
-      break;
-    case kByte:
-      fill(t.data_ptr<uint8_t>());
-      break;
-    case kInt:
-      fill(t.data_ptr<int32_t>());
-      break;
-    case kLong:
-      fill(t.data_ptr<int64_t>());
-      break;
-    case kFloat:
-      fill(t.data_ptr<float>());
-      break;
-    case kDouble:
-      fill(t.data_ptr<double>());
-      break;
-    case kHalf:
-    case kBFloat16: {
-      Tensor d = ops::empty_tensor(sizes_, kDouble, o.device());
-      fill(d.data_ptr<double>());
-      ops::copy_with_reduced(t, d);
-      break;
-    }
-  }
+  ops::visit_dtype(
+      dt, [&](auto tag) { fill(t.data_ptr<typename decltype(tag)::type>()); },
+      [&] {
+        Tensor d = ops::empty_tensor(sizes_, kDouble, o.device());
+        fill(d.data_ptr<double>());
+        ops::copy_with_reduced(t, d);
+      });
   return finish(t, o);
 }
 

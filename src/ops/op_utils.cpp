@@ -125,30 +125,13 @@ Tensor scalar_tensor(const Scalar& s, ScalarType dtype, Device device) {
   }
   // Every `x * 2.0` makes one of these: write the value directly.
   void* p = t.data_ptr();
-  switch (dtype) {
-    case kBool:
-      *static_cast<bool*>(p) = s.toBool();
-      break;
-    case kByte:
-      *static_cast<uint8_t*>(p) = s.to<uint8_t>();
-      break;
-    case kInt:
-      *static_cast<int32_t*>(p) = s.to<int32_t>();
-      break;
-    case kLong:
-      *static_cast<int64_t*>(p) = s.toLong();
-      break;
-    case kFloat:
-      *static_cast<float*>(p) = s.toFloat();
-      break;
-    case kDouble:
-      *static_cast<double*>(p) = s.toDouble();
-      break;
-    case kHalf:
-    case kBFloat16:
-      fill_reduced(t, s);
-      break;
-  }
+  visit_dtype(
+      dtype,
+      [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        *static_cast<T*>(p) = s.to<T>();
+      },
+      [&] { fill_reduced(t, s); });
   return t;
 }
 

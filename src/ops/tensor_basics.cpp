@@ -75,24 +75,13 @@ Scalar Tensor::item() const {
   NABLA_CHECK(numel() == 1, "item: a Tensor with ", numel(),
               " elements cannot be converted to Scalar (sizes ", sizes(), ")");
   const void* p = data_ptr();
-  switch (scalar_type()) {
-    case kBool:
-      return Scalar(*static_cast<const bool*>(p));
-    case kByte:
-      return Scalar(*static_cast<const uint8_t*>(p));
-    case kInt:
-      return Scalar(*static_cast<const int32_t*>(p));
-    case kLong:
-      return Scalar(*static_cast<const int64_t*>(p));
-    case kFloat:
-      return Scalar(*static_cast<const float*>(p));
-    case kDouble:
-      return Scalar(*static_cast<const double*>(p));
-    case kHalf:
-    case kBFloat16:
-      return Scalar(ops::reduced_to_double(*this).data_ptr<double>()[0]);
-  }
-  NABLA_ASSERT(false, "item: unknown dtype");
+  return ops::visit_dtype(
+      scalar_type(),
+      [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        return Scalar(*static_cast<const T*>(p));
+      },
+      [&] { return Scalar(ops::reduced_to_double(*this).data_ptr<double>()[0]); });
 }
 
 bool Tensor::is_contiguous(MemoryFormat format) const {
