@@ -12,6 +12,7 @@
 #include <array>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <list>
 #include <map>
 #include <mutex>
@@ -135,9 +136,15 @@ size_t cpu_memory_cached() {
   return cache.bytes;
 }
 
-void* cpu_alloc(size_t nbytes) {
-  NABLA_CHECK(nbytes <= (size_t(1) << 62), "cpu_alloc: size ", nbytes, " bytes overflows");
-  track(nbytes);
+namespace {
+
+// Note [Poisoned new memory]: with NABLA_POISON_NEW_MEMORY set, every block handed out is
+// filled with 0xFF bytes first — NaN in every floating dtype, -1 in the integers — so a
+// kernel that adds into its output instead of assigning it, or leaves part of it unwritten,
+// gives NaN instead of passing by luck on recycled zeros. The op table runs this way.
+const bool kPoisonNewMemory = std::getenv("NABLA_POISON_NEW_MEMORY") != nullptr;
+
+void* alloc_block(size_t nbytes) {
   if (nbytes <= kMaxSmall) {
     int c = size_class(nbytes);
     if (t_cache_gone) return system_alloc(kAlign << c);
@@ -156,6 +163,17 @@ void* cpu_alloc(size_t nbytes) {
     if (void* p = cache.take(rounded)) return p;
   }
   return system_alloc(rounded);
+}
+
+}  // namespace
+
+void* cpu_alloc(size_t nbytes) {
+  NABLA_CHECK(nbytes <= (size_t(1) << 62), "cpu_alloc: size ", nbytes, " bytes overflows");
+  track(nbytes);
+  void* p = alloc_block(nbytes);
+  if (kPoisonNewMemory) [[unlikely]]
+    std::memset(p, 0xFF, nbytes);
+  return p;
 }
 
 void cpu_free(void* p, size_t nbytes) {

@@ -3,6 +3,7 @@
 // for memory after warm-up.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <vector>
 
 #include "nabla/nabla.h"
@@ -81,3 +82,14 @@ TEST(CpuAllocator, TrainingLoopStopsAllocatingAfterWarmUp) {
 }
 
 }  // namespace
+
+// Note [Poisoned new memory]: run by ctest with NABLA_POISON_NEW_MEMORY set (and skipped
+// without it), new tensors hold NaN (floating) and -1 (integers) before any write.
+TEST(CpuAllocator, PoisonedNewMemoryIsNaN) {
+  if (!std::getenv("NABLA_POISON_NEW_MEMORY")) GTEST_SKIP() << "NABLA_POISON_NEW_MEMORY not set";
+  for (int64_t n : {3, 1000, 100000}) {
+    EXPECT_TRUE(nabla::empty({n}).isnan().all().item<bool>()) << n;
+    EXPECT_TRUE(nabla::empty({n}, nabla::kDouble).isnan().all().item<bool>()) << n;
+    EXPECT_TRUE((nabla::empty({n}, nabla::kLong) == -1).all().item<bool>()) << n;
+  }
+}
