@@ -20,6 +20,7 @@ const Table& table() {
     Table t;
     registry::add_unary_ops(t.ops);
     registry::add_binary_ops(t.ops);
+    registry::add_nn_ops(t.ops);
     for (const OpSchema& s : t.ops) {
       bool fresh = t.by_name.emplace(s.name, &s).second;
       NABLA_ASSERT(fresh, "ops registry: ", s.name, " is registered twice");

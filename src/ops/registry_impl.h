@@ -10,6 +10,7 @@ namespace nabla::ops::registry {
 
 void add_unary_ops(std::vector<OpSchema>& table);
 void add_binary_ops(std::vector<OpSchema>& table);
+void add_nn_ops(std::vector<OpSchema>& table);  // src/ops/nn/
 
 /// A schema entry: `OpSchema{name, min, max, {attrs...}, fn}` spelled shorter.
 inline OpSchema op(std::string name, int min_inputs, int max_inputs, std::vector<AttrSpec> attrs,
