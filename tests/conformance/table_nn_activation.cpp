@@ -24,25 +24,36 @@ std::vector<OpEntry> softmax_entries(const std::string& g) {
   const Opt classifier = Opt(o).bench(fixed({{{256, 1000}}}));  // bench_ops: 1000 classes
   out.push_back(op(
       g, "softmax_last", softmax_samples(), [](const auto& x) { return softmax(x[0], -1); },
-      classifier));
+      Opt(classifier).call("softmax", {{"dim", -1}})));
   out.push_back(op(
-      g, "softmax_dim0", softmax_samples(), [](const auto& x) { return softmax(x[0], 0); }, o));
+      g, "softmax_dim0", softmax_samples(), [](const auto& x) { return softmax(x[0], 0); },
+      Opt(o).call("softmax", {{"dim", 0}})));
   out.push_back(op(
       g, "log_softmax_last", softmax_samples(), [](const auto& x) { return log_softmax(x[0], -1); },
-      classifier));
+      Opt(classifier).call("log_softmax", {{"dim", -1}})));
   out.push_back(op(
       g, "log_softmax_dim0", softmax_samples(), [](const auto& x) { return log_softmax(x[0], 0); },
-      o));
+      Opt(o).call("log_softmax", {{"dim", 0}})));
   out.push_back(op(
-      g, "softmax_method", fixed({{{2, 3, 4}}}), [](const auto& x) { return x[0].softmax(1); }, o));
+      g, "softmax_method", fixed({{{2, 3, 4}}}), [](const auto& x) { return x[0].softmax(1); },
+      Opt(o).call("softmax", {{"dim", 1}})));
   out.push_back(op(
       g, "log_softmax_method", fixed({{{2, 3, 4}}}),
-      [](const auto& x) { return x[0].log_softmax(1); }, o));
+      [](const auto& x) { return x[0].log_softmax(1); }, Opt(o).call("log_softmax", {{"dim", 1}})));
   out.push_back(op(
       g, "softmax_dtype", fixed({{{3, 4}}}),
-      [](const auto& x) { return softmax(x[0], 1, dtype_for(x[0], nabla::kDouble)); }, o));
+      [](const auto& x) { return softmax(x[0], 1, dtype_for(x[0], nabla::kDouble)); },
+      Opt(o).call("softmax", {{"dim", 1}, {"dtype", nabla::kDouble}})));
+  out.push_back(op2(
+      g, "softmin", softmax_samples(),
+      [](const auto& x) { return nabla::softmin(x[0], 1 % std::max<int64_t>(x[0].dim(), 1)); },
+      [](const auto& x) { return at::softmax(-x[0], 1 % std::max<int64_t>(x[0].dim(), 1)); }, o));
+  out.push_back(op2(
+      g, "softmin_dim0", softmax_samples(), [](const auto& x) { return nabla::softmin(x[0], 0); },
+      [](const auto& x) { return at::softmax(-x[0], 0); }, Opt(o).call("softmin", {{"dim", 0}})));
   out.push_back(op(
-      g, "log_softmax_0d", fixed({{{}}}), [](const auto& x) { return log_softmax(x[0], 0); }, o));
+      g, "log_softmax_0d", fixed({{{}}}), [](const auto& x) { return log_softmax(x[0], 0); },
+      Opt(o).call("log_softmax", {{"dim", 0}})));
   // Stability: logits of ±1e4 give finite values and gradients.
   const Opt big = Opt().tol32(1e-5, 1e-3);
   out.push_back(op(
@@ -50,10 +61,11 @@ std::vector<OpEntry> softmax_entries(const std::string& g) {
       [](const auto& x) { return softmax(x[0], 1 % std::max<int64_t>(x[0].dim(), 1)); }, big));
   out.push_back(op(
       g, "log_softmax_extreme", softmax_samples({-1e4, 1e4}),
-      [](const auto& x) { return log_softmax(x[0], -1); }, classifier));
+      [](const auto& x) { return log_softmax(x[0], -1); },
+      Opt(classifier).call("log_softmax", {{"dim", -1}})));
   out.push_back(op(
       g, "softmax_bad_dim", fixed({{{2, 3}}}), [](const auto& x) { return softmax(x[0], 2); },
-      Opt().throws("softmax")));
+      Opt().throws("softmax").call("softmax", {{"dim", 2}})));
   return out;
 }
 
@@ -64,9 +76,17 @@ std::vector<OpEntry> pointwise_entries(const std::string& g) {
   const Opt o = Opt().tol32(1e-5, 1e-6).gradgrad();
   const Gen u = unary(kWide);
   auto add = [&](const std::string& name, auto f) { out.push_back(op(g, name, u, f, o)); };
-  add("hardtanh", [](const auto& x) { return hardtanh(x[0]); });
-  add("hardtanh_bounds", [](const auto& x) { return hardtanh(x[0], -0.5, 2.0); });
-  add("relu6", [](const auto& x) { return relu6(x[0]); });
+  // An entry also run by name (see Opt::call).
+  auto add_call = [&](const std::string& name, auto f, const std::string& call,
+                      nabla::ops::Attributes attrs = {}) {
+    out.push_back(op(g, name, u, f, Opt(o).call(call, std::move(attrs))));
+  };
+  add_call(
+      "hardtanh", [](const auto& x) { return hardtanh(x[0]); }, "hardtanh");
+  add_call("hardtanh_bounds", [](const auto& x) { return hardtanh(x[0], -0.5, 2.0); }, "hardtanh",
+           {{"min_val", -0.5}, {"max_val", 2.0}});
+  add_call(
+      "relu6", [](const auto& x) { return relu6(x[0]); }, "relu6");
   // LibTorch's hardsigmoid and celu backward kernels round 1/6 and 1/alpha through float
   // even in float64 (gradients off by ~1e-8 relative); ours are exact (finite
   // differences check them), so the gradient comparison reports a known difference.
@@ -74,18 +94,29 @@ std::vector<OpEntry> pointwise_entries(const std::string& g) {
       "LibTorch's float64 hardsigmoid/celu backward rounds 1/6 and "
       "1/alpha to float (~1e-8 relative); nabla's gradients pass gradcheck");
   out.push_back(op(
-      g, "hardsigmoid", u, [](const auto& x) { return hardsigmoid(x[0]); }, o64));
-  add("hardswish", [](const auto& x) { return hardswish(x[0]); });
-  add("selu", [](const auto& x) { return selu(x[0]); });
-  add("celu", [](const auto& x) { return celu(x[0], 1.0); });
+      g, "hardsigmoid", u, [](const auto& x) { return hardsigmoid(x[0]); },
+      Opt(o64).call("hardsigmoid")));
+  add_call(
+      "hardswish", [](const auto& x) { return hardswish(x[0]); }, "hardswish");
+  add_call(
+      "selu", [](const auto& x) { return selu(x[0]); }, "selu");
+  add_call(
+      "celu", [](const auto& x) { return celu(x[0], 1.0); }, "celu");
   out.push_back(op(
-      g, "celu_alpha", u, [](const auto& x) { return celu(x[0], 0.7); }, o64));
-  add("mish", [](const auto& x) { return mish(x[0]); });
-  add("log_sigmoid", [](const auto& x) { return log_sigmoid(x[0]); });
-  add("threshold", [](const auto& x) { return threshold(x[0], 0.3, -2.0); });
-  add("hardshrink", [](const auto& x) { return hardshrink(x[0], 0.5); });
-  add("softshrink", [](const auto& x) { return softshrink(x[0], 0.5); });
-  add("rrelu_eval", [](const auto& x) { return rrelu(x[0], 0.1, 0.3, false); });
+      g, "celu_alpha", u, [](const auto& x) { return celu(x[0], 0.7); },
+      Opt(o64).call("celu", {{"alpha", 0.7}})));
+  add_call(
+      "mish", [](const auto& x) { return mish(x[0]); }, "mish");
+  add_call(
+      "log_sigmoid", [](const auto& x) { return log_sigmoid(x[0]); }, "log_sigmoid");
+  add_call("threshold", [](const auto& x) { return threshold(x[0], 0.3, -2.0); }, "threshold",
+           {{"threshold", 0.3}, {"value", -2.0}});
+  add_call(
+      "hardshrink", [](const auto& x) { return hardshrink(x[0], 0.5); }, "hardshrink");
+  add_call(
+      "softshrink", [](const auto& x) { return softshrink(x[0], 0.5); }, "softshrink");
+  add_call("rrelu_eval", [](const auto& x) { return rrelu(x[0], 0.1, 0.3, false); }, "rrelu",
+           {{"lower", 0.1}, {"upper", 0.3}});
   add("leaky_relu", [](const auto& x) { return leaky_relu(x[0], 0.2); });
   add("elu", [](const auto& x) { return elu(x[0], 1.3); });
   add("gelu", [](const auto& x) { return gelu(x[0]); });
@@ -95,23 +126,26 @@ std::vector<OpEntry> pointwise_entries(const std::string& g) {
   // No ATen op: LibTorch's functional spells them out.
   out.push_back(op2(
       g, "softsign", u, [](const auto& x) { return nabla::softsign(x[0]); },
-      [](const auto& x) { return x[0] / (x[0].abs() + 1); }, o));
+      [](const auto& x) { return x[0] / (x[0].abs() + 1); }, Opt(o).call("softsign")));
   out.push_back(op2(
       g, "tanhshrink", u, [](const auto& x) { return nabla::tanhshrink(x[0]); },
-      [](const auto& x) { return x[0] - x[0].tanh(); }, o));
+      [](const auto& x) { return x[0] - x[0].tanh(); }, Opt(o).call("tanhshrink")));
   // Extremes: ±100 and beyond stay finite with finite gradients.
   const Opt big = Opt().tol32(1e-5, 1e-5);
   for (auto [name, dom] : {std::pair<std::string, Dom>{"_extreme", Dom{-120, 120}}}) {
     out.push_back(op(
-        g, "log_sigmoid" + name, unary(dom), [](const auto& x) { return log_sigmoid(x[0]); }, big));
+        g, "log_sigmoid" + name, unary(dom), [](const auto& x) { return log_sigmoid(x[0]); },
+        Opt(big).call("log_sigmoid")));
     out.push_back(op(
         g, "softplus" + name, unary(dom), [](const auto& x) { return softplus(x[0]); }, big));
     out.push_back(op(
         g, "sigmoid" + name, unary(dom), [](const auto& x) { return x[0].sigmoid(); }, big));
     out.push_back(op(
-        g, "mish" + name, unary(dom), [](const auto& x) { return mish(x[0]); }, big));
+        g, "mish" + name, unary(dom), [](const auto& x) { return mish(x[0]); },
+        Opt(big).call("mish")));
     out.push_back(op(
-        g, "selu" + name, unary(dom), [](const auto& x) { return selu(x[0]); }, big));
+        g, "selu" + name, unary(dom), [](const auto& x) { return selu(x[0]); },
+        Opt(big).call("selu")));
     out.push_back(op(
         g, "gelu" + name, unary(dom), [](const auto& x) { return gelu(x[0]); }, big));
   }
@@ -120,19 +154,25 @@ std::vector<OpEntry> pointwise_entries(const std::string& g) {
   const Gen sp = unary(kSpecials);
   const Opt kink = Opt().no_fd("the samples' zeros sit on the function's kinks");
   out.push_back(op(
-      g, "hardtanh_specials", sp, [](const auto& x) { return hardtanh(x[0]); }, kink));
+      g, "hardtanh_specials", sp, [](const auto& x) { return hardtanh(x[0]); },
+      Opt(kink).call("hardtanh")));
   out.push_back(op(
-      g, "hardshrink_specials", sp, [](const auto& x) { return hardshrink(x[0], 0.0); }, kink));
+      g, "hardshrink_specials", sp, [](const auto& x) { return hardshrink(x[0], 0.0); },
+      Opt(kink).call("hardshrink", {{"lambd", 0.0}})));
   out.push_back(op(
-      g, "softshrink_specials", sp, [](const auto& x) { return softshrink(x[0], 0.0); }, kink));
+      g, "softshrink_specials", sp, [](const auto& x) { return softshrink(x[0], 0.0); },
+      Opt(kink).call("softshrink", {{"lambd", 0.0}})));
   out.push_back(op(
-      g, "threshold_specials", sp, [](const auto& x) { return threshold(x[0], 0.0, 7.0); }, kink));
+      g, "threshold_specials", sp, [](const auto& x) { return threshold(x[0], 0.0, 7.0); },
+      Opt(kink).call("threshold", {{"threshold", 0.0}, {"value", 7.0}})));
   out.push_back(op(
-      g, "relu6_specials", sp, [](const auto& x) { return relu6(x[0]); }, kink));
+      g, "relu6_specials", sp, [](const auto& x) { return relu6(x[0]); }, Opt(kink).call("relu6")));
   out.push_back(op(
-      g, "hardswish_specials", sp, [](const auto& x) { return hardswish(x[0]); }, kink));
+      g, "hardswish_specials", sp, [](const auto& x) { return hardswish(x[0]); },
+      Opt(kink).call("hardswish")));
   out.push_back(op(
-      g, "log_sigmoid_specials", sp, [](const auto& x) { return log_sigmoid(x[0]); }, kink));
+      g, "log_sigmoid_specials", sp, [](const auto& x) { return log_sigmoid(x[0]); },
+      Opt(kink).call("log_sigmoid")));
   // glu over dims, prelu with one or per-channel weights.
   out.push_back(op(
       g, "glu",
@@ -142,22 +182,26 @@ std::vector<OpEntry> pointwise_entries(const std::string& g) {
               kWide),
       [](const auto& x) { return glu(x[0], x[0].dim() == 3 ? 1 : -1); }, o));
   out.push_back(op(
-      g, "glu_dim0", fixed({{{4, 3}}, {{0, 2}}}), [](const auto& x) { return glu(x[0], 0); }, o));
+      g, "glu_dim0", fixed({{{4, 3}}, {{0, 2}}}), [](const auto& x) { return glu(x[0], 0); },
+      Opt(o).call("glu", {{"dim", 0}})));
+  out.push_back(op(
+      g, "glu_last", fixed({{{3, 4}}, {{2, 3, 6}}}, kWide), [](const auto& x) { return glu(x[0]); },
+      Opt(o).call("glu")));
   out.push_back(op(
       g, "glu_odd", fixed({{{3, 5}}}), [](const auto& x) { return glu(x[0], 1); },
-      Opt().throws("glu")));
+      Opt().throws("glu").call("glu", {{"dim", 1}})));
   out.push_back(op(
       g, "prelu",
       fixed({{{5}, {1}}, {{2, 3}, {3}}, {{2, 3, 4}, {3}}, {{2, 3, 2, 2}, {1}}, {{0, 3, 2}, {3}}},
             kWide),
-      [](const auto& x) { return prelu(x[0], x[1]); }, o));
+      [](const auto& x) { return prelu(x[0], x[1]); }, Opt(o).call("prelu")));
   out.push_back(op(
       g, "prelu_transposed",
       layouts({{{{4, 3}, Layout::Transposed}, {{3}, Layout::Contiguous}}}, kWide),
-      [](const auto& x) { return prelu(x[0], x[1]); }, o));
+      [](const auto& x) { return prelu(x[0], x[1]); }, Opt(o).call("prelu")));
   out.push_back(op(
       g, "prelu_bad_weight", fixed({{{2, 3}, {2}}}),
-      [](const auto& x) { return prelu(x[0], x[1]); }, Opt().throws("prelu")));
+      [](const auto& x) { return prelu(x[0], x[1]); }, Opt().throws("prelu").call("prelu")));
   return out;
 }
 

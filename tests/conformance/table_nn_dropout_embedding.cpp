@@ -46,26 +46,38 @@ std::vector<OpEntry> dropout_entries(const std::string& g) {
     }));
   }
   const Gen u = unary(kAny);
+  const nabla::ops::Attributes eval = {{"p", 0.5}, {"train", false}};
   out.push_back(op(
       g, "dropout_eval", u, [](const auto& x) { return dropout(x[0], 0.5, false); },
-      Opt().gradgrad()));
+      Opt().gradgrad().call("dropout", eval)));
   out.push_back(op(
       g, "dropout_p0", u, [](const auto& x) { return dropout(x[0], 0.0, true); },
-      Opt().gradgrad()));
+      Opt().gradgrad().call("dropout", {{"p", 0.0}})));
   out.push_back(op(
       g, "dropout_p1", u, [](const auto& x) { return dropout(x[0], 1.0, true); },
-      Opt().gradgrad()));
-  out.push_back(op(g, "feature_dropout_eval", fixed({{{2, 3, 4}}}),
-                   [](const auto& x) { return feature_dropout(x[0], 0.5, false); }));
-  out.push_back(op(g, "alpha_dropout_eval", u,
-                   [](const auto& x) { return alpha_dropout(x[0], 0.5, false); }));
-  out.push_back(op(g, "alpha_dropout_p1", fixed({{{3, 4}}}),
-                   [](const auto& x) { return alpha_dropout(x[0], 1.0, true); }));
-  out.push_back(op(g, "feature_alpha_dropout_eval", fixed({{{2, 3, 4}}}),
-                   [](const auto& x) { return feature_alpha_dropout(x[0], 0.5, false); }));
+      Opt().gradgrad().call("dropout", {{"p", 1.0}})));
+  out.push_back(op(
+      g, "feature_dropout_eval", fixed({{{2, 3, 4}}}),
+      [](const auto& x) { return feature_dropout(x[0], 0.5, false); },
+      Opt().call("feature_dropout", eval)));
+  out.push_back(op(
+      g, "feature_dropout_p1", fixed({{{2, 3, 4}}}),
+      [](const auto& x) { return feature_dropout(x[0], 1.0, true); },
+      Opt().call("feature_dropout", {{"p", 1.0}})));
+  out.push_back(op(
+      g, "alpha_dropout_eval", u, [](const auto& x) { return alpha_dropout(x[0], 0.5, false); },
+      Opt().call("alpha_dropout", eval)));
+  out.push_back(op(
+      g, "alpha_dropout_p1", fixed({{{3, 4}}}),
+      [](const auto& x) { return alpha_dropout(x[0], 1.0, true); },
+      Opt().call("alpha_dropout", {{"p", 1.0}})));
+  out.push_back(op(
+      g, "feature_alpha_dropout_eval", fixed({{{2, 3, 4}}}),
+      [](const auto& x) { return feature_alpha_dropout(x[0], 0.5, false); },
+      Opt().call("feature_alpha_dropout", eval)));
   out.push_back(op(
       g, "dropout_bad_p", fixed({{{3}}}), [](const auto& x) { return dropout(x[0], 1.5, true); },
-      Opt().throws("dropout")));
+      Opt().throws("dropout").call("dropout", {{"p", 1.5}})));
   return out;
 }
 
@@ -101,16 +113,20 @@ std::vector<OpEntry> embedding_entries(const std::string& g) {
   };
   out.push_back(op(
       g, "embedding", embedding_samples(),
-      [](const auto& x) { return embedding(x[0], x[1], -1, false, false); }, Opt(o).bench(vocab)));
+      [](const auto& x) { return embedding(x[0], x[1], -1, false, false); },
+      Opt(o).call("embedding").bench(vocab)));
   out.push_back(not_a_derivative(op(
       g, "embedding_padding_idx", embedding_samples(),
-      [](const auto& x) { return embedding(x[0], x[1], 0, false, false); }, o)));
+      [](const auto& x) { return embedding(x[0], x[1], 0, false, false); },
+      Opt(o).call("embedding", {{"padding_idx", 0}}))));
   out.push_back(not_a_derivative(op(
       g, "embedding_scale_grad_by_freq", embedding_samples(),
-      [](const auto& x) { return embedding(x[0], x[1], -1, true, false); }, o)));
+      [](const auto& x) { return embedding(x[0], x[1], -1, true, false); },
+      Opt(o).call("embedding", {{"scale_grad_by_freq", true}}))));
   out.push_back(not_a_derivative(op(
       g, "embedding_padding_and_freq", embedding_samples(),
-      [](const auto& x) { return embedding(x[0], x[1], 2, true, false); }, o)));
+      [](const auto& x) { return embedding(x[0], x[1], 2, true, false); },
+      Opt(o).call("embedding", {{"padding_idx", 2}, {"scale_grad_by_freq", true}}))));
   out.push_back(op(
       g, "embedding_out_of_range",
       [](Rng& rng, nabla::ScalarType dtype) {
@@ -118,24 +134,27 @@ std::vector<OpEntry> embedding_entries(const std::string& g) {
                        sample_of({make(rng, {4, 2}, dtype), nabla::tensor({-1, 2}, nabla::kLong)})};
       },
       [](const auto& x) { return embedding(x[0], x[1], -1, false, false); },
-      Opt().throws("embedding")));
+      Opt().throws("embedding").call("embedding")));
   auto idx = [](std::vector<int64_t> v, Shape s) {
     return [v, s](Rng&, nabla::ScalarType) {
       return Samples{sample_of({nabla::tensor(v, nabla::kLong).view(s)})};
     };
   };
-  out.push_back(op(g, "one_hot", idx({0, 3, 1, 1, 2, 0}, {2, 3}),
-                   [](const auto& x) { return one_hot(x[0], -1); }));
-  out.push_back(op(g, "one_hot_num_classes", idx({0, 3, 1}, {3}),
-                   [](const auto& x) { return one_hot(x[0], 6); }));
-  out.push_back(
-      op(g, "one_hot_empty", idx({}, {0}), [](const auto& x) { return one_hot(x[0], 3); }));
+  out.push_back(op(
+      g, "one_hot", idx({0, 3, 1, 1, 2, 0}, {2, 3}),
+      [](const auto& x) { return one_hot(x[0], -1); }, Opt().call("one_hot")));
+  out.push_back(op(
+      g, "one_hot_num_classes", idx({0, 3, 1}, {3}), [](const auto& x) { return one_hot(x[0], 6); },
+      Opt().call("one_hot", {{"num_classes", 6}})));
+  out.push_back(op(
+      g, "one_hot_empty", idx({}, {0}), [](const auto& x) { return one_hot(x[0], 3); },
+      Opt().call("one_hot", {{"num_classes", 3}})));
   out.push_back(op(
       g, "one_hot_too_small", idx({0, 3}, {2}), [](const auto& x) { return one_hot(x[0], 3); },
-      Opt().throws("one_hot")));
+      Opt().throws("one_hot").call("one_hot", {{"num_classes", 3}})));
   out.push_back(op(
       g, "one_hot_negative", idx({0, -1}, {2}), [](const auto& x) { return one_hot(x[0], 3); },
-      Opt().throws("one_hot")));
+      Opt().throws("one_hot").call("one_hot", {{"num_classes", 3}})));
   return out;
 }
 

@@ -10,8 +10,8 @@ constexpr int64_t kNone = 0, kMean = 1, kSum = 2;
 const int64_t kReductions[] = {kNone, kMean, kSum};
 
 // (input [N, C] or [N, C, d], target int64 in [0, C) with some ignore_index = 1 entries,
-// weight [C] positive).
-Gen class_samples(bool spatial, bool extreme = false) {
+// weight [C] positive; without the weight when !weighted).
+Gen class_samples(bool spatial, bool extreme = false, bool weighted = true) {
   return [=](Rng& rng, nabla::ScalarType dtype) {
     Samples out;
     for (auto [n, c] : {std::pair<int64_t, int64_t>{4, 3}, {1, 5}, {6, 2}}) {
@@ -27,20 +27,46 @@ Gen class_samples(bool spatial, bool extreme = false) {
     if (!spatial)
       out.push_back(sample_of({make_layout(rng, {5, 4}, dtype, kAny, Layout::Transposed),
                                make_index(rng, {5}, 4), make(rng, {4}, dtype, kPositive)}));
+    if (!weighted)
+      for (Sample& s : out) s = sample_of({s.inputs[0], s.inputs[1]});
     return out;
   };
 }
 
 // bench_ops' sizes: a batch of 64 over 10 classes (W2/W3's loss), and [64, 128] pairs.
-Gen class_bench() {
-  return [](Rng& rng, nabla::ScalarType dtype) {
-    return Samples{sample_of({make(rng, {64, 10}, dtype, kWide), make_index(rng, {64}, 10),
-                              make(rng, {10}, dtype, kPositive)})};
+Gen class_bench(bool weighted = true) {
+  return [=](Rng& rng, nabla::ScalarType dtype) {
+    std::vector<nabla::Tensor> in{make(rng, {64, 10}, dtype, kWide), make_index(rng, {64}, 10)};
+    if (weighted) in.push_back(make(rng, {10}, dtype, kPositive));
+    return Samples{sample_of(in)};
   };
 }
 Gen pair_bench(Dom dt = kAny) {
   return [=](Rng& rng, nabla::ScalarType dtype) {
     return Samples{sample_of({make(rng, {64, 128}, dtype), make(rng, {64, 128}, dtype, dt)})};
+  };
+}
+
+// (log-probabilities [N, C, H, W], target [N, H, W] with some ignore_index = 1 entries,
+// weight [C]) for nll_loss2d; also an empty batch.
+Gen image_class_samples() {
+  return [](Rng& rng, nabla::ScalarType dtype) {
+    Samples out;
+    for (auto [n, c] : {std::pair<int64_t, int64_t>{2, 3}, {1, 4}, {0, 3}})
+      out.push_back(sample_of({make(rng, {n, c, 2, 3}, dtype, kWide), make_index(rng, {n, 2, 3}, c),
+                               make(rng, {c}, dtype, kPositive)}));
+    return out;
+  };
+}
+
+// (input1 [N, D], input2 [N, D], target [N] of +1 and -1) for cosine_embedding_loss.
+Gen sign_target_samples() {
+  return [](Rng& rng, nabla::ScalarType dtype) {
+    Samples out;
+    for (auto [n, d] : {std::pair<int64_t, int64_t>{4, 5}, {3, 2}})
+      out.push_back(sample_of(
+          {make(rng, {n, d}, dtype), make(rng, {n, d}, dtype), make(rng, {n}, dtype).sign()}));
+    return out;
   };
 }
 
@@ -84,49 +110,77 @@ std::vector<OpEntry> loss_entries() {
   const std::string g = "nn_loss";
   std::vector<OpEntry> out;
   const Opt o = Opt().tol32(1e-5, 1e-5);
-  const Opt oc = Opt(o).bench(class_bench()), opair = Opt(o).bench(pair_bench()),
-            opair01 = Opt(o).bench(pair_bench({0, 1}));
+  const Opt oc = Opt(o).bench(class_bench()), oc_nw = Opt(o).bench(class_bench(false)),
+            opair = Opt(o).bench(pair_bench()), opair01 = Opt(o).bench(pair_bench({0, 1}));
   for (int64_t r : kReductions) {
     const std::string suffix = r == kNone ? "_none" : (r == kMean ? "_mean" : "_sum");
+    const nabla::ops::Attributes red = {{"reduction", r}};
+    auto with = [&](nabla::ops::Attributes more) {
+      more.insert(more.begin(), red.begin(), red.end());
+      return more;
+    };
     out.push_back(op(
         g, "mse_loss" + suffix, pair_samples(),
-        [r](const auto& x) { return mse_loss(x[0], x[1], r); }, opair));
+        [r](const auto& x) { return mse_loss(x[0], x[1], r); }, Opt(opair).call("mse_loss", red)));
     out.push_back(op(
         g, "l1_loss" + suffix, pair_samples(),
-        [r](const auto& x) { return l1_loss(x[0], x[1], r); }, opair));
+        [r](const auto& x) { return l1_loss(x[0], x[1], r); }, Opt(opair).call("l1_loss", red)));
     out.push_back(op(
         g, "smooth_l1_loss" + suffix, pair_samples(),
-        [r](const auto& x) { return smooth_l1_loss(x[0], x[1], r, 0.7); }, opair));
+        [r](const auto& x) { return smooth_l1_loss(x[0], x[1], r, 0.7); },
+        Opt(opair).call("smooth_l1_loss", with({{"beta", 0.7}}))));
+    out.push_back(op(
+        g, "smooth_l1_loss_beta0" + suffix, pair_samples(),
+        [r](const auto& x) { return smooth_l1_loss(x[0], x[1], r, 0.0); },
+        Opt(o).call("smooth_l1_loss", with({{"beta", 0.0}}))));
     out.push_back(op(
         g, "huber_loss" + suffix, pair_samples(),
-        [r](const auto& x) { return huber_loss(x[0], x[1], r, 0.6); }, opair));
+        [r](const auto& x) { return huber_loss(x[0], x[1], r, 0.6); },
+        Opt(opair).call("huber_loss", with({{"delta", 0.6}}))));
     out.push_back(op(
-        g, "nll_loss" + suffix, class_samples(false),
-        [r](const auto& x) { return nll_loss(x[0], x[1], {}, r, -100); }, oc));
+        g, "nll_loss" + suffix, class_samples(false, false, false),
+        [r](const auto& x) { return nll_loss(x[0], x[1], {}, r, -100); },
+        Opt(oc_nw).call("nll_loss", red)));
     out.push_back(op(
         g, "nll_loss_weight_ignore" + suffix, class_samples(false),
-        [r](const auto& x) { return nll_loss(x[0], x[1], x[2], r, 1); }, oc));
+        [r](const auto& x) { return nll_loss(x[0], x[1], x[2], r, 1); },
+        Opt(oc).call("nll_loss", with({{"ignore_index", 1}}))));
     out.push_back(op(
         g, "nll_loss_nd" + suffix, class_samples(true),
-        [r](const auto& x) { return nll_loss_nd(x[0], x[1], x[2], r, 0); }, o));
+        [r](const auto& x) { return nll_loss_nd(x[0], x[1], x[2], r, 0); },
+        Opt(o).call("nll_loss_nd", with({{"ignore_index", 0}}))));
     out.push_back(op(
-        g, "cross_entropy" + suffix, class_samples(false),
-        [r](const auto& x) { return cross_entropy_loss(x[0], x[1], {}, r, -100, 0.0); }, oc));
+        g, "nll_loss2d" + suffix, image_class_samples(),
+        [r](const auto& x) { return nll_loss2d(x[0], x[1], x[2], r, 1); },
+        Opt(o).call("nll_loss2d", with({{"ignore_index", 1}}))));
     out.push_back(op(
-        g, "cross_entropy_smoothing" + suffix, class_samples(false),
-        [r](const auto& x) { return cross_entropy_loss(x[0], x[1], {}, r, -100, 0.2); }, oc));
+        g, "cross_entropy" + suffix, class_samples(false, false, false),
+        [r](const auto& x) { return cross_entropy_loss(x[0], x[1], {}, r, -100, 0.0); },
+        Opt(oc_nw).call("cross_entropy_loss", red)));
+    out.push_back(op(
+        g, "cross_entropy_smoothing" + suffix, class_samples(false, false, false),
+        [r](const auto& x) { return cross_entropy_loss(x[0], x[1], {}, r, -100, 0.2); },
+        Opt(oc_nw).call("cross_entropy_loss", with({{"label_smoothing", 0.2}}))));
     out.push_back(op(
         g, "cross_entropy_weight_ignore_smoothing" + suffix, class_samples(false),
-        [r](const auto& x) { return cross_entropy_loss(x[0], x[1], x[2], r, 1, 0.1); }, oc));
+        [r](const auto& x) { return cross_entropy_loss(x[0], x[1], x[2], r, 1, 0.1); },
+        Opt(oc).call("cross_entropy_loss", with({{"ignore_index", 1}, {"label_smoothing", 0.1}}))));
     out.push_back(op(
         g, "cross_entropy_spatial" + suffix, class_samples(true),
-        [r](const auto& x) { return cross_entropy_loss(x[0], x[1], x[2], r, 2, 0.3); }, o));
+        [r](const auto& x) { return cross_entropy_loss(x[0], x[1], x[2], r, 2, 0.3); },
+        Opt(o).call("cross_entropy_loss", with({{"ignore_index", 2}, {"label_smoothing", 0.3}}))));
+    out.push_back(op(
+        g, "cross_entropy_spatial_no_smoothing" + suffix, class_samples(true),
+        [r](const auto& x) { return cross_entropy_loss(x[0], x[1], x[2], r, 2, 0.0); },
+        Opt(o).call("cross_entropy_loss", with({{"ignore_index", 2}}))));
     out.push_back(op(
         g, "cross_entropy_probabilities" + suffix, soft_target_samples(),
-        [r](const auto& x) { return cross_entropy_loss(x[0], x[1], x[2], r, -100, 0.25); }, o));
+        [r](const auto& x) { return cross_entropy_loss(x[0], x[1], x[2], r, -100, 0.25); },
+        Opt(o).call("cross_entropy_loss", with({{"label_smoothing", 0.25}}))));
     out.push_back(op(
         g, "binary_cross_entropy" + suffix, probability_samples(),
-        [r](const auto& x) { return binary_cross_entropy(x[0], x[1], x[2], r); }, o));
+        [r](const auto& x) { return binary_cross_entropy(x[0], x[1], x[2], r); },
+        Opt(o).call("binary_cross_entropy", red)));
     out.push_back(op(
         g, "binary_cross_entropy_with_logits" + suffix, pair_samples({0, 1}),
         [r](const auto& x) {
@@ -135,10 +189,12 @@ std::vector<OpEntry> loss_entries() {
         opair01));
     out.push_back(op(
         g, "kl_div" + suffix, pair_samples({0, 1}),
-        [r](const auto& x) { return kl_div(x[0], x[1], r, false); }, opair01));
+        [r](const auto& x) { return kl_div(x[0], x[1], r, false); },
+        Opt(opair01).call("kl_div", red)));
     out.push_back(op(
         g, "kl_div_log_target" + suffix, pair_samples(),
-        [r](const auto& x) { return kl_div(x[0], x[1], r, true); }, opair));
+        [r](const auto& x) { return kl_div(x[0], x[1], r, true); },
+        Opt(opair).call("kl_div", with({{"log_target", true}}))));
     out.push_back(op(
         g, "soft_margin_loss" + suffix, pair_samples(),
         [r](const auto& x) { return soft_margin_loss(x[0], x[1].sign(), r); }, opair));
@@ -155,9 +211,9 @@ std::vector<OpEntry> loss_entries() {
   }
   // Stability: logits of ±1e4 (LibTorch: finite loss and gradients).
   out.push_back(op(
-      g, "cross_entropy_extreme_logits", class_samples(false, true),
+      g, "cross_entropy_extreme_logits", class_samples(false, true, false),
       [](const auto& x) { return cross_entropy_loss(x[0], x[1], {}, kMean, -100, 0.1); },
-      Opt().tol32(1e-5, 1e-3)));
+      Opt().tol32(1e-5, 1e-3).call("cross_entropy_loss", {{"label_smoothing", 0.1}})));
   out.push_back(op(
       g, "binary_cross_entropy_with_logits_extreme", pair_samples({0, 1}),
       [](const auto& x) {
@@ -167,12 +223,21 @@ std::vector<OpEntry> loss_entries() {
   out.push_back(op(
       g, "cosine_embedding_loss", fixed({{{4, 5}, {4, 5}, {4}}}),
       [](const auto& x) { return cosine_embedding_loss(x[0], x[1], x[2].sign(), 0.1, kMean); }, o));
+  for (int64_t r : kReductions)
+    out.push_back(op(
+        g,
+        std::string("cosine_embedding_loss_signs") + (r == kNone   ? "_none"
+                                                      : r == kMean ? "_mean"
+                                                                   : "_sum"),
+        sign_target_samples(),
+        [r](const auto& x) { return cosine_embedding_loss(x[0], x[1], x[2], 0.1, r); },
+        Opt(o).call("cosine_embedding_loss", {{"margin", 0.1}, {"reduction", r}})));
   out.push_back(op(
       g, "triplet_margin_loss", fixed({{{4, 5}, {4, 5}, {4, 5}}}),
       [](const auto& x) {
         return triplet_margin_loss(x[0], x[1], x[2], 0.5, 2, 1e-6, true, kMean);
       },
-      o));
+      Opt(o).call("triplet_margin_loss", {{"margin", 0.5}, {"swap", true}})));
   // Errors: target out of range, wrong target shape and dtype, bce outside [0, 1].
   auto bad_target = [](Rng& rng, nabla::ScalarType dtype) {
     return Samples{sample_of({make(rng, {3, 4}, dtype), nabla::tensor({0, 4, 1}, nabla::kLong)}),
@@ -182,11 +247,11 @@ std::vector<OpEntry> loss_entries() {
   out.push_back(op(
       g, "nll_loss_bad_target", bad_target,
       [](const auto& x) { return nll_loss(x[0], x[1], {}, kMean, -100); },
-      Opt().throws("nll_loss")));
+      Opt().throws("nll_loss").call("nll_loss")));
   out.push_back(op(
       g, "cross_entropy_bad_target", bad_target,
       [](const auto& x) { return cross_entropy_loss(x[0], x[1], {}, kMean, -100, 0.0); },
-      Opt().throws("nll_loss")));
+      Opt().throws("nll_loss").call("cross_entropy_loss")));
   out.push_back(op(
       g, "binary_cross_entropy_out_of_range", fixed({{{4}, {4}}}),
       [](const auto& x) {
@@ -195,7 +260,8 @@ std::vector<OpEntry> loss_entries() {
       Opt().throws("between 0 and 1")));
   out.push_back(op(
       g, "mse_loss_shape_mismatch", fixed({{{3, 4}, {5}}}),
-      [](const auto& x) { return mse_loss(x[0], x[1], kMean); }, Opt().throws("mse_loss")));
+      [](const auto& x) { return mse_loss(x[0], x[1], kMean); },
+      Opt().throws("mse_loss").call("mse_loss")));
   return out;
 }
 

@@ -7,9 +7,10 @@
 namespace conform {
 namespace {
 
-// (input [N, C, *], weight [C], bias [C], running_mean [C], running_var [C] > 0).
-Gen bn_samples() {
-  return [](Rng& rng, nabla::ScalarType dtype) {
+// (input [N, C, *], weight [C], bias [C], running_mean [C], running_var [C] > 0); the
+// first `inputs` of them.
+Gen bn_samples(size_t inputs = 5) {
+  return [=](Rng& rng, nabla::ScalarType dtype) {
     Samples out;
     for (const Shape& s : {Shape{4, 3}, Shape{2, 3, 5}, Shape{2, 3, 2, 3}, Shape{3, 1, 4}}) {
       const int64_t c = s[1];
@@ -20,6 +21,8 @@ Gen bn_samples() {
     out.push_back(sample_of({make_layout(rng, {5, 4}, dtype, kWide, Layout::Transposed),
                              make(rng, {5}, dtype), make(rng, {5}, dtype), make(rng, {5}, dtype),
                              make(rng, {5}, dtype, kPositive)}));
+    for (Sample& s : out)
+      s = sample_of(std::vector<nabla::Tensor>(s.inputs.begin(), s.inputs.begin() + inputs));
     return out;
   };
 }
@@ -28,8 +31,7 @@ Gen bn_samples() {
 Gen bn_offset_samples() {
   return [](Rng& rng, nabla::ScalarType dtype) {
     nabla::Tensor x = make(rng, {8, 3, 4}, dtype, {-1, 1}) + 1000.0;
-    return Samples{sample_of({x, make(rng, {3}, dtype), make(rng, {3}, dtype),
-                              make(rng, {3}, dtype), make(rng, {3}, dtype, kPositive)})};
+    return Samples{sample_of({x, make(rng, {3}, dtype), make(rng, {3}, dtype)})};
   };
 }
 
@@ -86,6 +88,7 @@ std::vector<OpEntry> norm_entries() {
   const std::string g = "nn_norm";
   std::vector<OpEntry> out;
   const Opt o = Opt().tol32(1e-4, 1e-5).gradgrad();
+  const nabla::ops::Attributes train = {{"training", true}, {"cudnn_enabled", false}};
   // Training: the output and the updated running stats (clones, so each library updates
   // its own copy) are compared.
   out.push_back(op(
@@ -97,25 +100,32 @@ std::vector<OpEntry> norm_entries() {
       },
       Opt(o).bench(sized({64, 32, 28, 28}, 1, 4, true))));
   out.push_back(op(
-      g, "batch_norm_train_no_affine", bn_samples(),
+      g, "batch_norm_train_no_affine", bn_samples(1),
       [](const auto& x) {
         auto none = undefined_like(x[0]);
         return batch_norm(x[0], none, none, none, none, true, 0.1, 1e-5, false);
       },
-      o));
+      Opt(o).call("batch_norm", train)));
+  out.push_back(op(
+      g, "batch_norm_train_affine", bn_samples(3),
+      [](const auto& x) {
+        auto none = undefined_like(x[0]);
+        return batch_norm(x[0], x[1], x[2], none, none, true, 0.1, 1e-5, false);
+      },
+      Opt(o).call("batch_norm", train)));
   out.push_back(buffers_not_differentiated(op(
       g, "batch_norm_eval", bn_samples(),
       [](const auto& x) {
         return batch_norm(x[0], x[1], x[2], x[3].detach(), x[4].detach(), false, 0.1, 1e-3, false);
       },
-      o)));
+      Opt(o).call("batch_norm", {{"training", false}, {"eps", 1e-3}, {"cudnn_enabled", false}}))));
   out.push_back(op(
       g, "batch_norm_large_mean", bn_offset_samples(),
       [](const auto& x) {
         auto none = undefined_like(x[0]);
         return batch_norm(x[0], x[1], x[2], none, none, true, 0.1, 1e-5, false);
       },
-      Opt().tol32(1e-3, 1e-3)));
+      Opt().tol32(1e-3, 1e-3).call("batch_norm", train)));
   out.push_back(
       op(g, "batch_norm_empty_batch", fixed({{{0, 3}, {3}, {3}, {3}, {3}}}), [](const auto& x) {
         return batch_norm(x[0], x[1], x[2], x[3].detach(), x[4].detach().abs(), true, 0.1, 1e-5,
@@ -127,7 +137,7 @@ std::vector<OpEntry> norm_entries() {
         auto none = undefined_like(x[0]);
         return batch_norm(x[0], x[1], none, none, none, true, 0.1, 1e-5, false);
       },
-      Opt().throws("batch_norm")));
+      Opt().throws("batch_norm").call("batch_norm", train)));
   out.push_back(op(
       g, "layer_norm", ln_samples(),
       [](const auto& x) { return layer_norm(x[0], {x[0].size(-1)}, x[1], x[2], 1e-5, false); },
@@ -144,17 +154,29 @@ std::vector<OpEntry> norm_entries() {
       [](const auto& x) {
         return layer_norm(x[0], {3, 4}, x[1], x[2], 1e-5, false);
       },
-      o));
+      Opt(o).call("layer_norm",
+                  {{"normalized_shape", std::vector<int64_t>{3, 4}}, {"cudnn_enable", false}})));
+  out.push_back(op(
+      g, "layer_norm_last_dim",
+      fixed({{{3, 5}, {5}, {5}}, {{2, 3, 5}, {5}, {5}}, {{0, 5}, {5}, {5}}}, kWide),
+      [](const auto& x) { return layer_norm(x[0], {5}, x[1], x[2], 1e-3, false); },
+      Opt(o).call("layer_norm", {{"normalized_shape", std::vector<int64_t>{5}},
+                                 {"eps", 1e-3},
+                                 {"cudnn_enable", false}})));
   out.push_back(op(
       g, "layer_norm_bad_shape", fixed({{{2, 3}}}),
       [](const auto& x) {
         return layer_norm(x[0], {4}, undefined_like(x[0]), undefined_like(x[0]), 1e-5, false);
       },
-      Opt().throws("layer_norm")));
+      Opt()
+          .throws("layer_norm")
+          .call("layer_norm", {{"normalized_shape", std::vector<int64_t>{4}}})));
   out.push_back(op(
       g, "group_norm", gn_samples(),
       [](const auto& x) { return group_norm(x[0], 3, x[1], x[2], 1e-5, false); },
-      Opt(o).bench(sized({64, 48, 14, 14}, 1, 2))));
+      Opt(o)
+          .call("group_norm", {{"num_groups", 3}, {"cudnn_enabled", false}})
+          .bench(sized({64, 48, 14, 14}, 1, 2))));
   out.push_back(op(
       g, "group_norm_one_group", gn_samples(),
       [](const auto& x) { return group_norm(x[0], 1, x[1], undefined_like(x[0]), 1e-5, false); },
@@ -167,13 +189,13 @@ std::vector<OpEntry> norm_entries() {
         // (Bias without weight makes LibTorch's backward throw, so both are given.)
         return group_norm(x[0], 6, x[1], x[2], 1e-5, false);
       },
-      o));
+      Opt(o).call("group_norm", {{"num_groups", 6}, {"cudnn_enabled", false}})));
   out.push_back(op(
       g, "group_norm_bad_groups", fixed({{{2, 6, 3}}}),
       [](const auto& x) {
         return group_norm(x[0], 4, undefined_like(x[0]), undefined_like(x[0]), 1e-5, false);
       },
-      Opt().throws("group_norm")));
+      Opt().throws("group_norm").call("group_norm", {{"num_groups", 4}})));
   out.push_back(op(
       g, "instance_norm",
       fixed({{{2, 3, 4}, {3}, {3}, {3}, {3}}, {{1, 3, 2, 3}, {3}, {3}, {3}, {3}}}, kWide),
@@ -190,6 +212,14 @@ std::vector<OpEntry> norm_entries() {
                              1e-5, false);
       },
       o)));
+  out.push_back(op(
+      g, "instance_norm_no_running_stats",
+      fixed({{{2, 3, 4}, {3}, {3}}, {{1, 3, 2, 3}, {3}, {3}}}, kWide),
+      [](const auto& x) {
+        auto none = undefined_like(x[0]);
+        return instance_norm(x[0], x[1], x[2], none, none, true, 0.1, 1e-5, false);
+      },
+      Opt(o).call("instance_norm", {{"use_input_stats", true}, {"cudnn_enabled", false}})));
   return out;
 }
 

@@ -85,24 +85,29 @@ std::vector<OpEntry> rnn_entries() {
       return std::vector<T>{u(y), u(h)};
     };
     const bool ub = cfg.unbatched;
+    const nabla::ops::Attributes attrs = {{"has_biases", cfg.biases},
+                                          {"num_layers", cfg.layers},
+                                          {"bidirectional", cfg.bidirectional},
+                                          {"batch_first", cfg.batch_first}};
     // bench_ops times the one-layer entries at 35 steps x batch 32, 128 features.
-    auto bench = [&](Config c, bool is_lstm) {
-      if (!suffix.empty()) return o;
+    auto bench = [&](Config c, bool is_lstm, const std::string& name) {
+      const Opt named = Opt(o).call(name, attrs);
+      if (!suffix.empty()) return named;
       c.input = c.hidden = 128;
       c.steps = 35;
       c.batch = 32;
-      return Opt(o).bench(rnn_samples(c, is_lstm));
+      return Opt(named).bench(rnn_samples(c, is_lstm));
     };
     out.push_back(op2(
         g, "lstm" + suffix, rnn_samples(l, true), [=](const auto& x) { return lstm_fn(x, false); },
-        [=](const auto& x) { return lstm_fn(x, ub); }, bench(l, true)));
+        [=](const auto& x) { return lstm_fn(x, ub); }, bench(l, true, "lstm")));
     out.push_back(op2(
         g, "gru" + suffix, rnn_samples(gr, false), [=](const auto& x) { return gru_fn(x, false); },
-        [=](const auto& x) { return gru_fn(x, ub); }, bench(gr, false)));
+        [=](const auto& x) { return gru_fn(x, ub); }, bench(gr, false, "gru")));
     out.push_back(op2(
         g, "rnn_tanh" + suffix, rnn_samples(r, false),
         [=](const auto& x) { return tanh_fn(x, false); },
-        [=](const auto& x) { return tanh_fn(x, ub); }, bench(r, false)));
+        [=](const auto& x) { return tanh_fn(x, ub); }, bench(r, false, "rnn_tanh")));
   }
   Config rr{1, 3, 4, 1, 3, 2, false, false, false, true};
   out.push_back(op(
@@ -112,7 +117,7 @@ std::vector<OpEntry> rnn_entries() {
         auto [y, h] = rnn_relu(x[0], x[1], tail(x, 2), true, 1, 0.0, false, false, false);
         return std::vector<T>{y, h};
       },
-      o));
+      Opt(o).call("rnn_relu")));
   // Cells: (input [N, in], h [N, H], (c), w_ih, w_hh, b_ih, b_hh); also unbatched.
   for (bool unbatched : {false, true}) {
     const std::string s = unbatched ? "_unbatched" : "";
@@ -150,14 +155,14 @@ std::vector<OpEntry> rnn_entries() {
     };
     out.push_back(op2(
         g, "lstm_cell" + s, cell_gen(4, true), [=](const auto& x) { return lstm_c(x, false); },
-        [=](const auto& x) { return lstm_c(x, unbatched); }, o));
+        [=](const auto& x) { return lstm_c(x, unbatched); }, Opt(o).call("lstm_cell")));
     const char* names[] = {"gru_cell", "rnn_tanh_cell", "rnn_relu_cell"};
     const int64_t gates[] = {3, 1, 1};
     for (int k = 0; k < 3; ++k) {
       auto f = simple_c(k);
       out.push_back(op2(
           g, names[k] + s, cell_gen(gates[k], false), [=](const auto& x) { return f(x, false); },
-          [=](const auto& x) { return f(x, unbatched); }, o));
+          [=](const auto& x) { return f(x, unbatched); }, Opt(o).call(names[k])));
     }
   }
   return out;

@@ -113,7 +113,7 @@ TEST(Dropout, InplaceAndFunctional) {
 
 TEST(Dropout, Gradients) {
   Tensor x = rnd({3, 4});
-  EXPECT_EQ(name_of(dropout(x, 0.5, true)), "NativeDropoutBackward0");
+  EXPECT_EQ(name_of(dropout(x, 0.5, true)), "MulBackward0");  // LibTorch on the CPU
   for (auto f : std::vector<std::function<Tensor(const Tensor&)>>{
            [](const Tensor& t) { return dropout(t, 0.4, true); },
            [](const Tensor& t) {

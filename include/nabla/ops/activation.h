@@ -16,8 +16,10 @@ Tensor log_softmax(const Tensor& input, int64_t dim, optional<ScalarType> dtype 
 Tensor softmin(const Tensor& input, int64_t dim, optional<ScalarType> dtype = nullopt);
 
 // ---- Activations (src/ops/nn/activation.cpp) ----------------------------------------------
-// Composed from differentiable ops (clamp, where, elu, softplus, ...), so first and
-// higher derivatives come from the pieces; grad_fn names are those of the last piece.
+// Each op that has a node of its own in LibTorch records that node (HardtanhBackward0,
+// EluBackward0 for selu, CeluBackward0, MishBackward0, ThresholdBackward0, GluBackward0,
+// PreluBackward0, ...) with LibTorch's derivative, written with differentiable ops so
+// higher derivatives follow; softsign and tanhshrink are composites, as in LibTorch.
 // The in-place forms (`name_`) write into `self` and return it, as at::name_.
 
 /// clamp(x, min_val, max_val).

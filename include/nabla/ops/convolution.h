@@ -1,8 +1,9 @@
 #pragma once
 // Convolutions with at::'s signatures, and the im2col / col2im window ops beneath them
-// (also F::unfold / F::fold). conv = weight @ im2col(input) (one gemm per image, or per
-// group), so autograd gives every gradient and second derivative from the matmul, view
-// and window ops; node names are therefore those pieces' (not ConvolutionBackward0).
+// (also F::unfold / F::fold). Every convolution (1-d, 2-d, transposed) records one
+// ConvolutionBackward0 node, as LibTorch's (an unbatched input adds the squeeze of the
+// batch dim); its backward is the backend's kernel or formulas written with convolutions
+// and the window ops, so second derivatives work.
 #include <string_view>
 
 #include "nabla/core/tensor.h"

@@ -8,7 +8,8 @@
 namespace nabla {
 
 /// Zeroes each element with probability p and scales the rest by 1 / (1 - p); p = 1
-/// gives zeros. p outside [0, 1] is an error. grad_fn NativeDropoutBackward0.
+/// gives zeros. p outside [0, 1] is an error. grad_fn MulBackward0 (LibTorch's on the CPU:
+/// the product with the scaled mask).
 Tensor dropout(const Tensor& input, double p, bool train);
 const Tensor& dropout_(const Tensor& self, double p, bool train);
 /// Like dropout, but one draw per (sample, channel) of an [N, C, *] input (at least 2

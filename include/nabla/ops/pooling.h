@@ -1,8 +1,9 @@
 #pragma once
-// Pooling with at::'s signatures. max pooling picks its window maxima from im2col of the
-// (-inf padded) input and gathers them, so gradients flow to the arg-max positions (and
-// second derivatives through the gather); avg pooling sums im2col windows and divides by
-// PyTorch's divisor; adaptive average pooling is two averaging matrices.
+// Pooling with at::'s signatures and nodes (MaxPool2DWithIndicesBackward0,
+// AvgPool2DBackward0, AdaptiveAvgPool2DBackward0, AdaptiveMaxPool2DBackward0; the 1-d
+// forms are the 2-d ones over a height of 1, squeezed). Max pooling's gradient goes to
+// each window's arg-max; avg pooling sums im2col windows over PyTorch's divisor; adaptive
+// average pooling is two averaging matrices. Backward formulas are differentiable.
 #include <tuple>
 
 #include "nabla/core/optional.h"

@@ -1,19 +1,26 @@
-// The activations beyond functions.h, composed from differentiable ops: each is one to
-// three elementwise passes, so no fused kernel is needed, and double backward comes from
-// the pieces. Where the pieces' kinks would give a derivative other than LibTorch's
-// (log_sigmoid at 0, hardtanh/hardsigmoid/hardswish at their bounds), the forward is
-// recorded as one node with LibTorch's derivative.
+// The activations beyond functions.h. Each value is one to three elementwise passes run
+// without history; the ops LibTorch gives a node of their own record that node (its name
+// and derivative, including LibTorch's one-sided derivatives at kinks), written with
+// differentiable ops so higher derivatives follow. softsign and tanhshrink are composites
+// in LibTorch too (nn.functional), and keep their pieces' nodes.
 #include <cmath>
+#include <tuple>
 
-#include "autograd/formula.h"
+#include "nabla/autograd/record.h"
 #include "nabla/ops/activation.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "ops/nn/nn_registry.h"
 #include "ops/op_utils.h"
 
 namespace nabla {
 
 namespace {
+
+using autograd::NodeType;
+using autograd::OpNode;
+using autograd::SavedVariable;
+using autograd::variable_list;
 
 // SELU's constants (Klambauer et al. 2017), as PyTorch uses them.
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
@@ -24,60 +31,202 @@ const Tensor& apply_inplace(const Tensor& self, const char* op, F f) {
   return ops::inplace_from(self, op, f);
 }
 
-autograd::variable_list log_sigmoid_bw(autograd::FormulaNode& n, const autograd::variable_list& g) {
-  return {g[0] * (-n.saved(0)).sigmoid()};
-}
-const autograd::Formula kLogSigmoid{"LogSigmoidBackward0", log_sigmoid_bw};
-
-// The piecewise-linear activations take LibTorch's one-sided derivatives at their kinks:
-// hardtanh passes the gradient strictly inside (min, max) (clamp, inclusive, would pass
-// it at the bounds too); hardsigmoid's slope 1/6 holds on (-3, 3); hardswish's slope is
-// x/3 + 1/2 on [-3, 3) and 1 from 3 on.
-autograd::variable_list hardtanh_bw(autograd::FormulaNode& n, const autograd::variable_list& g) {
-  Tensor x = n.saved(0);
-  return {g[0] * ((x > n.a) & (x < n.b)).to(g[0].scalar_type())};
-}
-const autograd::Formula kHardtanh{"HardtanhBackward0", hardtanh_bw};
-autograd::variable_list hardsigmoid_bw(autograd::FormulaNode& n, const autograd::variable_list& g) {
-  Tensor x = n.saved(0);
-  return {g[0] * ((x > -3) & (x < 3)).to(g[0].scalar_type()) / 6};
-}
-const autograd::Formula kHardsigmoid{"HardsigmoidBackward0", hardsigmoid_bw};
-autograd::variable_list hardswish_bw(autograd::FormulaNode& n, const autograd::variable_list& g) {
-  Tensor x = n.saved(0);
-  Tensor slope = where(x < -3, zeros_like(x), where(x < 3, x / 3 + 0.5, ones_like(x)));
-  return {g[0] * slope};
-}
-const autograd::Formula kHardswish{"HardswishBackward0", hardswish_bw};
-
-// `out` (computed without history) gets a node of `f` that saves `self`; a and b are
-// the formula's constants.
-Tensor with_node(Tensor out, const Tensor& self, const autograd::Formula& f, double a = 0,
-                 double b = 0) {
-  if (autograd::any_requires_grad(self)) {
-    auto node = autograd::make_node(f, {&self});
-    node->save(self);
-    node->a = a;
-    node->b = b;
-    autograd::set_history(out, node);
-  }
-  return out;
-}
-
 void check_floating(const Tensor& x, const char* op) {
   ops::check_defined(x, op);
   NABLA_CHECK(x.is_floating_point(), op, ": expected a floating point input, got ",
               x.scalar_type());
 }
 
+// ---- Nodes ----------------------------------------------------------------------------------
+
+struct SelfState {
+  SavedVariable self;
+  auto saved() { return std::tie(self); }
+};
+/// A state with the input and the op's constants.
+template <class Constants>
+struct SelfWith {
+  SavedVariable self;
+  Constants c;
+  auto saved() { return std::tie(self); }
+};
+struct HardtanhBounds {
+  double min_val, max_val;
+};
+struct GluDim {
+  int64_t dim;
+};
+
+/// `out` (computed without history) gets a node of `type` saving `self` and `constants`.
+template <class State, class... Constants>
+Tensor with_node(Tensor out, const Tensor& self, const NodeType<State>& type,
+                 Constants... constants) {
+  if (auto node = autograd::record_node(type, {&self})) {
+    node->state.self = autograd::save(self);
+    if constexpr (sizeof...(Constants) > 0) node->state.c = {constants...};
+    autograd::set_history(out, node);
+  }
+  return out;
+}
+
+Tensor mask_of(const Tensor& condition, const Tensor& like) {
+  return condition.to(like.scalar_type());
+}
+
+// The piecewise-linear activations take LibTorch's one-sided derivatives at their kinks:
+// hardtanh passes the gradient strictly inside (min, max); hardsigmoid's slope 1/6 holds
+// on (-3, 3); hardswish's slope is x/3 + 1/2 on [-3, 3) and 1 from 3 on.
+variable_list hardtanh_backward(OpNode<SelfWith<HardtanhBounds>>& n, const variable_list& g) {
+  Tensor x = n.get(n.state.self);
+  const HardtanhBounds& b = n.state.c;
+  return {g[0] * mask_of((x > b.min_val) & (x < b.max_val), g[0])};
+}
+variable_list hardsigmoid_backward(OpNode<SelfState>& n, const variable_list& g) {
+  Tensor x = n.get(n.state.self);
+  return {g[0] * mask_of((x > -3) & (x < 3), g[0]) / 6};
+}
+variable_list hardswish_backward(OpNode<SelfState>& n, const variable_list& g) {
+  Tensor x = n.get(n.state.self);
+  return {g[0] * where(x < -3, zeros_like(x), where(x < 3, x / 3 + 0.5, ones_like(x)))};
+}
+// d/dx log_sigmoid = sigmoid(-x) (1/2 at 0; min(x, 0)'s kink would give 1).
+variable_list log_sigmoid_backward(OpNode<SelfState>& n, const variable_list& g) {
+  return {g[0] * (-n.get(n.state.self)).sigmoid()};
+}
+/// EluBackward0 (selu) and CeluBackward0: elu with a scale and an input scale, y = scale
+/// x for x > 0, scale alpha (exp(input_scale x) - 1) otherwise. The derivative from the
+/// output, as LibTorch's elu_backward with is_result: scale, or input_scale (y + scale
+/// alpha) on the negative branch (taken at 0; y <= 0 exactly there).
+struct EluState {
+  SavedVariable result;
+  double alpha = 1, scale = 1, input_scale = 1;
+  auto saved() { return std::tie(result); }
+};
+variable_list elu_backward(OpNode<EluState>& n, const variable_list& g) {
+  const EluState& s = n.state;
+  Tensor y = n.get(s.result);
+  Tensor negative = y + s.scale * s.alpha;
+  if (s.input_scale != 1) negative = negative * s.input_scale;
+  return {g[0] * where(y <= 0, negative, Scalar(s.scale))};
+}
+
+/// MishBackward0: mish = x tanh(softplus(x)), mish' = t + x sigmoid(x) (1 - t^2) with
+/// t = tanh(softplus(x)). First order: t as the forward computed it and one fused pass
+/// for the last product; under create_graph everything from x.
+struct MishState {
+  SavedVariable self, tanh_softplus;
+  auto saved() { return std::tie(self, tanh_softplus); }
+};
+variable_list mish_backward(OpNode<MishState>& n, const variable_list& g) {
+  Tensor x = n.get(n.state.self);
+  if (!GradMode::is_enabled()) {
+    Tensor t = n.get(n.state.tanh_softplus), xs = x * x.sigmoid();
+    Tensor d = ops::empty_tensor(xs.sizes(), xs.scalar_type(), xs.device());
+    backend_for(xs).binary(BinaryOp::TanhBackward, d, xs, t, 1);  // xs (1 - t^2)
+    return {g[0] * (d + t)};
+  }
+  Tensor t = softplus(x).tanh();
+  return {g[0] * (t + x * x.sigmoid() * (1 - t.square()))};
+}
+/// ThresholdBackward0, HardshrinkBackward0, SoftshrinkBackward0: the gradient is stopped
+/// where the forward's mask is set (x <= threshold; |x| <= lambd), passed elsewhere (NaN
+/// included, as LibTorch's). The mask is constant, so the formula is linear in grad.
+struct MaskState {
+  SavedVariable stopped;  // bool, the input's shape
+  auto saved() { return std::tie(stopped); }
+};
+variable_list masked_backward(OpNode<MaskState>& n, const variable_list& g) {
+  return {where(n.get(n.state.stopped), Scalar(0), g[0])};
+}
+/// `out` (computed without history) gets a node of `type` stopping the gradient where
+/// `stopped()` (computed only when a node is recorded) is set.
+template <class F>
+Tensor with_mask_node(Tensor out, const Tensor& self, const NodeType<MaskState>& type,
+                      F&& stopped) {
+  if (auto node = autograd::record_node(type, {&self})) {
+    node->state.stopped = autograd::save(no_grad(std::forward<F>(stopped)));
+    autograd::set_history(out, node);
+  }
+  return out;
+}
+// glu = a sigmoid(b) for the halves (a, b) along dim: (g sigmoid(b), g a sigmoid'(b)).
+variable_list glu_backward(OpNode<SelfWith<GluDim>>& n, const variable_list& g) {
+  Tensor x = n.get(n.state.self);
+  const int64_t d = n.state.c.dim, half = x.size(d) / 2;
+  Tensor a = x.narrow(d, 0, half), sb = x.narrow(d, half, half).sigmoid();
+  Tensor ga = g[0] * sb;
+  return {cat({ga, ga * a * (1 - sb)}, d)};
+}
+
+constexpr NodeType<SelfWith<HardtanhBounds>> kHardtanh{"HardtanhBackward0", hardtanh_backward};
+constexpr NodeType<SelfState> kHardsigmoid{"HardsigmoidBackward0", hardsigmoid_backward};
+constexpr NodeType<SelfState> kHardswish{"HardswishBackward0", hardswish_backward};
+constexpr NodeType<SelfState> kLogSigmoid{"LogSigmoidBackward0", log_sigmoid_backward};
+constexpr NodeType<EluState> kElu{"EluBackward0", elu_backward};
+constexpr NodeType<EluState> kCelu{"CeluBackward0", elu_backward};
+constexpr NodeType<MishState> kMish{"MishBackward0", mish_backward};
+
+/// `out` (computed without history) gets a node of an elu form, saving `out`.
+Tensor with_elu_node(Tensor out, const Tensor& self, const NodeType<EluState>& type,
+                     EluState coefficients) {
+  if (auto node = autograd::record_node(type, {&self})) {
+    node->state = std::move(coefficients);
+    autograd::set_history(out, node);
+    node->state.result = autograd::save_output(out);
+  }
+  return out;
+}
+constexpr NodeType<MaskState> kThreshold{"ThresholdBackward0", masked_backward};
+constexpr NodeType<MaskState> kHardshrink{"HardshrinkBackward0", masked_backward};
+constexpr NodeType<MaskState> kSoftshrink{"SoftshrinkBackward0", masked_backward};
+constexpr NodeType<SelfWith<GluDim>> kGlu{"GluBackward0", glu_backward};
+
+/// PreluBackward0: one weight, or one per channel (dim 1).
+struct PreluState {
+  SavedVariable self, weight;
+  auto saved() { return std::tie(self, weight); }
+};
+// The weight as it broadcasts against self: [C, 1, ...] over dims 1.., or 0-d.
+Tensor prelu_weight(const Tensor& self, const Tensor& weight) {
+  if (self.dim() < 2) return weight.reshape(IntArrayRef{});
+  std::vector<int64_t> shape(static_cast<size_t>(self.dim() - 1), 1);
+  shape[0] = weight.numel();
+  return weight.reshape(shape);
+}
+// grad_self = x > 0 ? g : w g; grad_weight = sum of (x > 0 ? 0 : x g) per weight.
+variable_list prelu_backward(OpNode<PreluState>& n, const variable_list& g) {
+  Tensor x = n.get(n.state.self), weight = n.get(n.state.weight);
+  Tensor w = prelu_weight(x, weight), positive = x > 0;
+  Tensor gx, gw;
+  if (n.needs_input_grad(0)) gx = where(positive, g[0], w * g[0]);
+  if (n.needs_input_grad(1))
+    gw = ops::sum_to(where(positive, Scalar(0), x * g[0]), w.sizes()).reshape(weight.sizes());
+  return {gx, gw};
+}
+constexpr NodeType<PreluState> kPrelu{"PreluBackward0", prelu_backward};
+
+/// RreluWithNoiseBackward0: in training the slope of each element (`noise`: 1 where
+/// x > 0), in evaluation the mean slope.
+struct RreluState {
+  SavedVariable self, noise;
+  double slope = 0;
+  bool training = false;
+  auto saved() { return std::tie(self, noise); }
+};
+variable_list rrelu_backward(OpNode<RreluState>& n, const variable_list& g) {
+  if (n.state.training) return {g[0] * n.get(n.state.noise)};
+  return {where(n.get(n.state.self) > 0, g[0], g[0] * n.state.slope)};
+}
+constexpr NodeType<RreluState> kRrelu{"RreluWithNoiseBackward0", rrelu_backward};
+
 }  // namespace
 
 Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   ops::check_defined(self, "hardtanh");
-  NABLA_CHECK(min_val.toDouble() <= max_val.toDouble(), "hardtanh: min_val (", min_val.toDouble(),
-              ") must be less than or equal to max_val (", max_val.toDouble(), ")");
-  return with_node(no_grad([&] { return self.clamp(min_val, max_val); }), self, kHardtanh,
-                   min_val.toDouble(), max_val.toDouble());
+  const double lo = min_val.toDouble(), hi = max_val.toDouble();
+  NABLA_CHECK(lo <= hi, "hardtanh: min_val (", lo, ") must be less than or equal to max_val (", hi,
+              ")");
+  return with_node(no_grad([&] { return self.clamp(min_val, max_val); }), self, kHardtanh, lo, hi);
 }
 const Tensor& hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   return apply_inplace(self, "hardtanh_",
@@ -111,7 +260,9 @@ const Tensor& hardswish_(const Tensor& self) {
 
 Tensor selu(const Tensor& self) {
   check_floating(self, "selu");
-  return elu(self, kSeluAlpha) * kSeluScale;
+  // LibTorch's selu is elu with a scale: its node is EluBackward0.
+  return with_elu_node(no_grad([&] { return elu(self, kSeluAlpha) * kSeluScale; }), self, kElu,
+                       {{}, kSeluAlpha, kSeluScale, 1.0});
 }
 const Tensor& selu_(const Tensor& self) {
   return apply_inplace(self, "selu_", [](const Tensor& x) { return selu(x); });
@@ -121,14 +272,26 @@ Tensor celu(const Tensor& self, const Scalar& alpha) {
   const double a = alpha.toDouble();
   NABLA_CHECK(a != 0, "celu: alpha must be nonzero (ZeroDivisionError), got 0");
   // alpha * elu(x / alpha, 1): x for x > 0, alpha * (exp(x / alpha) - 1) otherwise.
-  return a == 1 ? elu(self, 1.0) : elu(self / a, 1.0) * a;
+  return with_elu_node(no_grad([&] { return a == 1 ? elu(self, 1.0) : elu(self / a, 1.0) * a; }),
+                       self, kCelu, {{}, a, 1.0, 1.0 / a});
 }
 const Tensor& celu_(const Tensor& self, const Scalar& alpha) {
   return apply_inplace(self, "celu_", [&](const Tensor& x) { return celu(x, alpha); });
 }
 Tensor mish(const Tensor& self) {
   check_floating(self, "mish");
-  return self * softplus(self).tanh();
+  Tensor t, out;
+  {
+    NoGradGuard no_grad;
+    t = softplus(self).tanh();
+    out = self * t;
+  }
+  if (auto node = autograd::record_node(kMish, {&self})) {
+    node->state.self = autograd::save(self);
+    node->state.tanh_softplus = autograd::save(t);
+    autograd::set_history(out, node);
+  }
+  return out;
 }
 const Tensor& silu_(const Tensor& self) {
   return apply_inplace(self, "silu_", [](const Tensor& x) { return silu(x); });
@@ -136,9 +299,7 @@ const Tensor& silu_(const Tensor& self) {
 Tensor log_sigmoid(const Tensor& self) {
   check_floating(self, "log_sigmoid");
   // min(x, 0) - log1p(exp(-|x|)): exp never overflows and nothing is cut off at a
-  // threshold (-softplus(-x) would return x itself below -20, off by exp(x)). Recorded
-  // as one node with d/dx = sigmoid(-x) (1/2 at 0, as LibTorch; the pieces' kinks at 0
-  // would give 1).
+  // threshold (-softplus(-x) would return x itself below -20, off by exp(x)).
   return with_node(no_grad([&] { return self.clamp_max(0) - (-self.abs()).exp().log1p(); }), self,
                    kLogSigmoid);
 }
@@ -154,7 +315,9 @@ Tensor tanhshrink(const Tensor& self) {
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
   ops::check_defined(self, "threshold");
   // NaN fails `x <= threshold` and passes through, as in LibTorch.
-  return where(self <= threshold, value, self);
+  Tensor below = no_grad([&] { return self <= threshold; });
+  return with_mask_node(no_grad([&] { return where(below, value, self); }), self, kThreshold,
+                        [&] { return below; });
 }
 const Tensor& threshold_(const Tensor& self, const Scalar& th, const Scalar& value) {
   return apply_inplace(self, "threshold_",
@@ -167,7 +330,9 @@ Tensor glu(const Tensor& self, int64_t dim) {
   const int64_t d = ops::wrap_dim(dim, self.dim(), "glu");
   const int64_t n = self.size(d);
   NABLA_CHECK(n % 2 == 0, "glu: Halving dimension must be even, but dimension ", d, " is size ", n);
-  return self.narrow(d, 0, n / 2) * self.narrow(d, n / 2, n / 2).sigmoid();
+  return with_node(
+      no_grad([&] { return self.narrow(d, 0, n / 2) * self.narrow(d, n / 2, n / 2).sigmoid(); }),
+      self, kGlu, d);
 }
 
 Tensor prelu(const Tensor& self, const Tensor& weight) {
@@ -179,28 +344,29 @@ Tensor prelu(const Tensor& self, const Tensor& weight) {
               " weights for an input with ", channels,
               " channels (expected 1 or one per channel, dim 1)");
   NABLA_CHECK(weight.dim() <= 1, "prelu: weight must be 0-d or 1-d, got ", weight.dim(), " dims");
-  // One weight per channel, broadcast over dim 1 of [N, C, ...].
-  Tensor w;
-  if (self.dim() >= 2) {
-    std::vector<int64_t> shape(static_cast<size_t>(self.dim() - 1), 1);
-    shape[0] = wn;
-    w = weight.reshape(shape);
-  } else {
-    w = weight.reshape(IntArrayRef{});
+  Tensor out = no_grad([&] { return where(self > 0, self, prelu_weight(self, weight) * self); });
+  if (auto node = autograd::record_node(kPrelu, {&self, &weight})) {
+    node->state.self = autograd::save(self);
+    node->state.weight = autograd::save(weight);
+    autograd::set_history(out, node);
   }
-  return where(self > 0, self, w * self);
+  return out;
 }
 
 Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
   ops::check_defined(self, "hardshrink");
-  return where(self.abs() <= lambd, Scalar(0), self);  // NaN passes through
+  Tensor inside = no_grad([&] { return self.abs() <= lambd; });  // NaN: false, passes through
+  return with_mask_node(no_grad([&] { return where(inside, Scalar(0), self); }), self, kHardshrink,
+                        [&] { return inside; });
 }
 Tensor softshrink(const Tensor& self, const Scalar& lambd) {
   check_floating(self, "softshrink");
   const double l = lambd.toDouble();
   NABLA_CHECK(l >= 0, "softshrink: lambda must be greater or equal to 0, but found to be ", l, ".");
-  // NaN fails both tests and gives 0, as in LibTorch.
-  return where(self > l, self - l, where(self < -l, self + l, Scalar(0)));
+  // NaN fails both tests and gives 0, as in LibTorch (its gradient passes, as LibTorch's).
+  return with_mask_node(
+      no_grad([&] { return where(self > l, self - l, where(self < -l, self + l, Scalar(0))); }),
+      self, kSoftshrink, [&] { return self.abs() <= l; });
 }
 
 Tensor rrelu(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training) {
@@ -208,13 +374,84 @@ Tensor rrelu(const Tensor& self, const Scalar& lower, const Scalar& upper, bool 
   const double lo = lower.toDouble(), hi = upper.toDouble();
   NABLA_CHECK(lo <= hi, "rrelu: lower bound (", lo, ") must be less than or equal to upper bound (",
               hi, ")");
-  if (!training) return leaky_relu(self, (lo + hi) / 2);
-  Tensor slope = empty_like(self, TensorOptions(self.scalar_type())).uniform_(lo, hi);
-  return where(self >= 0, self, self * slope);
+  Tensor out, noise;
+  {
+    NoGradGuard no_grad;
+    if (training) {
+      // A slope drawn per element, 1 where x > 0 (LibTorch's noise).
+      Tensor slope = empty_like(self, TensorOptions(self.scalar_type())).uniform_(lo, hi);
+      noise = where(self > 0, ones_like(slope), slope);
+      out = self * noise;
+    } else {
+      out = leaky_relu(self, (lo + hi) / 2);
+    }
+  }
+  if (auto node = autograd::record_node(kRrelu, {&self})) {
+    if (training)
+      node->state.noise = autograd::save(noise);
+    else
+      node->state.self = autograd::save(self);
+    node->state.slope = (lo + hi) / 2;
+    node->state.training = training;
+    autograd::set_history(out, node);
+  }
+  return out;
 }
 const Tensor& rrelu_(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training) {
   return apply_inplace(self, "rrelu_",
                        [&](const Tensor& x) { return rrelu(x, lower, upper, training); });
+}
+
+// ---- Registry -------------------------------------------------------------------------------
+
+void ops::registry::add_nn_activation_ops(std::vector<OpSchema>& t) {
+#define NABLA_NO_ATTRS(name)      \
+  t.push_back(op(#name, 1, 1, {}, \
+                 [](const Inputs& x, const AttrReader&) -> Inputs { return {name(x[0])}; }));
+  NABLA_NO_ATTRS(relu6)
+  NABLA_NO_ATTRS(hardsigmoid)
+  NABLA_NO_ATTRS(hardswish)
+  NABLA_NO_ATTRS(selu)
+  NABLA_NO_ATTRS(mish)
+  NABLA_NO_ATTRS(log_sigmoid)
+  NABLA_NO_ATTRS(softsign)
+  NABLA_NO_ATTRS(tanhshrink)
+#undef NABLA_NO_ATTRS
+  t.push_back(op("hardtanh", 1, 1,
+                 {attr("min_val", AttrType::Double, -1.0), attr("max_val", AttrType::Double, 1.0)},
+                 [](const Inputs& x, const AttrReader& a) -> Inputs {
+                   return {hardtanh(x[0], a.scalar("min_val"), a.scalar("max_val"))};
+                 }));
+  t.push_back(op("celu", 1, 1, {attr("alpha", AttrType::Double, 1.0)},
+                 [](const Inputs& x, const AttrReader& a) -> Inputs {
+                   return {celu(x[0], a.scalar("alpha"))};
+                 }));
+  t.push_back(
+      op("threshold", 1, 1,
+         {required_attr("threshold", AttrType::Double), required_attr("value", AttrType::Double)},
+         [](const Inputs& x, const AttrReader& a) -> Inputs {
+           return {threshold(x[0], a.scalar("threshold"), a.scalar("value"))};
+         }));
+  t.push_back(
+      op("glu", 1, 1, {attr("dim", AttrType::Int, int64_t(-1))},
+         [](const Inputs& x, const AttrReader& a) -> Inputs { return {glu(x[0], a.i("dim"))}; }));
+  t.push_back(op("prelu", 2, 2, {},
+                 [](const Inputs& x, const AttrReader&) -> Inputs { return {prelu(x[0], x[1])}; }));
+#define NABLA_SHRINK(name)                                            \
+  t.push_back(op(#name, 1, 1, {attr("lambd", AttrType::Double, 0.5)}, \
+                 [](const Inputs& x, const AttrReader& a) -> Inputs { \
+                   return {name(x[0], a.scalar("lambd"))};            \
+                 }));
+  NABLA_SHRINK(hardshrink)
+  NABLA_SHRINK(softshrink)
+#undef NABLA_SHRINK
+  t.push_back(
+      op("rrelu", 1, 1,
+         {attr("lower", AttrType::Double, 1.0 / 8.0), attr("upper", AttrType::Double, 1.0 / 3.0),
+          attr("training", AttrType::Bool, false)},
+         [](const Inputs& x, const AttrReader& a) -> Inputs {
+           return {rrelu(x[0], a.scalar("lower"), a.scalar("upper"), a.b("training"))};
+         }));
 }
 
 }  // namespace nabla

@@ -1,23 +1,34 @@
 // Dropout family: a Bernoulli(1 - p) mask from the default generator, drawn per element
-// or per (sample, channel), applied as one multiply (plus one add for alpha dropout).
+// or per (sample, channel), applied as one multiply (plus one add for alpha dropout). On
+// the CPU LibTorch's dropout is that multiply, so its node is MulBackward0.
 #include <cmath>
+#include <tuple>
 
-#include "autograd/formula.h"
+#include "nabla/autograd/record.h"
 #include "nabla/ops/dropout.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "ops/nn/nn_registry.h"
 #include "ops/op_utils.h"
 
 namespace nabla {
 
 namespace {
 
-using autograd::FormulaNode;
+using autograd::NodeType;
+using autograd::OpNode;
+using autograd::SavedVariable;
 using autograd::variable_list;
 
-// Saved: [0] the scaled mask (0 or 1 / (1 - p)); linear in g, so higher orders are free.
-variable_list dropout_bw(FormulaNode& n, const variable_list& g) { return {g[0] * n.saved(0)}; }
-const autograd::Formula kDropout{"NativeDropoutBackward0", dropout_bw};
+struct DropoutState {
+  SavedVariable mask;  // 0 or 1 / (1 - p)
+  auto saved() { return std::tie(mask); }
+};
+// grad_in = grad * mask: linear in grad, so higher orders are free.
+variable_list dropout_backward(OpNode<DropoutState>& n, const variable_list& g) {
+  return {g[0] * n.get(n.state.mask)};
+}
+constexpr NodeType<DropoutState> kDropout{"MulBackward0", dropout_backward};
 
 void check_p(double p, const char* op) {
   NABLA_CHECK(p >= 0 && p <= 1, op, ": dropout probability has to be between 0 and 1, but got ", p);
@@ -60,9 +71,8 @@ Tensor dropout_impl(const Tensor& input, double p, bool train, bool feature, boo
     NoGradGuard no_grad;
     out = input * mask;
   }
-  if (autograd::any_requires_grad(input)) {
-    auto node = autograd::make_node(kDropout, {&input});
-    node->save(mask);
+  if (auto node = autograd::record_node(kDropout, {&input})) {
+    node->state.mask = autograd::save(mask);
     autograd::set_history(out, node);
   }
   return out;
@@ -108,6 +118,22 @@ Tensor feature_alpha_dropout(const Tensor& input, double p, bool train) {
 }
 const Tensor& feature_alpha_dropout_(const Tensor& self, double p, bool train) {
   return inplace(self, p, train, true, true, "feature_alpha_dropout_");
+}
+
+// ---- Registry -------------------------------------------------------------------------------
+
+void ops::registry::add_nn_dropout_ops(std::vector<OpSchema>& t) {
+  const std::vector<AttrSpec> attrs = {attr("p", AttrType::Double, 0.5),
+                                       attr("train", AttrType::Bool, true)};
+#define NABLA_DROPOUT(name)                                                               \
+  t.push_back(op(#name, 1, 1, attrs, [](const Inputs& x, const AttrReader& a) -> Inputs { \
+    return {name(x[0], a.d("p"), a.b("train"))};                                          \
+  }));
+  NABLA_DROPOUT(dropout)
+  NABLA_DROPOUT(feature_dropout)
+  NABLA_DROPOUT(alpha_dropout)
+  NABLA_DROPOUT(feature_alpha_dropout)
+#undef NABLA_DROPOUT
 }
 
 }  // namespace nabla

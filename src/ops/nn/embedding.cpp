@@ -2,36 +2,47 @@
 // scale_grad_by_freq shape the weight gradient (written with differentiable ops:
 // index_put with accumulation is linear in the gradient); embedding_renorm_; one_hot.
 #include <algorithm>
+#include <tuple>
 #include <vector>
 
-#include "autograd/formula.h"
+#include "nabla/autograd/record.h"
 #include "nabla/ops/embedding.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "ops/nn/nn_registry.h"
 #include "ops/op_utils.h"
 
 namespace nabla {
 
 namespace {
 
-using autograd::FormulaNode;
+using autograd::NodeType;
+using autograd::OpNode;
+using autograd::SavedVariable;
 using autograd::variable_list;
 
-// Saved: [0] flat int64 indices. dim = padding_idx, flag = scale_grad_by_freq,
-// list = {V, D}.
-variable_list embedding_bw(FormulaNode& n, const variable_list& g) {
-  Tensor idx = n.saved(0);
-  const int64_t V = n.list[0], D = n.list[1];
-  Tensor g2 = g[0].reshape({idx.numel(), D});
-  if (n.flag) {
-    Tensor counts =
-        zeros({V}, g2.options()).index_put({idx}, ones({idx.numel()}, g2.options()), true);
+struct EmbeddingState {
+  SavedVariable indices;  // flat int64
+  int64_t num_weights = 0, embedding_dim = 0, padding_idx = -1;
+  bool scale_grad_by_freq = false;
+  auto saved() { return std::tie(indices); }
+};
+
+// grad_weight [V, D] = the rows of grad [*, D] summed into their indices' rows (scaled by
+// 1 / count with scale_grad_by_freq; none into padding_idx's row).
+variable_list embedding_backward(OpNode<EmbeddingState>& n, const variable_list& g) {
+  const EmbeddingState& s = n.state;
+  Tensor idx = n.get(s.indices);
+  Tensor g2 = g[0].reshape({idx.numel(), s.embedding_dim});
+  if (s.scale_grad_by_freq) {
+    Tensor counts = zeros({s.num_weights}, g2.options())
+                        .index_put({idx}, ones({idx.numel()}, g2.options()), true);
     g2 = g2 / counts.index_select(0, idx).unsqueeze(1);
   }
-  if (n.dim >= 0) g2 = g2 * (idx != n.dim).to(g2.scalar_type()).unsqueeze(1);
-  return {zeros({V, D}, g2.options()).index_put({idx}, g2, true)};
+  if (s.padding_idx >= 0) g2 = g2 * (idx != s.padding_idx).to(g2.scalar_type()).unsqueeze(1);
+  return {zeros({s.num_weights, s.embedding_dim}, g2.options()).index_put({idx}, g2, true)};
 }
-const autograd::Formula kEmbedding{"EmbeddingBackward0", embedding_bw};
+constexpr NodeType<EmbeddingState> kEmbedding{"EmbeddingBackward0", embedding_backward};
 
 // Flat int64 copy of integer indices, checked against [0, bound).
 Tensor checked_indices(const Tensor& indices, int64_t bound, const char* op) {
@@ -66,12 +77,8 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
     NoGradGuard no_grad;
     out = weight.index_select(0, idx).view(shape);
   }
-  if (autograd::any_requires_grad(weight)) {
-    auto node = autograd::make_node(kEmbedding, {&weight});
-    node->save(idx);
-    node->dim = padding_idx;
-    node->flag = scale_grad_by_freq;
-    node->list = {V, D};
+  if (auto node = autograd::record_node(kEmbedding, {&weight})) {
+    node->state = {autograd::save(idx), V, D, padding_idx, scale_grad_by_freq};
     autograd::set_history(out, node);
   }
   return out;
@@ -118,6 +125,23 @@ Tensor one_hot(const Tensor& self, int64_t num_classes) {
   Tensor out = zeros(shape, TensorOptions(kLong).device(self.device()));
   if (self.numel() == 0) return out;
   return out.scatter_(-1, self.unsqueeze(-1), 1);
+}
+
+// ---- Registry -------------------------------------------------------------------------------
+
+void ops::registry::add_nn_embedding_ops(std::vector<OpSchema>& t) {
+  t.push_back(
+      op("embedding", 2, 2,
+         {attr("padding_idx", AttrType::Int, int64_t(-1)),
+          attr("scale_grad_by_freq", AttrType::Bool, false), attr("sparse", AttrType::Bool, false)},
+         [](const Inputs& x, const AttrReader& a) -> Inputs {
+           return {
+               embedding(x[0], x[1], a.i("padding_idx"), a.b("scale_grad_by_freq"), a.b("sparse"))};
+         }));
+  t.push_back(op("one_hot", 1, 1, {attr("num_classes", AttrType::Int, int64_t(-1))},
+                 [](const Inputs& x, const AttrReader& a) -> Inputs {
+                   return {one_hot(x[0], a.i("num_classes"))};
+                 }));
 }
 
 }  // namespace nabla

@@ -4,17 +4,23 @@
 // (batch_norm_backward, group_norm_backward), or under create_graph formulas written with
 // differentiable ops, so that second derivatives work.
 #include "nabla/ops/normalization.h"
-#include "autograd/formula.h"
+
+#include <tuple>
+
 #include "nabla/autograd/grad_mode.h"
+#include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "ops/nn/nn_registry.h"
 #include "ops/op_utils.h"
 
 namespace nabla {
 
 namespace {
 
-using autograd::FormulaNode;
+using autograd::NodeType;
+using autograd::OpNode;
+using autograd::SavedVariable;
 using autograd::variable_list;
 
 // ---- Shared pieces ---------------------------------------------------------------------
@@ -48,27 +54,63 @@ std::pair<Tensor, Tensor> differentiable_stats(const Tensor& x, IntArrayRef dims
 
 Tensor contiguous_param(const Tensor& p, ScalarType t) { return p.to(t).contiguous(); }
 
+/// What every normalization's backward reads: the input, the weight (or undefined), the
+/// statistics of the forward ([C] for batch norm, one per normalized group otherwise)
+/// and eps. Edges: (input, weight, bias).
+struct NormSaved {
+  SavedVariable input, weight, mean, rstd;
+  double eps = 0;
+};
+template <class State>
+auto norm_saved(State& s) {
+  return std::tie(s.norm.input, s.norm.weight, s.norm.mean, s.norm.rstd);
+}
+
 // The backward of layer/group norm without create_graph: one fused kernel
 // (KernelBackend::group_norm_backward) over x and g viewed as [N, C, S] with G groups.
-variable_list fused_norm_backward(FormulaNode& n, const Tensor& grad, int64_t N, int64_t C,
+template <class State>
+variable_list fused_norm_backward(OpNode<State>& n, const Tensor& grad, int64_t N, int64_t C,
                                   int64_t G, int64_t S) {
-  const Tensor x = n.saved(0).contiguous(), w = n.saved(1);
+  const NormSaved& s = n.state.norm;
+  const Tensor x = n.get(s.input).contiguous(), w = n.get(s.weight);
   const Tensor g = grad.to(x.scalar_type()).contiguous();
   const Tensor wc = w.defined() ? contiguous_param(w, x.scalar_type()) : Tensor();
   Tensor gx = n.needs_input_grad(0) ? empty_like(x) : Tensor();
   Tensor gw = n.needs_input_grad(1) ? empty({C}, x.options()) : Tensor();
   Tensor gb = n.needs_input_grad(2) ? empty({C}, x.options()) : Tensor();
   backend_for(x.device())
-      .group_norm_backward(gx, gw, gb, g, x, n.saved(2).contiguous(), n.saved(3).contiguous(), wc,
-                           N, C, G, S);
+      .group_norm_backward(gx, gw, gb, g, x, n.get(s.mean).contiguous(), n.get(s.rstd).contiguous(),
+                           wc, N, C, G, S);
   return {gx, gw, gb};
 }
 
+// Records the node of a normalization with edges to (x, weight, bias).
+template <class State>
+std::shared_ptr<OpNode<State>> record(const NodeType<State>& type, const Tensor& out,
+                                      const Tensor& x, const Tensor& w, const Tensor& b,
+                                      const Tensor& mean, const Tensor& rstd, double eps) {
+  auto node = autograd::record_node(type, {&x, &w, &b});
+  if (!node) return node;
+  node->state.norm = {autograd::save(x), autograd::save(w), autograd::save(mean),
+                      autograd::save(rstd), eps};
+  autograd::set_history(out, node);
+  return node;
+}
+
 // ---- batch_norm ---------------------------------------------------------------------------
-// Inputs: x, weight, bias. Saved: [0] x, [1] weight, [2] mean, [3] invstd (batch or
-// running statistics, [C]). flag = training, a = eps.
-variable_list batch_norm_bw(FormulaNode& n, const variable_list& g) {
-  Tensor x = n.saved(0), w = n.saved(1);
+
+/// NativeBatchNormBackward0: statistics per channel ([C]: the batch's when training, the
+/// running ones otherwise).
+struct BatchNormState {
+  NormSaved norm;
+  bool training = false;
+  auto saved() { return norm_saved(*this); }
+};
+
+variable_list batch_norm_backward(OpNode<BatchNormState>& n, const variable_list& g) {
+  const NormSaved& s = n.state.norm;
+  const bool training = n.state.training;
+  Tensor x = n.get(s.input), w = n.get(s.weight);
   const int64_t N = x.size(0), C = x.size(1);
   if (!GradMode::is_enabled()) {  // one fused kernel (KernelBackend::batch_norm_backward)
     const Tensor xc = x.contiguous(), gc = g[0].to(x.scalar_type()).contiguous();
@@ -76,61 +118,77 @@ variable_list batch_norm_bw(FormulaNode& n, const variable_list& g) {
     Tensor gw = n.needs_input_grad(1) ? empty({C}, x.options()) : Tensor();
     Tensor gb = n.needs_input_grad(2) ? empty({C}, x.options()) : Tensor();
     backend_for(x.device())
-        .batch_norm_backward(gx, gw, gb, gc, xc, n.saved(2).contiguous(), n.saved(3).contiguous(),
+        .batch_norm_backward(gx, gw, gb, gc, xc, n.get(s.mean).contiguous(),
+                             n.get(s.rstd).contiguous(),
                              w.defined() ? contiguous_param(w, x.scalar_type()) : Tensor(), N, C,
-                             x.numel() / (N * C), n.flag);
+                             x.numel() / (N * C), training);
     return {gx, gw, gb};
   }
   Tensor x3 = x.reshape({N, C, -1}), g3 = g[0].reshape({N, C, -1});
   const std::vector<int64_t> dims = {0, 2};
-  Tensor m = n.saved(2).view({1, C, 1}), r = n.saved(3).view({1, C, 1});
-  if (n.flag && GradMode::is_enabled()) std::tie(m, r) = differentiable_stats(x3, dims, n.a);
+  Tensor m = n.get(s.mean).view({1, C, 1}), r = n.get(s.rstd).view({1, C, 1});
+  if (training) std::tie(m, r) = differentiable_stats(x3, dims, s.eps);
   Tensor xhat = (x3 - m) * r;
   Tensor gx, gw, gb;
   if (n.needs_input_grad(0)) {
     Tensor gh = w.defined() ? g3 * w.view({1, C, 1}) : g3;
-    gx = (n.flag ? normalized_input_grad(gh, xhat, r, dims) : gh * r).view(x.sizes());
+    gx = (training ? normalized_input_grad(gh, xhat, r, dims) : gh * r).view(x.sizes());
   }
   if (n.needs_input_grad(1)) gw = (g3 * xhat).sum(dims);
   if (n.needs_input_grad(2)) gb = g3.sum(dims);
   return {gx, gw, gb};
 }
-const autograd::Formula kBatchNorm{"NativeBatchNormBackward0", batch_norm_bw};
+constexpr NodeType<BatchNormState> kBatchNorm{"NativeBatchNormBackward0", batch_norm_backward};
 
 // ---- layer_norm -------------------------------------------------------------------------
-// Inputs: x, weight, bias. Saved: [0] x, [1] weight, [2] mean [M], [3] rstd [M].
-// list = {M, K}, a = eps.
-variable_list layer_norm_bw(FormulaNode& n, const variable_list& g) {
-  Tensor x = n.saved(0), w = n.saved(1);
-  const int64_t M = n.list[0], K = n.list[1];
+
+/// NativeLayerNormBackward0: M rows of K normalized elements (statistics [M]).
+struct LayerNormState {
+  NormSaved norm;
+  int64_t rows = 0, row_size = 0;
+  DimVector normalized_shape;
+  auto saved() { return norm_saved(*this); }
+};
+
+variable_list layer_norm_backward(OpNode<LayerNormState>& n, const variable_list& g) {
+  const LayerNormState& s = n.state;
+  const IntArrayRef shape(s.normalized_shape.data(), s.normalized_shape.size());
+  const int64_t M = s.rows, K = s.row_size;
   if (!GradMode::is_enabled()) {
     variable_list r = fused_norm_backward(n, g[0], M, K, 1, 1);
-    if (r[1].defined()) r[1] = r[1].view(w.sizes());
-    if (r[2].defined()) r[2] = r[2].view(IntArrayRef(n.shape0.data(), n.shape0.size()));
+    if (r[1].defined()) r[1] = r[1].view(shape);
+    if (r[2].defined()) r[2] = r[2].view(shape);
     return r;
   }
+  Tensor x = n.get(s.norm.input), w = n.get(s.norm.weight);
   Tensor x2 = x.reshape({M, K}), g2 = g[0].reshape({M, K});
   const std::vector<int64_t> dims = {1};
-  Tensor m = n.saved(2).view({M, 1}), r = n.saved(3).view({M, 1});
-  if (GradMode::is_enabled()) std::tie(m, r) = differentiable_stats(x2, dims, n.a);
+  auto [m, r] = differentiable_stats(x2, dims, s.norm.eps);
   Tensor xhat = (x2 - m) * r;
   Tensor gx, gw, gb;
   if (n.needs_input_grad(0)) {
     Tensor gh = w.defined() ? g2 * w.reshape({1, K}) : g2;
     gx = normalized_input_grad(gh, xhat, r, dims).view(x.sizes());
   }
-  if (n.needs_input_grad(1)) gw = (g2 * xhat).sum({0}).view(w.sizes());
-  if (n.needs_input_grad(2)) gb = g2.sum({0}).view(IntArrayRef(n.shape0.data(), n.shape0.size()));
+  if (n.needs_input_grad(1)) gw = (g2 * xhat).sum({0}).view(shape);
+  if (n.needs_input_grad(2)) gb = g2.sum({0}).view(shape);
   return {gx, gw, gb};
 }
-const autograd::Formula kLayerNorm{"NativeLayerNormBackward0", layer_norm_bw};
+constexpr NodeType<LayerNormState> kLayerNorm{"NativeLayerNormBackward0", layer_norm_backward};
 
 // ---- group_norm -------------------------------------------------------------------------
-// Inputs: x, weight, bias. Saved: [0] x, [1] weight, [2] mean [N G], [3] rstd [N G].
-// list = {N, C, G}, a = eps.
-variable_list group_norm_bw(FormulaNode& n, const variable_list& g) {
-  Tensor x = n.saved(0), w = n.saved(1);
-  const int64_t N = n.list[0], C = n.list[1], G = n.list[2];
+
+/// NativeGroupNormBackward0: N samples of C channels in G groups (statistics [N G]).
+struct GroupNormState {
+  NormSaved norm;
+  int64_t batch = 0, channels = 0, groups = 0;
+  auto saved() { return norm_saved(*this); }
+};
+
+variable_list group_norm_backward(OpNode<GroupNormState>& n, const variable_list& g) {
+  const GroupNormState& s = n.state;
+  const int64_t N = s.batch, C = s.channels, G = s.groups;
+  Tensor x = n.get(s.norm.input), w = n.get(s.norm.weight);
   if (x.numel() == 0)  // nothing to normalize; weight and bias get zero gradients
     return {n.needs_input_grad(0) ? zeros_like(x) : Tensor(),
             n.needs_input_grad(1) ? zeros({C}, x.options()) : Tensor(),
@@ -138,8 +196,7 @@ variable_list group_norm_bw(FormulaNode& n, const variable_list& g) {
   if (!GradMode::is_enabled()) return fused_norm_backward(n, g[0], N, C, G, x.numel() / (N * C));
   Tensor x3 = x.reshape({N, G, -1});
   const std::vector<int64_t> dims = {2};
-  Tensor m = n.saved(2).view({N, G, 1}), r = n.saved(3).view({N, G, 1});
-  if (GradMode::is_enabled()) std::tie(m, r) = differentiable_stats(x3, dims, n.a);
+  auto [m, r] = differentiable_stats(x3, dims, s.norm.eps);
   Tensor xhat = (x3 - m) * r;
   Tensor gc = g[0].reshape({N, C, -1});  // per channel
   Tensor gx, gw, gb;
@@ -151,21 +208,7 @@ variable_list group_norm_bw(FormulaNode& n, const variable_list& g) {
   if (n.needs_input_grad(2)) gb = gc.sum({0, 2});
   return {gx, gw, gb};
 }
-const autograd::Formula kGroupNorm{"NativeGroupNormBackward0", group_norm_bw};
-
-// The node of a normalization: edges to (x, weight, bias), the saved tensors.
-std::shared_ptr<FormulaNode> record(const autograd::Formula& f, const Tensor& out, const Tensor& x,
-                                    const Tensor& w, const Tensor& b, const Tensor& mean,
-                                    const Tensor& rstd, double eps) {
-  auto node = autograd::make_node(f, {&x, &w, &b});
-  node->a = eps;
-  node->save(x);
-  node->save(w);
-  node->save(mean);
-  node->save(rstd);
-  autograd::set_history(out, node);
-  return node;
-}
+constexpr NodeType<GroupNormState> kGroupNorm{"NativeGroupNormBackward0", group_norm_backward};
 
 }  // namespace
 
@@ -215,8 +258,8 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
     out = ops::empty_tensor(x.sizes(), t, x.device());
     backend_for(x).channel_affine(out, x, mean, scale.contiguous(), shift, N, C, S);
   }
-  if (autograd::any_requires_grad(input, weight, bias))
-    record(kBatchNorm, out, input, weight, bias, mean, invstd, eps)->flag = training;
+  if (auto node = record(kBatchNorm, out, input, weight, bias, mean, invstd, eps))
+    node->state.training = training;
   return out;
 }
 
@@ -264,10 +307,10 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
       rstd = var;
     }
   }
-  if (autograd::any_requires_grad(input, weight, bias)) {
-    auto node = record(kLayerNorm, out, input, weight, bias, mean, rstd, eps);
-    node->list = {M, K};
-    node->shape0.assign(normalized_shape.begin(), normalized_shape.end());
+  if (auto node = record(kLayerNorm, out, input, weight, bias, mean, rstd, eps)) {
+    node->state.rows = M;
+    node->state.row_size = K;
+    node->state.normalized_shape = DimVector(normalized_shape.begin(), normalized_shape.end());
   }
   return out;
 }
@@ -307,8 +350,11 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
       rstd = var;
     }
   }
-  if (autograd::any_requires_grad(input, weight, bias))
-    record(kGroupNorm, out, input, weight, bias, mean, rstd, eps)->list = {N, C, G};
+  if (auto node = record(kGroupNorm, out, input, weight, bias, mean, rstd, eps)) {
+    node->state.batch = N;
+    node->state.channels = C;
+    node->state.groups = G;
+  }
   return out;
 }
 
@@ -341,6 +387,42 @@ Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
     if (running_var.defined()) running_var.copy_(rv.view({N, C}).mean({0}));
   }
   return out.view(input.sizes());
+}
+
+// ---- Registry -------------------------------------------------------------------------------
+
+void ops::registry::add_nn_normalization_ops(std::vector<OpSchema>& t) {
+  const AttrSpec eps = attr("eps", AttrType::Double, 1e-5),
+                 momentum = attr("momentum", AttrType::Double, 0.1),
+                 cudnn = attr("cudnn_enabled", AttrType::Bool, true);
+  // Inputs: input, then the optional weight, bias (, running_mean, running_var).
+  t.push_back(op("batch_norm", 1, 5,
+                 {required_attr("training", AttrType::Bool), momentum, eps, cudnn},
+                 [](const Inputs& x, const AttrReader& a) -> Inputs {
+                   return {batch_norm(x[0], optional_input(x, 1), optional_input(x, 2),
+                                      optional_input(x, 3), optional_input(x, 4), a.b("training"),
+                                      a.d("momentum"), a.d("eps"), a.b("cudnn_enabled"))};
+                 }));
+  t.push_back(op("instance_norm", 1, 5,
+                 {required_attr("use_input_stats", AttrType::Bool), momentum, eps, cudnn},
+                 [](const Inputs& x, const AttrReader& a) -> Inputs {
+                   return {instance_norm(x[0], optional_input(x, 1), optional_input(x, 2),
+                                         optional_input(x, 3), optional_input(x, 4),
+                                         a.b("use_input_stats"), a.d("momentum"), a.d("eps"),
+                                         a.b("cudnn_enabled"))};
+                 }));
+  t.push_back(op("layer_norm", 1, 3,
+                 {required_attr("normalized_shape", AttrType::IntList), eps,
+                  attr("cudnn_enable", AttrType::Bool, true)},
+                 [](const Inputs& x, const AttrReader& a) -> Inputs {
+                   return {layer_norm(x[0], a.ints("normalized_shape"), optional_input(x, 1),
+                                      optional_input(x, 2), a.d("eps"), a.b("cudnn_enable"))};
+                 }));
+  t.push_back(op("group_norm", 1, 3, {required_attr("num_groups", AttrType::Int), eps, cudnn},
+                 [](const Inputs& x, const AttrReader& a) -> Inputs {
+                   return {group_norm(x[0], a.i("num_groups"), optional_input(x, 1),
+                                      optional_input(x, 2), a.d("eps"), a.b("cudnn_enabled"))};
+                 }));
 }
 
 }  // namespace nabla

@@ -5,6 +5,7 @@
 
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "ops/nn/nn_registry.h"
 
 namespace nabla {
 
@@ -157,8 +158,15 @@ std::tuple<Tensor, Tensor, Tensor> run(Mode m, const Tensor& input, const Tensor
     layer_input = dirs == 1 ? dir_outputs[0] : cat(dir_outputs, 2);
     if (train && dropout > 0 && l + 1 < num_layers) layer_input = drop(layer_input, dropout);
   }
-  Tensor output = unbatched ? layer_input.squeeze(1)
-                            : (batch_first ? layer_input.transpose(0, 1) : layer_input);
+  Tensor output = unbatched ? layer_input.squeeze(1) : layer_input;
+  // LibTorch transposes lstm's output out of place and the others' in place (their nodes:
+  // TransposeBackward0, TransposeBackward1).
+  if (!unbatched && batch_first) {
+    if (m == Mode::Lstm)
+      output = output.transpose(0, 1);
+    else
+      output.transpose_(0, 1);
+  }
   Tensor hn = stack(h_n, 0), cn = m == Mode::Lstm ? stack(c_n, 0) : Tensor();
   if (unbatched) {
     hn = hn.squeeze(1);
@@ -216,5 +224,46 @@ NABLA_SINGLE_STATE_RNN(gru, Mode::Gru)
 NABLA_SINGLE_STATE_RNN(rnn_tanh, Mode::Tanh)
 NABLA_SINGLE_STATE_RNN(rnn_relu, Mode::Relu)
 #undef NABLA_SINGLE_STATE_RNN
+
+// ---- Registry -------------------------------------------------------------------------------
+
+void ops::registry::add_nn_rnn_ops(std::vector<OpSchema>& t) {
+  const std::vector<AttrSpec> attrs = {
+      attr("has_biases", AttrType::Bool, true),     attr("num_layers", AttrType::Int, int64_t(1)),
+      attr("dropout", AttrType::Double, 0.0),       attr("train", AttrType::Bool, false),
+      attr("bidirectional", AttrType::Bool, false), attr("batch_first", AttrType::Bool, false)};
+  // lstm: input, h0, c0, then the flat parameters.
+  t.push_back(op("lstm", 5, -1, attrs, [](const Inputs& x, const AttrReader& a) -> Inputs {
+    auto [y, h, c] =
+        lstm(x[0], {x[1], x[2]}, TensorList(x).slice(3), a.b("has_biases"), a.i("num_layers"),
+             a.d("dropout"), a.b("train"), a.b("bidirectional"), a.b("batch_first"));
+    return {y, h, c};
+  }));
+  // gru, rnn_tanh, rnn_relu: input, hx, then the flat parameters.
+#define NABLA_RNN(name)                                                                          \
+  t.push_back(op(#name, 4, -1, attrs, [](const Inputs& x, const AttrReader& a) -> Inputs {       \
+    auto [y, h] = name(x[0], x[1], TensorList(x).slice(2), a.b("has_biases"), a.i("num_layers"), \
+                       a.d("dropout"), a.b("train"), a.b("bidirectional"), a.b("batch_first"));  \
+    return {y, h};                                                                               \
+  }));
+  NABLA_RNN(gru)
+  NABLA_RNN(rnn_tanh)
+  NABLA_RNN(rnn_relu)
+#undef NABLA_RNN
+  // Cells: input, hx (lstm_cell: h, c), w_ih, w_hh, optional b_ih, b_hh.
+  t.push_back(op("lstm_cell", 5, 7, {}, [](const Inputs& x, const AttrReader&) -> Inputs {
+    auto [h, c] =
+        lstm_cell(x[0], {x[1], x[2]}, x[3], x[4], optional_input(x, 5), optional_input(x, 6));
+    return {h, c};
+  }));
+#define NABLA_CELL(name)                                                               \
+  t.push_back(op(#name, 4, 6, {}, [](const Inputs& x, const AttrReader&) -> Inputs {   \
+    return {name(x[0], x[1], x[2], x[3], optional_input(x, 4), optional_input(x, 5))}; \
+  }));
+  NABLA_CELL(gru_cell)
+  NABLA_CELL(rnn_tanh_cell)
+  NABLA_CELL(rnn_relu_cell)
+#undef NABLA_CELL
+}
 
 }  // namespace nabla

@@ -1,16 +1,29 @@
-// softmax, log_softmax, softmin: one fused backend kernel forward; the backward formulas
-// are written with differentiable ops on the saved output, so double backward works.
-#include "autograd/formula.h"
+// softmax, log_softmax, softmin: one fused backend kernel forward; the backward is one
+// fused kernel pass, or under create_graph formulas written with differentiable ops on
+// the saved output, so double backward works.
+#include <tuple>
+
+#include "nabla/autograd/record.h"
 #include "nabla/ops/activation.h"
 #include "nabla/ops/functions.h"
+#include "ops/nn/nn_registry.h"
 #include "ops/op_utils.h"
 
 namespace nabla {
 
 namespace {
 
-using autograd::FormulaNode;
+using autograd::NodeType;
+using autograd::OpNode;
+using autograd::SavedVariable;
 using autograd::variable_list;
+
+/// SoftmaxBackward0 / LogSoftmaxBackward0: the output and the dim.
+struct SoftmaxState {
+  SavedVariable result;
+  int64_t dim = 0;
+  auto saved() { return std::tie(result); }
+};
 
 // First order (no create_graph): one fused kernel pass over (g, y).
 Tensor fused_backward(const Tensor& g, const Tensor& y, int64_t dim, bool log) {
@@ -20,22 +33,23 @@ Tensor fused_backward(const Tensor& g, const Tensor& y, int64_t dim, bool log) {
   return gi;
 }
 
-// Saved: [0] = out (the forward's output). d softmax: y * (g - sum(g * y)); under
-// create_graph written with differentiable ops, so higher orders follow.
-variable_list softmax_bw(FormulaNode& n, const variable_list& g) {
-  Tensor y = n.saved(0);
-  if (!GradMode::is_enabled()) return {fused_backward(g[0], y, n.dim, false)};
-  return {y * (g[0] - (g[0] * y).sum({n.dim}, true))};
+// grad_in = y * (g - sum(g * y)) along dim
+variable_list softmax_backward(OpNode<SoftmaxState>& n, const variable_list& g) {
+  Tensor y = n.get(n.state.result);
+  const int64_t dim = n.state.dim;
+  if (!GradMode::is_enabled()) return {fused_backward(g[0], y, dim, false)};
+  return {y * (g[0] - (g[0] * y).sum({dim}, true))};
 }
-// d log_softmax: g - softmax * sum(g), with softmax = exp(out).
-variable_list log_softmax_bw(FormulaNode& n, const variable_list& g) {
-  Tensor y = n.saved(0);
-  if (!GradMode::is_enabled()) return {fused_backward(g[0], y, n.dim, true)};
-  return {g[0] - y.exp() * g[0].sum({n.dim}, true)};
+// grad_in = g - softmax * sum(g), softmax = exp(y)
+variable_list log_softmax_backward(OpNode<SoftmaxState>& n, const variable_list& g) {
+  Tensor y = n.get(n.state.result);
+  const int64_t dim = n.state.dim;
+  if (!GradMode::is_enabled()) return {fused_backward(g[0], y, dim, true)};
+  return {g[0] - y.exp() * g[0].sum({dim}, true)};
 }
 
-const autograd::Formula kSoftmax{"SoftmaxBackward0", softmax_bw};
-const autograd::Formula kLogSoftmax{"LogSoftmaxBackward0", log_softmax_bw};
+constexpr NodeType<SoftmaxState> kSoftmax{"SoftmaxBackward0", softmax_backward};
+constexpr NodeType<SoftmaxState> kLogSoftmax{"LogSoftmaxBackward0", log_softmax_backward};
 
 Tensor softmax_impl(const Tensor& input, int64_t dim, optional<ScalarType> dtype, bool log) {
   const char* op = log ? "log_softmax" : "softmax";
@@ -48,11 +62,10 @@ Tensor softmax_impl(const Tensor& input, int64_t dim, optional<ScalarType> dtype
   const int64_t d = ops::wrap_dim(dim, x.dim(), op);
   Tensor out = ops::empty_tensor(x.sizes(), x.scalar_type(), x.device());
   backend_for(x).softmax(out, x.contiguous(), d, log);
-  if (autograd::any_requires_grad(x)) {
-    auto node = autograd::make_node(log ? kLogSoftmax : kSoftmax, {&x});
-    node->dim = d;
+  if (auto node = autograd::record_node(log ? kLogSoftmax : kSoftmax, {&x})) {
+    node->state.dim = d;
     autograd::set_history(out, node);
-    node->save(out, /*is_output=*/true);
+    node->state.result = autograd::save_output(out);
   }
   return out;
 }
@@ -76,6 +89,23 @@ Tensor Tensor::softmax(int64_t dim, optional<ScalarType> dtype) const {
 }
 Tensor Tensor::log_softmax(int64_t dim, optional<ScalarType> dtype) const {
   return nabla::log_softmax(*this, dim, dtype);
+}
+
+// ---- Registry -------------------------------------------------------------------------------
+
+void ops::registry::add_nn_softmax_ops(std::vector<OpSchema>& t) {
+  const std::vector<AttrSpec> attrs = {required_attr("dim", AttrType::Int),
+                                       optional_attr("dtype", AttrType::Dtype)};
+#define NABLA_SOFTMAX(name)                                                               \
+  t.push_back(op(#name, 1, 1, attrs, [](const Inputs& x, const AttrReader& a) -> Inputs { \
+    optional<ScalarType> dtype;                                                           \
+    if (a.has("dtype")) dtype = a.dtype("dtype");                                         \
+    return {name(x[0], a.i("dim"), dtype)};                                               \
+  }));
+  NABLA_SOFTMAX(softmax)
+  NABLA_SOFTMAX(log_softmax)
+  NABLA_SOFTMAX(softmin)
+#undef NABLA_SOFTMAX
 }
 
 }  // namespace nabla

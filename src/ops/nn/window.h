@@ -1,16 +1,28 @@
 #pragma once
-// Internal window ops for the convolution fast path: the columns of a whole batch as
-// one [C * kh * kw, N * L] matrix (batch inner), so a convolution is a single gemm with
-// the weight instead of N small ones. Differentiable, each the other's backward.
+// The window ops beneath convolution and pooling (window.cpp), over a WindowGeometry:
+// im2col cuts an image into its windows' columns, col2im sums columns back into an image.
+// They are adjoint linear maps, each recorded with the other as its backward
+// (Im2ColBackward0 / Col2ImBackward0), so formulas built on them have every derivative.
+#include "nabla/backend/backend.h"
 #include "nabla/core/tensor.h"
 
 namespace nabla::ops {
 
-Tensor im2col_batch_inner(const Tensor& x, IntArrayRef kernel_size, IntArrayRef dilation,
-                          IntArrayRef padding, IntArrayRef stride);
-/// cols [C * kh * kw, N * L] -> [N, C, output_size...].
-Tensor col2im_batch_inner(const Tensor& cols, int64_t batch, IntArrayRef output_size,
-                          IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
-                          IntArrayRef stride);
+/// The geometry of windows of `kernel_size` over an h x w image (each list 1 or 2 values),
+/// its positions (oh, ow) computed; a nabla::Error naming `op` when a value is out of range
+/// or the (dilated) kernel does not fit the padded image.
+WindowGeometry window_geometry(const char* op, int64_t h, int64_t w, IntArrayRef kernel_size,
+                               IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride);
+
+/// image [B, C, g.h, g.w] -> cols [B, C * kh * kw, g.oh * g.ow] (zeros outside the image).
+Tensor im2col(const Tensor& image, const WindowGeometry& g);
+/// cols [B, C * kh * kw, g.oh * g.ow] -> image [B, C, g.h, g.w] (entries outside dropped).
+Tensor col2im(const Tensor& cols, const WindowGeometry& g);
+
+/// The columns of a whole batch as one matrix, batch inner: image [N, C, h, w] ->
+/// [C * kh * kw, N * L], so a convolution is one gemm with the weight, not N small ones.
+Tensor im2col_batch_inner(const Tensor& image, const WindowGeometry& g);
+/// The adjoint: cols [C * kh * kw, N * L] -> [N, C, h, w].
+Tensor col2im_batch_inner(const Tensor& cols, int64_t batch, const WindowGeometry& g);
 
 }  // namespace nabla::ops
