@@ -17,11 +17,6 @@ namespace nabla {
 
 namespace {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::SavedVariable;
-using autograd::variable_list;
-
 // SELU's constants (Klambauer et al. 2017), as PyTorch uses them.
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
 constexpr double kSeluScale = 1.0507009873554804934193349852946;

@@ -19,10 +19,6 @@ namespace nabla {
 
 namespace {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::SavedVariable;
-using autograd::variable_list;
 using Pair = std::array<int64_t, 2>;
 
 Pair expand_param(const char* op, const char* what, IntArrayRef v, size_t dims) {

@@ -15,11 +15,6 @@ namespace nabla {
 
 namespace {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::SavedVariable;
-using autograd::variable_list;
-
 struct DropoutState {
   SavedVariable mask;  // 0 or 1 / (1 - p)
   auto saved() { return std::tie(mask); }

@@ -16,11 +16,6 @@ namespace nabla {
 
 namespace {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::SavedVariable;
-using autograd::variable_list;
-
 struct EmbeddingState {
   SavedVariable indices;  // flat int64
   int64_t num_weights = 0, embedding_dim = 0, padding_idx = -1;

@@ -18,10 +18,6 @@ namespace nabla {
 
 namespace {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::SavedVariable;
-using autograd::variable_list;
 using ops::check_no_requires_grad;
 using ops::check_same_shape;
 using ops::reduce_loss;

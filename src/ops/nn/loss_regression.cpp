@@ -17,10 +17,6 @@ namespace nabla {
 
 namespace {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::SavedVariable;
-using autograd::variable_list;
 using ops::reduce_loss;
 
 void check_pair(const char* op, const Tensor& input, const Tensor& target) {

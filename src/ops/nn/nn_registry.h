@@ -3,6 +3,7 @@
 // add_nn_*_ops of its ops (listed in src/ops/registry_families.def).
 #include <vector>
 
+#include "ops/op_utils.h"
 #include "ops/registry_impl.h"
 
 namespace nabla::ops::registry {

@@ -18,11 +18,6 @@ namespace nabla {
 
 namespace {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::SavedVariable;
-using autograd::variable_list;
-
 // ---- Shared pieces ---------------------------------------------------------------------
 
 void check_input(const Tensor& input, const char* op) {

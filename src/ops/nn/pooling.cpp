@@ -19,11 +19,6 @@ namespace nabla {
 
 namespace {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::SavedVariable;
-using autograd::variable_list;
-
 std::array<int64_t, 2> two(const char* op, const char* what, IntArrayRef v,
                            IntArrayRef fallback = {}) {
   if (v.empty()) v = fallback;

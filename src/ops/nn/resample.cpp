@@ -20,10 +20,6 @@ namespace nabla {
 
 namespace {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::variable_list;
-
 Tensor index_tensor(const std::vector<int64_t>& v) {
   return tensor(v, kLong).view({static_cast<int64_t>(v.size())});
 }

@@ -13,11 +13,6 @@ namespace nabla {
 
 namespace {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::SavedVariable;
-using autograd::variable_list;
-
 /// SoftmaxBackward0 / LogSoftmaxBackward0: the output and the dim.
 struct SoftmaxState {
   SavedVariable result;

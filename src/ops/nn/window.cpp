@@ -13,10 +13,6 @@ namespace nabla {
 
 namespace {
 
-using autograd::NodeType;
-using autograd::OpNode;
-using autograd::variable_list;
-
 std::pair<int64_t, int64_t> pair_of(const char* op, const char* what, IntArrayRef v) {
   NABLA_CHECK(v.size() == 2 || v.size() == 1, op, ": ", what, " must have 2 elements (or 1), got ",
               v.size());
