@@ -187,7 +187,7 @@ const Tensor& assign_with_history(const Tensor& self, const Tensor& result, cons
 Tensor sum_to(const Tensor& g, IntArrayRef shape) {
   if (g.sizes() == shape) return g;
   int64_t lead = g.dim() - static_cast<int64_t>(shape.size());
-  std::vector<int64_t> dims;
+  DimVector dims;  // inline: no allocation per broadcast gradient
   for (int64_t i = 0; i < lead; ++i) dims.push_back(i);
   for (size_t i = 0; i < shape.size(); ++i)
     if (shape[i] == 1 && g.size(lead + static_cast<int64_t>(i)) != 1)

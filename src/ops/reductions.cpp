@@ -143,7 +143,7 @@ Tensor mean_impl(const Tensor& x, IntArrayRef dim, bool keepdim, optional<Scalar
   Tensor out = reduce_to(ReduceOp::Sum, x, mask, keepdim, t);
   // count == 0 gives 0 / 0 = nan, as LibTorch. In place: `out` is a fresh tensor.
   const int64_t count = ops::reduced_count(x.sizes(), mask);
-  Tensor divisor = ops::scalar_tensor(static_cast<double>(count), t);
+  Tensor divisor = ops::constant_scalar(static_cast<double>(count), t, out.device());
   backend_for(out).binary(BinaryOp::Div, out, out, ops::expand_to(divisor, out.sizes()), 1);
   if (auto node = autograd::record_node(type, {&x})) {
     node->state.reduced = ReducedDims(x, mask, keepdim);

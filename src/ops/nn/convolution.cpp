@@ -248,19 +248,30 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
 
 // ---- The public forms: batching, checks, geometry -------------------------------------------
 
-// `dims` spatial dims (1 or 2): input [N, C, *] or unbatched [C, *], weight [O, C / groups, *].
-Tensor conv_nd(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
-               const ConvArgs& a, int64_t groups, int64_t dims) {
+// The operands of a convolution of `dims` spatial dims (1 or 2) as the 2-d kernels take
+// them: x batched, x4 / w4 with a size-1 height for the 1-d forms.
+struct ConvOperands {
+  bool batched;
+  Tensor x, x4, w4;
+};
+ConvOperands conv_operands(const char* op, const Tensor& input, const Tensor& weight, int64_t dims,
+                           const char* weight_layout) {
   NABLA_CHECK(input.defined() && (input.dim() == dims + 1 || input.dim() == dims + 2), op,
               ": expected ", dims + 1, "-d (unbatched) or ", dims + 2, "-d (batched) input, got ",
               input.defined() ? input.dim() : 0, " dims (sizes ",
               input.defined() ? input.sizes().vec() : std::vector<int64_t>{}, ")");
   NABLA_CHECK(weight.defined() && weight.dim() == dims + 2, op, ": expected a ", dims + 2,
-              "-d weight (out, in/groups, kernel...), got ", weight.defined() ? weight.dim() : 0,
+              "-d weight (", weight_layout, "), got ", weight.defined() ? weight.dim() : 0,
               " dims");
   const bool batched = input.dim() == dims + 2;
   Tensor x = batched ? input : input.unsqueeze(0);
-  Tensor x4 = dims == 1 ? x.unsqueeze(2) : x, w4 = dims == 1 ? weight.unsqueeze(2) : weight;
+  return {batched, x, dims == 1 ? x.unsqueeze(2) : x, dims == 1 ? weight.unsqueeze(2) : weight};
+}
+
+// `dims` spatial dims (1 or 2): input [N, C, *] or unbatched [C, *], weight [O, C / groups, *].
+Tensor conv_nd(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
+               const ConvArgs& a, int64_t groups, int64_t dims) {
+  auto [batched, x, x4, w4] = conv_operands(op, input, weight, dims, "out, in/groups, kernel...");
   check_conv(op, x4, w4, bias, groups, false, a);
   const int64_t kh = w4.size(2), kw = w4.size(3);
   const int64_t oh =
@@ -305,15 +316,7 @@ Tensor conv_string_padding(const char* op, const Tensor& input, const Tensor& we
 Tensor conv_transpose_nd(const char* op, const Tensor& input, const Tensor& weight,
                          const Tensor& bias, const ConvArgs& a, Pair output_padding,
                          IntArrayRef output_padding_given, int64_t groups, int64_t dims) {
-  NABLA_CHECK(input.defined() && (input.dim() == dims + 1 || input.dim() == dims + 2), op,
-              ": expected ", dims + 1, "-d (unbatched) or ", dims + 2, "-d (batched) input, got ",
-              input.defined() ? input.dim() : 0, " dims");
-  NABLA_CHECK(weight.defined() && weight.dim() == dims + 2, op, ": expected a ", dims + 2,
-              "-d weight (in, out/groups, kernel...), got ", weight.defined() ? weight.dim() : 0,
-              " dims");
-  const bool batched = input.dim() == dims + 2;
-  Tensor x = batched ? input : input.unsqueeze(0);
-  Tensor x4 = dims == 1 ? x.unsqueeze(2) : x, w4 = dims == 1 ? weight.unsqueeze(2) : weight;
+  auto [batched, x, x4, w4] = conv_operands(op, input, weight, dims, "in, out/groups, kernel...");
   check_conv(op, x4, w4, bias, groups, true, a);
   Pair out_size{};
   for (size_t d = 0; d < 2; ++d) {
