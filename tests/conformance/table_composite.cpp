@@ -3,7 +3,7 @@
 // shape ops. Most are composites of table-checked ops in nabla; the table checks their
 // values and gradients against LibTorch all the same (a composite can still pick the
 // wrong formula, or leak a kink, see table_nn_kinks.cpp).
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {
@@ -21,10 +21,6 @@ const Layout S = Layout::Strided;
 const Opt kMath = Opt().tol32(5e-5, 5e-6).tol64(1e-10, 1e-12);
 // Ordering ops: no derivative where values tie.
 const Opt kOrder = Opt(kMath).fd_distinct().gradgrad();
-
-// A constant int64 index tensor of the library of `like`.
-NTensor index_of(const NTensor&, std::vector<int64_t> v) { return nabla::tensor(v, nabla::kLong); }
-TTensor index_of(const TTensor&, std::vector<int64_t> v) { return at::tensor(v, at::kLong); }
 
 std::vector<OpEntry> elementwise_entries() {
   const std::string g = "composite_elementwise";
@@ -388,7 +384,7 @@ std::vector<OpEntry> shape_entries() {
       op(
           g, "take", mat,
           [](const auto& x) {
-            return x[0].take(index_of(x[0], {2, 0, 5, 2}));
+            return x[0].take(index_tensor(x[0], {2, 0, 5, 2}));
           },
           exact),
       op(
@@ -400,19 +396,19 @@ std::vector<OpEntry> shape_entries() {
       op(
           g, "index_add", fixed({{{4, 3}, {2, 3}}}),
           [](const auto& x) {
-            return x[0].index_add(0, index_of(x[0], {3, 1}), x[1], 2.0);
+            return x[0].index_add(0, index_tensor(x[0], {3, 1}), x[1], 2.0);
           },
           kMath),
       op(
           g, "index_copy", fixed({{{4, 3}, {2, 3}}}),
           [](const auto& x) {
-            return x[0].index_copy(0, index_of(x[0], {2, 0}), x[1]);
+            return x[0].index_copy(0, index_tensor(x[0], {2, 0}), x[1]);
           },
           exact),
       op(
           g, "index_fill", mat,
           [](const auto& x) {
-            return x[0].index_fill(1, index_of(x[0], {0, 2}), -1.5);
+            return x[0].index_fill(1, index_tensor(x[0], {0, 2}), -1.5);
           },
           Opt().dtypes({kFloat, kDouble})),
       op(

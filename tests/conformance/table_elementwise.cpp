@@ -2,7 +2,7 @@
 // where, pow, in-place forms and operators. Dtypes: all six for ops on any dtype —
 // where LibTorch rejects a dtype (frac of int64, bitwise ops on floats) nabla must
 // reject it too, and the driver checks exactly that.
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {

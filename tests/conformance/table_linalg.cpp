@@ -1,6 +1,6 @@
 // Conformance entries: matrix products (every matmul rank combination, batching with
 // broadcast, transposed and strided operands, empty inner and outer dims) and linear.
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {

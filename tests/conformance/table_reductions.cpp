@@ -4,7 +4,7 @@
 // max(), must fail in nabla as in LibTorch.
 #include <limits>
 
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {

@@ -4,7 +4,7 @@
 // entries that check out-of-range errors.
 #include <type_traits>
 
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {
@@ -472,9 +472,9 @@ std::vector<OpEntry> index_entries() {
           [](const auto& x) {
             return x[0].index({nabla::indexing::Slice(1, nabla::indexing::None), 0});
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             return x[0].index({at::indexing::Slice(1, at::indexing::None), 0});
-          },
+          }),
           o),
       op2(
           g, "index_step_none_ellipsis", s3i(),
@@ -482,10 +482,10 @@ std::vector<OpEntry> index_entries() {
             using namespace nabla::indexing;
             return x[0].index({Slice(None, None, 2), None, Ellipsis, -1});
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             using namespace at::indexing;
             return x[0].index({Slice(None, None, 2), None, Ellipsis, -1});
-          },
+          }),
           o),
       op(
           g, "index_tensor", with_index({4, 5}, {3}, 4),
@@ -506,12 +506,12 @@ std::vector<OpEntry> index_entries() {
           [](const auto& x) {
             return x[0].index(std::vector<nabla::optional<NTensor>>{nabla::nullopt, x[1]});
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             c10::List<c10::optional<TTensor>> l;
             l.push_back(c10::nullopt);
             l.push_back(x[1]);
             return x[0].index(l);
-          },
+          }),
           o),
       op2(
           g, "index_put_slice", s3i(),
@@ -520,11 +520,11 @@ std::vector<OpEntry> index_entries() {
             y.index_put_({nabla::indexing::Slice(), 0}, 5);
             return y;
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             auto y = x[0].clone();
             y.index_put_({at::indexing::Slice(), 0}, 5);
             return y;
-          },
+          }),
           o),
       op(
           g, "index_put_mask", masked_samples(),
@@ -554,33 +554,33 @@ std::vector<OpEntry> index_entries() {
             return x[0].index_put(std::vector<nabla::optional<NTensor>>{x[1]}, x[0].select(0, 1),
                                   true);
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             c10::List<c10::optional<TTensor>> l;
             l.push_back(x[1]);
             return x[0].index_put(l, x[0].select(0, 1), true);
-          },
+          }),
           Opt().dtypes(kFloatsAndLong)),
       op2(
           g, "index_put_values", index_put_samples(true),
           [](const auto& x) {
             return x[0].index_put(std::vector<nabla::optional<NTensor>>{x[1]}, x[2]);
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             c10::List<c10::optional<TTensor>> l;
             l.push_back(x[1]);
             return x[0].index_put(l, x[2]);
-          },
+          }),
           Opt(o).call("index_put")),
       op2(
           g, "index_put_values_accumulate", index_put_samples(false),
           [](const auto& x) {
             return x[0].index_put(std::vector<nabla::optional<NTensor>>{x[1]}, x[2], true);
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             c10::List<c10::optional<TTensor>> l;
             l.push_back(x[1]);
             return x[0].index_put(l, x[2], true);
-          },
+          }),
           Opt(sum).call("index_put", {{"accumulate", true}})),
   };
 }

@@ -3,7 +3,7 @@
 // indexing ops. Each runs the value check and the gradient checks (grad_checks.cpp:
 // against LibTorch and finite differences in float64).
 // Node names are checked by tests/autograd (they need LibTorch's autograd headers).
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {
