@@ -84,7 +84,6 @@ std::vector<OpEntry> rnn_entries() {
                              r.bidirectional, r.batch_first);
       return std::vector<T>{u(y), u(h)};
     };
-    const bool ub = cfg.unbatched;
     const nabla::ops::Attributes attrs = {{"has_biases", cfg.biases},
                                           {"num_layers", cfg.layers},
                                           {"bidirectional", cfg.bidirectional},
@@ -100,14 +99,17 @@ std::vector<OpEntry> rnn_entries() {
     };
     out.push_back(op2(
         g, "lstm" + suffix, rnn_samples(l, true), [=](const auto& x) { return lstm_fn(x, false); },
-        LIBTORCH([=](const auto& x) { return lstm_fn(x, ub); }), bench(l, true, "lstm")));
+        LIBTORCH([=](const auto& x) { return lstm_fn(x, cfg.unbatched); }),
+        bench(l, true, "lstm")));
     out.push_back(op2(
         g, "gru" + suffix, rnn_samples(gr, false), [=](const auto& x) { return gru_fn(x, false); },
-        LIBTORCH([=](const auto& x) { return gru_fn(x, ub); }), bench(gr, false, "gru")));
+        LIBTORCH([=](const auto& x) { return gru_fn(x, cfg.unbatched); }),
+        bench(gr, false, "gru")));
     out.push_back(op2(
         g, "rnn_tanh" + suffix, rnn_samples(r, false),
         [=](const auto& x) { return tanh_fn(x, false); },
-        LIBTORCH([=](const auto& x) { return tanh_fn(x, ub); }), bench(r, false, "rnn_tanh")));
+        LIBTORCH([=](const auto& x) { return tanh_fn(x, cfg.unbatched); }),
+        bench(r, false, "rnn_tanh")));
   }
   Config rr{1, 3, 4, 1, 3, 2, false, false, false, true};
   out.push_back(op(
