@@ -27,8 +27,9 @@ struct TorchFn : std::function<Outputs<TTensor>(const std::vector<TTensor>&)> {
 
 template <class F>
 std::shared_ptr<const TorchFn> torch_side(const F& ft) {
-  return std::make_shared<const TorchFn>(
-      [ft](const std::vector<TTensor>& x) -> Outputs<TTensor> { return ft(x); });
+  TorchFn fn = [ft](const std::vector<TTensor>& x) -> Outputs<TTensor> { return ft(x); };
+  // make_shared of TorchFn&&: one instantiation for the whole table file, not one per entry.
+  return std::make_shared<const TorchFn>(std::move(fn));
 }
 
 }  // namespace conform
