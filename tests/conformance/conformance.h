@@ -242,7 +242,9 @@ struct Coverage {
   long backward_cases = 0;   // samples whose backward ran in nabla (with or without LibTorch)
   long gradcheck_cases = 0;  // samples checked against finite differences
   long gradgrad_cases = 0;
-  long by_name_cases = 0;                // cases run again through ops::call
+  long by_name_cases = 0;    // cases run again through ops::call
+  long zero_fill_cases = 0;  // without LibTorch: forwards rerun on zero-filled new memory
+  long zero_fill_grads = 0;  // without LibTorch: backwards rerun on zero-filled new memory
   std::set<std::string> called_by_name;  // registry ops some entry calls by name
   long node_name_checks = 0;             // outputs whose grad_fn name was compared
   std::map<std::string, std::string> node_name_differences;  // entry -> first difference

@@ -1,7 +1,8 @@
 #pragma once
 // Exact checks of nabla tensors that need no reference library, for the driver in both
-// builds (Note [Table without LibTorch], table.h): ops::call against the direct call, and
-// inputs an op must leave alone. Elements are read straight from storage, so no nabla
+// builds (Note [Table without LibTorch], table.h): ops::call against the direct call,
+// inputs an op must leave alone, and (without LibTorch) results on NaN-filled new memory
+// against those on zero-filled memory. Elements are read straight from storage, so no nabla
 // kernel judges its own results.
 #include <string>
 #include <vector>
@@ -25,6 +26,19 @@ class StorageSnapshot {
 
  private:
   std::vector<std::vector<unsigned char>> bytes_;
+};
+
+/// Sets the byte new memory is filled with (nabla::set_new_memory_fill, Note [Poisoned new
+/// memory]) for its lifetime.
+class ScopedNewMemoryFill {
+ public:
+  explicit ScopedNewMemoryFill(int byte) : before_(nabla::set_new_memory_fill(byte)) {}
+  ~ScopedNewMemoryFill() { nabla::set_new_memory_fill(before_); }
+  ScopedNewMemoryFill(const ScopedNewMemoryFill&) = delete;
+  ScopedNewMemoryFill& operator=(const ScopedNewMemoryFill&) = delete;
+
+ private:
+  int before_;
 };
 
 }  // namespace conform

@@ -10,6 +10,7 @@
 
 #include <nabla/autograd/gradcheck.h>
 
+#include "exact.h"
 #include "libtorch_checks.h"
 
 namespace conform {
@@ -32,6 +33,29 @@ bool distinct_values(const std::vector<nabla::Tensor>& inputs) {
       return false;
   }
   return true;
+}
+
+// Without a reference, under NABLA_POISON_NEW_MEMORY: forward and backward again on
+// zero-filled new memory must give exactly the same gradients (see the harness's forward
+// check of the same name).
+void check_new_memory_unread(
+    const OpEntry& e, const Sample& s, const std::vector<size_t>& diff_pos,
+    const std::vector<nabla::Tensor>& nin, const std::vector<nabla::Tensor>& gs,
+    const std::string& where,
+    const std::function<void(const std::string&, const std::string&)>& fail) {
+  if (nabla::new_memory_fill() < 0) return;
+  ++coverage().zero_fill_grads;
+  ScopedNewMemoryFill zeros(0);
+  std::vector<nabla::Tensor> again;
+  for (size_t i = 0; i < nin.size(); ++i)
+    again.push_back(s.inputs[i].detach().requires_grad_(nin[i].requires_grad()));
+  weighted_sum(e.nabla_fn(again).list, [&](size_t i) { return gs[i]; }).backward();
+  for (size_t i : diff_pos) {
+    std::string diff = exact_diff(again[i].grad(), nin[i].grad());
+    if (!diff.empty())
+      fail(where, "gradient of input " + std::to_string(i) +
+                      " reads new memory (zero-filled: want, NaN-filled: got): " + diff);
+  }
 }
 
 }  // namespace
@@ -76,6 +100,7 @@ void run_grad_checks(const OpEntry& e,
             fail(where, "gradient of input " + std::to_string(i) + " is " + describe(g) +
                             ", the input " + describe(nin[i]));
         }
+        check_new_memory_unread(e, s, diff_pos, nin, gs, where, fail);
       }
       if (float_elems > kGradcheckMaxElems || !e.no_finite_differences.empty()) continue;
       if (e.fd_distinct && !distinct_values(s.inputs)) continue;

@@ -114,6 +114,7 @@ class EntryTest : public ::testing::Test {
       return;
     }
     if (want) want->compare(got, where, fail);
+    if constexpr (!kWithLibTorch) check_new_memory_unread(s, got, where, fail);
     // Out-of-place ops must leave their inputs alone (in-place entries clone first).
     for (size_t i = 0; i < s.inputs.size(); ++i) {
       std::string diff = inputs_before.changed(s.inputs, i);
@@ -143,6 +144,30 @@ class EntryTest : public ::testing::Test {
     for (size_t i = 0; i < got.size(); ++i) {
       std::string diff = exact_diff(direct[i], got[i]);
       if (!diff.empty()) fail(where, "ops::call output " + std::to_string(i) + ": " + diff);
+    }
+  }
+
+  // Without a reference, NaN from poisoned new memory (Note [Poisoned new memory]) would
+  // pass unseen: the forward runs again on zero-filled new memory and must give exactly the
+  // same outputs. A kernel that adds into its output, or leaves part of it unwritten, does not.
+  template <class Fail>
+  void check_new_memory_unread(const Sample& s, const std::vector<nabla::Tensor>& got,
+                               const std::string& where, Fail& fail) {
+    if (nabla::new_memory_fill() < 0) return;
+    ++coverage().zero_fill_cases;
+    std::vector<nabla::Tensor> again;
+    try {
+      ScopedNewMemoryFill zeros(0);
+      again = e_->nabla_fn(s.inputs).list;
+    } catch (const std::exception& err) {
+      return fail(where, std::string("threw on zero-filled new memory: ") + err.what());
+    }
+    if (again.size() != got.size()) return fail(where, "output count depends on new memory");
+    for (size_t i = 0; i < got.size(); ++i) {
+      std::string diff = exact_diff(again[i], got[i]);
+      if (!diff.empty())
+        fail(where, "output " + std::to_string(i) +
+                        " reads new memory (zero-filled: want, NaN-filled: got): " + diff);
     }
   }
 
@@ -179,6 +204,11 @@ class CoverageReport : public ::testing::Environment {
     std::cout << "[conformance] ops::call: " << c.by_name_cases << " cases by name, "
               << c.called_by_name.size() << " of " << nabla::ops::all_schemas().size()
               << " registered ops\n";
+    if constexpr (!kWithLibTorch)
+      std::cout << "[conformance] poisoned new memory: " << c.zero_fill_cases << " forwards and "
+                << c.zero_fill_grads << " backwards rerun on zero-filled memory"
+                << (nabla::new_memory_fill() < 0 ? " (NABLA_POISON_NEW_MEMORY not set)" : "")
+                << "\n";
     if constexpr (kWithLibTorch) {
       std::cout << "[conformance] node names: " << c.node_name_checks << " grad_fn names compared, "
                 << c.node_name_differences.size()
