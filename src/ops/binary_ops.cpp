@@ -162,7 +162,7 @@ Tensor minmax_grad(const Tensor& grad, const Tensor& a, const Tensor& b, bool is
     Tensor gs, go;                                                                               \
     if (n.needs_input_grad(0)) gs = n.state.self_to(grad_self);                                  \
     if (n.needs_input_grad(1)) go = n.state.other_to(grad_other);                                \
-    return {gs, go};                                                                             \
+    return autograd::gradients(std::move(gs), std::move(go));                                    \
   }                                                                                              \
   constexpr NodeType<State> k_##name##_nodes[3] = {                                              \
       {node, name##_backward}, {node_scalar, name##_backward}, {node_rscalar, name##_backward}}; \

@@ -121,7 +121,7 @@ Tensor gelu_derivative(const Tensor& grad, const Tensor& x, bool tanh_form) {
     [[maybe_unused]] Tensor self = NABLA_SAVED_OR_UNDEFINED(n, self);       \
     [[maybe_unused]] Tensor result = NABLA_SAVED_OR_UNDEFINED(n, result);   \
     [[maybe_unused]] UnaryParams attr = attr_of(n);                         \
-    return {derivative};                                                    \
+    return autograd::gradients(derivative);                                 \
   }                                                                         \
   constexpr NodeType<State> k_##name##_node{node, name##_backward};         \
   void record_##name(const Tensor& x, const Tensor& out, UnaryParams p) {   \
