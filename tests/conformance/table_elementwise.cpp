@@ -664,5 +664,46 @@ std::vector<OpEntry> inplace_entries() {
 const bool registered = add_entries(unary_entries()) && add_entries(binary_entries()) &&
                         add_entries(ternary_entries()) && add_entries(inplace_entries());
 
+// The numeric dtypes of entries above that are marked differs() for bool only: a marker
+// turns the whole entry's mismatches into a skip, so these say the rest again without it.
+std::vector<OpEntry> numeric_entries() {
+  const std::string g = "elementwise";
+  const std::vector<nabla::ScalarType> numeric = {kFloat, kDouble, kLong, nabla::kInt,
+                                                  nabla::kByte};
+  const std::vector<nabla::ScalarType> signed_numeric = {kFloat, kDouble, kLong, nabla::kInt};
+  return {
+      op(
+          g, "scalar_minus_tensor_floats", unary(), [](const auto& x) { return 2.5 - x[0]; },
+          Opt(kTranscendental).dtypes(kFloats)),
+      op(
+          g, "scalar_div_tensor_floats", unary(kNonZero), [](const auto& x) { return 3 / x[0]; },
+          Opt(kTranscendental).dtypes(kFloats)),
+      op(
+          g, "clamp_float_bounds_numeric", unary(kSpecials),
+          [](const auto& x) {
+            return std::vector<std::decay_t<decltype(x[0])>>{
+                x[0].clamp(-0.5, 0.7), x[0].clamp_min(0.25), x[0].clamp_max(-0.25),
+                x[0].clamp(0.5)};
+          },
+          Opt().dtypes(numeric)),
+      // uint8 left out: LibTorch wraps the bound -1 to 255.
+      op(
+          g, "clamp_int_bounds_numeric", unary(kWide),
+          [](const auto& x) {
+            return std::vector<std::decay_t<decltype(x[0])>>{x[0].clamp(-1, 2), x[0].clip(-1, 1)};
+          },
+          Opt().dtypes(signed_numeric)),
+      // nabla's operator! is LibTorch's logical_not (at::Tensor has no operator!).
+      op2(
+          g, "operator_not", unary(kSpecials), [](const auto& x) { return !x[0]; },
+          [](const auto& x) { return x[0].logical_not(); }, Opt().dtypes(kAllTypes)),
+      op(
+          g, "fmod_ints", binary_divisor(kWide), [](const auto& x) { return fmod(x[0], x[1]); },
+          Opt().dtypes({kLong, nabla::kInt, nabla::kByte}).no_fd("a saw-tooth")),
+  };
+}
+
+const bool registered_numeric = add_entries(numeric_entries());
+
 }  // namespace
 }  // namespace conform
