@@ -70,11 +70,12 @@ LoopPlan<N> make_plan(const std::array<const Tensor*, N>& ops) {
   const Tensor& ref = *ops[0];
   IntArrayRef sizes = ref.sizes();
   // The common case, one row: every operand contiguous over the output's shape, or a
-  // single element read with stride 0.
+  // single element (of no more dims than the output: it must broadcast) read with stride 0.
   if (ref.is_contiguous()) {
     bool row = true;
     for (int k = 1; k < N && row; ++k)
-      row = ops[k]->numel() == 1 || (ops[k]->is_contiguous() && ops[k]->sizes() == sizes);
+      row = (ops[k]->numel() == 1 && ops[k]->dim() <= ref.dim()) ||
+            (ops[k]->is_contiguous() && ops[k]->sizes() == sizes);
     if (row) {
       p.ndim = 1;
       p.numel = ref.numel();
