@@ -66,8 +66,10 @@ class InlineVector {
   }
   template <class... A>
   T& emplace_back(A&&... args) {
-    if (size_ == cap_) grow_for_one(std::forward<A>(args)...);
-    else ::new (static_cast<void*>(data_ + size_)) T(std::forward<A>(args)...);
+    if (size_ == cap_)
+      grow_for_one(std::forward<A>(args)...);
+    else
+      ::new (static_cast<void*>(data_ + size_)) T(std::forward<A>(args)...);
     return data_[size_++];
   }
   void push_back(const T& v) { emplace_back(v); }
@@ -106,8 +108,7 @@ class InlineVector {
     cap_ = n;
   }
   void free_heap() {
-    if (data_ != inline_data())
-      ::operator delete(data_, std::align_val_t(alignof(T)));
+    if (data_ != inline_data()) ::operator delete(data_, std::align_val_t(alignof(T)));
     data_ = inline_data();
     cap_ = N;
   }
