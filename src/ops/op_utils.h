@@ -47,6 +47,10 @@ ScalarType result_type(const Tensor& a, const Scalar& b);
 ScalarType scalar_dtype(const Scalar& s);
 /// A 0-d tensor holding `s` in `dtype`.
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype, Device device = Device(kCPU));
+/// A 0-d zero of t's dtype and device, as the masked-out branch of a where().
+inline Tensor zero_like_scalar(const Tensor& t) {
+  return scalar_tensor(0, t.scalar_type(), t.device());
+}
 
 /// A read-only 0-d tensor holding `s` in `dtype`, shared by calls that ask for the same
 /// value: `x * 2.0` reuses the constant of the last few such calls on this thread instead
