@@ -17,11 +17,6 @@ namespace nabla {
 
 namespace {
 
-using ops::reduce_mask;
-using ops::reduce_to;
-using ops::ReducedDims;
-using ops::ReducedSelfResult;
-
 // ---- var, std, var_mean, std_mean -----------------------------------------------------------
 
 struct VarianceState {

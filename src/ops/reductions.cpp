@@ -15,11 +15,6 @@ namespace nabla {
 
 namespace {
 
-using ops::reduce_mask;
-using ops::reduce_to;
-using ops::ReducedDims;
-using ops::ReducedSelfResult;
-
 // ---- sum, mean: states and formulas ---------------------------------------------------------
 
 struct SumState {
