@@ -75,7 +75,7 @@ Scalar Tensor::item() const {
   NABLA_CHECK(numel() == 1, "item: a Tensor with ", numel(),
               " elements cannot be converted to Scalar (sizes ", sizes(), ")");
   const void* p = data_ptr();
-  return ops::visit_dtype(
+  return detail::visit_dtype(
       scalar_type(),
       [&](auto tag) {
         using T = typename decltype(tag)::type;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 
+#include "core/visit_dtype.h"
 #include "nabla/backend/backend.h"
 #include "nabla/backend/parallel.h"
 #include "nabla/core/error.h"
@@ -15,32 +16,13 @@ namespace nabla::cpu {
 
 constexpr int kMaxDims = 16;
 
-template <class T>
-struct TypeTag {
-  using type = T;
-};
+using detail::TypeTag;
 
-/// Calls f(TypeTag<T>{}) for the C++ type of `t`.
+/// Calls f(TypeTag<T>{}) for the C++ type of `t`; the 16-bit floats raise.
 template <class F>
 decltype(auto) dispatch_all(ScalarType t, F&& f) {
-  switch (t) {
-    case ScalarType::Bool:
-      return f(TypeTag<bool>{});
-    case ScalarType::Byte:
-      return f(TypeTag<uint8_t>{});
-    case ScalarType::Int:
-      return f(TypeTag<int32_t>{});
-    case ScalarType::Long:
-      return f(TypeTag<int64_t>{});
-    case ScalarType::Float:
-      return f(TypeTag<float>{});
-    case ScalarType::Double:
-      return f(TypeTag<double>{});
-    case ScalarType::Half:
-    case ScalarType::BFloat16:
-      throw_reduced_precision(t);
-  }
-  NABLA_ASSERT(false, "dispatch: unknown dtype");
+  return detail::visit_dtype(t, f,
+                             [t]() -> decltype(f(TypeTag<bool>{})) { throw_reduced_precision(t); });
 }
 
 /// Calls f(TypeTag<float>{}) or f(TypeTag<double>{}) for the floating kernels (norms,
