@@ -67,9 +67,9 @@ TEST(IndexingGrad, NodeNamesAsLibTorch) {
     c.index_put_({Slice(), 1}, v.index({0, Slice(0, 3)}));
     d.index_put_({Slice(), idx.clamp_max(3)}, 2.0);
     EXPECT_EQ(name_of(a), "IndexPutBackward0");
-    EXPECT_EQ(name_of(b), "CopySlices");
-    EXPECT_EQ(name_of(c), "CopySlices");
-    EXPECT_EQ(name_of(d), "CopySlices");
+    EXPECT_EQ(name_of(b), "torch::autograd::CopySlices");
+    EXPECT_EQ(name_of(c), "torch::autograd::CopySlices");
+    EXPECT_EQ(name_of(d), "torch::autograd::CopySlices");
   }
   EXPECT_EQ(name_of(x.index_select(1, idx)), "IndexSelectBackward0");
   EXPECT_EQ(name_of(index_select(x, -1, idx.to(kInt))), "IndexSelectBackward0");
@@ -348,7 +348,8 @@ TEST(IndexingGrad, IndexPutTensorIndexList) {
   Tensor y = a * 1;
   y.index_put_({Slice(), 1}, b);
   EXPECT_EQ(values(y), (std::vector<double>{0, 5, 0, 0, 6, 0}));
-  EXPECT_EQ(name_of(y), "CopySlices");  // written through the view y.index({Slice(), 1})
+  EXPECT_EQ(name_of(y),
+            "torch::autograd::CopySlices");  // written through the view y.index({Slice(), 1})
   y.backward(arange(6, kDouble).reshape({2, 3}));
   EXPECT_EQ(values(a.grad()), (std::vector<double>{0, 0, 2, 3, 0, 5}));
   EXPECT_EQ(values(b.grad()), (std::vector<double>{1, 4}));
@@ -548,7 +549,7 @@ TEST(IndexingGrad, InPlaceThroughViews) {
   check_grads(col, {x, rnd({3})}, "index_put_ on a column");
   Tensor y = x * 1;
   y.index({"..."}).masked_fill_(x.detach() > 0, 0.0);
-  EXPECT_EQ(name_of(y), "CopySlices");
+  EXPECT_EQ(name_of(y), "torch::autograd::CopySlices");
   // A view of a leaf that requires grad is refused, and so is a view made under no_grad
   // of a tensor that requires grad, written with grad on (even without recording).
   expect_error([&] { x.index({"..."}).masked_fill_(mask, 1.0); }, {"masked_fill_", "leaf"});
