@@ -564,3 +564,20 @@ TEST(IndexingGrad, InPlaceThroughViews) {
       [&] { nv.index_put_(std::vector<optional<Tensor>>{longs({0})}, zeros({4}, kDouble)); },
       {"index_put_", "no_grad"});
 }
+
+// An in-place composite on a tensor without grad whose operand requires grad (LibTorch's
+// `out.index_add_(0, i, w)`): self takes the op's history, and w gets its gradient.
+TEST(IndexingGrad, InPlaceIntoTensorWithoutGrad) {
+  Tensor w = rnd({2, 3});
+  Tensor out = zeros({4, 3}, kDouble);
+  out.index_add_(0, longs({3, 1}), w, 2.0);
+  EXPECT_EQ(name_of(out), "IndexAddBackward0");
+  out.sum().backward();
+  EXPECT_TRUE(w.grad().equal(full({2, 3}, 2.0, kDouble)));
+  Tensor a = rnd({3}), b = rnd({3}).detach();
+  Tensor acc = zeros({3}, kDouble);
+  acc.addcmul_(a, b, 0.5);
+  EXPECT_EQ(name_of(acc), "AddcmulBackward0");
+  acc.sum().backward();
+  EXPECT_TRUE(a.grad().allclose(b * 0.5));
+}
