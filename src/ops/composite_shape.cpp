@@ -207,14 +207,14 @@ constexpr NodeType<CrossState> kLinalgCrossBackward0{"LinalgCrossBackward0", cro
 Tensor Tensor::diag(int64_t k) const {
   ops::check_defined(*this, "diag");
   NABLA_CHECK(dim() == 1 || dim() == 2, "diag(): Supports 1D or 2D tensors. Got ", dim(), "D");
-  Tensor out = nabla::no_grad([&] {
-    return dim() == 2 ? diagonal(k).clone(MemoryFormat::Contiguous) : diag_embed(k, 0, 1);
-  });
-  if (auto node = autograd::record_node(kDiagBackward, {this})) {
-    node->state = {DimVector(sizes().begin(), sizes().end()), k};
-    autograd::set_history(out, node);
-  }
-  return out;
+  return with_node(
+      kDiagBackward, {this},
+      [&] {
+        return dim() == 2 ? diagonal(k).clone(MemoryFormat::Contiguous) : diag_embed(k, 0, 1);
+      },
+      [&](DiagState& s, const Tensor&) {
+        s = {sizes_of(*this), k};
+      });
 }
 
 Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
@@ -226,14 +226,16 @@ Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
   const int64_t side = len + std::abs(offset);
   DimVector shape;
   for (int64_t i = 0, j = 0; i < n; ++i) shape.push_back(i == a || i == b ? side : sizes()[j++]);
-  Tensor out = zeros(shape, options());
-  // The diagonal view of `out` (this tensor's shape) takes the values.
-  nabla::no_grad([&] { out.diagonal(offset, a, b).copy_(*this); });
-  if (auto node = autograd::record_node(kDiagEmbedBackward, {this})) {
-    node->state = {offset, a, b};
-    autograd::set_history(out, node);
-  }
-  return out;
+  return with_node(
+      kDiagEmbedBackward, {this},
+      [&] {
+        Tensor out = zeros(shape, options());
+        out.diagonal(offset, a, b).copy_(*this);  // the diagonal view has this tensor's shape
+        return out;
+      },
+      [&](DiagEmbedState& s, const Tensor&) {
+        s = {offset, a, b};
+      });
 }
 
 Tensor Tensor::diagflat(int64_t offset) const {
@@ -430,23 +432,23 @@ Tensor Tensor::rot90(int64_t k, IntArrayRef dims) const {
                 b = ops::wrap_dim(dims[1], dim(), "rot90");
   NABLA_CHECK(a != b, "rot90: expected rotation dims to be different, but got dim0 = ", a,
               " and dim1 = ", b);
-  Tensor out = nabla::no_grad([&] {
-    switch (((k % 4) + 4) % 4) {
-      case 1:
-        return flip({b}).transpose(a, b);
-      case 2:
-        return flip({a, b});
-      case 3:
-        return flip({a}).transpose(a, b);
-      default:
-        return clone(MemoryFormat::Contiguous);
-    }
-  });
-  if (auto node = autograd::record_node(kRot90Backward, {this})) {
-    node->state = {k, a, b};
-    autograd::set_history(out, node);
-  }
-  return out;
+  return with_node(
+      kRot90Backward, {this},
+      [&] {
+        switch (((k % 4) + 4) % 4) {
+          case 1:
+            return flip({b}).transpose(a, b);
+          case 2:
+            return flip({a, b});
+          case 3:
+            return flip({a}).transpose(a, b);
+          default:
+            return clone(MemoryFormat::Contiguous);
+        }
+      },
+      [&](Rot90State& s, const Tensor&) {
+        s = {k, a, b};
+      });
 }
 
 Tensor Tensor::sum_to_size(IntArrayRef size) const {
@@ -608,46 +610,22 @@ Tensor add_product(const NodeType<AddProductState>& type, const Tensor& self, co
 
 }  // namespace
 
-Tensor Tensor::addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta,
-                     const Scalar& alpha) const {
-  return add_product(kAddmvBackward0, *this, mat, vec, beta, alpha, "addmv",
-                     [&] { return mat.mv(vec); });
-}
-const Tensor& Tensor::addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta,
-                             const Scalar& alpha) const {
-  return ops::inplace_from(*this, "addmv_",
-                           [&](const Tensor& x) { return x.addmv(mat, vec, beta, alpha); });
-}
-Tensor Tensor::addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta,
-                    const Scalar& alpha) const {
-  return add_product(kAddrBackward0, *this, vec1, vec2, beta, alpha, "addr",
-                     [&] { return vec1.outer(vec2); });
-}
-const Tensor& Tensor::addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta,
-                            const Scalar& alpha) const {
-  return ops::inplace_from(*this, "addr_",
-                           [&](const Tensor& x) { return x.addr(vec1, vec2, beta, alpha); });
-}
-Tensor Tensor::addbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta,
-                      const Scalar& alpha) const {
-  return add_product(kAddbmmBackward0, *this, b1, b2, beta, alpha, "addbmm",
-                     [&] { return b1.bmm(b2).sum(0); });
-}
-const Tensor& Tensor::addbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta,
-                              const Scalar& alpha) const {
-  return ops::inplace_from(*this, "addbmm_",
-                           [&](const Tensor& x) { return x.addbmm(b1, b2, beta, alpha); });
-}
-Tensor Tensor::baddbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta,
-                       const Scalar& alpha) const {
-  return add_product(kBaddbmmBackward0, *this, b1, b2, beta, alpha, "baddbmm",
-                     [&] { return b1.bmm(b2); });
-}
-const Tensor& Tensor::baddbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta,
-                               const Scalar& alpha) const {
-  return ops::inplace_from(*this, "baddbmm_",
-                           [&](const Tensor& x) { return x.baddbmm(b1, b2, beta, alpha); });
-}
+// The add-products and their in-place forms: beta * self + alpha * product(a, b).
+#define NABLA_ADD_PRODUCT(name, node, product)                                                   \
+  Tensor Tensor::name(const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) \
+      const {                                                                                    \
+    return add_product(node, *this, a, b, beta, alpha, #name, [&] { return product; });          \
+  }                                                                                              \
+  const Tensor& Tensor::name##_(const Tensor& a, const Tensor& b, const Scalar& beta,            \
+                                const Scalar& alpha) const {                                     \
+    return ops::inplace_from(*this, #name "_",                                                   \
+                             [&](const Tensor& x) { return x.name(a, b, beta, alpha); });        \
+  }
+NABLA_ADD_PRODUCT(addmv, kAddmvBackward0, a.mv(b))
+NABLA_ADD_PRODUCT(addr, kAddrBackward0, a.outer(b))
+NABLA_ADD_PRODUCT(addbmm, kAddbmmBackward0, a.bmm(b).sum(0))
+NABLA_ADD_PRODUCT(baddbmm, kBaddbmmBackward0, a.bmm(b))
+#undef NABLA_ADD_PRODUCT
 
 }  // namespace nabla
 
