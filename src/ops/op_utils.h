@@ -76,18 +76,18 @@ const Tensor& assign_with_history(const Tensor& self, const Tensor& result, cons
 
 /// The in-place form of an out-of-place op: `f(self)` is computed and written into
 /// self. With autograd, f reads a clone so the graph keeps self's old value (as the
-/// elementwise in-place ops do). The result must fit self's shape and dtype (a float
-/// result cannot go into an int tensor).
+/// elementwise in-place ops do), and self's history becomes the result's; that holds too
+/// when only another operand requires grad (`zeros.index_add_(0, i, w)`). The result must
+/// fit self's shape and dtype (a float result cannot go into an int tensor).
 template <class F>
 const Tensor& inplace_from(const Tensor& self, const char* op, F&& f) {
   check_defined(self, op);
-  if (autograd::any_requires_grad(self)) {
-    Tensor r = f(self.clone());
-    check_inplace(self, r.sizes(), r.scalar_type(), op);
-    return assign_with_history(self, r, op);
-  }
-  Tensor r = f(self);
+  const bool self_grad = autograd::any_requires_grad(self);
+  Tensor r = f(self_grad ? self.clone() : self);
+  // An operand requires grad: f's graph may have saved self, which the write overwrites.
+  if (!self_grad && autograd::requires_grad(r)) r = f(self.clone());
   check_inplace(self, r.sizes(), r.scalar_type(), op);
+  if (self_grad || autograd::requires_grad(r)) return assign_with_history(self, r, op);
   backend_for(self).copy(self, r);
   bump_version(self);
   return self;

@@ -69,9 +69,9 @@ TEST(IndexingGrad, NodeNamesAsLibTorch) {
     c.index_put_({Slice(), 1}, v.index({0, Slice(0, 3)}));
     d.index_put_({Slice(), idx.clamp_max(3)}, 2.0);
     EXPECT_EQ(name_of(a), "IndexPutBackward0");
-    EXPECT_EQ(name_of(b), "CopySlices");
-    EXPECT_EQ(name_of(c), "CopySlices");
-    EXPECT_EQ(name_of(d), "CopySlices");
+    EXPECT_EQ(name_of(b), "torch::autograd::CopySlices");
+    EXPECT_EQ(name_of(c), "torch::autograd::CopySlices");
+    EXPECT_EQ(name_of(d), "torch::autograd::CopySlices");
   }
   EXPECT_EQ(name_of(index_select(x, -1, idx.to(kInt))), "IndexSelectBackward0");
   {
@@ -188,7 +188,7 @@ TEST(IndexingGrad, InPlaceThroughViews) {
   Tensor mask = mask_of({1, 0, 0, 1}, {4});
   Tensor y = x * 1;
   y.index({"..."}).masked_fill_(x.detach() > 0, 0.0);
-  EXPECT_EQ(name_of(y), "CopySlices");
+  EXPECT_EQ(name_of(y), "torch::autograd::CopySlices");
   expect_error([&] { x.index({"..."}).masked_fill_(mask, 1.0); }, {"masked_fill_", "leaf"});
   Tensor nv;
   {
@@ -200,4 +200,21 @@ TEST(IndexingGrad, InPlaceThroughViews) {
   expect_error(
       [&] { nv.index_put_(std::vector<optional<Tensor>>{longs({0})}, zeros({4}, kDouble)); },
       {"index_put_", "no_grad"});
+}
+
+// An in-place composite on a tensor without grad whose operand requires grad (LibTorch's
+// `out.index_add_(0, i, w)`): self takes the op's history, and w gets its gradient.
+TEST(IndexingGrad, InPlaceIntoTensorWithoutGrad) {
+  Tensor w = rnd({2, 3});
+  Tensor out = zeros({4, 3}, kDouble);
+  out.index_add_(0, longs({3, 1}), w, 2.0);
+  EXPECT_EQ(name_of(out), "IndexAddBackward0");
+  out.sum().backward();
+  EXPECT_TRUE(w.grad().equal(full({2, 3}, 2.0, kDouble)));
+  Tensor a = rnd({3}), b = rnd({3}).detach();
+  Tensor acc = zeros({3}, kDouble);
+  acc.addcmul_(a, b, 0.5);
+  EXPECT_EQ(name_of(acc), "AddcmulBackward0");
+  acc.sum().backward();
+  EXPECT_TRUE(a.grad().allclose(b * 0.5));
 }

@@ -47,7 +47,7 @@ TEST(ShapeGrad, CopyFillZeroInPlace) {
   Tensor x = rnd({3});
   Tensor y = zeros({2, 3}, kFloat);
   y.copy_(x);
-  EXPECT_EQ(name_of(y), "CopyBackwards");
+  EXPECT_EQ(name_of(y), "torch::autograd::CopyBackwards");
   y.sum().backward();
   EXPECT_EQ(x.grad().scalar_type(), kDouble);
   EXPECT_EQ(values(x.grad()), (std::vector<double>{2, 2, 2}));

@@ -124,7 +124,7 @@ TEST(ViewsGrad, InPlaceOnViewRewritesBaseHistory) {
   Tensor y = x * 1;
   Tensor v = y[0];
   v.mul_(2);
-  EXPECT_EQ(name_of(y), "CopySlices");
+  EXPECT_EQ(name_of(y), "torch::autograd::CopySlices");
   EXPECT_EQ(name_of(v), "AsStridedBackward0");
   EXPECT_EQ(v.grad_fn()->next_edges()[0].function, y.grad_fn());
 }
@@ -137,7 +137,7 @@ TEST(ViewsGrad, InPlaceOnViewOfBaseWithoutGrad) {
   Tensor later = y.t();
   y[0].copy_(z);
   EXPECT_TRUE(y.requires_grad());
-  EXPECT_EQ(name_of(y), "CopySlices");
+  EXPECT_EQ(name_of(y), "torch::autograd::CopySlices");
   EXPECT_TRUE(later.requires_grad());  // a view made before the write follows the base
   (later * 2).sum().backward();
   EXPECT_EQ(values(z.grad()), (std::vector<double>{2, 2, 2}));
