@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 #include "malloc_setting.h"
 
@@ -20,17 +21,27 @@ namespace {
 constexpr int kIters = 500;
 constexpr int kOpsPerIter = 3;
 
-template <class F>
-double median_us(F&& f, int runs) {
-  std::vector<double> t;
-  for (int r = 0; r < runs; ++r) {
-    auto a = std::chrono::steady_clock::now();
-    f();
-    auto b = std::chrono::steady_clock::now();
-    t.push_back(std::chrono::duration<double, std::micro>(b - a).count());
-  }
+double median(std::vector<double> t) {
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
+}
+
+// Times `runs` calls of each function, alternating them, so that a change in the host's
+// load during the measurement reaches both libraries alike. Returns the median µs of each.
+template <class F, class G>
+std::pair<double, double> paired_median_us(F&& f, G&& g, int runs) {
+  std::vector<double> tf, tg;
+  auto time = [](auto&& fn) {
+    auto a = std::chrono::steady_clock::now();
+    fn();
+    auto b = std::chrono::steady_clock::now();
+    return std::chrono::duration<double, std::micro>(b - a).count();
+  };
+  for (int r = 0; r < runs; ++r) {
+    tf.push_back(time(f));
+    tg.push_back(time(g));
+  }
+  return {median(tf), median(tg)};
 }
 
 double run_nabla() {
@@ -71,8 +82,8 @@ int main(int argc, char** argv) {
       run_nabla();
       run_torch();
     }
-    double n = median_us(run_nabla, runs) / (kIters * kOpsPerIter);
-    double l = median_us(run_torch, runs) / (kIters * kOpsPerIter);
+    auto [tn, tl] = paired_median_us(run_nabla, run_torch, runs);
+    double n = tn / (kIters * kOpsPerIter), l = tl / (kIters * kOpsPerIter);
     std::printf("%-8d %14.3f %14.3f %8.3f\n", t, n, l, n / l);
   }
   return 0;

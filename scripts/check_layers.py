@@ -2,7 +2,7 @@
 """Fails on an #include that goes up the layers (docs/architecture.md, "Layers").
 
 A file of layer L (src/L/... or include/nabla/L/...) may include headers of L and of the
-layers below it only. Exceptions still being removed (issue 13) are listed in ALLOWED with
+layers below it only, named from the root: an include through "../" is refused too. Exceptions still being removed (issue 13) are listed in ALLOWED with
 the reason; an exception that no longer occurs must be deleted from the list, so the list
 only shrinks.
 """
@@ -56,6 +56,12 @@ def main():
                     continue
                 text = open(path, encoding="utf-8").read()
                 for inc in INCLUDE.findall(text):
+                    if inc.startswith("../") or "/../" in inc:
+                        # A relative path out of the folder names no layer: the build's
+                        # per-layer include views would not catch where it lands.
+                        violations.append(f"{path} includes \"{inc}\": name headers from the "
+                                          "root (\"nabla/...\" or \"<layer>/...\"), not by ../")
+                        continue
                     theirs = layer_of_include(inc)
                     if theirs not in RANK or RANK[theirs] <= RANK[mine]:
                         continue

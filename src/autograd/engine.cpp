@@ -6,8 +6,7 @@
 #include <cmath>
 #include <memory>
 #include <queue>
-#include <unordered_map>
-#include <unordered_set>
+#include <tuple>
 
 #include "autograd/accumulate_grad.h"
 #include "nabla/autograd/autograd.h"
@@ -20,68 +19,80 @@ namespace {
 thread_local bool t_anomaly = false;
 
 struct NodeState {
+  Node* node = nullptr;
   int dependencies = 0;
-  variable_list buffer;          // gradients received so far, one per input slot
+  uint32_t next_begin = 0;       // where this node's next-state indices start (Graph::next)
   bool needed = true;            // runs apply(); false when pruned by `inputs`
+  variable_list buffer;          // gradients received so far, one per input slot
   std::vector<size_t> captures;  // indices into the capture list, for this node's slots
 };
+constexpr uint32_t kNoState = UINT32_MAX;
 
-// Node* -> NodeState, open addressing over a vector: one backward touches each node a
-// few times, and std::unordered_map's per-entry allocation showed in profiles. States
-// live in a vector: no pointer to one is kept across an insertion. Each thread keeps one
-// map between backward calls (Lease), so a backward of n nodes after the first neither
-// grows the table nor allocates the states again.
-class NodeStateMap {
+// The graph one backward runs: a state per node reached, found by Node* through open
+// addressing (std::unordered_map's per-entry allocation showed in profiles), and for
+// each node the indices of its next edges' states, written once by discovery so that
+// running the graph looks nothing up. States are addressed by index: the vector grows
+// during discovery only. Each thread keeps one Graph between backward calls (Lease), so a
+// backward after the first neither grows the table nor allocates the states again.
+class Graph {
  public:
-  NodeStateMap() { table_.assign(64, Slot{}); }
-  std::pair<NodeState*, bool> emplace(Node* key) {
+  Graph() { table_.assign(64, Slot{}); }
+  /// The index of key's state, and whether it was just added.
+  std::pair<uint32_t, bool> emplace(Node* key) {
     size_t i = probe(key);
-    if (table_[i].key == key) return {&states_[table_[i].index], false};
+    if (table_[i].key == key) return {table_[i].index, false};
     if ((states_.size() + 1) * 2 > table_.size()) {
       grow();
       i = probe(key);
     }
-    table_[i] = {key, static_cast<uint32_t>(states_.size())};
-    states_.emplace_back();
-    return {&states_.back(), true};
+    auto index = static_cast<uint32_t>(states_.size());
+    table_[i] = {key, index};
+    states_.emplace_back().node = key;
+    return {index, true};
   }
-  NodeState* find(Node* key) {
+  uint32_t find(Node* key) const {
     size_t i = probe(key);
-    return table_[i].key == key ? &states_[table_[i].index] : nullptr;
+    return table_[i].key == key ? table_[i].index : kNoState;
   }
-  NodeState& operator[](Node* key) { return *emplace(key).first; }
-  /// Empties the map for the next backward, keeping its memory unless this one was
+  NodeState& operator[](uint32_t index) { return states_[index]; }
+  size_t size() const { return states_.size(); }
+  /// Next-state indices: `next[s.next_begin + i]` for edge i of s.node (kNoState when the
+  /// edge is invalid).
+  std::vector<uint32_t> next;
+  /// Empties the graph for the next backward, keeping its memory unless this one was
   /// much larger than what it held.
   void clear() {
     const size_t used = states_.size();
     states_.clear();
+    next.clear();
     if (table_.size() > 64 && table_.size() > 16 * used) {
       table_.assign(64, Slot{});
       states_.shrink_to_fit();
+      next.shrink_to_fit();
     } else {
       std::fill(table_.begin(), table_.end(), Slot{});
     }
   }
 
-  /// The calling thread's spare map, or a new one when it is in use (a backward inside
+  /// The calling thread's spare graph, or a new one when it is in use (a backward inside
   /// a backward: checkpoint, a hook that calls grad).
   class Lease {
    public:
-    Lease() : map_(spare() ? std::move(spare()) : std::make_unique<NodeStateMap>()) {}
+    Lease() : graph_(spare() ? std::move(spare()) : std::make_unique<Graph>()) {}
     ~Lease() {
-      map_->clear();
-      if (!spare()) spare() = std::move(map_);
+      graph_->clear();
+      if (!spare()) spare() = std::move(graph_);
     }
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
-    NodeStateMap& operator*() { return *map_; }
+    Graph& operator*() { return *graph_; }
 
    private:
-    static std::unique_ptr<NodeStateMap>& spare() {
-      thread_local std::unique_ptr<NodeStateMap> s;
+    static std::unique_ptr<Graph>& spare() {
+      thread_local std::unique_ptr<Graph> s;
       return s;
     }
-    std::unique_ptr<NodeStateMap> map_;
+    std::unique_ptr<Graph> graph_;
   };
 
  private:
@@ -105,8 +116,12 @@ class NodeStateMap {
   std::vector<NodeState> states_;
 };
 
-struct ReadyCompare {
-  bool operator()(Node* a, Node* b) const { return a->sequence_nr() < b->sequence_nr(); }
+// A node ready to run: its sequence_nr (the priority, kept here so that ordering the queue
+// reads no node) and its state.
+struct Ready {
+  uint64_t sequence_nr;
+  uint32_t state;
+  bool operator<(const Ready& o) const { return sequence_nr < o.sequence_nr; }
 };
 
 void add_to_buffer(variable_list& buffer, size_t slot, size_t size, Tensor grad) {
@@ -116,6 +131,17 @@ void add_to_buffer(variable_list& buffer, size_t slot, size_t size, Tensor grad)
     cur = std::move(grad);
   else
     cur = cur + grad;  // out of place: either may be referenced elsewhere
+}
+
+// Passes output i of a node (of `outputs`) to slot `slot` of the next node's state. In a
+// chain (one output, a next node with one slot and nothing received yet) the vector
+// itself moves on and becomes that node's inputs.
+void add_to_buffer(NodeState& next, uint32_t slot, variable_list&& outputs, size_t i) {
+  if (outputs.size() == 1 && next.buffer.empty() && next.node->num_inputs() == 1) {
+    if (outputs[0].defined()) next.buffer = std::move(outputs);
+  } else if (outputs[i].defined()) {
+    add_to_buffer(next.buffer, slot, next.node->num_inputs(), std::move(outputs[i]));
+  }
 }
 
 void check_anomaly(Node& node, const variable_list& outputs) {
@@ -163,75 +189,77 @@ Edge gradient_edge(const Tensor& t) {
 // that lead to them.
 variable_list run_backward(const edge_list& roots, const variable_list& root_grads, bool keep_graph,
                            bool create_graph, const edge_list& capture) {
-  NodeStateMap::Lease lease;
-  NodeStateMap& state = *lease;
-  // 1. Discover the graph and count dependencies (iteratively).
-  std::vector<Node*> stack;
-  std::vector<Node*> order;  // discovery order, for the pruning pass
+  Graph::Lease lease;
+  Graph& graph = *lease;
+  // 1. Discover the graph (iteratively), count dependencies and index the next edges.
+  std::vector<uint32_t> stack;
   for (const Edge& r : roots) {
-    if (state.emplace(r.function.get()).second) {
-      stack.push_back(r.function.get());
-      order.push_back(r.function.get());
-    }
+    auto [index, fresh] = graph.emplace(r.function.get());
+    if (fresh) stack.push_back(index);
   }
   while (!stack.empty()) {
-    Node* n = stack.back();
+    const uint32_t index = stack.back();
     stack.pop_back();
-    for (const Edge& e : n->next_edges()) {
-      if (!e.is_valid()) continue;
-      auto [ps, fresh] = state.emplace(e.function.get());
-      ps->dependencies++;
-      if (fresh) {
-        stack.push_back(e.function.get());
-        order.push_back(e.function.get());
+    graph[index].next_begin = static_cast<uint32_t>(graph.next.size());
+    for (const Edge& e : graph[index].node->next_edges()) {
+      uint32_t next = kNoState;
+      if (e.is_valid()) {
+        bool fresh;
+        std::tie(next, fresh) = graph.emplace(e.function.get());
+        graph[next].dependencies++;
+        if (fresh) stack.push_back(next);
       }
+      graph.next.push_back(next);
     }
   }
   // 2. With captures, a node runs only if a captured edge is reachable from it.
   variable_list captured(capture.size());
   if (!capture.empty()) {
-    std::unordered_set<Node*> targets;
+    std::vector<bool> target(graph.size(), false);
     for (size_t i = 0; i < capture.size(); ++i) {
-      NodeState* ps = state.find(capture[i].function.get());
-      if (!ps) continue;
-      ps->captures.push_back(i);
-      targets.insert(capture[i].function.get());
+      uint32_t index = graph.find(capture[i].function.get());
+      if (index == kNoState) continue;
+      graph[index].captures.push_back(i);
+      target[index] = true;
     }
     // Successors have smaller topological_nr, so one pass in that order suffices.
-    std::sort(order.begin(), order.end(),
-              [](Node* a, Node* b) { return a->topological_nr() < b->topological_nr(); });
-    for (Node* n : order) {
-      NodeState& s = state[n];
+    std::vector<uint32_t> order(graph.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return graph[a].node->topological_nr() < graph[b].node->topological_nr();
+    });
+    for (uint32_t index : order) {
+      NodeState& s = graph[index];
       s.needed = false;
-      for (const Edge& e : n->next_edges()) {
-        if (!e.is_valid()) continue;
-        Node* nx = e.function.get();
-        if (state[nx].needed || targets.count(nx)) {
-          s.needed = true;
-          break;
-        }
+      for (size_t i = 0; i < s.node->num_outputs() && !s.needed; ++i) {
+        uint32_t next = graph.next[s.next_begin + i];
+        s.needed = next != kNoState && (graph[next].needed || target[next]);
       }
     }
   }
   // 3. Seed the roots.
-  std::priority_queue<Node*, std::vector<Node*>, ReadyCompare> ready;
+  std::priority_queue<Ready> ready;
   for (size_t i = 0; i < roots.size(); ++i) {
     Node* n = roots[i].function.get();
-    add_to_buffer(state[n].buffer, roots[i].input_nr, n->num_inputs(), root_grads[i]);
+    add_to_buffer(graph[graph.find(n)].buffer, roots[i].input_nr, n->num_inputs(), root_grads[i]);
   }
   {
-    std::unordered_set<Node*> queued;
+    std::vector<bool> queued(graph.size(), false);
     for (const Edge& r : roots) {
-      Node* n = r.function.get();
-      if (state[n].dependencies == 0 && queued.insert(n).second) ready.push(n);
+      uint32_t index = graph.find(r.function.get());
+      if (graph[index].dependencies == 0 && !queued[index]) {
+        queued[index] = true;
+        ready.push({r.function->sequence_nr(), index});
+      }
     }
   }
   // 4. Run.
   AutoGradMode grad_mode(create_graph);
   while (!ready.empty()) {
-    Node* n = ready.top();
+    const uint32_t index = ready.top().state;
     ready.pop();
-    NodeState& s = state[n];
+    NodeState& s = graph[index];
+    Node* n = s.node;
     variable_list inputs = std::move(s.buffer);
     inputs.resize(n->num_inputs());
     if (n->has_pre_hooks()) n->run_pre_hooks(inputs);
@@ -254,17 +282,11 @@ variable_list run_backward(const edge_list& roots, const variable_list& root_gra
     }
     outputs.resize(n->num_outputs());
     for (size_t i = 0; i < n->num_outputs(); ++i) {
-      const Edge& e = n->next_edge(i);
-      if (!e.is_valid()) continue;
-      Node* nx = e.function.get();
-      NodeState& ns = state[nx];
-      if (outputs.size() == 1 && ns.buffer.empty() && nx->num_inputs() == 1) {
-        ns.buffer = std::move(outputs);  // a chain: the vector itself moves on
-        if (!ns.buffer[0].defined()) ns.buffer.clear();
-      } else if (outputs[i].defined()) {
-        add_to_buffer(ns.buffer, e.input_nr, nx->num_inputs(), std::move(outputs[i]));
-      }
-      if (--ns.dependencies == 0) ready.push(nx);
+      const uint32_t next = graph.next[s.next_begin + i];
+      if (next == kNoState) continue;
+      NodeState& ns = graph[next];
+      add_to_buffer(ns, n->next_edge(i).input_nr, std::move(outputs), i);
+      if (--ns.dependencies == 0) ready.push({ns.node->sequence_nr(), next});
     }
   }
   return captured;

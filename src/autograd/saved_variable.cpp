@@ -54,7 +54,7 @@ std::string SavedVariable::describe_saved() const {
   return str("[", toString(dtype_), "Tensor ", shape, "]");
 }
 
-Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
+Tensor SavedVariable::unpack(Node* saved_for) const {
   if (!was_defined_) return Tensor();
   NABLA_CHECK(!released_,
               "Trying to backward through the graph a second time (or directly access saved "
@@ -82,16 +82,14 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
                 "operation that failed to compute its gradient.");
   }
   Tensor t = packed_ ? packed_->unpack_hook(packed_->value) : data_;
-  if (is_output_ && requires_grad_ && saved_for && GradMode::is_enabled()) {
-    // Re-attach the node so that create_graph can differentiate through the output
-    // (with grad mode off nothing would record it: the plain value does).
-    Tensor out = plain_alias(t);
-    auto& meta = out.unsafeGetTensorImpl()->ensure_autograd_meta();
-    meta.grad_fn = saved_for;
-    meta.output_nr = output_nr_;
-    return out;
-  }
-  return t;
+  if (!(is_output_ && requires_grad_ && saved_for && GradMode::is_enabled())) return t;
+  // Re-attach the node so that create_graph can differentiate through the output
+  // (with grad mode off nothing would record it: the plain value does).
+  Tensor out = plain_alias(t);
+  auto& meta = out.unsafeGetTensorImpl()->ensure_autograd_meta();
+  meta.grad_fn = saved_for->shared_from_this();
+  meta.output_nr = output_nr_;
+  return out;
 }
 
 SavedTensorHooksGuard::SavedTensorHooksGuard(std::function<std::any(const Tensor&)> pack,

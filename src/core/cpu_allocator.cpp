@@ -9,15 +9,14 @@
 //    kMaxCachedLarge bytes; a block freed into a full cache evicts the blocks freed
 //    longest ago (so a program whose sizes change keeps reusing memory instead of
 //    page-faulting fresh blocks behind a cache full of stale sizes).
-#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <list>
 #include <map>
 #include <mutex>
-#include <vector>
 
+#include "core/thread_free_lists.h"
 #include "nabla/core/error.h"
 #include "nabla/core/storage.h"
 
@@ -58,18 +57,9 @@ void* system_alloc(size_t rounded) {
 }
 
 // Set when this thread's cache is gone (thread exit, static destruction): later frees
-// bypass it. A trivially destructible thread_local stays readable until the end.
+// bypass it (see ThreadFreeLists).
 thread_local bool t_cache_gone = false;
-
-struct ThreadCache {
-  std::array<std::vector<void*>, kNumClasses> free;
-  ~ThreadCache() {
-    t_cache_gone = true;
-    for (auto& list : free)
-      for (void* p : list) std::free(p);
-  }
-};
-thread_local ThreadCache t_cache;
+thread_local detail::ThreadFreeLists<kNumClasses> t_cache(&t_cache_gone);
 
 struct LargeCache {
   struct Block {
@@ -149,13 +139,8 @@ std::atomic<int> g_new_memory_fill{std::getenv("NABLA_POISON_NEW_MEMORY") ? 0xFF
 void* alloc_block(size_t nbytes) {
   if (nbytes <= kMaxSmall) {
     int c = size_class(nbytes);
-    if (t_cache_gone) return system_alloc(kAlign << c);
-    auto& list = t_cache.free[c];
-    if (!list.empty()) {
-      void* p = list.back();
-      list.pop_back();
-      return p;
-    }
+    if (!t_cache_gone)
+      if (void* p = t_cache.take(c)) return p;
     return system_alloc(kAlign << c);
   }
   size_t rounded = (nbytes + kLargeGranule - 1) / kLargeGranule * kLargeGranule;
@@ -189,16 +174,8 @@ void cpu_free(void* p, size_t nbytes) {
   if (!p) return;
   g_allocated.fetch_sub(nbytes, std::memory_order_relaxed);
   if (nbytes <= kMaxSmall) {
-    if (t_cache_gone) {
-      std::free(p);
-      return;
-    }
-    int c = size_class(nbytes);
-    auto& list = t_cache.free[c];
-    if (list.size() < max_cached(c)) {
-      list.push_back(p);
-      return;
-    }
+    const int c = size_class(nbytes);
+    if (!t_cache_gone && t_cache.keep(c, p, max_cached(c))) return;
     std::free(p);
     return;
   }
@@ -213,11 +190,7 @@ void cpu_free(void* p, size_t nbytes) {
 }
 
 void cpu_empty_cache() {
-  if (!t_cache_gone)
-    for (auto& list : t_cache.free) {
-      for (void* p : list) std::free(p);
-      list.clear();
-    }
+  if (!t_cache_gone) t_cache.clear();
   LargeCache& cache = large_cache();
   std::lock_guard<std::mutex> lock(cache.mutex);
   cache.clear();

@@ -162,7 +162,7 @@ Tensor minmax_grad(const Tensor& grad, const Tensor& a, const Tensor& b, bool is
     Tensor gs, go;                                                                               \
     if (n.needs_input_grad(0)) gs = n.state.self_to(grad_self);                                  \
     if (n.needs_input_grad(1)) go = n.state.other_to(grad_other);                                \
-    return {gs, go};                                                                             \
+    return autograd::gradients(std::move(gs), std::move(go));                                    \
   }                                                                                              \
   constexpr NodeType<State> k_##name##_nodes[3] = {                                              \
       {node, name##_backward}, {node_scalar, name##_backward}, {node_rscalar, name##_backward}}; \
@@ -258,8 +258,9 @@ Tensor binary_op(BinaryOp op, const Scalar& a, const Tensor& b, const char* name
                          true);
 }
 
+// `other_scalar`: other was a Scalar (x.mul_(2) records MulBackward1, as LibTorch).
 const Tensor& binary_op_(BinaryOp op, const Tensor& self, const Tensor& other, const char* name,
-                         const Scalar& alpha = 1) {
+                         const Scalar& alpha = 1, bool other_scalar = false) {
   ops::check_defined(self, name);
   ops::check_defined(other, name);
   ops::check_same_device(self, other, name);
@@ -270,7 +271,8 @@ const Tensor& binary_op_(BinaryOp op, const Tensor& self, const Tensor& other, c
   ops::check_inplace(self, shape, out_t, name);
   if (autograd::any_requires_grad(self, other))
     return ops::assign_with_history(
-        self, binary_recorded(op, self.clone(), other, common, alpha, name, false, false), name);
+        self, binary_recorded(op, self.clone(), other, common, alpha, name, other_scalar, false),
+        name);
   Tensor o = cast(other, compute);
   // An operand that overlaps self with another layout must be read before writing.
   if (o.impl()->storage() == self.impl()->storage() &&
@@ -293,7 +295,8 @@ const Tensor& binary_op_(BinaryOp op, const Tensor& self, const Scalar& other, c
                          const Scalar& alpha = 1) {
   ops::check_defined(self, name);
   ScalarType common = promoteTypes(ops::result_type(self, other), self.scalar_type());
-  return binary_op_(op, self, ops::constant_scalar(other, common, self.device()), name, alpha);
+  return binary_op_(op, self, ops::constant_scalar(other, common, self.device()), name, alpha,
+                    true);
 }
 
 }  // namespace
@@ -373,48 +376,6 @@ const Tensor& Tensor::div_(const Scalar& o) const {
 }
 const Tensor& Tensor::pow_(const Tensor& e) const {
   return binary_op_(BinaryOp::Pow, *this, e, "pow_");
-}
-
-namespace {
-void check_addc(const Tensor& self, const Tensor& t1, const Tensor& t2, bool is_div,
-                const char* name) {
-  for (const Tensor* t : {&self, &t1, &t2}) {
-    NABLA_CHECK(t->scalar_type() != kBool, name, ": not supported for bool tensors");
-    NABLA_CHECK(
-        !is_div || t->is_floating_point(), name,
-        ": integer division with addcdiv is no longer supported; use floating tensors (got ",
-        t->scalar_type(), ")");
-  }
-}
-void check_lerp(const Tensor& self, const Tensor& end, const char* name) {
-  NABLA_CHECK(self.is_floating_point() && end.is_floating_point(), name,
-              ": expected floating tensors, got ", self.scalar_type(), " and ", end.scalar_type());
-}
-}  // namespace
-
-Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
-  check_addc(*this, t1, t2, false, "addcmul");
-  return add(t1.mul(t2), v);
-}
-Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
-  check_addc(*this, t1, t2, true, "addcdiv");
-  return add(t1.div(t2), v);
-}
-const Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
-  check_addc(*this, t1, t2, false, "addcmul_");
-  return add_(t1.mul(t2), v);
-}
-const Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
-  check_addc(*this, t1, t2, true, "addcdiv_");
-  return add_(t1.div(t2), v);
-}
-Tensor Tensor::lerp(const Tensor& end, const Scalar& w) const {
-  check_lerp(*this, end, "lerp");
-  return add(end.sub(*this), w);
-}
-const Tensor& Tensor::lerp_(const Tensor& end, const Scalar& w) const {
-  check_lerp(*this, end, "lerp_");
-  return add_(end.sub(*this), w);
 }
 
 // ---- where, equal, isclose ---------------------------------------------------------

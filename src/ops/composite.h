@@ -39,6 +39,13 @@ struct SelfOtherState {
   auto saved() { return std::tie(self, other); }
 };
 
+/// `t * k`, or `t` itself when k is 1 (LibTorch's maybe_multiply; formulas with a Scalar
+/// factor: alpha, beta, value).
+inline Tensor scaled(const Tensor& t, const Scalar& k) { return k.toDouble() == 1 ? t : t * k; }
+
+/// The sizes of `t`, for a node state (the shape a broadcast gradient is summed back to).
+inline DimVector sizes_of(const Tensor& t) { return DimVector(t.sizes().begin(), t.sizes().end()); }
+
 /// The gradient `g` of a broadcast op summed down to an input of `sizes` (undefined stays
 /// undefined).
 inline Tensor grad_to(const Tensor& g, IntArrayRef sizes) {

@@ -1,9 +1,9 @@
 // Elementwise ops of LibTorch composed from nabla's kernels: hypot, logaddexp(2), xlogy,
 // copysign, deg2rad/rad2deg, sinc, logit, float_power, floor_divide, fmax/fmin, heaviside,
-// nan_to_num, lerp with a tensor weight, the predicates, and their registry entries. Ops
-// that LibTorch records as one node compute their value without history and record that
-// node (ops::with_node). Values and gradients as LibTorch 1.13 (checked in
-// tests/conformance/table_composite.cpp).
+// nan_to_num, addcmul, addcdiv, lerp, clamp with tensor bounds, the predicates, and their
+// registry entries. Ops that LibTorch records as one node compute their value without
+// history and record that node (ops::with_node). Values and gradients as LibTorch 1.13
+// (checked in tests/conformance/table_composite.cpp and table_elementwise.cpp).
 #include <cmath>
 #include <limits>
 #include <string>
@@ -19,8 +19,10 @@ namespace {
 
 using autograd::save;
 using ops::grad_to;
+using ops::scaled;
 using ops::SelfOtherState;
 using ops::SelfState;
+using ops::sizes_of;
 using ops::with_node;
 
 constexpr double kPi = 3.14159265358979323846;
@@ -235,7 +237,111 @@ variable_list fmax_fmin_backward(OpNode<SelfOtherState>& n, const variable_list&
 constexpr NodeType<SelfOtherState> kFmaxBackward0{"FmaxBackward0", fmax_fmin_backward<true>};
 constexpr NodeType<SelfOtherState> kFminBackward0{"FminBackward0", fmax_fmin_backward<false>};
 
-// ---- lerp with a tensor weight --------------------------------------------------------------
+// ---- addcmul, addcdiv, lerp, clamp with tensor bounds ---------------------------------------
+
+void check_addc(const Tensor& self, const Tensor& t1, const Tensor& t2, bool is_div,
+                const char* name) {
+  for (const Tensor* t : {&self, &t1, &t2}) {
+    ops::check_defined(*t, name);
+    NABLA_CHECK(t->scalar_type() != kBool, name, ": not supported for bool tensors");
+    NABLA_CHECK(
+        !is_div || t->is_floating_point(), name,
+        ": integer division with addcdiv is no longer supported; use floating tensors (got ",
+        t->scalar_type(), ")");
+  }
+}
+void check_lerp(const Tensor& self, const Tensor& end, const char* name) {
+  ops::check_defined(self, name);
+  ops::check_defined(end, name);
+  NABLA_CHECK(self.is_floating_point() && end.is_floating_point(), name,
+              ": expected floating tensors, got ", self.scalar_type(), " and ", end.scalar_type());
+}
+
+struct AddcState {
+  SavedVariable tensor1, tensor2;  // only those the formula reads
+  Scalar value;
+  DimVector self_sizes, tensor1_sizes, tensor2_sizes;  // summed back to after broadcasting
+  auto saved() { return std::tie(tensor1, tensor2); }
+};
+// out = self + value * tensor1 * tensor2: grad_self = grad, grad_tensor1 = grad * value *
+// tensor2, grad_tensor2 = grad * value * tensor1 (grad * value formed once).
+variable_list addcmul_backward(OpNode<AddcState>& n, const variable_list& grads) {
+  const AddcState& s = n.state;
+  const Tensor gv = scaled(grads[0], s.value);
+  return {n.needs_input_grad(0) ? grad_to(grads[0], s.self_sizes) : Tensor(),
+          n.needs_input_grad(1) ? grad_to(gv * n.get(s.tensor2), s.tensor1_sizes) : Tensor(),
+          n.needs_input_grad(2) ? grad_to(gv * n.get(s.tensor1), s.tensor2_sizes) : Tensor()};
+}
+// out = self + value * tensor1 / tensor2: grad_tensor1 = grad * value / tensor2,
+// grad_tensor2 = -grad_tensor1 * tensor1 / tensor2 (before summing to the shapes).
+variable_list addcdiv_backward(OpNode<AddcState>& n, const variable_list& grads) {
+  const AddcState& s = n.state;
+  Tensor t2 = n.get(s.tensor2), g1, g2;
+  if (n.needs_input_grad(1) || n.needs_input_grad(2)) g1 = scaled(grads[0], s.value) / t2;
+  if (n.needs_input_grad(2)) g2 = grad_to((g1 * n.get(s.tensor1) / t2).neg(), s.tensor2_sizes);
+  return {n.needs_input_grad(0) ? grad_to(grads[0], s.self_sizes) : Tensor(),
+          n.needs_input_grad(1) ? grad_to(g1, s.tensor1_sizes) : Tensor(), g2};
+}
+constexpr NodeType<AddcState> kAddcmulBackward0{"AddcmulBackward0", addcmul_backward};
+constexpr NodeType<AddcState> kAddcdivBackward0{"AddcdivBackward0", addcdiv_backward};
+
+// The multiplier of addcmul/addcdiv's product: an integral result takes value cast to an
+// integer, as LibTorch (addcmul of int64 tensors with value 0.5 adds nothing), where add
+// would reject a fractional alpha.
+Scalar addc_value(const Tensor& self, const Tensor& product, const Scalar& value) {
+  const bool integral = !isFloatingType(promoteTypes(self.scalar_type(), product.scalar_type()));
+  return integral && value.isFloatingPoint() ? Scalar(static_cast<int64_t>(value.toDouble()))
+                                             : value;
+}
+
+// addcmul and addcdiv: the value of the composite, one node. A factor is saved when the
+// other factor's gradient reads it (addcdiv's tensor2 gradient reads both).
+Tensor addc(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value,
+            bool is_div) {
+  check_addc(self, t1, t2, is_div, is_div ? "addcdiv" : "addcmul");
+  return with_node(
+      is_div ? kAddcdivBackward0 : kAddcmulBackward0, {&self, &t1, &t2},
+      [&] {
+        Tensor p = is_div ? t1.div(t2) : t1.mul(t2);
+        return self.add(p, addc_value(self, p, value));
+      },
+      [&](AddcState& s, const Tensor&) {
+        const bool g1 = autograd::requires_grad(t1), g2 = autograd::requires_grad(t2);
+        if (g1 || (is_div && g2)) s.tensor2 = save(t2);
+        if (g2) s.tensor1 = save(t1);
+        s.value = value;
+        s.self_sizes = sizes_of(self);
+        s.tensor1_sizes = sizes_of(t1);
+        s.tensor2_sizes = sizes_of(t2);
+      });
+}
+// addcmul_ and addcdiv_: without autograd (the optimizers' path) self is written in place.
+const Tensor& addc_(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value,
+                    bool is_div) {
+  const char* name = is_div ? "addcdiv_" : "addcmul_";
+  check_addc(self, t1, t2, is_div, name);
+  if (autograd::any_requires_grad(self, t1, t2))
+    return ops::inplace_from(self, name,
+                             [&](const Tensor& x) { return addc(x, t1, t2, value, is_div); });
+  Tensor p = is_div ? t1.div(t2) : t1.mul(t2);
+  return self.add_(p, addc_value(self, p, value));
+}
+
+struct LerpScalarState {
+  Scalar weight;
+  DimVector self_sizes, end_sizes;
+};
+// out = self + weight (end - self): grad_end = grad weight, grad_self = grad (1 - weight),
+// formed as grad - grad_end (one product with the weight: the incoming grad is often a
+// broadcast, whose reads cost more).
+variable_list lerp_scalar_backward(OpNode<LerpScalarState>& n, const variable_list& grads) {
+  const LerpScalarState& s = n.state;
+  const Tensor& g = grads[0];
+  const Tensor g_end = g * s.weight;
+  return {n.needs_input_grad(0) ? grad_to(g - g_end, s.self_sizes) : Tensor(),
+          n.needs_input_grad(1) ? grad_to(g_end, s.end_sizes) : Tensor()};
+}
+constexpr NodeType<LerpScalarState> kLerpBackward0{"LerpBackward0", lerp_scalar_backward};
 
 struct LerpState {
   SavedVariable self, end, weight;
@@ -252,6 +358,35 @@ variable_list lerp_backward(OpNode<LerpState>& n, const variable_list& grads) {
 }
 // LibTorch's lerp(Tensor, Tensor, Tensor) node (LerpBackward0 is the Scalar weight's).
 constexpr NodeType<LerpState> kLerpBackward1{"LerpBackward1", lerp_backward};
+
+// clamp(self, min, max) with tensor bounds, either of which may be absent.
+struct ClampState {
+  SavedVariable self, min, max;  // min or max undefined when not given
+  auto saved() { return std::tie(self, min, max); }
+};
+// LibTorch's rule: self gets grad where min <= self <= max; min gets it where self < min
+// (and min < max), max where self > max (or max < min), so that the element's gradient
+// goes to the bound that was taken.
+variable_list clamp_backward(OpNode<ClampState>& n, const variable_list& grads) {
+  Tensor x = n.get(n.state.self), lo = n.get(n.state.min), hi = n.get(n.state.max);
+  const Tensor& g = grads[0];
+  const Tensor zero = zero_like_scalar(g);
+  Tensor gx, glo, ghi;
+  if (n.needs_input_grad(0)) {
+    Tensor keep = !lo.defined() ? x <= hi : !hi.defined() ? x >= lo : (x >= lo) & (x <= hi);
+    gx = grad_to(g.where(keep, zero), x.sizes());
+  }
+  if (n.needs_input_grad(1)) {
+    Tensor below = hi.defined() ? (x < lo) & (lo < hi) : x < lo;
+    glo = grad_to(g.where(below, zero), lo.sizes());
+  }
+  if (n.needs_input_grad(2)) {
+    Tensor above = lo.defined() ? (x > hi) | (hi < lo) : x > hi;
+    ghi = grad_to(g.where(above, zero), hi.sizes());
+  }
+  return {gx, glo, ghi};
+}
+constexpr NodeType<ClampState> kClampBackward0{"ClampBackward0", clamp_backward};
 
 }  // namespace
 
@@ -415,6 +550,34 @@ Tensor Tensor::heaviside(const Tensor& values) const {
   return nabla::where(*this == 0, values, (*this > 0).to(scalar_type()));
 }
 
+Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
+  return addc(*this, t1, t2, v, false);
+}
+Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
+  return addc(*this, t1, t2, v, true);
+}
+const Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
+  return addc_(*this, t1, t2, v, false);
+}
+const Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
+  return addc_(*this, t1, t2, v, true);
+}
+
+Tensor Tensor::lerp(const Tensor& end, const Scalar& w) const {
+  check_lerp(*this, end, "lerp");
+  return with_node(
+      kLerpBackward0, {this, &end}, [&] { return add(end.sub(*this), w); },
+      [&](LerpScalarState& s, const Tensor&) {
+        s.weight = w;
+        s.self_sizes = sizes_of(*this);
+        s.end_sizes = sizes_of(end);
+      });
+}
+const Tensor& Tensor::lerp_(const Tensor& end, const Scalar& w) const {
+  check_lerp(*this, end, "lerp_");
+  if (!autograd::any_requires_grad(*this, end)) return add_(end.sub(*this), w);
+  return ops::inplace_from(*this, "lerp_", [&](const Tensor& x) { return x.lerp(end, w); });
+}
 Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const {
   ops::check_defined(*this, "lerp");
   ops::check_defined(end, "lerp (end)");
@@ -425,6 +588,28 @@ Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const {
         s.self = save(*this);
         s.end = save(end);
         s.weight = save(weight);
+      });
+}
+
+// The value as maximum then minimum (NaN in any operand propagates), one ClampBackward0 node.
+Tensor Tensor::clamp(const optional<Tensor>& lo, const optional<Tensor>& hi) const {
+  ops::check_defined(*this, "clamp");
+  const Tensor min = lo ? *lo : Tensor(), max = hi ? *hi : Tensor();
+  NABLA_CHECK(min.defined() || max.defined(),
+              "clamp: at least one of 'min' or 'max' must not be None");
+  return with_node(
+      kClampBackward0, {this, &min, &max},
+      [&] {
+        Tensor r = min.defined() ? maximum(min) : *this;
+        r = max.defined() ? r.minimum(max) : r;
+        NABLA_CHECK(!(min.defined() && max.defined()) || r.scalar_type() != kBool,
+                    "clamp: not implemented for 'Bool' tensors with both bounds");
+        return r;
+      },
+      [&](ClampState& s, const Tensor&) {
+        s.self = save(*this);
+        if (min.defined()) s.min = save(min);
+        if (max.defined()) s.max = save(max);
       });
 }
 
@@ -522,6 +707,13 @@ void registry::add_composite_math_ops(std::vector<OpSchema>& t) {
                    return {x[0].nan_to_num(optional_double(a, "nan"), optional_double(a, "posinf"),
                                            optional_double(a, "neginf"))};
                  }));
+  const AttrSpec value = attr("value", AttrType::Double, int64_t(1));
+  t.push_back(op("addcmul", 3, 3, {value}, [](const V& x, const AttrReader& a) -> V {
+    return {x[0].addcmul(x[1], x[2], a.scalar("value"))};
+  }));
+  t.push_back(op("addcdiv", 3, 3, {value}, [](const V& x, const AttrReader& a) -> V {
+    return {x[0].addcdiv(x[1], x[2], a.scalar("value"))};
+  }));
   // lerp(self, end, weight): weight a third input (LerpBackward1) or the attribute
   // (LerpBackward0).
   t.push_back(op("lerp", 2, 3, {optional_attr("weight", AttrType::Double)},

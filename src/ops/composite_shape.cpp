@@ -1,8 +1,10 @@
 // Shape, indexing and product ops of LibTorch composed from nabla's ops: diag,
 // diag_embed, diagflat, tile, repeat_interleave, index_add/copy/fill, masked_scatter,
 // take, take_along_dim, flips and rotations, sum_to_size, inner, kron, cross, addmv,
-// addr, addbmm, baddbmm. Gradients come from the pieces, except for diag, diag_embed and
-// rot90, which LibTorch differentiates as ops of their own (their nodes are below).
+// addr, addbmm, baddbmm. Gradients come from the pieces, except for the ops LibTorch
+// differentiates as ops of their own (diag, diag_embed, rot90, index_add/copy/fill,
+// masked_scatter, take, linalg_cross and the add-products): they compute their value
+// without history and record LibTorch's node (ops::with_node), whose formula is below.
 #include <algorithm>
 #include <vector>
 
@@ -11,6 +13,7 @@
 #include "nabla/ops/functions.h"
 #include "ops/composite.h"
 #include "ops/registry_impl.h"
+#include "ops/views_backward.h"
 
 namespace nabla {
 
@@ -79,19 +82,139 @@ void check_source(const Tensor& self, int64_t d, const Tensor& index, const Tens
                   ") and source (sizes ", source.sizes(), ") must match in every dim but ", d);
 }
 
+using autograd::save;
+using ops::grad_to;
+using ops::scaled;
+using ops::sizes_of;
+using ops::with_node;
+
+// index_add and index_copy: source's slices go to self's slices at `index` along dim.
+struct IndexSourceState {
+  int64_t dim = 0;      // wrapped
+  SavedVariable index;  // 1-d
+  Scalar alpha = 1;     // index_add
+  DimVector source_sizes;
+  auto saved() { return std::tie(index); }
+};
+// grad [self sizes] at index along dim: the gradient of what was taken or written there.
+// A 0-d self has one slice.
+Tensor slices_at(const Tensor& grad, int64_t dim, const Tensor& index) {
+  return grad.dim() == 0 ? grad.reshape({1}).expand({index.numel()})
+                         : grad.index_select(dim, index);
+}
+// grad_self = grad, grad_source = alpha * grad's slices at index (in source's shape).
+variable_list index_add_backward(OpNode<IndexSourceState>& n, const variable_list& g) {
+  const IndexSourceState& s = n.state;
+  return {g[0],
+          n.needs_input_grad(1)
+              ? scaled(slices_at(g[0], s.dim, n.get(s.index)).reshape(s.source_sizes), s.alpha)
+              : Tensor()};
+}
+// grad_self = grad with the written slices zeroed, grad_source = grad's slices at index.
+variable_list index_copy_backward(OpNode<IndexSourceState>& n, const variable_list& g) {
+  const IndexSourceState& s = n.state;
+  Tensor index = n.get(s.index);
+  return {n.needs_input_grad(0) ? g[0].index_fill(s.dim, index, 0) : Tensor(),
+          n.needs_input_grad(1) ? slices_at(g[0], s.dim, index).reshape(s.source_sizes) : Tensor()};
+}
+constexpr NodeType<IndexSourceState> kIndexAddBackward0{"IndexAddBackward0", index_add_backward};
+constexpr NodeType<IndexSourceState> kIndexCopyBackward0{"IndexCopyBackward0", index_copy_backward};
+
+// The value of index_add/index_copy as one node over self and source.
+template <class F>
+Tensor index_source_op(const NodeType<IndexSourceState>& type, const Tensor& self, int64_t dim,
+                       const Tensor& index, const Tensor& source, const Scalar& alpha, F&& value) {
+  return with_node(type, {&self, &source}, value, [&](IndexSourceState& s, const Tensor&) {
+    s.dim = dim;
+    s.index = save(index.reshape({-1}));
+    s.alpha = alpha;
+    s.source_sizes = sizes_of(source);
+  });
+}
+
+// index_fill: the filled slices take a constant (a Scalar) or a 0-d tensor `value`.
+struct IndexFillState {
+  int64_t dim = 0;  // wrapped
+  SavedVariable index;
+  auto saved() { return std::tie(index); }
+};
+// grad_self = grad with the filled slices zeroed; grad_value = the sum of grad over the
+// filled slices (each slice once, however often the index names it).
+variable_list index_fill_backward(OpNode<IndexFillState>& n, const variable_list& g) {
+  const IndexFillState& s = n.state;
+  Tensor index = n.get(s.index), gv;
+  if (n.num_outputs() > 1 && n.needs_input_grad(1))
+    gv = slices_at(g[0], s.dim, std::get<0>(unique_dim(index, 0))).sum();
+  return {n.needs_input_grad(0) ? g[0].index_fill(s.dim, index, 0) : Tensor(), gv};
+}
+constexpr NodeType<IndexFillState> kIndexFillBackward0{"IndexFillBackward0", index_fill_backward};
+constexpr NodeType<IndexFillState> kIndexFillBackward1{"IndexFillBackward1", index_fill_backward};
+
+// masked_scatter: the positions where mask is true take source's leading elements.
+struct MaskedScatterState {
+  SavedVariable mask;
+  DimVector source_sizes;
+  auto saved() { return std::tie(mask); }
+};
+// grad_self = grad where mask is false; grad_source = grad's masked elements in order,
+// zeros for the source elements not used, in source's shape.
+variable_list masked_scatter_backward(OpNode<MaskedScatterState>& n, const variable_list& g) {
+  const MaskedScatterState& s = n.state;
+  Tensor mask = n.get(s.mask), gs;
+  if (n.needs_input_grad(1)) {
+    gs = g[0].masked_select(mask);
+    const int64_t unused = checked_numel(s.source_sizes, "masked_scatter") - gs.numel();
+    if (unused > 0) gs = cat({gs, zeros({unused}, g[0].options())});
+    gs = gs.view(s.source_sizes);
+  }
+  return {n.needs_input_grad(0) ? g[0].masked_fill(mask, 0) : Tensor(), gs};
+}
+constexpr NodeType<MaskedScatterState> kMaskedScatterBackward0{"MaskedScatterBackward0",
+                                                               masked_scatter_backward};
+
+// take: elements of self (as flat) at index.
+struct TakeState {
+  SavedVariable index;  // flat, wrapped into [0, numel)
+  DimVector self_sizes;
+  auto saved() { return std::tie(index); }
+};
+// grad_self = zeros with grad added at the taken positions (repeats add up).
+variable_list take_backward(OpNode<TakeState>& n, const variable_list& g) {
+  const TakeState& s = n.state;
+  Tensor flat = zeros(s.self_sizes, g[0].options()).reshape({-1});
+  return {flat.index_add(0, n.get(s.index), g[0].reshape({-1})).view(s.self_sizes)};
+}
+constexpr NodeType<TakeState> kTakeBackward0{"TakeBackward0", take_backward};
+
+// linalg_cross along dim.
+struct CrossState {
+  SavedVariable self, other;  // each saved when the other input's gradient reads it
+  int64_t dim = 0;            // wrapped
+  DimVector self_sizes, other_sizes;
+  auto saved() { return std::tie(self, other); }
+};
+// grad_self = other x grad, grad_other = grad x self (summed to the input's shape).
+variable_list cross_backward(OpNode<CrossState>& n, const variable_list& g) {
+  const CrossState& s = n.state;
+  return {
+      n.needs_input_grad(0) ? grad_to(n.get(s.other).cross(g[0], s.dim), s.self_sizes) : Tensor(),
+      n.needs_input_grad(1) ? grad_to(g[0].cross(n.get(s.self), s.dim), s.other_sizes) : Tensor()};
+}
+constexpr NodeType<CrossState> kLinalgCrossBackward0{"LinalgCrossBackward0", cross_backward};
+
 }  // namespace
 
 Tensor Tensor::diag(int64_t k) const {
   ops::check_defined(*this, "diag");
   NABLA_CHECK(dim() == 1 || dim() == 2, "diag(): Supports 1D or 2D tensors. Got ", dim(), "D");
-  Tensor out = nabla::no_grad([&] {
-    return dim() == 2 ? diagonal(k).clone(MemoryFormat::Contiguous) : diag_embed(k, 0, 1);
-  });
-  if (auto node = autograd::record_node(kDiagBackward, {this})) {
-    node->state = {DimVector(sizes().begin(), sizes().end()), k};
-    autograd::set_history(out, node);
-  }
-  return out;
+  return with_node(
+      kDiagBackward, {this},
+      [&] {
+        return dim() == 2 ? diagonal(k).clone(MemoryFormat::Contiguous) : diag_embed(k, 0, 1);
+      },
+      [&](DiagState& s, const Tensor&) {
+        s = {sizes_of(*this), k};
+      });
 }
 
 Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
@@ -103,14 +226,16 @@ Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
   const int64_t side = len + std::abs(offset);
   DimVector shape;
   for (int64_t i = 0, j = 0; i < n; ++i) shape.push_back(i == a || i == b ? side : sizes()[j++]);
-  Tensor out = zeros(shape, options());
-  // The diagonal view of `out` (this tensor's shape) takes the values.
-  nabla::no_grad([&] { out.diagonal(offset, a, b).copy_(*this); });
-  if (auto node = autograd::record_node(kDiagEmbedBackward, {this})) {
-    node->state = {offset, a, b};
-    autograd::set_history(out, node);
-  }
-  return out;
+  return with_node(
+      kDiagEmbedBackward, {this},
+      [&] {
+        Tensor out = zeros(shape, options());
+        out.diagonal(offset, a, b).copy_(*this);  // the diagonal view has this tensor's shape
+        return out;
+      },
+      [&](DiagEmbedState& s, const Tensor&) {
+        s = {offset, a, b};
+      });
 }
 
 Tensor Tensor::diagflat(int64_t offset) const {
@@ -158,9 +283,11 @@ Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source,
   check_index(index, "index_add");
   const int64_t d = ops::wrap_dim(dim, this->dim(), "index_add");
   check_source(*this, d, index, source, "index_add");
-  if (this->dim() == 0) return *this + source.reshape({}) * alpha;
-  Tensor src = alpha.toDouble() == 1 ? source : source * alpha;
-  return scatter_add(d, index_along(index.to(kLong), source.sizes(), d), src.to(scalar_type()));
+  return index_source_op(kIndexAddBackward0, *this, d, index, source, alpha, [&] {
+    if (this->dim() == 0) return *this + source.reshape({}) * alpha;
+    return scatter_add(d, index_along(index.to(kLong), source.sizes(), d),
+                       scaled(source, alpha).to(scalar_type()));
+  });
 }
 const Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source,
                                  const Scalar& alpha) const {
@@ -173,27 +300,45 @@ Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source
   check_index(index, "index_copy");
   const int64_t d = ops::wrap_dim(dim, this->dim(), "index_copy");
   check_source(*this, d, index, source, "index_copy");
-  if (this->dim() == 0) return source.reshape({}).to(scalar_type());
-  return scatter(d, index_along(index.to(kLong), source.sizes(), d), source.to(scalar_type()));
+  return index_source_op(kIndexCopyBackward0, *this, d, index, source, 1, [&] {
+    if (this->dim() == 0) return source.reshape({}).to(scalar_type());
+    return scatter(d, index_along(index.to(kLong), source.sizes(), d), source.to(scalar_type()));
+  });
 }
 const Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const {
   return ops::inplace_from(*this, "index_copy_",
                            [&](const Tensor& x) { return x.index_copy(dim, index, source); });
 }
 
-Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value) const {
-  ops::check_defined(*this, "index_fill");
+namespace {
+// index_fill's value and node; `value_tensor` is the 0-d tensor value, when given as one.
+Tensor index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                       const Tensor* value_tensor) {
+  ops::check_defined(self, "index_fill");
   check_index(index, "index_fill");
-  const int64_t d = ops::wrap_dim(dim, this->dim(), "index_fill");
-  if (this->dim() == 0) return index.numel() ? full_like(*this, value) : clone();
-  DimVector shape(sizes().begin(), sizes().end());
-  return scatter(d, index_along(index.to(kLong), shape, d), value);
+  const int64_t d = ops::wrap_dim(dim, self.dim(), "index_fill");
+  auto fill = [&](IndexFillState& s, const Tensor&) {
+    s.dim = d;
+    s.index = save(index.reshape({-1}));
+  };
+  auto filled = [&] {
+    if (self.dim() == 0) return index.numel() ? full_like(self, value) : self.clone();
+    return self.scatter(d, index_along(index.to(kLong), sizes_of(self), d), value);
+  };
+  if (value_tensor) return with_node(kIndexFillBackward1, {&self, value_tensor}, filled, fill);
+  return with_node(kIndexFillBackward0, {&self}, filled, fill);
+}
+}  // namespace
+
+Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value) const {
+  return index_fill_impl(*this, dim, index, value, nullptr);
 }
 Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Tensor& value) const {
+  ops::check_defined(value, "index_fill (value)");
   NABLA_CHECK(value.dim() == 0,
               "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s).");
-  return index_fill(dim, index, value.item());
+  return index_fill_impl(*this, dim, index, value.item(), &value);
 }
 const Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const {
   return ops::inplace_from(*this, "index_fill_",
@@ -214,9 +359,16 @@ Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
   const int64_t count = pos.numel();
   NABLA_CHECK(source.numel() >= count, "masked_scatter: expected source to have at least ", count,
               " elements, got ", source.numel());
-  Tensor flat = reshape({-1});
-  Tensor values = source.reshape({-1}).narrow(0, 0, count).to(scalar_type());
-  return flat.scatter(0, pos, values).view(sizes());
+  return with_node(
+      kMaskedScatterBackward0, {this, &source},
+      [&] {
+        Tensor values = source.reshape({-1}).narrow(0, 0, count).to(scalar_type());
+        return reshape({-1}).scatter(0, pos, values).view(sizes());
+      },
+      [&](MaskedScatterState& s, const Tensor&) {
+        s.mask = save(mask);
+        s.source_sizes = sizes_of(source);
+      });
 }
 const Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) const {
   return ops::inplace_from(*this, "masked_scatter_",
@@ -236,7 +388,13 @@ Tensor Tensor::take(const Tensor& index) const {
                 n, " elements); got indices in [", lo, ", ", hi, "]");
   }
   idx = nabla::where(idx < 0, idx + n, idx);
-  return reshape({-1}).index_select(0, idx).view(index.sizes());
+  return with_node(
+      kTakeBackward0, {this},
+      [&] { return reshape({-1}).index_select(0, idx).view(index.sizes()); },
+      [&](TakeState& s, const Tensor&) {
+        s.index = save(idx);
+        s.self_sizes = sizes_of(*this);
+      });
 }
 
 Tensor Tensor::take_along_dim(const Tensor& indices, optional<int64_t> dim) const {
@@ -274,23 +432,23 @@ Tensor Tensor::rot90(int64_t k, IntArrayRef dims) const {
                 b = ops::wrap_dim(dims[1], dim(), "rot90");
   NABLA_CHECK(a != b, "rot90: expected rotation dims to be different, but got dim0 = ", a,
               " and dim1 = ", b);
-  Tensor out = nabla::no_grad([&] {
-    switch (((k % 4) + 4) % 4) {
-      case 1:
-        return flip({b}).transpose(a, b);
-      case 2:
-        return flip({a, b});
-      case 3:
-        return flip({a}).transpose(a, b);
-      default:
-        return clone(MemoryFormat::Contiguous);
-    }
-  });
-  if (auto node = autograd::record_node(kRot90Backward, {this})) {
-    node->state = {k, a, b};
-    autograd::set_history(out, node);
-  }
-  return out;
+  return with_node(
+      kRot90Backward, {this},
+      [&] {
+        switch (((k % 4) + 4) % 4) {
+          case 1:
+            return flip({b}).transpose(a, b);
+          case 2:
+            return flip({a, b});
+          case 3:
+            return flip({a}).transpose(a, b);
+          default:
+            return clone(MemoryFormat::Contiguous);
+        }
+      },
+      [&](Rot90State& s, const Tensor&) {
+        s = {k, a, b};
+      });
 }
 
 Tensor Tensor::sum_to_size(IntArrayRef size) const {
@@ -320,7 +478,8 @@ Tensor Tensor::inner(const Tensor& other) const {
               sizes(), " and ", other.sizes());
   std::vector<int64_t> shape(sizes().begin(), sizes().end() - 1);
   shape.insert(shape.end(), other.sizes().begin(), other.sizes().end() - 1);
-  return reshape({-1, size(-1)}).matmul(other.reshape({-1, other.size(-1)}).t()).view(shape);
+  // As LibTorch's tensordot: a product of the flattened operands, then reshape.
+  return reshape({-1, size(-1)}).mm(other.reshape({-1, other.size(-1)}).t()).reshape(shape);
 }
 
 Tensor Tensor::kron(const Tensor& other) const {
@@ -338,7 +497,7 @@ Tensor Tensor::kron(const Tensor& other) const {
     vb.push_back(b[i]);
     out.push_back(a[i] * b[i]);
   }
-  return (reshape(va) * other.reshape(vb)).reshape(out);
+  return ops::unsafe_view(reshape(va) * other.reshape(vb), out);  // as LibTorch's kron
 }
 
 Tensor Tensor::cross(const Tensor& other, optional<int64_t> dim) const {
@@ -360,62 +519,113 @@ Tensor Tensor::cross(const Tensor& other, optional<int64_t> dim) const {
   NABLA_CHECK(size(d) == 3 && other.size(d) == 3, "linalg.cross: inputs dimension ", d,
               " must have length 3. Got ", size(d), " and ", other.size(d));
   auto c = [&](const Tensor& t, int64_t i) { return t.narrow(d, i, 1); };
-  return cat({c(*this, 1) * c(other, 2) - c(*this, 2) * c(other, 1),
-              c(*this, 2) * c(other, 0) - c(*this, 0) * c(other, 2),
-              c(*this, 0) * c(other, 1) - c(*this, 1) * c(other, 0)},
-             d);
+  return with_node(
+      kLinalgCrossBackward0, {this, &other},
+      [&] {
+        return cat({c(*this, 1) * c(other, 2) - c(*this, 2) * c(other, 1),
+                    c(*this, 2) * c(other, 0) - c(*this, 0) * c(other, 2),
+                    c(*this, 0) * c(other, 1) - c(*this, 1) * c(other, 0)},
+                   d);
+      },
+      [&](CrossState& s, const Tensor&) {
+        if (autograd::requires_grad(other)) s.self = save(*this);
+        if (autograd::requires_grad(*this)) s.other = save(other);
+        s.dim = d;
+        s.self_sizes = sizes_of(*this);
+        s.other_sizes = sizes_of(other);
+      });
 }
 
 namespace {
-// beta * self + alpha * product, with LibTorch's rule that beta = 0 ignores self (NaN too).
-Tensor add_scaled(const Tensor& self, const Tensor& product, const Scalar& beta,
-                  const Scalar& alpha) {
-  Tensor p = alpha.toDouble() == 1 ? product : product * alpha;
-  if (beta.toDouble() == 0) return p + zeros_like(self).expand_as(p);
-  return (beta.toDouble() == 1 ? self : self * beta) + p;
+
+// addmv, addr, addbmm and baddbmm: beta * self + alpha * product(a, b).
+struct AddProductState {
+  SavedVariable a, b;  // each saved when the other operand's gradient reads it
+  Scalar beta, alpha;
+  DimVector self_sizes;
+  auto saved() { return std::tie(a, b); }
+};
+// grad_self = beta * grad (summed to self's shape); the operands' gradients are alpha
+// times grad_a(grad, b) and grad_b(grad, a), each written for its product below.
+template <Tensor (*grad_a)(const Tensor& g, const Tensor& b),
+          Tensor (*grad_b)(const Tensor& g, const Tensor& a)>
+variable_list add_product_backward(OpNode<AddProductState>& n, const variable_list& grads) {
+  const AddProductState& s = n.state;
+  const Tensor& g = grads[0];
+  return {n.needs_input_grad(0) ? grad_to(scaled(g, s.beta), s.self_sizes) : Tensor(),
+          n.needs_input_grad(1) ? scaled(grad_a(g, n.get(s.b)), s.alpha) : Tensor(),
+          n.needs_input_grad(2) ? scaled(grad_b(g, n.get(s.a)), s.alpha) : Tensor()};
 }
+// addmv: mat [n, m] @ vec [m]: grad_mat = grad [n] (outer) vec, grad_vec = mat^T @ grad.
+Tensor addmv_grad_mat(const Tensor& g, const Tensor& vec) { return g.outer(vec); }
+Tensor addmv_grad_vec(const Tensor& g, const Tensor& mat) { return mat.t().mv(g); }
+// addr: vec1 [n] (outer) vec2 [m]: grad_vec1 = grad [n, m] @ vec2, grad_vec2 = grad^T @ vec1.
+Tensor addr_grad_vec1(const Tensor& g, const Tensor& vec2) { return g.mv(vec2); }
+Tensor addr_grad_vec2(const Tensor& g, const Tensor& vec1) { return g.t().mv(vec1); }
+// baddbmm: batch1 [B, n, k] @ batch2 [B, k, m]: grad_batch1 = grad [B, n, m] @ batch2^T,
+// grad_batch2 = batch1^T @ grad.
+Tensor baddbmm_grad_batch1(const Tensor& g, const Tensor& b2) { return g.bmm(b2.transpose(1, 2)); }
+Tensor baddbmm_grad_batch2(const Tensor& g, const Tensor& b1) { return b1.transpose(1, 2).bmm(g); }
+// addbmm: the batch products summed: each batch gets grad [n, m].
+Tensor batched(const Tensor& g, int64_t batch) {
+  return g.unsqueeze(0).expand({batch, g.size(0), g.size(1)});
+}
+Tensor addbmm_grad_batch1(const Tensor& g, const Tensor& b2) {
+  return baddbmm_grad_batch1(batched(g, b2.size(0)), b2);
+}
+Tensor addbmm_grad_batch2(const Tensor& g, const Tensor& b1) {
+  return baddbmm_grad_batch2(batched(g, b1.size(0)), b1);
+}
+constexpr NodeType<AddProductState> kAddmvBackward0{
+    "AddmvBackward0", add_product_backward<addmv_grad_mat, addmv_grad_vec>};
+constexpr NodeType<AddProductState> kAddrBackward0{
+    "AddrBackward0", add_product_backward<addr_grad_vec1, addr_grad_vec2>};
+constexpr NodeType<AddProductState> kAddbmmBackward0{
+    "AddbmmBackward0", add_product_backward<addbmm_grad_batch1, addbmm_grad_batch2>};
+constexpr NodeType<AddProductState> kBaddbmmBackward0{
+    "BaddbmmBackward0", add_product_backward<baddbmm_grad_batch1, baddbmm_grad_batch2>};
+
+// beta * self + alpha * product(a, b) as one node of `type`, with LibTorch's rule that
+// beta = 0 ignores self (NaN too).
+template <class Product>
+Tensor add_product(const NodeType<AddProductState>& type, const Tensor& self, const Tensor& a,
+                   const Tensor& b, const Scalar& beta, const Scalar& alpha, const char* op,
+                   Product&& product) {
+  ops::check_defined(self, op);
+  return with_node(
+      type, {&self, &a, &b},
+      [&] {
+        Tensor p = scaled(product(), alpha);
+        if (beta.toDouble() == 0) return p + zeros_like(self).expand_as(p);
+        return scaled(self, beta) + p;
+      },
+      [&](AddProductState& s, const Tensor&) {
+        if (autograd::requires_grad(b)) s.a = save(a);
+        if (autograd::requires_grad(a)) s.b = save(b);
+        s.beta = beta;
+        s.alpha = alpha;
+        s.self_sizes = sizes_of(self);
+      });
+}
+
 }  // namespace
 
-Tensor Tensor::addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta,
-                     const Scalar& alpha) const {
-  ops::check_defined(*this, "addmv");
-  return add_scaled(*this, mat.mv(vec), beta, alpha);
-}
-const Tensor& Tensor::addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta,
-                             const Scalar& alpha) const {
-  return ops::inplace_from(*this, "addmv_",
-                           [&](const Tensor& x) { return x.addmv(mat, vec, beta, alpha); });
-}
-Tensor Tensor::addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta,
-                    const Scalar& alpha) const {
-  ops::check_defined(*this, "addr");
-  return add_scaled(*this, vec1.outer(vec2), beta, alpha);
-}
-const Tensor& Tensor::addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta,
-                            const Scalar& alpha) const {
-  return ops::inplace_from(*this, "addr_",
-                           [&](const Tensor& x) { return x.addr(vec1, vec2, beta, alpha); });
-}
-Tensor Tensor::addbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta,
-                      const Scalar& alpha) const {
-  ops::check_defined(*this, "addbmm");
-  return add_scaled(*this, b1.bmm(b2).sum(0), beta, alpha);
-}
-const Tensor& Tensor::addbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta,
-                              const Scalar& alpha) const {
-  return ops::inplace_from(*this, "addbmm_",
-                           [&](const Tensor& x) { return x.addbmm(b1, b2, beta, alpha); });
-}
-Tensor Tensor::baddbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta,
-                       const Scalar& alpha) const {
-  ops::check_defined(*this, "baddbmm");
-  return add_scaled(*this, b1.bmm(b2), beta, alpha);
-}
-const Tensor& Tensor::baddbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta,
-                               const Scalar& alpha) const {
-  return ops::inplace_from(*this, "baddbmm_",
-                           [&](const Tensor& x) { return x.baddbmm(b1, b2, beta, alpha); });
-}
+// The add-products and their in-place forms: beta * self + alpha * product(a, b).
+#define NABLA_ADD_PRODUCT(name, node, product)                                                   \
+  Tensor Tensor::name(const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) \
+      const {                                                                                    \
+    return add_product(node, *this, a, b, beta, alpha, #name, [&] { return product; });          \
+  }                                                                                              \
+  const Tensor& Tensor::name##_(const Tensor& a, const Tensor& b, const Scalar& beta,            \
+                                const Scalar& alpha) const {                                     \
+    return ops::inplace_from(*this, #name "_",                                                   \
+                             [&](const Tensor& x) { return x.name(a, b, beta, alpha); });        \
+  }
+NABLA_ADD_PRODUCT(addmv, kAddmvBackward0, a.mv(b))
+NABLA_ADD_PRODUCT(addr, kAddrBackward0, a.outer(b))
+NABLA_ADD_PRODUCT(addbmm, kAddbmmBackward0, a.bmm(b).sum(0))
+NABLA_ADD_PRODUCT(baddbmm, kBaddbmmBackward0, a.bmm(b))
+#undef NABLA_ADD_PRODUCT
 
 }  // namespace nabla
 
@@ -429,16 +639,12 @@ std::vector<Tensor> Tensor::tensor_split(int64_t sections, int64_t dim) const {
               "tensor_split: expected at least a 1-dimensional tensor, got 0 dimensions");
   NABLA_CHECK(sections > 0, "tensor_split: number of sections must be larger than 0, got ",
               sections);
-  const int64_t d = ops::wrap_dim(dim, this->dim(), "tensor_split");
-  const int64_t size = this->size(d), base = size / sections, extra = size % sections;
-  std::vector<Tensor> out;
-  int64_t start = 0;
-  for (int64_t i = 0; i < sections; ++i) {
-    const int64_t len = base + (i < extra ? 1 : 0);
-    out.push_back(slice(d, start, start + len));
-    start += len;
-  }
-  return out;
+  // The first size % sections sections are one longer; split where each ends.
+  const int64_t size = this->size(ops::wrap_dim(dim, this->dim(), "tensor_split"));
+  std::vector<int64_t> ends;
+  for (int64_t i = 0, end = 0; i + 1 < sections; ++i)
+    ends.push_back(end += size / sections + (i < size % sections ? 1 : 0));
+  return tensor_split(ends, dim);
 }
 
 std::vector<Tensor> Tensor::tensor_split(IntArrayRef indices, int64_t dim) const {
@@ -540,6 +746,45 @@ void registry::add_composite_shape_ops(std::vector<OpSchema>& t) {
   t.push_back(
       op("sum_to_size", 1, 1, {required_attr("size", AttrType::IntList)},
          [](const V& x, const AttrReader& a) -> V { return {x[0].sum_to_size(a.ints("size"))}; }));
+  const AttrSpec dim = required_attr("dim", AttrType::Int);
+  // The index ops take the index as their second input.
+  t.push_back(op("index_add", 3, 3, {dim, attr("alpha", AttrType::Double, int64_t(1))},
+                 [](const V& x, const AttrReader& a) -> V {
+                   return {x[0].index_add(a.i("dim"), x[1], x[2], a.scalar("alpha"))};
+                 }));
+  t.push_back(op("index_copy", 3, 3, {dim}, [](const V& x, const AttrReader& a) -> V {
+    return {x[0].index_copy(a.i("dim"), x[1], x[2])};
+  }));
+  // index_fill(self, index, value): value a 0-d third input or the attribute.
+  t.push_back(op("index_fill", 2, 3, {dim, optional_attr("value", AttrType::Double)},
+                 [](const V& x, const AttrReader& a) -> V {
+                   return input_or_scalar(
+                       x, a, 2, "index_fill", "value", "a value",
+                       [&](const auto& v) { return x[0].index_fill(a.i("dim"), x[1], v); });
+                 }));
+  t.push_back(op("masked_scatter", 3, 3, {}, [](const V& x, const AttrReader&) -> V {
+    return {x[0].masked_scatter(x[1], x[2])};
+  }));
+  NABLA_METHOD_ENTRY2(t, take);
+  NABLA_METHOD_ENTRY(t, ravel);
+  NABLA_METHOD_ENTRY2(t, inner);
+  NABLA_METHOD_ENTRY2(t, kron);
+  t.push_back(op("cross", 2, 2, {optional_attr("dim", AttrType::Int)},
+                 [](const V& x, const AttrReader& a) -> V {
+                   return {x[0].cross(x[1], optional_int(a, "dim"))};
+                 }));
+  // beta * self + alpha * product(x[1], x[2]).
+  const AttrSpec beta = attr("beta", AttrType::Double, int64_t(1)),
+                 alpha = attr("alpha", AttrType::Double, int64_t(1));
+#define NABLA_ADD_PRODUCT(name)                                                         \
+  t.push_back(op(#name, 3, 3, {beta, alpha}, [](const V& x, const AttrReader& a) -> V { \
+    return {x[0].name(x[1], x[2], a.scalar("beta"), a.scalar("alpha"))};                \
+  }));
+  NABLA_ADD_PRODUCT(addmv)
+  NABLA_ADD_PRODUCT(addr)
+  NABLA_ADD_PRODUCT(addbmm)
+  NABLA_ADD_PRODUCT(baddbmm)
+#undef NABLA_ADD_PRODUCT
   const AttrSpec sections = optional_attr("sections", AttrType::Int);
   const AttrSpec indices = optional_attr("indices", AttrType::IntList);
   t.push_back(op("tensor_split", 1, 1, {sections, indices, attr("dim", AttrType::Int, int64_t(0))},

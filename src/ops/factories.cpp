@@ -354,7 +354,7 @@ Tensor TensorDataContainer::convert_to_tensor(const TensorOptions& o) const {
     using T = std::remove_pointer_t<decltype(p)>;
     for (size_t i = 0; i < flat.size(); ++i) p[i] = flat[i].to<T>();
   };
-  ops::visit_dtype(
+  detail::visit_dtype(
       dt, [&](auto tag) { fill(t.data_ptr<typename decltype(tag)::type>()); },
       [&] {
         Tensor d = ops::empty_tensor(sizes_, kDouble, o.device());

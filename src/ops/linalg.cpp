@@ -156,26 +156,11 @@ void record_addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const 
   autograd::set_history(out, node);
 }
 
-// matmul's final reshapes: SizesState and reshape_backward (views_backward.h).
-constexpr NodeType<ops::SizesState> kUnsafeViewBackward{"UnsafeViewBackward0",
-                                                        ops::reshape_backward};
+// matmul's final squeeze: SizesState and reshape_backward (views_backward.h).
 constexpr NodeType<ops::SizesState> kSqueezeBackward3{"SqueezeBackward3", ops::reshape_backward};
 
-// `t` (contiguous, the result of a product) seen with `shape`, recorded under LibTorch's
-// name for the reshape matmul ends with; without grad, a plain view.
-Tensor record_reshape(const NodeType<ops::SizesState>& type, const Tensor& t, IntArrayRef shape) {
-  Tensor out = ops::make_view(t, shape, contiguous_strides(shape), t.storage_offset());
-  if (auto node = autograd::record_node(type, {&t})) {
-    node->state.self_sizes.assign(t.sizes().begin(), t.sizes().end());
-    autograd::set_history(out, node);
-  }
-  return out;
-}
-Tensor unsafe_view(const Tensor& t, IntArrayRef shape) {
-  return record_reshape(kUnsafeViewBackward, t, shape);
-}
 Tensor squeeze_first(const Tensor& t) {
-  return record_reshape(kSqueezeBackward3, t, t.sizes().slice(1, t.dim() - 1));
+  return ops::reshape_result(kSqueezeBackward3, t, t.sizes().slice(1, t.dim() - 1));
 }
 
 // ---- Forward ------------------------------------------------------------------------------
@@ -287,7 +272,7 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
     node->state.self_sizes.assign(a.sizes().begin(), a.sizes().end());
     node->state.other_sizes.assign(b.sizes().begin(), b.sizes().end());
   }
-  return unsafe_view(out, result_shape);  // LibTorch's graph ends in UnsafeViewBackward0
+  return ops::unsafe_view(out, result_shape);  // LibTorch's graph ends in UnsafeViewBackward0
 }
 
 Tensor matmul_impl(const Tensor& a, const Tensor& b) {
@@ -315,9 +300,9 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
     int64_t rows = 1;
     for (int64_t s : lead) rows *= s;
     Tensor a2 = a.reshape({rows, k});
-    if (db == 1) return unsafe_view(mv_impl(a2, b, op), lead);
+    if (db == 1) return ops::unsafe_view(mv_impl(a2, b, op), lead);
     lead.push_back(b.size(1));
-    return unsafe_view(mm_impl(a2, b, op), lead);
+    return ops::unsafe_view(mm_impl(a2, b, op), lead);
   }
   return batched_matmul(a, b);
 }

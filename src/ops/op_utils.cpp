@@ -125,7 +125,7 @@ Tensor scalar_tensor(const Scalar& s, ScalarType dtype, Device device) {
   }
   // Every `x * 2.0` makes one of these: write the value directly.
   void* p = t.data_ptr();
-  visit_dtype(
+  detail::visit_dtype(
       dtype,
       [&](auto tag) {
         using T = typename decltype(tag)::type;

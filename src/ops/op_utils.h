@@ -1,5 +1,6 @@
 #pragma once
 // Helpers shared by the ops: dim wrapping, broadcasting, output allocation, dtype rules.
+#include "core/visit_dtype.h"
 #include "nabla/autograd/record.h"
 #include "nabla/backend/backend.h"
 #include "nabla/core/tensor.h"
@@ -47,6 +48,10 @@ ScalarType result_type(const Tensor& a, const Scalar& b);
 ScalarType scalar_dtype(const Scalar& s);
 /// A 0-d tensor holding `s` in `dtype`.
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype, Device device = Device(kCPU));
+/// A 0-d zero of t's dtype and device, as the masked-out branch of a where().
+inline Tensor zero_like_scalar(const Tensor& t) {
+  return scalar_tensor(0, t.scalar_type(), t.device());
+}
 
 /// A read-only 0-d tensor holding `s` in `dtype`, shared by calls that ask for the same
 /// value: `x * 2.0` reuses the constant of the last few such calls on this thread instead
@@ -71,18 +76,18 @@ const Tensor& assign_with_history(const Tensor& self, const Tensor& result, cons
 
 /// The in-place form of an out-of-place op: `f(self)` is computed and written into
 /// self. With autograd, f reads a clone so the graph keeps self's old value (as the
-/// elementwise in-place ops do). The result must fit self's shape and dtype (a float
-/// result cannot go into an int tensor).
+/// elementwise in-place ops do), and self's history becomes the result's; that holds too
+/// when only another operand requires grad (`zeros.index_add_(0, i, w)`). The result must
+/// fit self's shape and dtype (a float result cannot go into an int tensor).
 template <class F>
 const Tensor& inplace_from(const Tensor& self, const char* op, F&& f) {
   check_defined(self, op);
-  if (autograd::any_requires_grad(self)) {
-    Tensor r = f(self.clone());
-    check_inplace(self, r.sizes(), r.scalar_type(), op);
-    return assign_with_history(self, r, op);
-  }
-  Tensor r = f(self);
+  const bool self_grad = autograd::any_requires_grad(self);
+  Tensor r = f(self_grad ? self.clone() : self);
+  // An operand requires grad: f's graph may have saved self, which the write overwrites.
+  if (!self_grad && autograd::requires_grad(r)) r = f(self.clone());
   check_inplace(self, r.sizes(), r.scalar_type(), op);
+  if (self_grad || autograd::requires_grad(r)) return assign_with_history(self, r, op);
   backend_for(self).copy(self, r);
   bump_version(self);
   return self;
@@ -111,34 +116,6 @@ autograd::variable_list indexed_copy_add_backward(autograd::OpNode<IndexedCopy>&
 /// `type`.
 void record_indexed_copy(const autograd::NodeType<IndexedCopy>& type, const Tensor& x, int64_t d,
                          const Tensor& values, const Tensor& indices);
-
-template <class T>
-struct TypeTag {
-  using type = T;
-};
-/// Calls f(TypeTag<T>{}) with the C++ type T that stores `dtype`; the 16-bit floats (no
-/// C++ type here) call reduced() instead. Both return the same type.
-template <class F, class R>
-decltype(auto) visit_dtype(ScalarType dtype, F&& f, R&& reduced) {
-  switch (dtype) {
-    case kBool:
-      return f(TypeTag<bool>{});
-    case kByte:
-      return f(TypeTag<uint8_t>{});
-    case kInt:
-      return f(TypeTag<int32_t>{});
-    case kLong:
-      return f(TypeTag<int64_t>{});
-    case kFloat:
-      return f(TypeTag<float>{});
-    case kDouble:
-      return f(TypeTag<double>{});
-    case kHalf:
-    case kBFloat16:
-      return reduced();
-  }
-  NABLA_ASSERT(false, "unknown dtype ", static_cast<int>(dtype));
-}
 
 /// Half/BFloat16 (storage dtypes, src/ops/reduced_precision.cpp): dst = src converted,
 /// src already of dst's sizes; a fill; a float64 copy of a 16-bit tensor.

@@ -17,11 +17,6 @@ namespace nabla {
 
 namespace {
 
-using ops::reduce_mask;
-using ops::reduce_to;
-using ops::ReducedDims;
-using ops::ReducedSelfResult;
-
 // ---- var, std, var_mean, std_mean -----------------------------------------------------------
 
 struct VarianceState {
@@ -41,7 +36,7 @@ Tensor var_part(OpNode<VarianceState>& n, const Tensor& grad) {
 Tensor std_part(OpNode<VarianceState>& n, const Tensor& grad) {
   const ReducedDims& r = n.state.reduced;
   Tensor outk = r.restore(n.get(n.state.result));
-  Tensor zero = ops::scalar_tensor(0, outk.scalar_type(), outk.device());
+  Tensor zero = ops::zero_like_scalar(outk);
   Tensor gvar = (r.restore(grad) / (2 * ops::nonzero_or_one(outk))).where(outk != 0, zero);
   return ops::var_grad(r, n.get(n.state.self), gvar, n.state.divisor);
 }

@@ -100,10 +100,6 @@ void record_self_result(const autograd::NodeType<ReducedSelfResult>& type, const
   node->state.result = autograd::save_output(out);
 }
 
-namespace {
-Tensor zero_like_scalar(const Tensor& t) { return scalar_tensor(0, t.scalar_type(), t.device()); }
-}  // namespace
-
 Tensor evenly_distribute(const ReducedDims& r, const Tensor& x, const Tensor& out,
                          const Tensor& grad) {
   Tensor outk = r.restore(out);

@@ -114,3 +114,11 @@ Rows rows_of(const Tensor& x, int64_t dim);
 Tensor from_rows(const Tensor& values, const Tensor& x, int64_t dim, ScalarType dtype);
 
 }  // namespace nabla::ops
+
+namespace nabla {
+// The names the reduction families' forwards and nodes are written with.
+using ops::reduce_mask;
+using ops::reduce_to;
+using ops::ReducedDims;
+using ops::ReducedSelfResult;
+}  // namespace nabla

@@ -15,11 +15,6 @@ namespace nabla {
 
 namespace {
 
-using ops::reduce_mask;
-using ops::reduce_to;
-using ops::ReducedDims;
-using ops::ReducedSelfResult;
-
 // ---- sum, mean: states and formulas ---------------------------------------------------------
 
 struct SumState {
@@ -48,10 +43,6 @@ constexpr NodeType<MeanState> kMeanBackward1{"MeanBackward1", mean_backward};
 
 // ---- prod -----------------------------------------------------------------------------------
 
-Tensor zero_like_scalar(const Tensor& t) {
-  return ops::scalar_tensor(0, t.scalar_type(), t.device());
-}
-
 // Without zeros d out / d x_i = out / x_i. With zeros that quotient is 0/0, so the product
 // of the nonzero elements (pz) is used instead: one zero gives pz at the zero and 0
 // elsewhere, two or more give 0 everywhere. The zero elements themselves enter as factors
@@ -63,7 +54,7 @@ variable_list prod_backward(OpNode<ReducedSelfResult>& n, const variable_list& g
   Tensor is_zero = x == 0;
   if (!is_zero.any().item<bool>()) return {gk * r.restore(out) / x};
   Tensor one = ops::scalar_tensor(1, x.scalar_type(), x.device());
-  Tensor zero = zero_like_scalar(x);
+  Tensor zero = ops::zero_like_scalar(x);
   Tensor count = r.sum_keep(is_zero);   // zeros per output
   Tensor x_nz = one.where(is_zero, x);  // zeros replaced by 1
   // The nonzero product; a reduction over every dim gives it 0-d, as the forward.

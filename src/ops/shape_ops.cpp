@@ -216,7 +216,7 @@ Tensor tril_triu(const Tensor& x, int64_t k, bool lower, const char* op) {
   Tensor offset = arange(cols).view({1, cols}).sub(arange(rows).view({rows, 1}));
   Tensor keep = (lower ? offset.le(k) : offset.ge(k)).expand(x.sizes());
   Tensor out = empty_tensor(x.sizes(), x.scalar_type(), x.device());
-  Tensor zero = ops::scalar_tensor(0, x.scalar_type(), x.device()).expand(x.sizes());
+  Tensor zero = ops::zero_like_scalar(x).expand(x.sizes());
   backend_for(x).where(out, keep, x, zero);
   record(lower ? kTrilBackward : kTriuBackward, x, out,
          [&](DiagonalIndexState& s) { s.diagonal = k; });

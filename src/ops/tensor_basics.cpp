@@ -37,7 +37,7 @@ variable_list copy_backward(OpNode<CopyState>& n, const variable_list& g) {
   if (n.needs_input_grad(1)) g_src = ops::sum_to(g[0], n.state.src_sizes).to(n.state.src_dtype);
   return {g_self, g_src};
 }
-constexpr NodeType<CopyState> kCopyBackwards{"CopyBackwards", copy_backward};
+constexpr NodeType<CopyState> kCopyBackwards{"torch::autograd::CopyBackwards", copy_backward};
 
 // fill_(value) and zero_(): the written value does not depend on self.
 variable_list fill_backward(OpNode<NoState>&, const variable_list& g) { return {zeros_like(g[0])}; }
@@ -75,7 +75,7 @@ Scalar Tensor::item() const {
   NABLA_CHECK(numel() == 1, "item: a Tensor with ", numel(),
               " elements cannot be converted to Scalar (sizes ", sizes(), ")");
   const void* p = data_ptr();
-  return ops::visit_dtype(
+  return detail::visit_dtype(
       scalar_type(),
       [&](auto tag) {
         using T = typename decltype(tag)::type;

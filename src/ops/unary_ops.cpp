@@ -121,7 +121,7 @@ Tensor gelu_derivative(const Tensor& grad, const Tensor& x, bool tanh_form) {
     [[maybe_unused]] Tensor self = NABLA_SAVED_OR_UNDEFINED(n, self);       \
     [[maybe_unused]] Tensor result = NABLA_SAVED_OR_UNDEFINED(n, result);   \
     [[maybe_unused]] UnaryParams attr = attr_of(n);                         \
-    return {derivative};                                                    \
+    return autograd::gradients(derivative);                                 \
   }                                                                         \
   constexpr NodeType<State> k_##name##_node{node, name##_backward};         \
   void record_##name(const Tensor& x, const Tensor& out, UnaryParams p) {   \
@@ -135,13 +135,6 @@ Tensor gelu_derivative(const Tensor& grad, const Tensor& x, bool tanh_form) {
   NABLA_UNARY_NODE_TYPE(name, WithAttr<saves>, node, derivative)
 #include "nabla/core/op_list/unary.def"
 #undef NABLA_UNARY_NODE_TYPE
-
-// clamp's node depends on which bounds were given, as LibTorch's.
-void record_clamp_any(const Tensor& x, const Tensor& out, UnaryParams p) {
-  if (std::isinf(p.b)) return record_clamp_min(x, out, p);
-  if (std::isinf(p.a)) return record_clamp_max(x, out, p);
-  record_clamp(x, out, p);
-}
 
 void record_nothing(const Tensor&, const Tensor&, UnaryParams) {}
 
@@ -203,6 +196,26 @@ ScalarType clamp_dtype(const Tensor& self, const optional<Scalar>& lo, const opt
   return t;
 }
 
+// clamp, clamp_min and clamp_max share the kernel; each records its own node, as LibTorch
+// (x.clamp(0.5) is ClampBackward1, x.clamp_min(0.5) ClampMinBackward0).
+Tensor clamp_impl(const Tensor& self, const optional<Scalar>& lo, const optional<Scalar>& hi,
+                  const char* name, Recorder rec) {
+  ops::check_defined(self, name);
+  UnaryParams p = clamp_params(self, lo, hi, name);
+  ScalarType t = clamp_dtype(self, lo, hi);
+  Tensor out = empty_tensor(self.sizes(), t, self.device());
+  backend_for(self).unary(UnaryOp::Clamp, out, cast(self, t), p);
+  rec(self, out, p);
+  return out;
+}
+const Tensor& clamp_inplace(const Tensor& self, const optional<Scalar>& lo,
+                            const optional<Scalar>& hi, const char* name, Recorder rec) {
+  ops::check_defined(self, name);
+  ops::check_inplace(self, self.sizes(), clamp_dtype(self, lo, hi), name);
+  return unary_inplace(self, UnaryOp::Clamp, UnaryDtype::KeepNoBool, name, rec,
+                       clamp_params(self, lo, hi, name));
+}
+
 }  // namespace
 
 // ---- The ops without attributes: methods, in-place methods, free functions --------------
@@ -242,32 +255,23 @@ const Tensor& Tensor::pow_(const Scalar& e) const {
 }
 
 Tensor Tensor::clamp(optional<Scalar> lo, optional<Scalar> hi) const {
-  ops::check_defined(*this, "clamp");
-  UnaryParams p = clamp_params(*this, lo, hi, "clamp");
-  ScalarType t = clamp_dtype(*this, lo, hi);
-  Tensor out = empty_tensor(sizes(), t, device());
-  backend_for(*this).unary(UnaryOp::Clamp, out, cast(*this, t), p);
-  record_clamp_any(*this, out, p);
-  return out;
+  return clamp_impl(*this, lo, hi, "clamp", record_clamp);
 }
 const Tensor& Tensor::clamp_(optional<Scalar> lo, optional<Scalar> hi) const {
-  ops::check_defined(*this, "clamp_");
-  ops::check_inplace(*this, sizes(), clamp_dtype(*this, lo, hi), "clamp_");
-  return unary_inplace(*this, UnaryOp::Clamp, UnaryDtype::KeepNoBool, "clamp_", record_clamp_any,
-                       clamp_params(*this, lo, hi, "clamp_"));
+  return clamp_inplace(*this, lo, hi, "clamp_", record_clamp);
 }
-Tensor Tensor::clamp(const optional<Tensor>& lo, const optional<Tensor>& hi) const {
-  NABLA_CHECK((lo && lo->defined()) || (hi && hi->defined()),
-              "clamp: at least one of 'min' or 'max' must not be None");
-  Tensor r = *this;
-  if (lo && lo->defined()) r = r.maximum(*lo);
-  if (hi && hi->defined()) r = r.minimum(*hi);
-  return r;
+Tensor Tensor::clamp_min(const Scalar& lo) const {
+  return clamp_impl(*this, lo, nullopt, "clamp_min", record_clamp_min);
 }
-Tensor Tensor::clamp_min(const Scalar& lo) const { return clamp(lo, nullopt); }
-Tensor Tensor::clamp_max(const Scalar& hi) const { return clamp(nullopt, hi); }
-const Tensor& Tensor::clamp_min_(const Scalar& lo) const { return clamp_(lo, nullopt); }
-const Tensor& Tensor::clamp_max_(const Scalar& hi) const { return clamp_(nullopt, hi); }
+Tensor Tensor::clamp_max(const Scalar& hi) const {
+  return clamp_impl(*this, nullopt, hi, "clamp_max", record_clamp_max);
+}
+const Tensor& Tensor::clamp_min_(const Scalar& lo) const {
+  return clamp_inplace(*this, lo, nullopt, "clamp_min_", record_clamp_min);
+}
+const Tensor& Tensor::clamp_max_(const Scalar& hi) const {
+  return clamp_inplace(*this, nullopt, hi, "clamp_max_", record_clamp_max);
+}
 
 Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope) {
   return activation(x, UnaryOp::LeakyRelu, {negative_slope.toDouble(), 0}, "leaky_relu",
@@ -304,14 +308,27 @@ void registry::add_unary_ops(std::vector<OpSchema>& t) {
                    return input_or_scalar(x, a, 1, "pow", "exponent", "an exponent",
                                           [&](const auto& e) { return x[0].pow(e); });
                  }));
-  t.push_back(op("clamp", 1, 1,
+  // clamp: Scalar bounds as the attributes min and max, or tensor bounds as inputs (self,
+  // min[, max]; composite_math.cpp).
+  t.push_back(op("clamp", 1, 3,
                  {optional_attr("min", AttrType::Double), optional_attr("max", AttrType::Double)},
                  [](const V& x, const AttrReader& a) -> V {
+                   if (x.size() > 1) {
+                     NABLA_CHECK(!a.has("min") && !a.has("max"),
+                                 "clamp: give the bounds as inputs or as attributes, not both");
+                     return {x[0].clamp(x[1], x.size() > 2 ? optional<Tensor>(x[2]) : nullopt)};
+                   }
                    optional<Scalar> lo, hi;
                    if (a.has("min")) lo = a.scalar("min");
                    if (a.has("max")) hi = a.scalar("max");
                    return {x[0].clamp(lo, hi)};
                  }));
+  t.push_back(
+      op("clamp_min", 1, 1, {required_attr("min", AttrType::Double)},
+         [](const V& x, const AttrReader& a) -> V { return {x[0].clamp_min(a.scalar("min"))}; }));
+  t.push_back(
+      op("clamp_max", 1, 1, {required_attr("max", AttrType::Double)},
+         [](const V& x, const AttrReader& a) -> V { return {x[0].clamp_max(a.scalar("max"))}; }));
   t.push_back(op("leaky_relu", 1, 1, {attr("negative_slope", AttrType::Double, 0.01)},
                  [](const V& x, const AttrReader& a) -> V {
                    return {leaky_relu(x[0], a.d("negative_slope"))};

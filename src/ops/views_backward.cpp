@@ -134,7 +134,7 @@ variable_list copy_slices_backward(OpNode<RegionState>& n, const variable_list& 
   if (n.needs_input_grad(1)) g_r = take_region(g[0], base, view);
   return {g_base, g_r};
 }
-constexpr NodeType<RegionState> kCopySlices{"CopySlices", copy_slices_backward};
+constexpr NodeType<RegionState> kCopySlices{"torch::autograd::CopySlices", copy_slices_backward};
 
 // ---- View tracking ---------------------------------------------------------------------
 

@@ -50,6 +50,14 @@ struct SizesState {
 autograd::variable_list reshape_backward(autograd::OpNode<SizesState>& n,
                                          const autograd::variable_list& g);
 
+/// `t` (contiguous, a fresh result) seen with `shape` as the output of a node of `type`,
+/// without view tracking: the result owns its elements (matmul's final squeeze).
+Tensor reshape_result(const autograd::NodeType<SizesState>& type, const Tensor& t,
+                      IntArrayRef shape);
+/// reshape_result as LibTorch's _unsafe_view (UnsafeViewBackward0): reshape's copy, the
+/// final reshapes of matmul and kron.
+Tensor unsafe_view(const Tensor& t, IntArrayRef shape);
+
 /// Records `out`, a view of `in` made by a view op, as the output of a node of `type`, and
 /// tracks it as a view. Returns the node (fill its state after this returns), or null
 /// when `in` needs no gradient. Call once per view op, after the view exists.

@@ -176,13 +176,19 @@ Tensor Tensor::reshape(IntArrayRef size) const {
     return out;
   }
   // As LibTorch: _unsafe_view(clone()); the result owns its copy, so it is no view.
-  Tensor copy = clone(MemoryFormat::Contiguous);
-  Tensor out = make_view(copy, shape, contiguous_strides(shape), copy.storage_offset());
-  if (auto node = autograd::record_node(kUnsafeViewBackward, {&copy})) {
-    node->state.self_sizes.assign(sizes().begin(), sizes().end());
+  return ops::unsafe_view(clone(MemoryFormat::Contiguous), shape);
+}
+
+Tensor ops::reshape_result(const NodeType<SizesState>& type, const Tensor& t, IntArrayRef shape) {
+  Tensor out = make_view(t, shape, contiguous_strides(shape), t.storage_offset());
+  if (auto node = autograd::record_node(type, {&t})) {
+    node->state.self_sizes.assign(t.sizes().begin(), t.sizes().end());
     autograd::set_history(out, node);
   }
   return out;
+}
+Tensor ops::unsafe_view(const Tensor& t, IntArrayRef shape) {
+  return reshape_result(kUnsafeViewBackward, t, shape);
 }
 
 Tensor Tensor::expand(IntArrayRef size, bool) const {

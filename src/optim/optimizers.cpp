@@ -123,6 +123,24 @@ void adam_group(OptimizerParamGroup& group, double lr, const betas_t& betas, dou
   }
   if (!fused.empty()) backend_for(fused.front().param.device()).adam_step(fused, h);
 }
+
+// Adam's and AdamW's step over every group: `decoupled` for AdamW's weight decay.
+template <class Options>
+void adam_step(std::vector<OptimizerParamGroup>& groups, bool decoupled,
+               const std::function<AdamParamState&(const Tensor&)>& state) {
+  for (auto& group : groups) {
+    const auto& o = static_cast<const Options&>(group.options());
+    adam_group(group, o.lr(), o.betas(), o.eps(), o.weight_decay(), decoupled, o.amsgrad(), state);
+  }
+}
+
+template <class Options>
+void check_adam_options(const char* who, const Options& o) {
+  check_lr(who, o.lr());
+  check_non_negative(who, "eps", o.eps());
+  check_non_negative(who, "weight_decay", o.weight_decay());
+  check_betas(who, o.betas());
+}
 }  // namespace
 
 // ---- options and state serialisation ---------------------------------------------------
@@ -250,7 +268,7 @@ Tensor SGD::step(LossClosure closure) {
       Tensor d = p.grad();
       if (o.weight_decay() != 0) d = d.add(p, o.weight_decay());
       if (o.momentum() != 0) {
-        auto& s = state_for<SGDParamState>(p, [] { return std::make_unique<SGDParamState>(); });
+        auto& s = state_for<SGDParamState>(p);
         if (!s.momentum_buffer().defined()) {
           s.momentum_buffer(d.clone().detach());
         } else {
@@ -266,45 +284,31 @@ Tensor SGD::step(LossClosure closure) {
 
 Adam::Adam(std::vector<OptimizerParamGroup> groups, AdamOptions defaults)
     : Optimizer(std::move(groups), std::make_unique<AdamOptions>(defaults)) {
-  check_lr("Adam", defaults.lr());
-  check_non_negative("Adam", "eps", defaults.eps());
-  check_non_negative("Adam", "weight_decay", defaults.weight_decay());
-  check_betas("Adam", defaults.betas());
+  check_adam_options("Adam", defaults);
 }
 
 Tensor Adam::step(LossClosure closure) {
   Tensor loss = run_closure(closure);
   NoGradGuard guard;
-  for (auto& group : param_groups_) {
-    const auto& o = static_cast<const AdamOptions&>(group.options());
-    adam_group(group, o.lr(), o.betas(), o.eps(), o.weight_decay(), false, o.amsgrad(),
-               [this](const Tensor& p) -> AdamParamState& {
-                 return state_for<AdamParamState>(
-                     p, [] { return std::make_unique<AdamParamState>(); });
-               });
-  }
+  adam_step<AdamOptions>(
+      param_groups_, /*decoupled=*/false, [this](const Tensor& p) -> auto& {
+        return state_for<AdamParamState>(p);
+      });
   return loss;
 }
 
 AdamW::AdamW(std::vector<OptimizerParamGroup> groups, AdamWOptions defaults)
     : Optimizer(std::move(groups), std::make_unique<AdamWOptions>(defaults)) {
-  check_lr("AdamW", defaults.lr());
-  check_non_negative("AdamW", "eps", defaults.eps());
-  check_non_negative("AdamW", "weight_decay", defaults.weight_decay());
-  check_betas("AdamW", defaults.betas());
+  check_adam_options("AdamW", defaults);
 }
 
 Tensor AdamW::step(LossClosure closure) {
   Tensor loss = run_closure(closure);
   NoGradGuard guard;
-  for (auto& group : param_groups_) {
-    const auto& o = static_cast<const AdamWOptions&>(group.options());
-    adam_group(group, o.lr(), o.betas(), o.eps(), o.weight_decay(), true, o.amsgrad(),
-               [this](const Tensor& p) -> AdamParamState& {
-                 return state_for<AdamParamState>(
-                     p, [] { return std::make_unique<AdamParamState>(); });
-               });
-  }
+  adam_step<AdamWOptions>(
+      param_groups_, /*decoupled=*/true, [this](const Tensor& p) -> auto& {
+        return state_for<AdamParamState>(p);
+      });
   return loss;
 }
 
@@ -324,8 +328,7 @@ Tensor RMSprop::step(LossClosure closure) {
     const auto& o = static_cast<const RMSpropOptions&>(group.options());
     for (const auto& p : group.params()) {
       if (!p.grad().defined()) continue;
-      auto& s =
-          state_for<RMSpropParamState>(p, [] { return std::make_unique<RMSpropParamState>(); });
+      auto& s = state_for<RMSpropParamState>(p);
       if (!s.square_avg().defined()) {
         s.square_avg(zeros_like(p));
         if (o.momentum() > 0) s.momentum_buffer(zeros_like(p));

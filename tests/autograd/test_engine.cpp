@@ -1,4 +1,6 @@
-// The autograd semantics of SPEC.md §5, one test per item, with the seeds' scenarios.
+// The autograd semantics of SPEC.md §5, one test per item, with the seeds' scenarios: the
+// engine itself (graph, accumulation, retain_graph, grad modes, hooks, version counters,
+// anomaly mode, threads, deep graphs), which the op table's per-op checks cannot say.
 #include <fstream>
 #include <thread>
 
@@ -30,6 +32,13 @@ TEST(Engine, GraphStructure) {
   EXPECT_EQ(e[0].function->topological_nr(), 1u);
   // A leaf has one AccumulateGrad, shared by all its uses.
   EXPECT_EQ(e[1].function.get(), e[0].function->next_edges()[0].function.get());
+  EXPECT_EQ(e[0].function->next_edges()[1].input_nr, 0u);
+  EXPECT_TRUE(x.is_leaf());
+  EXPECT_FALSE(z.is_leaf());
+  EXPECT_TRUE(z.requires_grad());
+  // Scalar - Tensor records RsubBackward1, as PyTorch's Python API (LibTorch's C++ operator
+  // records SubBackward0, so the op table lists it among its node-name differences).
+  EXPECT_EQ((1 - x).grad_fn()->name(), "RsubBackward1");
 }
 
 // §5.2, §5.3: d(x*x)/dx = 2x, accumulation across calls, branch sums.

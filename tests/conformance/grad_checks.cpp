@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 
 #include <nabla/autograd/gradcheck.h>
 
@@ -62,6 +63,7 @@ void check_new_memory_unread(
 
 void run_grad_checks(const OpEntry& e,
                      const std::function<void(const std::string&, const std::string&)>& fail) {
+  const long names_before = coverage().node_name_checks;
   for (int seed = 1; seed <= 2; ++seed) {
     Rng rng(static_cast<uint64_t>(seed) * 104729u + std::hash<std::string>{}(e.name));
     for (const Sample& s : e.gen(rng, nabla::kDouble)) {
@@ -131,6 +133,11 @@ void run_grad_checks(const OpEntry& e,
       }
     }
   }
+  const std::string entry = e.group + "." + e.name;
+  if (!e.node_name_difference.empty() && coverage().node_name_checks > names_before &&
+      !coverage().marked_node_names.count(entry))
+    std::cout << "[conformance] " << e.name
+              << " has LibTorch's node names now: drop its node_name_differs() marker\n";
 }
 
 }  // namespace conform

@@ -74,13 +74,11 @@ class TorchCaseImpl : public TorchCase {
   std::string error_;
 };
 
-// grad_fn()->name() of every output against LibTorch's. A mismatch fails the entries
-// whose op is declared in an op list (they call ops::call by name: their node names come
-// from the declaration); for the others it is counted and listed in the coverage summary
-// until their families are declared (issue 13).
+// grad_fn()->name() of every output against LibTorch's: a difference fails the entry
+// unless it is marked node_name_differs(why), which lists it in the coverage summary.
 void check_node_names(const OpEntry& e, const std::vector<nabla::Tensor>& nout,
                       const std::vector<at::Tensor>& tout, const std::string& where,
-                      const std::function<void(const std::string&, const std::string&)>& fail) {
+                      const FailFn& fail) {
   for (size_t i = 0; i < nout.size(); ++i) {
     const bool tn = tout[i].grad_fn() != nullptr, nn = nout[i].grad_fn() != nullptr;
     if (!tn && !nn) continue;
@@ -89,10 +87,13 @@ void check_node_names(const OpEntry& e, const std::vector<nabla::Tensor>& nout,
     ++coverage().node_name_checks;
     if (want == got) continue;
     std::string what = "output " + std::to_string(i) + " grad_fn " + got + ", LibTorch " + want;
-    if (!e.call_name.empty())
-      fail(where, what);
-    else
-      coverage().node_name_differences[e.group + "." + e.name] = what;
+    const std::string entry = e.group + "." + e.name;
+    if (!e.node_name_difference.empty()) {
+      coverage().marked_node_names.emplace(entry, what + " (" + e.node_name_difference + ")");
+      continue;
+    }
+    coverage().node_name_differences.emplace(entry, what);
+    fail(where, what);
   }
 }
 

@@ -22,6 +22,24 @@ const Opt kMath = Opt().tol32(5e-5, 5e-6).tol64(1e-10, 1e-12);
 // Ordering ops: no derivative where values tie.
 const Opt kOrder = Opt(kMath).fd_distinct().gradgrad();
 
+// The samples of `gen` with one more input at position `pos`, made from the sample's first
+// input: a constant index, a mask (so that ops::call gets them as inputs too).
+Gen with_input(Gen gen, size_t pos, std::function<NTensor(const NTensor&)> make_input) {
+  return [=](Rng& rng, nabla::ScalarType t) {
+    Samples samples = gen(rng, t);
+    for (Sample& s : samples) {
+      auto inputs = s.inputs;
+      inputs.insert(inputs.begin() + static_cast<std::ptrdiff_t>(pos), make_input(inputs[0]));
+      s = sample_of(std::move(inputs));
+    }
+    return samples;
+  };
+}
+Gen with_index(Gen gen, size_t pos, std::vector<int64_t> index) {
+  return with_input(std::move(gen), pos,
+                    [index](const NTensor&) { return nabla::tensor(index, nabla::kLong); });
+}
+
 std::vector<OpEntry> elementwise_entries() {
   const std::string g = "composite_elementwise";
   // Second derivatives too: most of these ops record one node with a written-out formula.
@@ -289,27 +307,34 @@ std::vector<OpEntry> scan_entries() {
 
 std::vector<OpEntry> linalg_entries() {
   const std::string g = "composite_linalg";
-  const Opt m = Opt().tol32(1e-4, 1e-5).tol64(1e-10, 1e-12);
+  const Opt m = Opt().tol32(1e-4, 1e-5).tol64(1e-10, 1e-12).gradgrad();
   return {
       op(
           g, "addmv",
           layouts({{{{3}, C}, {{3, 4}, C}, {{4}, C}}, {{{3}, C}, {{3, 4}, T}, {{4}, S}}}),
-          [](const auto& x) { return addmv(x[0], x[1], x[2], 0.5, 2.0); }, m),
+          [](const auto& x) { return addmv(x[0], x[1], x[2], 0.5, 2.0); },
+          Opt(m).call("addmv", {{"beta", 0.5}, {"alpha", 2.0}})),
       op(
           g, "addr", layouts({{{{3, 4}, C}, {{3}, C}, {{4}, C}}}),
-          [](const auto& x) { return addr(x[0], x[1], x[2], 2.0, 0.5); }, m),
+          [](const auto& x) { return addr(x[0], x[1], x[2], 2.0, 0.5); },
+          Opt(m).call("addr", {{"beta", 2.0}, {"alpha", 0.5}})),
       op(
           g, "addbmm", layouts({{{{3, 5}, C}, {{2, 3, 4}, C}, {{2, 4, 5}, C}}}),
-          [](const auto& x) { return addbmm(x[0], x[1], x[2]); }, m),
+          [](const auto& x) { return addbmm(x[0], x[1], x[2]); }, Opt(m).call("addbmm")),
+      op(
+          g, "addbmm_beta_0", layouts({{{{3, 5}, C}, {{2, 3, 4}, C}, {{2, 4, 5}, C}}}),
+          [](const auto& x) { return addbmm(x[0], x[1], x[2], 0, -1); },
+          Opt(m).call("addbmm", {{"beta", 0}, {"alpha", -1}})),
       op(
           g, "baddbmm", layouts({{{{2, 3, 5}, C}, {{2, 3, 4}, C}, {{2, 4, 5}, C}}}),
-          [](const auto& x) { return baddbmm(x[0], x[1], x[2], 0.5, 1.5); }, m),
+          [](const auto& x) { return baddbmm(x[0], x[1], x[2], 0.5, 1.5); },
+          Opt(m).call("baddbmm", {{"beta", 0.5}, {"alpha", 1.5}})),
       op(
           g, "inner", layouts({{{{3, 4}, C}, {{2, 4}, C}}, {{{4}, C}, {{4}, S}}}),
-          [](const auto& x) { return inner(x[0], x[1]); }, m),
+          [](const auto& x) { return inner(x[0], x[1]); }, Opt(m).call("inner")),
       op(
           g, "kron", layouts({{{{2, 3}, C}, {{3, 2}, C}}, {{{2}, C}, {{2, 2}, C}}}),
-          [](const auto& x) { return kron(x[0], x[1]); }, m),
+          [](const auto& x) { return kron(x[0], x[1]); }, Opt(m).call("kron")),
       op(
           g, "kron_transposed", layouts({{{{2}, C}, {{2, 2}, T}}}),
           [](const auto& x) { return kron(x[0], x[1]); },
@@ -318,7 +343,8 @@ std::vector<OpEntry> linalg_entries() {
               "reshape); nabla computes it")),
       op(
           g, "cross", layouts({{{{4, 3}, C}, {{4, 3}, C}}, {{{3, 5}, C}, {{3, 5}, T}}}),
-          [](const auto& x) { return cross(x[0], x[1], x[0].size(0) == 3 ? 0 : 1); }, m),
+          [](const auto& x) { return cross(x[0], x[1], x[0].size(0) == 3 ? 0 : 1); },
+          Opt(m).call("cross")),  // by name without dim: the first dim of size 3
   };
 }
 
@@ -374,7 +400,7 @@ std::vector<OpEntry> shape_entries() {
           g, "narrow_copy", mat, [](const auto& x) { return x[0].narrow_copy(1, 1, 2).detach(); },
           exact),
       op(
-          g, "ravel", mat, [](const auto& x) { return x[0].ravel(); }, exact),
+          g, "ravel", mat, [](const auto& x) { return x[0].ravel(); }, Opt(exact).call("ravel")),
       op(
           g, "sum_to_size", cube,
           [](const auto& x) {
@@ -382,11 +408,8 @@ std::vector<OpEntry> shape_entries() {
           },
           kMath),
       op(
-          g, "take", mat,
-          [](const auto& x) {
-            return x[0].take(index_tensor(x[0], {2, 0, 5, 2}));
-          },
-          exact),
+          g, "take", with_index(mat, 1, {2, 0, 5, 2}),
+          [](const auto& x) { return x[0].take(x[1]); }, Opt(exact).gradgrad().call("take")),
       op(
           g, "take_along_dim", mat,
           [](const auto& x) {
@@ -394,26 +417,30 @@ std::vector<OpEntry> shape_entries() {
           },
           Opt(exact).fd_distinct()),
       op(
-          g, "index_add", fixed({{{4, 3}, {2, 3}}}),
-          [](const auto& x) {
-            return x[0].index_add(0, index_tensor(x[0], {3, 1}), x[1], 2.0);
-          },
-          kMath),
+          g, "index_add", with_index(fixed({{{4, 3}, {2, 3}}}), 1, {3, 1}),
+          [](const auto& x) { return x[0].index_add(0, x[1], x[2], 2.0); },
+          Opt(kMath).gradgrad().call("index_add", {{"dim", 0}, {"alpha", 2.0}})),
       op(
-          g, "index_copy", fixed({{{4, 3}, {2, 3}}}),
-          [](const auto& x) {
-            return x[0].index_copy(0, index_tensor(x[0], {2, 0}), x[1]);
-          },
-          exact),
+          g, "index_add_repeated", with_index(fixed({{{4, 3}, {3, 3}}}), 1, {1, 3, 1}),
+          [](const auto& x) { return x[0].index_add(0, x[1], x[2]); },
+          Opt(kMath).gradgrad().call("index_add", {{"dim", 0}})),
       op(
-          g, "index_fill", mat,
-          [](const auto& x) {
-            return x[0].index_fill(1, index_tensor(x[0], {0, 2}), -1.5);
-          },
-          Opt().dtypes({kFloat, kDouble})),
+          g, "index_copy", with_index(fixed({{{4, 3}, {2, 3}}}), 1, {2, 0}),
+          [](const auto& x) { return x[0].index_copy(0, x[1], x[2]); },
+          Opt(exact).gradgrad().call("index_copy", {{"dim", 0}})),
       op(
-          g, "masked_scatter", fixed({{{3, 4}, {12}}}),
-          [](const auto& x) { return x[0].masked_scatter(x[0].gt(0), x[1]); }, exact),
+          g, "index_fill", with_index(mat, 1, {0, 2}),
+          [](const auto& x) { return x[0].index_fill(1, x[1], -1.5); },
+          Opt().gradgrad().call("index_fill", {{"dim", 1}, {"value", -1.5}})),
+      op(
+          g, "index_fill_tensor_value", with_index(fixed({{{3, 4}, {}}}), 1, {2, 0, 2}),
+          [](const auto& x) { return x[0].index_fill(1, x[1], x[2]); },
+          Opt().gradgrad().call("index_fill", {{"dim", 1}})),
+      op(
+          g, "masked_scatter",
+          with_input(fixed({{{3, 4}, {12}}}), 1, [](const NTensor& x) { return x.gt(0); }),
+          [](const auto& x) { return x[0].masked_scatter(x[1], x[2]); },
+          Opt(exact).gradgrad().call("masked_scatter")),
   };
 }
 

@@ -207,12 +207,12 @@ std::vector<OpEntry> unary_entries() {
           g, "clamp_min", unary(kSpecials), [](const auto& x) { return x[0].clamp_min(0.25); },
           Opt(all)
               .differs("clamp_min of a bool tensor: LibTorch promotes, nabla rejects")
-              .call("clamp", {{"min", 0.25}})),
+              .call("clamp_min", {{"min", 0.25}})),
       op(
           g, "clamp_max", unary(kSpecials), [](const auto& x) { return x[0].clamp_max(-0.25); },
           Opt(all)
               .differs("clamp_max of a bool tensor: LibTorch promotes, nabla rejects")
-              .call("clamp", {{"max", -0.25}})),
+              .call("clamp_max", {{"max", -0.25}})),
       op(
           g, "clamp_min_only_optional", unary(kAny), [](const auto& x) { return x[0].clamp(0.5); },
           Opt(all)
@@ -412,15 +412,19 @@ std::vector<OpEntry> binary_entries() {
           [](const auto& x) { return (x[0] & x[1]) ^ (x[0] | x[1]); }, all),
       op(
           g, "scalar_minus_tensor", unary(), [](const auto& x) { return 2.5 - x[0]; },
-          Opt(all).differs("LibTorch's C++ Scalar-op-Tensor operators compute in the tensor's "
-                           "dtype (empty_like(b).fill_(a) then the in-place op): 2.5 - int64 is "
-                           "int64 there; nabla promotes like Python")),
+          Opt(all)
+              .differs("LibTorch's C++ Scalar-op-Tensor operators compute in the tensor's "
+                       "dtype (empty_like(b).fill_(a) then the in-place op): 2.5 - int64 is "
+                       "int64 there; nabla promotes like Python")
+              .node_name_differs("LibTorch's C++ 2.5 - x is a fill then sub_ (SubBackward0); "
+                                 "nabla computes Python's rsub (RsubBackward1)")),
       op(
           g, "scalar_div_tensor", unary(kNonZero), [](const auto& x) { return 3 / x[0]; },
           Opt(tr).differs("LibTorch's C++ Scalar / Tensor is empty_like(b).fill_(a).div_(b): an "
                           "error for integer b there; nabla promotes to float")),
       op(
-          g, "scalar_times_tensor", unary(), [](const auto& x) { return 2 * x[0]; }, all),
+          g, "scalar_times_tensor", unary(), [](const auto& x) { return 2 * x[0]; },
+          Opt(all).call("mul", {{"other", 2}})),
       op(
           g, "scalar_gt_tensor", unary(), [](const auto& x) { return 0.5 > x[0]; }, all),
   };
@@ -444,25 +448,41 @@ std::vector<OpEntry> ternary_entries() {
       op(
           g, "clamp_tensor_bounds", ternary(kSpecials),
           [](const auto& x) { return x[0].clamp(x[1], x[2]); },
-          Opt(all).differs("clamp of bool tensors with tensor bounds is an error in LibTorch, "
-                           "accepted by nabla")),
+          Opt(all)
+              .differs("LibTorch 1.13's clamp backward throws when the bounds broadcast to more "
+                       "than self and min do (an in-place logical_and_ in "
+                       "clamp_backward_min_max); see clamp_tensor_bounds_gradient")
+              .gradgrad()
+              .call("clamp")),
+      op(
+          g, "clamp_tensor_bounds_gradient",
+          fixed({{{3, 4}, {3, 4}, {3, 4}}, {{2, 3}, {3}, {1, 3}}, {{4, 1}, {1, 5}, {4, 5}}}),
+          [](const auto& x) { return x[0].clamp(x[1], x[2]); }, Opt(all).gradgrad().call("clamp")),
       op(
           g, "clamp_tensor_min_only", binary(kSpecials, kSpecials),
-          [](const auto& x) { return x[0].clamp(x[1]); }, all),
+          [](const auto& x) { return x[0].clamp(x[1]); }, Opt(all).gradgrad().call("clamp")),
+      op2(
+          g, "clamp_tensor_max_only", binary(kSpecials, kSpecials),
+          [](const auto& x) { return x[0].clamp(nabla::nullopt, x[1]); },
+          LIBTORCH([](const auto& x) { return x[0].clamp(c10::nullopt, x[1]); }),
+          Opt(all).gradgrad()),
       op(
           g, "addcmul", ternary(), [](const auto& x) { return x[0].addcmul(x[1], x[2], 0.5); },
-          Opt(all).differs("addcmul of bool tensors is an error in LibTorch, accepted by nabla")),
+          Opt(all).gradgrad().call("addcmul", {{"value", 0.5}})),
       op(
           g, "addcmul_int_value", ternary(),
-          [](const auto& x) { return x[0].addcmul(x[1], x[2], 2); }, Opt(all)),
+          [](const auto& x) { return x[0].addcmul(x[1], x[2], 2); },
+          Opt(all).gradgrad().call("addcmul", {{"value", 2}})),
       op(
           g, "addcdiv", ternary(kNonZero),
-          [](const auto& x) { return x[0].addcdiv(x[1], x[2], -2); }, Opt(tr)),
+          [](const auto& x) { return x[0].addcdiv(x[1], x[2], -2); },
+          Opt(tr).gradgrad().call("addcdiv", {{"value", -2}})),
       op(
-          g, "lerp", ternary(), [](const auto& x) { return x[0].lerp(x[1], 0.3); }, Opt(all)),
+          g, "lerp", binary(), [](const auto& x) { return x[0].lerp(x[1], 0.3); },
+          Opt(all).gradgrad().call("lerp", {{"weight", 0.3}})),
       op(
-          g, "lerp_weight_2", ternary(), [](const auto& x) { return x[0].lerp(x[1], 2); },
-          Opt(all)),
+          g, "lerp_weight_2", binary(), [](const auto& x) { return x[0].lerp(x[1], 2); },
+          Opt(all).gradgrad().call("lerp", {{"weight", 2}})),
   };
 }
 
@@ -663,6 +683,47 @@ std::vector<OpEntry> inplace_entries() {
 
 const bool registered = add_entries(unary_entries()) && add_entries(binary_entries()) &&
                         add_entries(ternary_entries()) && add_entries(inplace_entries());
+
+// The numeric dtypes of entries above that are marked differs() for bool only: a marker
+// turns the whole entry's mismatches into a skip, so these say the rest again without it.
+std::vector<OpEntry> numeric_entries() {
+  const std::string g = "elementwise";
+  const std::vector<nabla::ScalarType> numeric = {kFloat, kDouble, kLong, nabla::kInt,
+                                                  nabla::kByte};
+  const std::vector<nabla::ScalarType> signed_numeric = {kFloat, kDouble, kLong, nabla::kInt};
+  return {
+      op(
+          g, "scalar_minus_tensor_floats", unary(), [](const auto& x) { return 2.5 - x[0]; },
+          Opt(kTranscendental).dtypes(kFloats)),
+      op(
+          g, "scalar_div_tensor_floats", unary(kNonZero), [](const auto& x) { return 3 / x[0]; },
+          Opt(kTranscendental).dtypes(kFloats)),
+      op(
+          g, "clamp_float_bounds_numeric", unary(kSpecials),
+          [](const auto& x) {
+            return std::vector<std::decay_t<decltype(x[0])>>{
+                x[0].clamp(-0.5, 0.7), x[0].clamp_min(0.25), x[0].clamp_max(-0.25),
+                x[0].clamp(0.5)};
+          },
+          Opt().dtypes(numeric)),
+      // uint8 left out: LibTorch wraps the bound -1 to 255.
+      op(
+          g, "clamp_int_bounds_numeric", unary(kWide),
+          [](const auto& x) {
+            return std::vector<std::decay_t<decltype(x[0])>>{x[0].clamp(-1, 2), x[0].clip(-1, 1)};
+          },
+          Opt().dtypes(signed_numeric)),
+      // nabla's operator! is LibTorch's logical_not (at::Tensor has no operator!).
+      op2(
+          g, "operator_not", unary(kSpecials), [](const auto& x) { return !x[0]; },
+          LIBTORCH([](const auto& x) { return x[0].logical_not(); }), Opt().dtypes(kAllTypes)),
+      op(
+          g, "fmod_ints", binary_divisor(kWide), [](const auto& x) { return fmod(x[0], x[1]); },
+          Opt().dtypes({kLong, nabla::kInt, nabla::kByte}).no_fd("a saw-tooth")),
+  };
+}
+
+const bool registered_numeric = add_entries(numeric_entries());
 
 }  // namespace
 }  // namespace conform

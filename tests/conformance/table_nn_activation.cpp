@@ -217,5 +217,59 @@ std::vector<OpEntry> activation_entries() {
 
 const bool registered = add_entries(activation_entries());
 
+// More: softmax over infinities and NaN (a NaN poisons its row only, -inf logits get 0),
+// 0-d and empty inputs, integer inputs (rejected without a dtype, converted with one),
+// dims out of range, and the extremes of gelu's tanh form and softsign.
+std::vector<OpEntry> more_activation_entries() {
+  const std::string g = "nn_activation";
+  const Opt o = Opt().tol32(1e-5, 1e-6).gradgrad();
+  auto both = [](const auto& a, const auto& b) {
+    return std::vector<std::decay_t<decltype(a)>>{a, b};
+  };
+  const Gen specials = layouts({{{{3, 8}, Layout::Contiguous}},
+                                {{{8, 3}, Layout::Transposed}},
+                                {{{2, 40}, Layout::Contiguous}}},
+                               kSpecials);
+  const Gen extreme = unary({-1000, 1000});
+  return {
+      op(
+          g, "softmax_specials", specials,
+          [both](const auto& x) { return both(softmax(x[0], -1), log_softmax(x[0], 0)); }, o),
+      op(
+          g, "softmax_0d_and_empty", fixed({{{}}, {{3, 0}}, {{0, 4}}}),
+          [both](const auto& x) { return both(softmax(x[0], -1), log_softmax(x[0], 0)); }, o),
+      op(
+          g, "softmax_of_ints", fixed({{{3, 4}}}),
+          [both](const auto& x) { return both(softmax(x[0], -1), log_softmax(x[0], 0)); },
+          Opt(o).dtypes({nabla::kLong, nabla::kInt})),
+      op(
+          g, "softmax_ints_with_dtype", fixed({{{3, 4}}, {{5}}}),
+          [both](const auto& x) {
+            return both(softmax(x[0], -1, dtype_for(x[0], nabla::kDouble)),
+                        log_softmax(x[0], 0, dtype_for(x[0], nabla::kDouble)));
+          },
+          Opt(o).dtypes(kFloatsAndLong)),
+      op(
+          g, "log_softmax_bad_dim", fixed({{{2, 3}}}),
+          [](const auto& x) { return log_softmax(x[0], -3); }, Opt().throws("log_softmax")),
+      op(
+          g, "glu_bad_dim", fixed({{{2, 4}}}), [](const auto& x) { return glu(x[0], 2); },
+          Opt().throws("glu")),
+      op(
+          g, "glu_0d", fixed({{{}}}), [](const auto& x) { return glu(x[0]); }, Opt().throws("glu")),
+      op(
+          g, "hardsigmoid_of_ints", fixed({{{3}}}), [](const auto& x) { return hardsigmoid(x[0]); },
+          Opt().dtypes({nabla::kLong}).throws("hardsigmoid")),
+      op(
+          g, "gelu_tanh_extreme", extreme, [](const auto& x) { return gelu(x[0], "tanh"); },
+          Opt().tol32(1e-5, 1e-5)),
+      op2(
+          g, "softsign_extreme", extreme, [](const auto& x) { return nabla::softsign(x[0]); },
+          LIBTORCH([](const auto& x) { return x[0] / (x[0].abs() + 1); }), Opt().tol32(1e-5, 1e-5)),
+  };
+}
+
+const bool registered_more = add_entries(more_activation_entries());
+
 }  // namespace
 }  // namespace conform

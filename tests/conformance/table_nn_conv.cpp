@@ -267,5 +267,17 @@ std::vector<OpEntry> pool_entries() {
 
 const bool registered = add_entries(conv_entries()) && add_entries(pool_entries());
 
+// Second derivatives of max pooling (the entries above check first ones).
+std::vector<OpEntry> more_pool_entries() {
+  return {
+      op(
+          "nn_pool", "max_pool2d_gradgrad", fixed({{{1, 2, 5, 5}}, {{2, 4, 4}}}),
+          [](const auto& x) { return max_pool2d(x[0] * x[0], V{2}, V{1}); },
+          Opt().tol32(1e-5, 1e-6).gradgrad().fd_distinct()),
+  };
+}
+
+const bool registered_more = add_entries(more_pool_entries());
+
 }  // namespace
 }  // namespace conform

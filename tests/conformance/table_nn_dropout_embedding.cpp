@@ -166,5 +166,21 @@ std::vector<OpEntry> entries() {
 
 const bool registered = add_entries(entries());
 
+// int32 and 0-d indices.
+std::vector<OpEntry> more_embedding_entries() {
+  return {
+      op(
+          "nn_embedding", "embedding_index_kinds",
+          [](Rng& rng, nabla::ScalarType dtype) {
+            return Samples{
+                sample_of({make(rng, {4, 3}, dtype), make_index(rng, {2, 2}, 4).to(nabla::kInt)}),
+                sample_of({make(rng, {4, 3}, dtype), make_index(rng, {}, 4)})};
+          },
+          [](const auto& x) { return embedding(x[0], x[1], -1, false, false); }, Opt().gradgrad()),
+  };
+}
+
+const bool registered_more = add_entries(more_embedding_entries());
+
 }  // namespace
 }  // namespace conform

@@ -225,5 +225,23 @@ std::vector<OpEntry> norm_entries() {
 
 const bool registered = add_entries(norm_entries());
 
+// Evaluation with constant running statistics (made from a detached input times 0, so
+// finite differences do not move them): first and second derivatives of the input,
+// weight and bias, which batch_norm_eval (statistics as inputs) cannot check.
+std::vector<OpEntry> more_norm_entries() {
+  const std::string g = "nn_norm";
+  return {
+      op(
+          g, "batch_norm_eval_constant_stats", bn_samples(3),
+          [](const auto& x) {
+            auto c = x[1].detach() * 0;
+            return batch_norm(x[0], x[1], x[2], c + 0.3, c + 1.7, false, 0.1, 1e-5, false);
+          },
+          Opt().tol32(1e-4, 1e-5).gradgrad()),
+  };
+}
+
+const bool registered_more = add_entries(more_norm_entries());
+
 }  // namespace
 }  // namespace conform

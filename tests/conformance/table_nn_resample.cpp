@@ -76,7 +76,16 @@ std::vector<OpEntry> resample_entries() {
           LIBTORCH([](const auto& x) {
             return at::_pad_circular(x[0], V{1, 2, 2, 0});
           }),
-          o),
+          Opt(o).gradgrad().call("circular_pad", {{"padding", V{1, 2, 2, 0}}})),
+      op2(
+          g, "circular_pad_negative", img2,
+          [](const auto& x) {
+            return nabla::circular_pad(x[0], V{-1, 1, 0, 2});
+          },
+          LIBTORCH([](const auto& x) {
+            return at::_pad_circular(x[0], V{-1, 1, 0, 2});
+          }),
+          Opt(o).call("circular_pad", {{"padding", V{-1, 1, 0, 2}}})),
       op(
           g, "upsample_nearest1d", img1,
           [](const auto& x) { return upsample_nearest1d(x[0], V{13}); },

@@ -2,6 +2,7 @@
 // statistics, scans, sort/topk. Samples cover 0-d, empty, non-contiguous and a tensor
 // large enough for the parallel path; a dim that does not exist, or an empty input to
 // max(), must fail in nabla as in LibTorch.
+#include <cmath>
 #include <limits>
 
 #include "table.h"
@@ -256,6 +257,130 @@ std::vector<OpEntry> reduction_entries() {
 }
 
 const bool registered = add_entries(reduction_entries());
+
+// Fixed values: each case is a list of inputs, each input (values, shape), in the
+// requested dtype.
+Gen values_of(std::vector<std::vector<std::pair<std::vector<double>, Shape>>> cases) {
+  return [cases](Rng&, nabla::ScalarType dtype) {
+    Samples out;
+    for (const auto& c : cases) {
+      std::vector<NTensor> inputs;
+      for (const auto& [v, shape] : c)
+        inputs.push_back(nabla::tensor(v, nabla::kDouble).view(shape).to(dtype));
+      out.push_back(sample_of(inputs));
+    }
+    return out;
+  };
+}
+
+// More: a dtype argument narrower than the input, argmax / argmin without the bool
+// dtype (the entries above are marked differs() for it, which hides the others), more
+// norm orders, products and std with zeros, infinities and large values in logsumexp,
+// float32 variance of a large mean.
+std::vector<OpEntry> more_reduction_entries() {
+  const std::string g = "reductions";
+  const Gen s = reduce_samples();
+  const Opt acc = Opt().dtypes(kAllTypes).tol32(1e-4, 2e-3).tol64(1e-10, 1e-9).gradgrad();
+  const Opt exact = Opt().dtypes(kAllTypes).gradgrad();
+  const std::vector<nabla::ScalarType> no_bool = {nabla::kFloat, kDouble, nabla::kLong, nabla::kInt,
+                                                  nabla::kByte};
+  // Away from zero, where norms of order below 1 have no derivative.
+  const Gen away = layouts({{{{3, 4}, L::Contiguous}},
+                            {{{4, 5}, L::Transposed}},
+                            {{{2, 3, 5}, L::Contiguous}},
+                            {{{0, 3}, L::Contiguous}}},
+                           {0.3, 2});
+  const std::string kKinks = "the samples sit on kinks (zeros, ties, a constant row)";
+  const auto inf = std::numeric_limits<double>::infinity();
+  return {
+      op(
+          g, "sum_dtype_int", s,
+          [](const auto& x) { return x[0].sum(dtype_for(x[0], nabla::kInt)); }, exact),
+      op(
+          g, "prod_dim_dtype_int", fixed({{{0, 2}}, {{3, 4}}, {{2, 3, 2}}}, {0.5, 2.5}),
+          [](const auto& x) { return x[0].prod(1, false, dtype_for(x[0], nabla::kInt)); }, exact),
+      op(
+          g, "cumsum_dtype_int", s,
+          [](const auto& x) { return x[0].cumsum(-1, dtype_for(x[0], nabla::kInt)); }, exact),
+      op(
+          g, "argmax_dim_numeric", s, [](const auto& x) { return x[0].argmax(1); },
+          Opt(exact).dtypes(no_bool)),
+      op(
+          g, "argmin_keepdim_numeric", s, [](const auto& x) { return x[0].argmin(-1, true); },
+          Opt(exact).dtypes(no_bool)),
+      op(
+          g, "argmax_all_keepdim", s, [](const auto& x) { return x[0].argmax({}, true); },
+          Opt(exact).dtypes(no_bool)),
+      op(
+          g, "amax_no_dims_keepdim", s, [](const auto& x) { return x[0].amax(D{}, true); },
+          Opt(exact).fd_distinct()),
+      op(
+          g, "norm_p0", away, [](const auto& x) { return x[0].norm(0); }, acc),
+      op(
+          g, "norm_neg1", away, [](const auto& x) { return x[0].norm(-1); },
+          Opt(acc).differs("norm(-1) of an empty tensor: LibTorch 0, nabla inf")),
+      op(
+          g, "norm_neg_inf", away,
+          [](const auto& x) { return x[0].norm(-std::numeric_limits<double>::infinity()); },
+          Opt(acc).fd_distinct()),
+      op(
+          g, "norm_p1_5_dims_keepdim", away,
+          [](const auto& x) {
+            return x[0].norm(1.5, D{-1, 0}, true);
+          },
+          acc),
+      op(
+          g, "norm_p0_5_dim", away, [](const auto& x) { return x[0].norm(0.5, {1}); }, acc),
+      op(
+          g, "norm_inf_dims", away,
+          [](const auto& x) {
+            const double i = std::numeric_limits<double>::infinity();
+            return std::vector<std::decay_t<decltype(x[0])>>{x[0].norm(i, {1}, true),
+                                                             x[0].norm(-i, {0})};
+          },
+          Opt(acc).fd_distinct()),
+      op(
+          g, "norm_at_zero", values_of({{{{0, 0, 0, 0, 0, 0}, {2, 3}}}}),
+          [](const auto& x) {
+            return std::vector<std::decay_t<decltype(x[0])>>{
+                x[0].norm(), x[0].norm(1), x[0].norm(3), x[0].norm(0.5), x[0].norm(2, {1})};
+          },
+          Opt(acc).no_fd(kKinks)),
+      op(
+          g, "norm_inf_ties", values_of({{{{1, -3, 3}, {3}}}}),
+          [](const auto& x) { return x[0].norm(std::numeric_limits<double>::infinity()); },
+          Opt(acc).no_fd(kKinks)),
+      // prod is multilinear, so central differences are exact even at zeros.
+      op(
+          g, "prod_with_zeros",
+          values_of({{{{2, 0, 3, -1}, {4}}}, {{{2, 0, 0, -1}, {4}}}, {{{0, 0, 0, 2}, {4}}}}),
+          [](const auto& x) { return x[0].prod(); }, acc),
+      op(
+          g, "prod_dim_with_zeros", values_of({{{{2, 0, 3, 0, 0, 1, 1, 2, 3}, {3, 3}}}}),
+          [](const auto& x) { return x[0].prod(1); }, acc),
+      op(
+          g, "std_constant_row", values_of({{{{1, 1, 1, 2}, {2, 2}}}}),
+          [](const auto& x) { return x[0].std({1}); }, Opt(acc).no_fd(kKinks)),
+      op(
+          g, "logsumexp_infinities",
+          values_of(
+              {{{{-inf, -inf, inf, inf, inf, -inf, std::nan(""), 1, 1000, 1000, 0, 1}, {6, 2}}}}),
+          [](const auto& x) { return x[0].logsumexp({1}); }, Opt(acc).dtypes(kFloats)),
+      op(
+          g, "logsumexp_large",
+          layouts({{{{3, 4}, L::Contiguous}}, {{{4, 3}, L::Transposed}}}, {990, 1000}),
+          [](const auto& x) { return x[0].logsumexp({1}); }, Opt(acc).dtypes(kFloats)),
+      // Two passes keep float32 accurate: a one-pass variance loses it to cancellation.
+      op(
+          g, "var_large_mean", fixed({{{1000}}, {{40, 50}}}, {10000, 10001}),
+          [](const auto& x) { return x[0].var(false); }, Opt(acc).dtypes(kFloats)),
+      op(
+          g, "topk_zero", s, [](const auto& x) { return x[0].topk(0); },
+          Opt(exact).dtypes(kFloatsAndLong)),
+  };
+}
+
+const bool registered_more = add_entries(more_reduction_entries());
 
 }  // namespace
 }  // namespace conform

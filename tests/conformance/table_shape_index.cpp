@@ -133,7 +133,7 @@ Gen s3i() {
 
 std::vector<OpEntry> shape_entries() {
   const std::string g = "shape_ops";
-  const Opt o = Opt().dtypes(kAllTypes);
+  const Opt o = Opt().dtypes(kAllTypes).gradgrad();
   const Gen pairs = layouts({{{{2, 3}, C}, {{4, 3}, C}},
                              {{{2, 3}, L::Transposed}, {{1, 3}, L::Strided}},
                              {{{0, 3}, C}, {{2, 3}, C}},
@@ -363,8 +363,8 @@ std::vector<OpEntry> shape_entries() {
 
 std::vector<OpEntry> index_entries() {
   const std::string g = "index_ops";
-  const Opt o = Opt().dtypes(kAllTypes);
-  const Opt sum = Opt().dtypes(kFloatsAndLong);
+  const Opt o = Opt().dtypes(kAllTypes).gradgrad();
+  const Opt sum = Opt().dtypes(kFloatsAndLong).gradgrad();
   return {
       op(
           g, "index_select", with_index({4, 5}, {3}, 5),
@@ -586,6 +586,442 @@ std::vector<OpEntry> index_entries() {
 }
 
 const bool registered = add_entries(shape_entries()) && add_entries(index_entries());
+
+// ---- More shape and index cases --------------------------------------------------------
+
+// Slice, None and Ellipsis of the library of T: TensorIndex lists are spelled per library,
+// so the lambdas below take them from here and stay generic.
+template <class T>
+struct Ix;
+template <>
+struct Ix<NTensor> {
+  template <class... A>
+  static nabla::indexing::Slice slice(A... a) {
+    return nabla::indexing::Slice(a...);
+  }
+  static auto none() { return nabla::indexing::None; }
+  static auto ellipsis() { return nabla::indexing::Ellipsis; }
+};
+#if NABLA_CONFORMANCE_LIBTORCH
+template <>
+struct Ix<TTensor> {
+  template <class... A>
+  static at::indexing::Slice slice(A... a) {
+    return at::indexing::Slice(a...);
+  }
+  static auto none() { return at::indexing::None; }
+  static auto ellipsis() { return at::indexing::Ellipsis; }
+};
+#endif
+template <class V>
+using IxOf = Ix<std::decay_t<decltype(std::declval<V>()[0])>>;
+
+// A constant int64 tensor of `like`'s library.
+NTensor longs(const NTensor&, std::vector<int64_t> v, const Shape& shape) {
+  return nabla::tensor(v, nabla::kLong).view(shape);
+}
+#if NABLA_CONFORMANCE_LIBTORCH
+TTensor longs(const TTensor&, std::vector<int64_t> v, const Shape& shape) {
+  return at::tensor(v, at::kLong).view(shape);
+}
+#endif
+
+// The tensors given, as the list argument of cat, stack, broadcast_tensors.
+template <class T, class... R>
+std::vector<T> vec(const T& first, const R&... rest) {
+  return {first, rest...};
+}
+
+std::vector<OpEntry> more_shape_entries() {
+  const std::string g = "shape_ops";
+  const Opt o = Opt().dtypes(kAllTypes).gradgrad();
+  const Gen s3 = layouts({{{{2, 3, 4}, C}}, {{{2, 3, 4}, L::Transposed}}, {{{0, 3}, C}}});
+  return {
+      // Promotion across the inputs, and 1-d empty inputs: skipped whatever their dtype
+      // and the dim (legacy behaviour), but still part of the promotion.
+      op(
+          g, "cat_promotes_dtypes", fixed({{{2}, {3}}}),
+          [](const auto& x) {
+            return cat(vec(x[0], x[1].to(dtype_for(x[1], nabla::kLong)), x[0].gt(0)));
+          },
+          o),
+      op(
+          g, "cat_legacy_empty_promotes", fixed({{{0}, {2, 3}}}),
+          [](const auto& x) {
+            return cat(vec(x[0].to(dtype_for(x[0], nabla::kLong)), x[1], x[0]), 1);
+          },
+          o),
+      op(
+          g, "cat_all_legacy_empty", fixed({{{0}, {0}}}),
+          [](const auto& x) { return cat(vec(x[0].to(dtype_for(x[0], nabla::kLong)), x[1])); }, o),
+      op(
+          g, "cat_all_legacy_empty_any_dim", fixed({{{0}, {0}}}),
+          [](const auto& x) {
+            return cat(list(x, {0, 1}), 5);
+          },
+          o),
+      op(
+          g, "cat_zero_width_pieces", fixed({{{2, 0}, {2, 3}, {2, 0}}}),
+          [](const auto& x) {
+            return cat(list(x, {0, 1, 2}), 1);
+          },
+          o),
+      op(
+          g, "hstack_vstack_0d", fixed({{{}, {2}}}),
+          [](const auto& x) {
+            return vec(hstack(vec(x[0], x[1])),
+                       vstack(vec(x[0].to(dtype_for(x[0], nabla::kLong)), x[0])));
+          },
+          o),
+      op(
+          g, "tril_triu_other_diagonals", s3,
+          [](const auto& x) { return vec(tril(x[0], 1), triu(x[0], -1)); }, o),
+      op(
+          g, "constant_pad_float_value", fixed({{{2, 3}}, {{0}}}),
+          [](const auto& x) {
+            return constant_pad_nd(x[0], {1, 1}, 2.7);
+          },
+          o),
+      op(
+          g, "constant_pad_no_pad", fixed({{{}}, {{2, 3}}}),
+          [](const auto& x) { return constant_pad_nd(x[0], {}); }, o),
+      op(
+          g, "concat", fixed({{{2, 3}, {1, 3}}}),
+          [](const auto& x) {
+            return concat(list(x, {0, 1}));
+          },
+          o),
+      op(
+          g, "constant_pad_crop_all", fixed({{{2, 3}}}),
+          [](const auto& x) {
+            return constant_pad_nd(x[0], {-3, 1}, 7);
+          },
+          o),
+      op(
+          g, "broadcast_tensors_three", fixed({{{3, 1}, {2}, {}}}),
+          [](const auto& x) { return broadcast_tensors(x); }, o),
+      op(
+          g, "meshgrid_xy_counts", fixed({{{3}, {2}, {}}, {{3}}}),
+          [](const auto& x) { return meshgrid(x, "xy"); }, o),
+      op(
+          g, "repeat_interleave_zero", fixed({{{2, 2}}}),
+          [](const auto& x) { return repeat_interleave(x[0], 0, 1); }, o),
+  };
+}
+
+// x of [2, 3, 4] in three layouts.
+Gen x234() {
+  return layouts({{{{2, 3, 4}, C}}, {{{2, 3, 4}, L::Transposed}}, {{{2, 3, 4}, L::Strided}}});
+}
+
+// (self [3, 4], index [2, 4] with distinct rows per column) for scatter along dim 0.
+Gen scatter_dim0_samples() {
+  return [](Rng& rng, ScalarType t) {
+    std::vector<NTensor> cols;
+    for (int c = 0; c < 4; ++c) cols.push_back(make_permutation(rng, 3).narrow(0, 0, 2));
+    return Samples{sample_of({make(rng, {3, 4}, t), nabla::stack(cols, 1)})};
+  };
+}
+
+// TensorIndex rules (which dims advanced indices replace, broadcasting between index
+// tensors, masks, bool scalars, basic indices as views) and more index_put_,
+// index_select, gather, scatter and mask cases.
+std::vector<OpEntry> more_index_entries() {
+  const std::string g = "index_ops";
+  const Opt o = Opt().dtypes(kAllTypes).gradgrad();
+  const Gen x = x234();
+  return {
+      op(
+          g, "index_adjacent_tensors", x,
+          [](const auto& x) {
+            using I = IxOf<decltype(x)>;
+            return x[0].index({I::slice(), longs(x[0], {0, 2}, {2}), longs(x[0], {1, 3}, {2})});
+          },
+          o),
+      op(
+          g, "index_broadcast_tensors_after_int", x,
+          [](const auto& x) {
+            return x[0].index({1, longs(x[0], {0, 2}, {2, 1}), longs(x[0], {0, 1, 3}, {3})});
+          },
+          o),
+      // Advanced indices separated by a slice: the index dims go first.
+      op(
+          g, "index_separated_by_slice", x,
+          [](const auto& x) {
+            using I = IxOf<decltype(x)>;
+            return x[0].index({longs(x[0], {0, 1}, {2}), I::slice(), longs(x[0], {0, 3}, {2})});
+          },
+          o),
+      // Separated by an integer, which selects first: still adjacent in the view.
+      op(
+          g, "index_separated_by_int", x,
+          [](const auto& x) {
+            return x[0].index({longs(x[0], {0, 1}, {2}), 0, longs(x[0], {1, 2}, {2})});
+          },
+          o),
+      op(
+          g, "index_none_between_tensors", x,
+          [](const auto& x) {
+            using I = IxOf<decltype(x)>;
+            return x[0].index({longs(x[0], {0, 1}, {2}), I::none(), longs(x[0], {0, 1}, {2})});
+          },
+          o),
+      op(
+          g, "index_negative_and_2d_tensors", x,
+          [](const auto& x) {
+            using I = IxOf<decltype(x)>;
+            return vec(x[0].index({longs(x[0], {1, 0, -1}, {3})}),
+                       x[0].index({I::slice(), longs(x[0], {0, 1, 2, 0}, {2, 2})}),
+                       x[0][longs(x[0], {1}, {})]);
+          },
+          o),
+      op(
+          g, "operator_brackets_vector_index", x,
+          [](const auto& x) {
+            return x[0][longs(x[0], {1, 0}, {2})];
+          },
+          Opt(o).differs("x[t] with a 1-d index tensor: LibTorch's operator[] takes 0-d tensors "
+                         "only (it throws); nabla's indexes, as x.index({t}) and Python's x[t]")),
+      op(
+          g, "index_masks", x,
+          [](const auto& x) {
+            using I = IxOf<decltype(x)>;
+            auto mask = longs(x[0], {1, 0, 1}, {3}).gt(0);
+            return vec(x[0].index({I::slice(), mask}), x[0].index({x[0].select(2, 0).gt(0)}),
+                       x[0].index({x[0].gt(100)}));
+          },
+          o),
+      op(
+          g, "index_2d_mask_then_int", x,
+          [](const auto& x) {
+            return x[0].index({x[0].select(2, 0).gt(0), 1});
+          },
+          Opt(o).differs("a 2-d mask followed by an integer: LibTorch 1.13 moves past one dim per "
+                         "mask (the integer selects dim 1, then the mask mismatches and it "
+                         "throws); nabla moves past the mask's dims, as NumPy")),
+      op(
+          g, "index_bool_scalars", x,
+          [](const auto& x) {
+            using I = IxOf<decltype(x)>;
+            return vec(x[0].index({true}), x[0].index({false}), x[0].index({I::slice(), false}),
+                       x[0].index({true, 1}), x[0].index({longs(x[0], {1}, {}).gt(0)}));
+          },
+          o),
+      op(
+          g, "index_empty_index", x,
+          [](const auto& x) {
+            using I = IxOf<decltype(x)>;
+            return x[0].index({I::slice(), longs(x[0], {}, {0})});
+          },
+          o),
+      op(
+          g, "index_zero_size_self", fixed({{{0, 3}}}),
+          [](const auto& x) {
+            using I = IxOf<decltype(x)>;
+            return x[0].index({I::slice(), longs(x[0], {1}, {1})});
+          },
+          o),
+      op(
+          g, "index_basic_views", x,
+          [](const auto& x) {
+            using I = IxOf<decltype(x)>;
+            const auto none = I::none();
+            return vec(x[0].index({1, I::slice(none, none, 2), -1}), x[0].index({I::slice(-1), 2}),
+                       x[0].index({none, I::ellipsis(), none}), x[0].index({"...", 1}),
+                       x[0].index({0, none, I::slice(1, 3)}),
+                       x[0].index({I::ellipsis(), I::slice(1, none, 2)}),
+                       x[0].index({I::slice(1, 2), I::slice(0, 3, 2), I::slice(none, 10)}),
+                       x[0].index({I::slice(5, 9)}), x[0].index({longs(x[0], {1}, {})}));
+          },
+          Opt(o).view()),
+      op(
+          g, "index_0d_self", fixed({{{}}}),
+          [](const auto& x) {
+            using I = IxOf<decltype(x)>;
+            return vec(x[0].index({I::none()}), x[0].index({I::ellipsis()}), x[0].index({"..."}));
+          },
+          Opt(o).view()),
+      op(
+          g, "index_basic_then_tensor", x,
+          [](const auto& x) {
+            using I = IxOf<decltype(x)>;
+            const auto none = I::none();
+            return vec(x[0].index({1, I::slice(0, 4, 2), longs(x[0], {0, 3}, {2})}),
+                       x[0].index({none, I::slice(1), -1}),
+                       x[0].index({true, longs(x[0], {1, 0}, {2})}),
+                       x[0].index({"...", longs(x[0], {3, 3, 1}, {3})}), x[0].index({"..."}),
+                       x[0].index({I::slice(1), longs(x[0], {0}, {1})}));
+          },
+          o),
+      op2(
+          g, "index_list_0d_tensors", x,
+          [](const auto& x) {
+            return x[0].index(
+                std::vector<nabla::optional<NTensor>>{longs(x[0], {1}, {}), longs(x[0], {2}, {})});
+          },
+          LIBTORCH([](const auto& x) {
+            c10::List<c10::optional<TTensor>> l;
+            l.push_back(longs(x[0], {1}, {}));
+            l.push_back(longs(x[0], {2}, {}));
+            return x[0].index(l);
+          }),
+          o),
+      // Writes through basic indices (copy_ into a view: the value broadcasts, converts
+      // and may have leading 1s) and advanced ones, each into its own clone.
+      op(
+          g, "index_put_tensor_index_lists", x,
+          [](const auto& x) {
+            using I = IxOf<decltype(x)>;
+            const auto none = I::none();
+            auto v0 = x[0].reshape({-1}).select(0, 5);  // a 0-d value
+            std::vector<std::decay_t<decltype(x[0])>> out;
+            for (int i = 0; i < 11; ++i) out.push_back(x[0].clone());
+            out[0].index_put_({I::slice(), 1}, x[0].select(1, 0));
+            out[1].index_put_({0}, x[0].select(0, 1).to(dtype_for(x[0], nabla::kLong)));
+            out[2].index_put_({1}, x[0].select(0, 0).unsqueeze(0).unsqueeze(0));
+            out[3].index_put_({I::ellipsis(), I::slice(none, none, 2)}, v0);
+            out[4].index_put_({I::slice(), I::slice(), -1}, 3);
+            out[5].index_put_({longs(x[0], {0, 1}, {2}), longs(x[0], {1, 2}, {2})}, v0);
+            out[6].index_put_({longs(x[0], {0, 1}, {2}), I::slice(), longs(x[0], {1, 0}, {2})},
+                              x[0].select(2, 0));
+            out[7].index_put_({longs(x[0], {}, {0})}, v0);
+            out[8].transpose(0, 2).index_put_({longs(x[0], {2, 1}, {2})},
+                                              x[0].transpose(0, 2).narrow(0, 0, 2));
+            out[9].index_put_({I::slice(), longs(x[0], {-1}, {1})}, 3);
+            out[10].index_put_({I::slice(), I::slice(), longs(x[0], {3, 0}, {2})},
+                               x[0].narrow(2, 0, 2));
+            return out;
+          },
+          o),
+      op(
+          g, "index_put_mask_scalar", x,
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.index_put_({y.gt(0)}, 2);
+            return y;
+          },
+          o),
+      op(
+          g, "index_put_accumulate_transposed_self", x,
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.transpose(0, 2).index_put_({longs(x[0], {1, 0, 1}, {3}), longs(x[0], {2, 0, 2}, {3})},
+                                         x[0].select(2, 0).narrow(1, 0, 2).t(), true);
+            return y;
+          },
+          Opt(o).dtypes(kFloatsAndLong)),
+      op(
+          g, "index_put_mask_floats", masked_samples(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.index_put_({x[1]}, x[0].sum().mul(0).add(2));
+            return y;
+          },
+          Opt(o).dtypes(kFloats)),
+      op2(
+          g, "index_put_accumulate_inplace", with_index({4, 3}, {3}, 4),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.index_put_(std::vector<nabla::optional<NTensor>>{x[1]}, x[0].narrow(0, 1, 3), true);
+            return y;
+          },
+          LIBTORCH([](const auto& x) {
+            c10::List<c10::optional<TTensor>> l;
+            l.push_back(x[1]);
+            auto y = x[0].clone();
+            y.index_put_(l, x[0].narrow(0, 1, 3), true);
+            return y;
+          }),
+          Opt(o).dtypes(kFloatsAndLong)),
+      op2(
+          g, "index_put_accumulate_column_values",
+          [](Rng& rng, ScalarType t) {
+            return Samples{
+                sample_of({make(rng, {5, 3}, t), make_index(rng, {8}, 5), make(rng, {8, 1}, t)})};
+          },
+          [](const auto& x) {
+            return x[0].index_put(std::vector<nabla::optional<NTensor>>{x[1]}, x[2], true);
+          },
+          LIBTORCH([](const auto& x) {
+            c10::List<c10::optional<TTensor>> l;
+            l.push_back(x[1]);
+            return x[0].index_put(l, x[2], true);
+          }),
+          Opt(o).dtypes(kFloatsAndLong)),
+      op(
+          g, "index_select_index_kinds",
+          [](Rng& rng, ScalarType t) {
+            return Samples{
+                sample_of({make(rng, {3, 4}, t), make_index(rng, {2}, 4).to(nabla::kInt)}),
+                sample_of({make(rng, {3, 4}, t), make_index(rng, {0}, 4)}),
+                sample_of({make(rng, {3, 4}, t), make_index(rng, {}, 3)}),
+            };
+          },
+          [](const auto& x) {
+            return vec(x[0].index_select(-1, x[1]), x[0].index_select(-2, x[1]));
+          },
+          o),
+      op(
+          g, "index_select_0d_self", with_index({}, {1}, 1),
+          [](const auto& x) { return x[0].index_select(0, x[1]); }, o),
+      op(
+          g, "gather_dim0_and_0d",
+          [](Rng& rng, ScalarType t) {
+            return Samples{sample_of({make(rng, {3, 4}, t), make_index(rng, {2, 3}, 3)}),
+                           sample_of({make(rng, {}, t), make_index(rng, {}, 1)})};
+          },
+          [](const auto& x) { return x[0].gather(0, x[1]); }, o),
+      op(
+          g, "scatter_dim0_src_larger", scatter_dim0_samples(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.scatter_(0, x[1], -2);
+            // (src a constant: LibTorch 1.13's ScatterBackward0 returns src's gradient in the
+            // index's shape and fails when src is larger; tests/autograd checks nabla's.)
+            auto src = longs(x[0], {4, 1, 3, 0, 2, 5, 7, 6, 2, 1, 0, 3, 4, 6, 5}, {3, 5})
+                           .to(x[0].scalar_type());
+            return vec(x[0].scatter(0, x[1], src), x[0].scatter(-2, x[1], 1.5),
+                       x[0].t().scatter(1, x[1].t(), src.t()), y, x[0].scatter_add(0, x[1], src));
+          },
+          o),
+      op(
+          g, "scatter_0d",
+          [](Rng& rng, ScalarType t) {
+            return Samples{sample_of({make(rng, {}, t), make_index(rng, {}, 1), make(rng, {}, t)})};
+          },
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.scatter_(0, x[1], x[2]);
+            return vec(x[0].scatter(0, x[1], x[2]), y);
+          },
+          o),
+      op(
+          g, "scatter_add_bool", scatter_samples(),
+          [](const auto& x) { return x[0].scatter_add(1, x[1], x[2]); },
+          Opt(o).dtypes({nabla::kBool})),
+      op(
+          g, "masked_fill_float_value", masked_samples(),
+          [](const auto& x) { return x[0].masked_fill(x[1], 2.7); }, o),
+      op(
+          g, "masked_broadcast_self",
+          [](Rng& rng, ScalarType t) {
+            return Samples{sample_of({make(rng, {4}, t), make_bool(rng, {3, 4})}),
+                           sample_of({make(rng, {3}, t), make_bool(rng, {2, 1})})};
+          },
+          [](const auto& x) { return vec(x[0].masked_fill(x[1], 0.5), x[0].masked_select(x[1])); },
+          o),
+      op(
+          g, "masked_fill__value_tensor", masked_value_samples(),
+          [](const auto& x) {
+            auto y = x[0].clone();
+            y.masked_fill_(x[1], x[2]);
+            return y;
+          },
+          o),
+  };
+}
+
+const bool registered_more = add_entries(more_shape_entries()) && add_entries(more_index_entries());
 
 }  // namespace
 }  // namespace conform

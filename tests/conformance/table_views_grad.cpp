@@ -1,8 +1,8 @@
 // Gradient entries of the op table: view and shape ops, in-place writes into views
 // (CopySlices), and compositions of the elementwise, reduction, linear-algebra and
 // indexing ops. Each runs the value check and the gradient checks (grad_checks.cpp:
-// against LibTorch and finite differences in float64).
-// Node names are checked by tests/autograd (they need LibTorch's autograd headers).
+// against LibTorch, and first and second derivatives against finite differences in
+// float64).
 #include "table.h"
 
 namespace conform {
@@ -186,8 +186,7 @@ std::vector<OpEntry> inplace_entries() {
 }
 
 // Gradients of the elementwise, reduction, linear-algebra and indexing ops against
-// LibTorch's (the values are in the other tables; tests/autograd checks them against
-// finite differences).
+// LibTorch's (the values are in the other tables), and their second derivatives.
 std::vector<OpEntry> math_entries() {
   const std::string g = "math_grad";
   return {
@@ -241,17 +240,119 @@ std::vector<OpEntry> math_entries() {
   };
 }
 
-// Entries that compute through float32 (too coarse for finite differences).
+// Every entry here checks second derivatives too; those that compute through float32
+// are too coarse for finite differences.
 std::vector<OpEntry> with_grad(std::vector<OpEntry> entries) {
-  for (auto& e : entries)
+  for (auto& e : entries) {
+    e.gradgrad = true;
     if (e.name == "to_float" || e.name == "cat_promotes")
       e.no_finite_differences = "computes through float32, too coarse for finite differences";
+  }
   return entries;
 }
 
 const bool registered =
     add_entries(with_grad(view_entries())) && add_entries(with_grad(shape_entries())) &&
     add_entries(with_grad(inplace_entries())) && add_entries(with_grad(math_entries()));
+
+// More: a few view edges, writes into views made in other ways (through an index, a
+// view taken before the write, zero_, fill_ with a tensor), and the elementwise ops and
+// Scalar forms the compositions above leave out.
+std::vector<OpEntry> more_view_entries() {
+  const std::string g = "views_grad";
+  return {
+      op(g, "view_as", fixed({{{2, 3}, {6}}}), [](const auto& x) { return x[0].view_as(x[1]); }),
+      op(g, "narrow_empty", one({4, 5}), [](const auto& x) { return x[0].narrow(0, 1, 0); }),
+      op(g, "select_of_t", one({3, 4}), [](const auto& x) { return x[0].t().select(0, 2); }),
+      op(g, "split_sizes_with_zero", one({4, 5}),
+         [](const auto& x) {
+           return x[0].split_with_sizes({2, 0, 3}, 1);
+         }),
+  };
+}
+
+std::vector<OpEntry> more_inplace_entries() {
+  const std::string g = "inplace_views_grad";
+  return {
+      op(g, "view_before_write_on_base", one({3, 4}),
+         [](const auto& x) {
+           auto y = x[0].sin();
+           auto v = y[1];
+           y.add_(x[0] * x[0]);
+           return v * 1;
+         }),
+      op(g, "zero_on_view", one({2, 3}),
+         [](const auto& x) {
+           auto y = x[0] * x[0];
+           y[1].narrow(0, 1, 1).zero_();
+           return y;
+         }),
+      op(g, "fill_with_tensor", fixed({{{2, 3}, {}}}),
+         [](const auto& x) {
+           auto y = x[0] * 2;  // (exp would save its output, which fill_ overwrites)
+           y.fill_(x[1] * 2);
+           return y * x[0];
+         }),
+      op(g, "copy_broadcasts", fixed({{{2, 3}, {3}}}),
+         [](const auto& x) {
+           auto y = x[0] * x[0];
+           y.copy_(x[1].exp());
+           return y * x[0];
+         }),
+      op(g, "masked_fill_on_row", fixed({{{3, 4}, {}}}),
+         [](const auto& x) {
+           auto y = x[0] * 1;
+           y.select(0, 1).masked_fill_(x[0].select(0, 0).detach().gt(0), x[1]);
+           return y;
+         }),
+      op(g, "scatter_on_alias", fixed({{{3, 4}, {3, 2}}}),
+         [](const auto& x) {
+           auto y = x[0] * 1;
+           auto index = std::get<1>(x[0].detach().sort(1)).narrow(1, 0, 2);  // distinct per row
+           y.index({"..."}).scatter_(1, index, x[1]);
+           return y;
+         }),
+      op2(
+          g, "index_put_on_column", fixed({{{3, 4}, {3}}}),
+          [](const auto& x) {
+            auto y = x[0] * 1;
+            y.select(1, 2).index_put_(std::vector<nabla::optional<NTensor>>{nabla::tensor(
+                                          std::vector<int64_t>{0, 0, 2}, nabla::kLong)},
+                                      x[1], true);
+            return y;
+          },
+          LIBTORCH([](const auto& x) {
+            auto y = x[0] * 1;
+            c10::List<c10::optional<TTensor>> l;
+            l.push_back(at::tensor(std::vector<int64_t>{0, 0, 2}, at::kLong));
+            y.select(1, 2).index_put_(l, x[1], true);
+            return y;
+          })),
+  };
+}
+
+std::vector<OpEntry> more_math_entries() {
+  const std::string g = "math_grad";
+  return {
+      op(g, "more_unary", one({3, 4}),
+         [](const auto& x) {
+           auto u = x[0] * 0.45;  // in (-0.9, 0.9): asin, acos, and frac without a jump
+           auto p = x[0].abs() + 0.5;
+           return -x[0] + x[0].exp2() + p.log2() + p.log10() + (x[0] * 0.5).tan() + u.asin() +
+                  u.acos() + x[0].sinh() + x[0].cosh() + x[0].clamp_min(0.2) + u.frac() +
+                  x[0].clamp_max(0.3) + x[0].expm1() + p.pow(0.5);
+         }),
+      op(g, "scalar_forms", fixed({{{2, 3}, {3}}, {{4, 1}, {1, 5}}}),
+         [](const auto& x) {
+           return (2 - x[0]) * 3 + x[1] / 4 - 1 + x[0].sub(x[1], 0.5) + x[0].add(1.5, 2) +
+                  x[0].div(-2) + x[0].mul(x[1]).pow(2);
+         }),
+  };
+}
+
+const bool registered_more = add_entries(with_grad(more_view_entries())) &&
+                             add_entries(with_grad(more_inplace_entries())) &&
+                             add_entries(with_grad(more_math_entries()));
 
 }  // namespace
 }  // namespace conform

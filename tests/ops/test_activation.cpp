@@ -1,5 +1,6 @@
-// Activations: hand values, F:: spellings with options, in-place forms, extremes,
-// derivatives (gradcheck / gradgradcheck), errors.
+// Activations, what the op table (tests/conformance/table_nn_activation.cpp) cannot say:
+// float32 gradients at extremes, nn::functional's option structs, in-place aliasing,
+// random ones (rrelu, gumbel_softmax), and error messages beyond the op's name.
 #include <cmath>
 #include <limits>
 
@@ -30,28 +31,7 @@ void expect_derivatives(const Fn& f, const Tensor& x) {
 
 }  // namespace
 
-TEST(Activation, HandValues) {
-  Tensor x = tensor({-4.0, -1.0, 0.0, 0.25, 2.0, 7.0});
-  expect_values(hardtanh(x), {-1, -1, 0, 0.25, 1, 1});
-  expect_values(relu6(x), {0, 0, 0, 0.25, 2, 6});
-  expect_values(hardsigmoid(x), {0, 1.0 / 3, 0.5, 0.25 / 6 + 0.5, 2.0 / 6 + 0.5, 1});
-  expect_values(hardswish(x), {0, -1.0 / 3, 0, 0.25 * (0.25 / 6 + 0.5), 2 * (2.0 / 6 + 0.5), 7});
-  expect_values(softsign(x), {-0.8, -0.5, 0, 0.2, 2.0 / 3, 7.0 / 8});
-  expect_values(tanhshrink(tensor({1.0})), {1 - std::tanh(1.0)});
-  expect_values(threshold(x, 0.25, -9), {-9, -9, -9, -9, 2, 7});
-  expect_values(hardshrink(x, 1.0), {-4, 0, 0, 0, 2, 7});
-  expect_values(softshrink(x, 1.0), {-3, 0, 0, 0, 1, 6});
-  expect_values(log_sigmoid(tensor({0.0})), {-std::log(2.0)});
-  expect_values(celu(tensor({-1.0, 2.0}), 2.0), {2 * (std::exp(-0.5) - 1), 2});
-  expect_values(mish(tensor({1.0})), {std::tanh(std::log1p(std::exp(1.0)))});
-  const double a = 1.6732632423543772, s = 1.0507009873554805;
-  expect_values(selu(tensor({-1.0, 1.0})), {s * a * (std::exp(-1.0) - 1), s});
-  expect_values(glu(tensor({1.0, 2.0, 0.0, 3.0})), {0.5, 2.0 / (1 + std::exp(-3.0))});
-  expect_values(prelu(tensor({{-2.0, 3.0}, {-1.0, -1.0}}), tensor({0.5, 0.25})),
-                {-1, 3, -0.5, -0.25});
-  expect_values(rrelu(tensor({-3.0, 2.0}), 0.1, 0.3, false), {-0.6, 2});
-}
-
+// The table differentiates in float64 only, and its tolerance cannot see log_sigmoid's tail.
 TEST(Activation, Extremes) {
   Tensor x = tensor({-1000.0, -100.0, -30.0, 30.0, 100.0, 1000.0}, kFloat).requires_grad_();
   for (const Fn& f : std::vector<Fn>{
@@ -72,31 +52,12 @@ TEST(Activation, Extremes) {
   EXPECT_NEAR(l[1], -std::exp(-40.0), 1e-30);
 }
 
-TEST(Activation, Derivatives) {
+// The table's hardsigmoid and celu entries are marked differs() (LibTorch's float64
+// backward rounds through float), which would also hide a finite-difference failure.
+TEST(Activation, DerivativesOfEntriesMarkedDiffers) {
   Tensor x = rnd({2, 6}, -4, 4);
-  std::vector<Fn> fns = {[](const Tensor& t) { return hardtanh(t, -0.5, 2.0); },
-                         [](const Tensor& t) { return relu6(t * 3); },
-                         [](const Tensor& t) { return hardsigmoid(t * 2); },
-                         [](const Tensor& t) { return hardswish(t); },
-                         [](const Tensor& t) { return selu(t); },
-                         [](const Tensor& t) { return celu(t, 0.6); },
-                         [](const Tensor& t) { return mish(t); },
-                         [](const Tensor& t) { return log_sigmoid(t); },
-                         [](const Tensor& t) { return softsign(t); },
-                         [](const Tensor& t) { return tanhshrink(t); },
-                         [](const Tensor& t) { return threshold(t, 0.1, 2.0); },
-                         [](const Tensor& t) { return glu(t, 1); },
-                         [](const Tensor& t) { return hardshrink(t, 0.3); },
-                         [](const Tensor& t) { return softshrink(t, 0.3); },
-                         [](const Tensor& t) { return rrelu(t, 0.1, 0.3, false); }};
-  for (const Fn& f : fns) expect_derivatives(f, x);
-  // prelu: gradients for both input and weight.
-  auto p = [](const autograd::variable_list& in) -> autograd::variable_list {
-    return {prelu(in[0], in[1])};
-  };
-  EXPECT_TRUE(autograd::gradcheck(p, {rnd({2, 3, 2}), rnd({3})}));
-  EXPECT_TRUE(autograd::gradgradcheck(p, {rnd({2, 3, 2}), rnd({3})}));
-  EXPECT_TRUE(autograd::gradcheck(p, {rnd({4}), rnd({1})}));
+  expect_derivatives([](const Tensor& t) { return hardsigmoid(t * 2); }, x);
+  expect_derivatives([](const Tensor& t) { return celu(t, 0.6); }, x);
 }
 
 TEST(Activation, FunctionalOptions) {
@@ -211,21 +172,8 @@ TEST(Activation, GumbelSoftmax) {
   EXPECT_GT(wins, 100);
 }
 
-TEST(Activation, NonContiguousAndEmpty) {
-  Tensor x = randn({4, 6}).t();
-  expect_values(hardswish(x), values(hardswish(x.contiguous())));
-  expect_values(mish(x), values(mish(x.contiguous())));
-  expect_values(glu(x, 0), values(glu(x.contiguous(), 0)));
-  Tensor e = randn({0, 4});
-  EXPECT_EQ(selu(e).sizes(), e.sizes());
-  EXPECT_EQ(glu(e, 1).sizes(), IntArrayRef({0, 2}));
-  EXPECT_EQ(prelu(randn({0, 3, 2}), ones({3})).sizes(), IntArrayRef({0, 3, 2}));
-}
-
 TEST(Activation, Errors) {
   expect_error([] { glu(randn({2, 3}), 1); }, {"glu", "even", "3"});
-  expect_error([] { glu(randn({2, 3}), 2); }, {"glu"});
-  expect_error([] { glu(tensor(1.0)); }, {"glu"});
   expect_error([] { prelu(randn({2, 3}), ones({2})); }, {"prelu", "2", "3"});
   expect_error([] { softshrink(randn({2}), -1); }, {"softshrink", "lambda"});
   expect_error([] { hardtanh(randn({2}), 2, 1); }, {"hardtanh", "min_val"});

@@ -2,6 +2,8 @@
 // against the same convolution in float64, which takes the im2col + gemm path: values,
 // input / weight / bias gradients, double backward (create_graph), over stride, padding,
 // dilation, groups, batch sizes that cut into uneven chunks, and one and two threads.
+// The op table cannot say this: its samples are too small for these paths, and its
+// gradients are float64 only.
 #include <gtest/gtest.h>
 
 #include <string>

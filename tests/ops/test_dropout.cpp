@@ -1,6 +1,6 @@
-// Dropout family: mask statistics, scaling, channel-wise masks, alpha dropout moments,
-// reproducibility from manual_seed, p = 0 / 1, eval mode, in-place forms, F:: spellings,
-// gradients (mask multiply) and errors.
+// Dropout, what the op table cannot say (LibTorch's random stream is not nabla's, so the
+// table checks only masks and scaling): reproducibility from manual_seed, aliasing in
+// eval mode, moments, F:: spellings, in-place forms, gradients of a fixed mask, messages.
 #include <cmath>
 
 #include "test_util.h"
@@ -13,22 +13,6 @@ using nabla::testing::name_of;
 using nabla::testing::rnd;
 using nabla::testing::values;
 
-TEST(Dropout, MaskAndScale) {
-  manual_seed(1);
-  Tensor x = ones({200, 100});
-  const double p = 0.3;
-  Tensor y = dropout(x, p, true);
-  int64_t zeros_n = 0;
-  for (double v : values(y)) {
-    EXPECT_TRUE(v == 0 || std::abs(v - 1 / (1 - p)) < 1e-6) << v;
-    zeros_n += v == 0;
-  }
-  const double n = 20000, sd = std::sqrt(p * (1 - p) / n);
-  EXPECT_NEAR(zeros_n / n, p, 5 * sd);
-  // The mean is preserved in expectation.
-  EXPECT_NEAR(y.mean().item<double>(), 1.0, 0.03);
-}
-
 TEST(Dropout, ReproducibleFromSeed) {
   Tensor x = randn({50, 40});
   manual_seed(7);
@@ -40,28 +24,21 @@ TEST(Dropout, ReproducibleFromSeed) {
   EXPECT_FALSE(a.equal(c));
 }
 
+// Eval mode and p = 0 return the input itself (the table compares values only); an empty
+// input in training mode (the table's random entries take large inputs).
 TEST(Dropout, EdgeCases) {
   Tensor x = randn({4, 5});
   EXPECT_TRUE(dropout(x, 0.5, false).is_same(x));  // eval: the input itself
   EXPECT_TRUE(dropout(x, 0.0, true).is_same(x));
-  EXPECT_TRUE(dropout(x, 1.0, true).equal(zeros({4, 5})));
-  EXPECT_TRUE(alpha_dropout(x, 1.0, true).equal(zeros({4, 5})));
   EXPECT_EQ(dropout(randn({0, 3}), 0.5, true).sizes(), IntArrayRef({0, 3}));
-  Tensor t = randn({6, 4}).t();  // non-contiguous
-  Tensor y = dropout(t, 0.5, true);
-  for (int64_t i = 0; i < 4; ++i)
-    for (int64_t j = 0; j < 6; ++j) {
-      double v = y[i][j].item<double>();
-      EXPECT_TRUE(v == 0 || std::abs(v - 2 * t[i][j].item<double>()) < 1e-5);
-    }
 }
 
+// The fraction of channels dropped; dropout2d on unbatched input drops along dim 0.
 TEST(Dropout, FeatureDropoutDropsWholeChannels) {
   manual_seed(3);
   Tensor x = rand({16, 32, 4, 4}) + 0.5;
   Tensor y = feature_dropout(x, 0.5, true);
   Tensor dropped = (y == 0).to(kDouble).mean({2, 3});
-  for (double v : values(dropped)) EXPECT_TRUE(v == 0 || v == 1);
   EXPECT_NEAR(dropped.mean().item<double>(), 0.5, 0.1);
   // F::dropout2d on batched and unbatched input; dropout3d.
   EXPECT_EQ(F::dropout2d(x, F::Dropout2dFuncOptions().p(0.2)).sizes(), x.sizes());
@@ -111,6 +88,8 @@ TEST(Dropout, InplaceAndFunctional) {
     EXPECT_DOUBLE_EQ(leaf.grad()[i].item<double>(), h[i].item<double>() == 0 ? 0.0 : 6.0);
 }
 
+// Derivatives through a random mask, reseeded per call (the table differentiates the
+// deterministic cases only), and the node LibTorch records on the CPU.
 TEST(Dropout, Gradients) {
   Tensor x = rnd({3, 4});
   EXPECT_EQ(name_of(dropout(x, 0.5, true)), "MulBackward0");  // LibTorch on the CPU
@@ -138,6 +117,7 @@ TEST(Dropout, Gradients) {
     EXPECT_NEAR(a.grad()[i].item<double>(), y[i].item<double>() / a[i].item<double>(), 1e-12);
 }
 
+// Messages beyond the op's name (the table's dropout_bad_p checks the name).
 TEST(Dropout, Errors) {
   for (double p : {-0.1, 1.5}) {
     expect_error([p] { dropout(randn({3}), p, true); }, {"dropout", "between 0 and 1"});

@@ -1,5 +1,6 @@
-// Normalization: hand values, running statistics, evaluation mode, F:: spellings,
-// grad_fn names, first and second derivatives, errors.
+// Normalization, what the op table (tests/conformance/table_nn_norm.cpp) cannot say: the
+// fused backward kernels against the differentiable formulas, sizes that take the parallel
+// paths, running statistics updated in place, F:: spellings, error messages.
 #include <cmath>
 #include <functional>
 
@@ -41,69 +42,20 @@ void check_derivatives(const autograd::TensorFn& f, const variable_list& in) {
 
 }  // namespace
 
-TEST(BatchNorm, TrainingValuesAndRunningStats) {
-  // Channel 0: {1, 3, 5, 7} (mean 4, biased var 5, unbiased 20/3); channel 1: constant 2.
+// Running statistics are updated in place (their version moves); a batch large enough for
+// the parallel paths.
+TEST(BatchNorm, RunningStatsInPlaceAndLargeBatch) {
   Tensor x = tensor({{1.0, 2.0}, {3.0, 2.0}, {5.0, 2.0}, {7.0, 2.0}});
   Tensor rm = zeros({2}), rv = ones({2});
-  Tensor y = batch_norm(x, tensor({2.0, 1.0}), tensor({0.5, -1.0}), rm, rv, true, 0.1, 1e-5);
-  const double s = 1 / std::sqrt(5.0 + 1e-5);
-  expect_values(
-      y, {2 * -3 * s + 0.5, -1, 2 * -1 * s + 0.5, -1, 2 * 1 * s + 0.5, -1, 2 * 3 * s + 0.5, -1},
-      1e-5);
-  expect_values(rm, {0.4, 0.2});
-  expect_values(rv, {0.9 + 0.1 * 20.0 / 3, 0.9});
-  EXPECT_GT(rm._version(), 0u);  // updated in place
-  // Evaluation uses the running stats and leaves them alone.
-  Tensor e = batch_norm(x, {}, {}, rm, rv, false, 0.1, 1e-5);
-  expect_values(e.select(1, 0), values((x.select(1, 0) - 0.4) / std::sqrt(0.9 + 2.0 / 3 + 1e-5)));
-  expect_values(rm, {0.4, 0.2});
-}
-
-TEST(BatchNorm, ShapesAndLayouts) {
-  for (auto shape : {std::vector<int64_t>{8, 3}, {4, 3, 5}, {2, 3, 4, 5}}) {
-    Tensor x = randn(shape) * 3 + 2;
-    Tensor y = batch_norm(x, {}, {}, {}, {}, true, 0.1, 1e-5);
-    std::vector<int64_t> dims = {0};
-    for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
-    expect_close(y, ref_norm(x, dims, 1e-5), 1e-4);
-  }
-  Tensor t = randn({5, 4}).t();  // [4, 5], channels-first strides
-  expect_close(batch_norm(t, {}, {}, {}, {}, true, 0.1, 1e-5), ref_norm(t, {0}, 1e-5), 1e-4);
-  // Precision with a large mean: float32 data 1000 ± 1.
-  Tensor big = rand({64, 2, 16}) * 2 + 999;
-  expect_close(batch_norm(big, {}, {}, {}, {}, true, 0.1, 1e-5), ref_norm(big, {0, 2}, 1e-5), 2e-3);
-  // Large enough to take the parallel paths.
+  const uint32_t v0 = rm._version();
+  batch_norm(x, tensor({2.0, 1.0}), tensor({0.5, -1.0}), rm, rv, true, 0.1, 1e-5);
+  EXPECT_GT(rm._version(), v0);
   Tensor large = randn({64, 16, 32, 32});
   expect_close(batch_norm(large, {}, {}, {}, {}, true, 0.1, 1e-5).slice(1, 0, 2),
                ref_norm(large, {0, 2, 3}, 1e-5).slice(1, 0, 2), 1e-4);
 }
 
-TEST(BatchNorm, EmptyBatch) {
-  Tensor rm = zeros({3});
-  Tensor y = batch_norm(randn({0, 3}), ones({3}), zeros({3}), rm, ones({3}), true, 0.1, 1e-5);
-  EXPECT_EQ(y.sizes(), IntArrayRef({0, 3}));
-  expect_values(rm, {0, 0, 0});
-}
-
-TEST(BatchNorm, Derivatives) {
-  auto train = [](const variable_list& in) -> variable_list {
-    return {batch_norm(in[0], in[1], in[2], {}, {}, true, 0.1, 1e-5)};
-  };
-  check_derivatives(train, {rnd({4, 3}), rnd({3}), rnd({3})});
-  check_derivatives(train, {rnd({2, 2, 3}), rnd({2}), rnd({2})});
-  auto no_affine = [](const variable_list& in) -> variable_list {
-    return {batch_norm(in[0], {}, {}, {}, {}, true, 0.1, 1e-5)};
-  };
-  check_derivatives(no_affine, {rnd({2, 2, 2, 2})});
-  Tensor rm = rand({3}, kDouble), rv = rand({3}, kDouble) + 0.5;
-  auto eval = [&](const variable_list& in) -> variable_list {
-    return {batch_norm(in[0], in[1], in[2], rm, rv, false, 0.1, 1e-5)};
-  };
-  check_derivatives(eval, {rnd({4, 3}), rnd({3}), rnd({3})});
-  Tensor x = rnd({3, 2});
-  EXPECT_EQ(name_of(batch_norm(x, {}, {}, {}, {}, true, 0.1, 1e-5)), "NativeBatchNormBackward0");
-}
-
+// Messages beyond the op's name (the table's error entries check the name).
 TEST(BatchNorm, Errors) {
   expect_error([] { batch_norm(randn({3}), {}, {}, {}, {}, true, 0.1, 1e-5); },
                {"batch_norm", "2 dims", "[3]"});
@@ -148,21 +100,11 @@ TEST(BatchNorm, Functional) {
   expect_close(F::batch_norm(x, rm, rv), batch_norm(x, {}, {}, rm, rv, false, 0.1, 1e-5));
 }
 
-TEST(InstanceNorm, ValuesAndRunningStats) {
+TEST(InstanceNorm, FunctionalAndErrors) {
   Tensor x = randn({3, 2, 5}) * 2 + 1;
-  Tensor rm = zeros({2}), rv = ones({2});
-  Tensor y = instance_norm(x, {}, {}, rm, rv, true, 0.1, 1e-5);
-  expect_close(y, ref_norm(x, {2}, 1e-5), 1e-4);
-  // Running stats: the batch mean of the per-instance statistics (unbiased variance).
-  expect_close(rm, x.mean({2}).mean({0}) * 0.1, 1e-5);
-  expect_close(rv, x.var({2}).mean({0}) * 0.1 + 0.9, 1e-4);
   Tensor w = rand({2}), b = rand({2});
   expect_close(F::instance_norm(x, F::InstanceNormFuncOptions().weight(w).bias(b)),
                ref_norm(x, {2}, 1e-5) * w.view({1, 2, 1}) + b.view({1, 2, 1}), 1e-4);
-  auto f = [](const variable_list& in) -> variable_list {
-    return {instance_norm(in[0], in[1], in[2], {}, {}, true, 0.1, 1e-5)};
-  };
-  check_derivatives(f, {rnd({2, 2, 3}), rnd({2}), rnd({2})});
   expect_error(
       [] {
         instance_norm(randn({2, 3, 4}), {}, {}, {}, {}, false, 0.1, 1e-5);
@@ -175,32 +117,13 @@ TEST(InstanceNorm, ValuesAndRunningStats) {
       {"instance_norm", "weight"});
 }
 
-TEST(LayerNorm, ValuesAndFunctional) {
-  Tensor x = tensor({{1.0, 2.0, 3.0}, {-1.0, 0.0, 4.0}});
-  const double s = std::sqrt(2.0 / 3 + 1e-5);
-  expect_values(layer_norm(x, {3}),
-                {-1 / s, 0, 1 / s, values(ref_norm(x, {1}, 1e-5))[3],
-                 values(ref_norm(x, {1}, 1e-5))[4], values(ref_norm(x, {1}, 1e-5))[5]});
+TEST(LayerNorm, Functional) {
   Tensor x3 = randn({2, 3, 4}) + 5;
   Tensor w = rand({3, 4}), b = rand({3, 4});
-  expect_close(layer_norm(x3, {3, 4}, w, b), ref_norm(x3, {1, 2}, 1e-5) * w + b, 1e-4);
   expect_close(F::layer_norm(x3, F::LayerNormFuncOptions({4}).eps(1e-3)), ref_norm(x3, {2}, 1e-3),
                1e-4);
   expect_close(F::layer_norm(x3, F::LayerNormFuncOptions({3, 4}).weight(w).bias(b)),
                layer_norm(x3, {3, 4}, w, b));
-  Tensor t = randn({4, 3}).t();
-  expect_close(layer_norm(t, {4}), ref_norm(t, {1}, 1e-5), 1e-4);
-  EXPECT_EQ(layer_norm(randn({0, 4}), {4}).sizes(), IntArrayRef({0, 4}));
-  EXPECT_EQ(name_of(layer_norm(rnd({2, 3}), {3})), "NativeLayerNormBackward0");
-}
-
-TEST(LayerNorm, Derivatives) {
-  auto f = [](const variable_list& in) -> variable_list {
-    return {layer_norm(in[0], {3}, in[1], in[2])};
-  };
-  check_derivatives(f, {rnd({2, 3}), rnd({3}), rnd({3})});
-  auto g = [](const variable_list& in) -> variable_list { return {layer_norm(in[0], {2, 2})}; };
-  check_derivatives(g, {rnd({3, 2, 2})});
 }
 
 TEST(LayerNorm, Errors) {
@@ -214,21 +137,12 @@ TEST(LayerNorm, Errors) {
   expect_error([] { layer_norm(randn({3}), {2, 3}); }, {"layer_norm"});
 }
 
-TEST(GroupNorm, ValuesDerivativesErrors) {
+TEST(GroupNorm, FunctionalAndErrors) {
   Tensor x = randn({2, 6, 5}) * 2 - 1;
   Tensor ref = ref_norm(x.view({2, 3, 10}), {2}, 1e-5).view({2, 6, 5});
-  expect_close(group_norm(x, 3), ref, 1e-4);
   Tensor w = rand({6}), b = rand({6});
   expect_close(F::group_norm(x, F::GroupNormFuncOptions(3).weight(w).bias(b)),
                ref * w.view({1, 6, 1}) + b.view({1, 6, 1}), 1e-4);
-  EXPECT_EQ(group_norm(randn({0, 4, 2}), 2).sizes(), IntArrayRef({0, 4, 2}));
-  EXPECT_EQ(name_of(group_norm(rnd({2, 4}), 2)), "NativeGroupNormBackward0");
-  auto f = [](const variable_list& in) -> variable_list {
-    return {group_norm(in[0], 2, in[1], in[2])};
-  };
-  check_derivatives(f, {rnd({2, 4, 3}), rnd({4}), rnd({4})});
-  auto g = [](const variable_list& in) -> variable_list { return {group_norm(in[0], 1)}; };
-  check_derivatives(g, {rnd({2, 2, 2})});
   expect_error(
       [] {
         group_norm(randn({2, 6, 3}), 4);
@@ -340,6 +254,7 @@ TEST(NormBackward, FusedKernelMatchesFormulas) {
   }
 }
 
+// normalize and local_response_norm exist only as nn::functional spellings.
 TEST(Normalize, Functional) {
   Tensor x = tensor({{3.0, 4.0}, {0.0, 0.0}});
   expect_values(F::normalize(x), {0.6, 0.8, 0, 0});

@@ -6,6 +6,7 @@
 #include <nabla/nabla.h>
 #include <nabla/ops/registry.h>
 
+#include <algorithm>
 #include <string>
 
 #include "test_util.h"
@@ -87,7 +88,16 @@ TEST(Registry, SchemasAreSortedAndUnique) {
   auto all = ops::all_schemas();
   ASSERT_FALSE(all.empty());
   for (size_t i = 1; i < all.size(); ++i) EXPECT_LT(all[i - 1]->name, all[i]->name);
-  EXPECT_EQ(&ops::schema("tanh"), &ops::schema("tanh"));
+  // schema(name) finds the listed schema of that name, whose fields say the op's signature.
+  for (const char* name : {"tanh", "add", "where", "cat"}) {
+    const ops::OpSchema& s = ops::schema(name);
+    EXPECT_EQ(s.name, name);
+    EXPECT_NE(std::find(all.begin(), all.end(), &s), all.end()) << name;
+  }
+  EXPECT_EQ(ops::schema("tanh").min_inputs, 1);
+  EXPECT_EQ(ops::schema("tanh").max_inputs, 1);
+  EXPECT_EQ(ops::schema("where").min_inputs, 3);
+  EXPECT_EQ(ops::schema("cat").max_inputs, -1);  // any number of inputs
 }
 
 }  // namespace

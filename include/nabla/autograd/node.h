@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "nabla/core/inline_vector.h"
 #include "nabla/core/object_pool.h"
 #include "nabla/core/tensor.h"
 
@@ -36,6 +37,12 @@ struct InputMetadata {
   ScalarType dtype = kFloat;
 };
 
+// Note [Node storage]
+// Most nodes have one or two next edges and one gradient slot. Both lists live inside the
+// node (InlineVector), so recording an op allocates the node alone, and the engine finds
+// a node's edges and its slots' metadata on the node's own cache lines (W1, SPEC.md §8).
+using EdgeVector = InlineVector<Edge, 2>;
+
 class Node : public std::enable_shared_from_this<Node> {
  public:
   Node();
@@ -56,7 +63,7 @@ class Node : public std::enable_shared_from_this<Node> {
 
   uint64_t sequence_nr() const { return sequence_nr_; }
   uint64_t topological_nr() const { return topological_nr_; }
-  const edge_list& next_edges() const { return next_edges_; }
+  const EdgeVector& next_edges() const { return next_edges_; }
   const Edge& next_edge(size_t i) const { return next_edges_[i]; }
   size_t num_outputs() const { return next_edges_.size(); }
   size_t num_inputs() const { return input_metadata_.size(); }
@@ -88,8 +95,8 @@ class Node : public std::enable_shared_from_this<Node> {
  protected:
   uint64_t sequence_nr_;
   uint64_t topological_nr_ = 0;
-  edge_list next_edges_;
-  std::vector<InputMetadata, ::nabla::detail::PoolAllocator<InputMetadata>> input_metadata_;
+  EdgeVector next_edges_;
+  InlineVector<InputMetadata, 1> input_metadata_;
 
  private:
   // What few nodes have (hooks, retain_grad, anomaly traces) lives out of line, so a

@@ -82,7 +82,7 @@ class OpNode final : public Node {
       std::apply([](auto&... v) { (detail::release(v), ...); }, state.saved());
   }
   /// A saved tensor, checked against in-place writes and release.
-  Tensor get(const SavedVariable& v) { return v.unpack(shared_from_this()); }
+  Tensor get(const SavedVariable& v) { return v.unpack(this); }
   /// Whether forward input i wants a gradient.
   bool needs_input_grad(size_t i) const { return should_compute_output(i); }
 
@@ -91,6 +91,15 @@ class OpNode final : public Node {
  private:
   const NodeType<State>* type_;
 };
+
+/// A formula's result from its gradients, moved in (a braced list would copy each one).
+template <class... T>
+variable_list gradients(T&&... grads) {
+  variable_list out;
+  out.reserve(sizeof...(T));
+  (out.push_back(std::forward<T>(grads)), ...);
+  return out;
+}
 
 /// For formulas written once for several states (an op family's generated nodes): the
 /// saved tensor `field` of n's state unpacked, or an undefined tensor when the state has

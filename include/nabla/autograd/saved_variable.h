@@ -18,7 +18,12 @@ class SavedVariable {
   SavedVariable(const Tensor& t, bool is_output);
   /// The saved tensor; `saved_for` is the node that saved it (needed for outputs).
   /// A nabla::Error after release (backward twice) or after an in-place modification.
-  Tensor unpack(const std::shared_ptr<Node>& saved_for = nullptr) const;
+  Tensor unpack(const std::shared_ptr<Node>& saved_for = nullptr) const {
+    return unpack(saved_for.get());
+  }
+  /// The same with the saving node by pointer: no reference is taken unless the output
+  /// must get its node back (create_graph), which keeps the common unpack free of atomics.
+  Tensor unpack(Node* saved_for) const;
   void reset_data();
   bool defined() const { return was_defined_; }
 

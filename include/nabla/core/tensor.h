@@ -623,7 +623,7 @@ class Tensor {
   Tensor mH() const { return mT(); }
   Tensor adjoint() const { return mT(); }
   Tensor matrix_H() const;
-  Tensor ravel() const { return reshape({-1}); }
+  Tensor ravel() const { return contiguous().view({-1}); }  // as LibTorch (ViewBackward0)
   Tensor narrow_copy(int64_t dim, int64_t start, int64_t length) const {
     return narrow(dim, start, length).clone(MemoryFormat::Contiguous);
   }

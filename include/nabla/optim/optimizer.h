@@ -134,6 +134,11 @@ class Optimizer {
     if (!slot) slot = make();
     return static_cast<State&>(*slot);
   }
+  /// The state of `p`, created empty (make_state) on first use.
+  template <class State>
+  State& state_for(const Tensor& p) {
+    return state_for<State>(p, [&] { return make_state(p); });
+  }
   /// Creates an empty state object for loading (each optimizer its own type).
   virtual std::unique_ptr<OptimizerParamState> make_state(const Tensor& parameter) const = 0;
   /// Runs `closure` with grad mode enabled (step() itself runs under no_grad).

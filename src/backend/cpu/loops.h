@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 
+#include "core/visit_dtype.h"
 #include "nabla/backend/backend.h"
 #include "nabla/backend/parallel.h"
 #include "nabla/core/error.h"
@@ -15,32 +16,13 @@ namespace nabla::cpu {
 
 constexpr int kMaxDims = 16;
 
-template <class T>
-struct TypeTag {
-  using type = T;
-};
+using detail::TypeTag;
 
-/// Calls f(TypeTag<T>{}) for the C++ type of `t`.
+/// Calls f(TypeTag<T>{}) for the C++ type of `t`; the 16-bit floats raise.
 template <class F>
 decltype(auto) dispatch_all(ScalarType t, F&& f) {
-  switch (t) {
-    case ScalarType::Bool:
-      return f(TypeTag<bool>{});
-    case ScalarType::Byte:
-      return f(TypeTag<uint8_t>{});
-    case ScalarType::Int:
-      return f(TypeTag<int32_t>{});
-    case ScalarType::Long:
-      return f(TypeTag<int64_t>{});
-    case ScalarType::Float:
-      return f(TypeTag<float>{});
-    case ScalarType::Double:
-      return f(TypeTag<double>{});
-    case ScalarType::Half:
-    case ScalarType::BFloat16:
-      throw_reduced_precision(t);
-  }
-  NABLA_ASSERT(false, "dispatch: unknown dtype");
+  return detail::visit_dtype(t, f,
+                             [t]() -> decltype(f(TypeTag<bool>{})) { throw_reduced_precision(t); });
 }
 
 /// Calls f(TypeTag<float>{}) or f(TypeTag<double>{}) for the floating kernels (norms,
@@ -70,11 +52,12 @@ LoopPlan<N> make_plan(const std::array<const Tensor*, N>& ops) {
   const Tensor& ref = *ops[0];
   IntArrayRef sizes = ref.sizes();
   // The common case, one row: every operand contiguous over the output's shape, or a
-  // single element read with stride 0.
+  // single element (of no more dims than the output: it must broadcast) read with stride 0.
   if (ref.is_contiguous()) {
     bool row = true;
     for (int k = 1; k < N && row; ++k)
-      row = ops[k]->numel() == 1 || (ops[k]->is_contiguous() && ops[k]->sizes() == sizes);
+      row = (ops[k]->numel() == 1 && ops[k]->dim() <= ref.dim()) ||
+            (ops[k]->is_contiguous() && ops[k]->sizes() == sizes);
     if (row) {
       p.ndim = 1;
       p.numel = ref.numel();

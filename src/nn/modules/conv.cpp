@@ -16,9 +16,7 @@ namespace {
 
 template <size_t D>
 void print_array(std::ostream& os, const char* name, const ExpandingArray<D>& a) {
-  os << ", " << name << "=[";
-  for (size_t i = 0; i < D; ++i) os << (i ? ", " : "") << a[i];
-  os << "]";
+  os << ", " << name << "=" << a.ref();
 }
 
 template <size_t D>
@@ -49,29 +47,44 @@ void init_conv(Tensor& weight, Tensor& bias) {
   }
 }
 
-template <size_t D>
-std::vector<int64_t> kernel_shape(int64_t a, int64_t b, const ExpandingArray<D>& k) {
+// A convolution module's weight [a, b, *kernel_size] and, with options.bias(), its bias
+// [out_channels], given their initial values.
+template <class Conv>
+void register_conv_parameters(Conv& m, int64_t a, int64_t b) {
+  const auto& o = m.options;
   std::vector<int64_t> shape{a, b};
-  for (size_t i = 0; i < D; ++i) shape.push_back(k[i]);
-  return shape;
+  for (int64_t k : o.kernel_size().ref()) shape.push_back(k);
+  m.weight = m.register_parameter("weight", nabla::empty(shape));
+  m.bias = m.register_parameter("bias", o.bias() ? nabla::empty({o.out_channels()}) : Tensor(),
+                                o.bias());
+  m.reset_parameters();
 }
 
-template <size_t D>
+// `padding`: sizes, or "same" / "valid".
+template <size_t D, class Padding>
 Tensor conv(const Tensor& x, const Tensor& w, const Tensor& b, const detail::ConvNdOptions<D>& o,
-            IntArrayRef padding) {
+            Padding padding) {
   if constexpr (D == 1)
     return conv1d(x, w, b, o.stride(), padding, o.dilation(), o.groups());
   else
     return conv2d(x, w, b, o.stride(), padding, o.dilation(), o.groups());
 }
 
+// What every convolution prints first: its channels, kernel_size and stride.
 template <size_t D>
-Tensor conv(const Tensor& x, const Tensor& w, const Tensor& b, const detail::ConvNdOptions<D>& o,
-            std::string_view padding) {
-  if constexpr (D == 1)
-    return conv1d(x, w, b, o.stride(), padding, o.dilation(), o.groups());
-  else
-    return conv2d(x, w, b, o.stride(), padding, o.dilation(), o.groups());
+void print_head(std::ostream& os, const char* kind, const detail::ConvNdOptions<D>& o) {
+  os << std::boolalpha << "nabla::nn::" << kind << D << "d(" << o.in_channels() << ", "
+     << o.out_channels();
+  print_array(os, "kernel_size", o.kernel_size());
+  print_array(os, "stride", o.stride());
+}
+
+// What it prints after its padding: dilation, groups and bias, where not the defaults.
+template <size_t D>
+void print_dilation_groups_bias(std::ostream& os, const detail::ConvNdOptions<D>& o) {
+  if (!all_equal(o.dilation(), 1)) print_array(os, "dilation", o.dilation());
+  if (o.groups() != 1) os << ", groups=" << o.groups();
+  if (!o.bias()) os << ", bias=false";
 }
 
 // A transposed convolution's padding (always sizes; the variant holds them).
@@ -102,13 +115,7 @@ void ConvNdImpl<D>::reset() {
                 ": padding=kSame is not supported for strided convolutions (stride ",
                 options.stride().ref(), ")");
   }
-  weight = this->register_parameter(
-      "weight",
-      nabla::empty(kernel_shape<D>(options.out_channels(), options.in_channels() / options.groups(),
-                                   options.kernel_size())));
-  bias = this->register_parameter(
-      "bias", options.bias() ? nabla::empty({options.out_channels()}) : Tensor(), options.bias());
-  reset_parameters();
+  register_conv_parameters(*this, options.out_channels(), options.in_channels() / options.groups());
 }
 
 template <size_t D>
@@ -118,19 +125,14 @@ void ConvNdImpl<D>::reset_parameters() {
 
 template <size_t D>
 void ConvNdImpl<D>::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "nabla::nn::Conv" << D << "d(" << options.in_channels() << ", "
-         << options.out_channels();
-  print_array(stream, "kernel_size", options.kernel_size());
-  print_array(stream, "stride", options.stride());
+  print_head(stream, "Conv", options);
   if (const auto* p = std::get_if<ExpandingArray<D>>(&options.padding())) {
     if (!all_equal(*p, 0)) print_array(stream, "padding", *p);
   } else {
     stream << ", padding="
            << (std::holds_alternative<enumtype::kSame>(options.padding()) ? "kSame" : "kValid");
   }
-  if (!all_equal(options.dilation(), 1)) print_array(stream, "dilation", options.dilation());
-  if (options.groups() != 1) stream << ", groups=" << options.groups();
-  if (!options.bias()) stream << ", bias=false";
+  print_dilation_groups_bias(stream, options);
   if (!std::holds_alternative<enumtype::kZeros>(options.padding_mode()))
     stream << ", padding_mode=" << enumtype::get_enum_name(options.padding_mode());
   stream << ")";
@@ -174,13 +176,7 @@ void ConvTransposeNdImpl<D>::reset() {
   NABLA_CHECK(std::holds_alternative<enumtype::kZeros>(options.padding_mode()), what,
               ": only padding_mode kZeros is supported, got ",
               enumtype::get_enum_name(options.padding_mode()));
-  weight = this->register_parameter(
-      "weight",
-      nabla::empty(kernel_shape<D>(options.in_channels(), options.out_channels() / options.groups(),
-                                   options.kernel_size())));
-  bias = this->register_parameter(
-      "bias", options.bias() ? nabla::empty({options.out_channels()}) : Tensor(), options.bias());
-  reset_parameters();
+  register_conv_parameters(*this, options.in_channels(), options.out_channels() / options.groups());
 }
 
 template <size_t D>
@@ -190,16 +186,11 @@ void ConvTransposeNdImpl<D>::reset_parameters() {
 
 template <size_t D>
 void ConvTransposeNdImpl<D>::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "nabla::nn::ConvTranspose" << D << "d(" << options.in_channels()
-         << ", " << options.out_channels();
-  print_array(stream, "kernel_size", options.kernel_size());
-  print_array(stream, "stride", options.stride());
+  print_head(stream, "ConvTranspose", options);
   if (!all_equal(pads(options), 0)) print_array(stream, "padding", pads(options));
   if (!all_equal(options.output_padding(), 0))
     print_array(stream, "output_padding", options.output_padding());
-  if (!all_equal(options.dilation(), 1)) print_array(stream, "dilation", options.dilation());
-  if (options.groups() != 1) stream << ", groups=" << options.groups();
-  if (!options.bias()) stream << ", bias=false";
+  print_dilation_groups_bias(stream, options);
   stream << ")";
 }
 

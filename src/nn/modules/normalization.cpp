@@ -9,14 +9,26 @@
 namespace nabla::nn {
 
 namespace {
-// The batch and instance norms' weight [C] (ones) and bias [C] (zeros), undefined without
-// affine, and their running mean and variance [C] when they track running statistics.
+// Every norm's weight (ones) and bias (zeros) of `shape`, undefined without `affine`.
+template <class Norm>
+void register_affine(Norm& m, IntArrayRef shape, bool affine) {
+  m.weight = m.register_parameter("weight", affine ? ones(shape) : Tensor(), affine);
+  m.bias = m.register_parameter("bias", affine ? zeros(shape) : Tensor(), affine);
+}
+
+// Their initial values again, where defined.
+void reset_affine(const Tensor& weight, const Tensor& bias) {
+  NoGradGuard no_grad;
+  if (weight.defined()) weight.fill_(1);
+  if (bias.defined()) bias.zero_();
+}
+
+// The batch and instance norms' weight and bias [C], and their running mean and
+// variance [C] when they track running statistics.
 template <class Norm>
 void register_norm_state(Norm& m) {
   const int64_t c = m.options.num_features();
-  const bool affine = m.options.affine();
-  m.weight = m.register_parameter("weight", affine ? ones({c}) : Tensor(), affine);
-  m.bias = m.register_parameter("bias", affine ? zeros({c}) : Tensor(), affine);
+  register_affine(m, {c}, m.options.affine());
   if (m.options.track_running_stats()) {
     m.running_mean = m.register_buffer("running_mean", zeros({c}));
     m.running_var = m.register_buffer("running_var", ones({c}));
@@ -51,10 +63,7 @@ void BatchNormImpl<D>::reset_running_stats() {
 template <int D>
 void BatchNormImpl<D>::reset_parameters() {
   reset_running_stats();
-  if (!options.affine()) return;
-  NoGradGuard guard;
-  weight.fill_(1);
-  bias.zero_();
+  reset_affine(weight, bias);
 }
 
 template <int D>
@@ -135,24 +144,14 @@ template class InstanceNormImpl<2>;
 LayerNormImpl::LayerNormImpl(const LayerNormOptions& options_) : options(options_) { reset(); }
 
 void LayerNormImpl::reset() {
-  const auto& shape = options.normalized_shape();
-  weight = register_parameter("weight", options.elementwise_affine() ? ones(shape) : Tensor(),
-                              options.elementwise_affine());
-  bias = register_parameter("bias", options.elementwise_affine() ? zeros(shape) : Tensor(),
-                            options.elementwise_affine());
+  register_affine(*this, options.normalized_shape(), options.elementwise_affine());
 }
 
-void LayerNormImpl::reset_parameters() {
-  NoGradGuard no_grad;
-  if (weight.defined()) weight.fill_(1);
-  if (bias.defined()) bias.zero_();
-}
+void LayerNormImpl::reset_parameters() { reset_affine(weight, bias); }
 
 void LayerNormImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "nabla::nn::LayerNorm([";
-  for (size_t i = 0; i < options.normalized_shape().size(); ++i)
-    stream << (i ? ", " : "") << options.normalized_shape()[i];
-  stream << "], eps=" << options.eps() << ", elementwise_affine=" << options.elementwise_affine()
+  stream << std::boolalpha << "nabla::nn::LayerNorm(" << IntArrayRef(options.normalized_shape())
+         << ", eps=" << options.eps() << ", elementwise_affine=" << options.elementwise_affine()
          << ")";
 }
 
@@ -170,17 +169,9 @@ GroupNormImpl::GroupNormImpl(const GroupNormOptions& options_) : options(options
   reset();
 }
 
-void GroupNormImpl::reset() {
-  const int64_t c = options.num_channels();
-  weight = register_parameter("weight", options.affine() ? ones({c}) : Tensor(), options.affine());
-  bias = register_parameter("bias", options.affine() ? zeros({c}) : Tensor(), options.affine());
-}
+void GroupNormImpl::reset() { register_affine(*this, {options.num_channels()}, options.affine()); }
 
-void GroupNormImpl::reset_parameters() {
-  NoGradGuard no_grad;
-  if (weight.defined()) weight.fill_(1);
-  if (bias.defined()) bias.zero_();
-}
+void GroupNormImpl::reset_parameters() { reset_affine(weight, bias); }
 
 void GroupNormImpl::pretty_print(std::ostream& stream) const {
   stream << std::boolalpha << "nabla::nn::GroupNorm(" << options.num_groups() << ", "

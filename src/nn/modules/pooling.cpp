@@ -7,29 +7,16 @@ namespace nabla::nn {
 
 namespace {
 
-template <size_t D>
-void print(std::ostream& os, const char* name, const ExpandingArray<D>& a) {
-  os << name << "=[";
-  for (size_t i = 0; i < D; ++i) os << (i ? ", " : "") << a[i];
-  os << "]";
-}
-
+// Sizes print as LibTorch's lists, "[2, 2]" (operator<< of IntArrayRef).
 template <class O>
 void print_window(std::ostream& os, const char* kind, const O& o) {
-  os << "nabla::nn::" << kind << "(";
-  print(os, "kernel_size", o.kernel_size());
-  os << ", ";
-  print(os, "stride", o.stride());
-  os << ", ";
-  print(os, "padding", o.padding());
-  os << ")";
+  os << "nabla::nn::" << kind << "(kernel_size=" << o.kernel_size().ref()
+     << ", stride=" << o.stride().ref() << ", padding=" << o.padding().ref() << ")";
 }
 
 template <class O>
 void print_adaptive(std::ostream& os, const char* kind, const O& o) {
-  os << "nabla::nn::" << kind << "(";
-  print(os, "output_size", o.output_size());
-  os << ")";
+  os << "nabla::nn::" << kind << "(output_size=" << o.output_size().ref() << ")";
 }
 
 }  // namespace

@@ -8,18 +8,9 @@
 
 namespace nabla::nn {
 
-namespace {
-std::ostream& print_list(std::ostream& os, ArrayRef<int64_t> values) {
-  os << "[";
-  for (size_t i = 0; i < values.size(); ++i) os << (i ? ", " : "") << values[i];
-  return os << "]";
-}
-}  // namespace
-
 void detail::print_padding(std::ostream& stream, const char* name, ArrayRef<int64_t> padding,
                            const double* value) {
-  stream << "nabla::nn::" << name << "(padding=";
-  print_list(stream, padding);
+  stream << "nabla::nn::" << name << "(padding=" << padding;
   if (value) stream << ", value=" << *value;
   stream << ")";
 }
@@ -36,13 +27,9 @@ Tensor UpsampleImpl::forward(const Tensor& input) {
 void UpsampleImpl::pretty_print(std::ostream& stream) const {
   stream << "nabla::nn::Upsample(";
   if (options.scale_factor()) {
-    stream << "scale_factor=[";
-    for (size_t i = 0; i < options.scale_factor()->size(); ++i)
-      stream << (i ? ", " : "") << (*options.scale_factor())[i];
-    stream << "]";
+    stream << "scale_factor=" << ArrayRef<double>(*options.scale_factor());
   } else if (options.size()) {
-    stream << "size=";
-    print_list(stream, *options.size());
+    stream << "size=" << IntArrayRef(*options.size());
   }
   stream << ", mode=" << enumtype::get_enum_name(options.mode()) << ")";
 }
@@ -54,20 +41,22 @@ void PixelUnshuffleImpl::pretty_print(std::ostream& stream) const {
   stream << "nabla::nn::PixelUnshuffle(downscale_factor=" << options.downscale_factor() << ")";
 }
 
+namespace {
+// The window options Fold and Unfold share, closing the parenthesis.
+template <class Options>
+void print_window(std::ostream& stream, const Options& o) {
+  stream << "kernel_size=" << o.kernel_size().ref() << ", dilation=" << o.dilation().ref()
+         << ", padding=" << o.padding().ref() << ", stride=" << o.stride().ref() << ")";
+}
+}  // namespace
+
 void UnfoldImpl::pretty_print(std::ostream& stream) const {
-  stream << "nabla::nn::Unfold(kernel_size=";
-  print_list(stream, options.kernel_size().ref()) << ", dilation=";
-  print_list(stream, options.dilation().ref()) << ", padding=";
-  print_list(stream, options.padding().ref()) << ", stride=";
-  print_list(stream, options.stride().ref()) << ")";
+  stream << "nabla::nn::Unfold(";
+  print_window(stream, options);
 }
 void FoldImpl::pretty_print(std::ostream& stream) const {
-  stream << "nabla::nn::Fold(output_size=";
-  print_list(stream, options.output_size().ref()) << ", kernel_size=";
-  print_list(stream, options.kernel_size().ref()) << ", dilation=";
-  print_list(stream, options.dilation().ref()) << ", padding=";
-  print_list(stream, options.padding().ref()) << ", stride=";
-  print_list(stream, options.stride().ref()) << ")";
+  stream << "nabla::nn::Fold(output_size=" << options.output_size().ref() << ", ";
+  print_window(stream, options);
 }
 
 void LocalResponseNormImpl::pretty_print(std::ostream& stream) const {

@@ -10,6 +10,34 @@
 
 namespace nabla::nn {
 
+namespace {
+
+// The parameters of one layer and direction (or of a cell), under names ending in
+// `suffix`: weight_ih [gates * hidden, in], weight_hh [gates * hidden, hidden], and with
+// `bias` bias_ih and bias_hh [gates * hidden]. Uninitialised (see init_uniform).
+struct GateParams {
+  Tensor weight_ih, weight_hh, bias_ih, bias_hh;
+};
+GateParams register_gate_params(Module& m, const std::string& suffix, int64_t gates, int64_t in,
+                                int64_t hidden, bool bias) {
+  GateParams g;
+  g.weight_ih = m.register_parameter("weight_ih" + suffix, empty({gates * hidden, in}));
+  g.weight_hh = m.register_parameter("weight_hh" + suffix, empty({gates * hidden, hidden}));
+  if (bias) {
+    g.bias_ih = m.register_parameter("bias_ih" + suffix, empty({gates * hidden}));
+    g.bias_hh = m.register_parameter("bias_hh" + suffix, empty({gates * hidden}));
+  }
+  return g;
+}
+
+// PyTorch's reset_parameters of every recurrent module: all uniform in ±1/sqrt(hidden).
+void init_uniform(const std::vector<Tensor>& parameters, int64_t hidden) {
+  const double bound = 1.0 / std::sqrt(static_cast<double>(hidden));
+  for (const Tensor& p : parameters) init::uniform_(p, -bound, bound);
+}
+
+}  // namespace
+
 namespace detail {
 
 template <class Derived>
@@ -44,20 +72,14 @@ void RNNImplBase<Derived>::create_parameters() {
     for (int64_t d = 0; d < dirs; ++d) {
       const std::string suffix = "_l" + std::to_string(l) + (d == 1 ? "_reverse" : "");
       const int64_t in = l == 0 ? input_size_ : hidden_size_ * dirs;
-      this->register_parameter("weight_ih" + suffix, empty({gates_ * hidden_size_, in}));
-      this->register_parameter("weight_hh" + suffix, empty({gates_ * hidden_size_, hidden_size_}));
-      if (bias_) {
-        this->register_parameter("bias_ih" + suffix, empty({gates_ * hidden_size_}));
-        this->register_parameter("bias_hh" + suffix, empty({gates_ * hidden_size_}));
-      }
+      register_gate_params(*this, suffix, gates_, in, hidden_size_, bias_);
     }
   reset_parameters();
 }
 
 template <class Derived>
 void RNNImplBase<Derived>::reset_parameters() {
-  const double bound = 1.0 / std::sqrt(static_cast<double>(hidden_size_));
-  for (auto& p : this->parameters_) init::uniform_(p.value(), -bound, bound);
+  init_uniform(this->parameters(), hidden_size_);
 }
 
 template <class Derived>
@@ -84,19 +106,17 @@ RNNCellImplBase<Derived>::RNNCellImplBase(const char* kind, int64_t gates, int64
 
 template <class Derived>
 void RNNCellImplBase<Derived>::reset() {
-  weight_ih = this->register_parameter("weight_ih", empty({gates_ * hidden_size_, input_size_}));
-  weight_hh = this->register_parameter("weight_hh", empty({gates_ * hidden_size_, hidden_size_}));
-  if (bias_) {
-    bias_ih = this->register_parameter("bias_ih", empty({gates_ * hidden_size_}));
-    bias_hh = this->register_parameter("bias_hh", empty({gates_ * hidden_size_}));
-  }
+  GateParams g = register_gate_params(*this, "", gates_, input_size_, hidden_size_, bias_);
+  weight_ih = g.weight_ih;
+  weight_hh = g.weight_hh;
+  bias_ih = g.bias_ih;
+  bias_hh = g.bias_hh;
   reset_parameters();
 }
 
 template <class Derived>
 void RNNCellImplBase<Derived>::reset_parameters() {
-  const double bound = 1.0 / std::sqrt(static_cast<double>(hidden_size_));
-  for (auto& p : this->parameters_) init::uniform_(p.value(), -bound, bound);
+  init_uniform(this->parameters(), hidden_size_);
 }
 
 template <class Derived>

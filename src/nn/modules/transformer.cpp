@@ -204,26 +204,41 @@ void TransformerDecoderLayerImpl::pretty_print(std::ostream& stream) const {
 
 // ---- Stacks -------------------------------------------------------------------------------
 
+namespace {
+
+// A stack's submodules: "layers", `num_layers` deep copies of `layer`, and "norm", a deep
+// copy of the optional final norm.
+template <class Stack, class Layer>
+void register_stack(Stack& stack, const char* what, const Layer& layer, int64_t num_layers,
+                    const AnyModule& norm) {
+  NABLA_CHECK(!layer.is_empty(), what, ": the layer to stack is empty");
+  stack.layers = stack.register_module("layers", ModuleList());
+  for (int64_t i = 0; i < num_layers; ++i) stack.layers->push_back(layer->clone());
+  if (!norm.is_empty()) {
+    stack.norm = norm.clone();
+    stack.register_module("norm", stack.norm.ptr());
+  }
+}
+
+template <class LayerImpl>
+void reset_layers(const ModuleList& layers) {
+  for (size_t i = 0; i < layers->size(); ++i) layers->ptr<LayerImpl>(i)->reset_parameters();
+}
+
+}  // namespace
+
 TransformerEncoderImpl::TransformerEncoderImpl(TransformerEncoderOptions options)
     : options(std::move(options)) {
   reset();
 }
 
 void TransformerEncoderImpl::reset() {
-  NABLA_CHECK(!options.encoder_layer().is_empty(),
-              "TransformerEncoder: the encoder layer is empty");
-  layers = register_module("layers", ModuleList());
-  for (int64_t i = 0; i < options.num_layers(); ++i)
-    layers->push_back(options.encoder_layer()->clone());
-  if (!options.norm().is_empty()) {
-    norm = options.norm().clone();
-    register_module("norm", norm.ptr());
-  }
+  register_stack(*this, "TransformerEncoder", options.encoder_layer(), options.num_layers(),
+                 options.norm());
 }
 
 void TransformerEncoderImpl::reset_parameters() {
-  for (size_t i = 0; i < layers->size(); ++i)
-    layers->ptr<TransformerEncoderLayerImpl>(i)->reset_parameters();
+  reset_layers<TransformerEncoderLayerImpl>(layers);
 }
 
 Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& src_mask,
@@ -244,20 +259,12 @@ TransformerDecoderImpl::TransformerDecoderImpl(TransformerDecoderOptions options
 }
 
 void TransformerDecoderImpl::reset() {
-  NABLA_CHECK(!options.decoder_layer().is_empty(),
-              "TransformerDecoder: the decoder layer is empty");
-  layers = register_module("layers", ModuleList());
-  for (int64_t i = 0; i < options.num_layers(); ++i)
-    layers->push_back(options.decoder_layer()->clone());
-  if (!options.norm().is_empty()) {
-    norm = options.norm().clone();
-    register_module("norm", norm.ptr());
-  }
+  register_stack(*this, "TransformerDecoder", options.decoder_layer(), options.num_layers(),
+                 options.norm());
 }
 
 void TransformerDecoderImpl::reset_parameters() {
-  for (size_t i = 0; i < layers->size(); ++i)
-    layers->ptr<TransformerDecoderLayerImpl>(i)->reset_parameters();
+  reset_layers<TransformerDecoderLayerImpl>(layers);
 }
 
 Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory,

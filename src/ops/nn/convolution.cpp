@@ -21,13 +21,6 @@ namespace {
 
 using Pair = std::array<int64_t, 2>;
 
-Pair expand_param(const char* op, const char* what, IntArrayRef v, size_t dims) {
-  NABLA_CHECK(v.size() == dims || v.size() == 1, op, ": expected ", what,
-              " to be a single integer or a list of ", dims, ", got ", v.size(), " values");
-  if (dims == 1) return {v[0], 0};
-  return {v[0], v.size() == 2 ? v[1] : v[0]};
-}
-
 /// stride, padding and dilation per spatial dim, as the 2-d form sees them (the 1-d
 /// forms: height 1, stride 1, padding 0, dilation 1).
 struct ConvArgs {
@@ -35,8 +28,9 @@ struct ConvArgs {
 };
 ConvArgs conv_args(const char* op, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                    size_t dims) {
-  Pair s = expand_param(op, "stride", stride, dims), p = expand_param(op, "padding", padding, dims),
-       d = expand_param(op, "dilation", dilation, dims);
+  Pair s = ops::window_pair(op, "stride", stride, dims),
+       p = ops::window_pair(op, "padding", padding, dims),
+       d = ops::window_pair(op, "dilation", dilation, dims);
   if (dims == 1) return {{1, s[0]}, {0, p[0]}, {1, d[0]}};
   return {s, p, d};
 }
@@ -371,15 +365,15 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
                         int64_t groups, IntArrayRef dilation) {
   const char* op = "conv_transpose2d";
   return conv_transpose_nd(op, input, weight, bias, conv_args(op, stride, padding, dilation, 2),
-                           expand_param(op, "output_padding", output_padding, 2), output_padding,
-                           groups, 2);
+                           ops::window_pair(op, "output_padding", output_padding, 2),
+                           output_padding, groups, 2);
 }
 
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias,
                         IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
                         int64_t groups, IntArrayRef dilation) {
   const char* op = "conv_transpose1d";
-  const Pair o = expand_param(op, "output_padding", output_padding, 1);
+  const Pair o = ops::window_pair(op, "output_padding", output_padding, 1);
   return conv_transpose_nd(op, input, weight, bias, conv_args(op, stride, padding, dilation, 1),
                            {0, o[0]}, output_padding, groups, 1);
 }

@@ -19,14 +19,6 @@ namespace nabla {
 
 namespace {
 
-std::array<int64_t, 2> two(const char* op, const char* what, IntArrayRef v,
-                           IntArrayRef fallback = {}) {
-  if (v.empty()) v = fallback;
-  NABLA_CHECK(v.size() == 1 || v.size() == 2, op, ": ", what,
-              " must be a single int or a pair, got ", v.size(), " values");
-  return {v[0], v.size() == 2 ? v[1] : v[0]};
-}
-
 // PyTorch's pooling_output_shape.
 int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool ceil_mode) {
   const int64_t numerator = in + 2 * pad - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
@@ -40,8 +32,10 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bo
 WindowGeometry pool_geometry(const char* op, const Tensor& x, IntArrayRef kernel,
                              IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                              bool ceil_mode, bool max_pool) {
-  auto k = two(op, "kernel_size", kernel), s = two(op, "stride", stride, kernel),
-       p = two(op, "padding", padding), d = two(op, "dilation", dilation);
+  // An empty stride is the kernel size.
+  auto k = ops::window_pair(op, "kernel_size", kernel),
+       s = ops::window_pair(op, "stride", stride.empty() ? kernel : stride),
+       p = ops::window_pair(op, "padding", padding), d = ops::window_pair(op, "dilation", dilation);
   NABLA_CHECK(k[0] > 0 && k[1] > 0, op, ": kernel_size must be greater than zero, got ", kernel);
   NABLA_CHECK(s[0] > 0 && s[1] > 0, op, ": stride must be greater than zero, got ", stride);
   NABLA_CHECK(d[0] > 0 && d[1] > 0, op, ": dilation must be greater than zero, got ", dilation);
@@ -183,9 +177,7 @@ Tensor averaging_matrix(int64_t out, int64_t n, ScalarType dtype) {
 
 std::array<int64_t, 2> adaptive_size(const char* op, const Tensor& input, IntArrayRef output_size) {
   check_input(op, input);
-  NABLA_CHECK(output_size.size() == 2 || output_size.size() == 1, op,
-              ": output_size must have 2 elements, got ", output_size.size());
-  auto o = two(op, "output_size", output_size);
+  auto o = ops::window_pair(op, "output_size", output_size);
   NABLA_CHECK(o[0] > 0 && o[1] > 0, op, ": output_size must be positive, got ", output_size);
   return o;
 }

@@ -1,7 +1,7 @@
-// Padding (reflect, replicate, circular) and upsampling (nearest, nearest-exact, linear):
-// index_select along each spatial dim with indices (and weights) computed here, using
-// PyTorch's source-index formulas (aten/src/ATen/native/UpSample.h). The values are
-// computed without history and recorded as LibTorch's node of each op
+// Padding (reflect, replicate; circular by slice copies) and upsampling (nearest,
+// nearest-exact, linear): index_select along each spatial dim with indices (and weights)
+// computed here, using PyTorch's source-index formulas (aten/src/ATen/native/UpSample.h).
+// The values are computed without history and recorded as LibTorch's node of each op
 // (ReflectionPad2DBackward0, UpsampleBilinear2DBackward0, ...), whose backward sums the
 // gradient back with index_add along the same indices (differentiable: its backward
 // selects again).
@@ -34,7 +34,7 @@ Tensor unselect(const Tensor& grad, int64_t dim, int64_t size, const Tensor& ind
 
 // ---- Padding --------------------------------------------------------------------------------
 
-enum class PadMode : uint8_t { Reflect, Replicate, Circular };
+enum class PadMode : uint8_t { Reflect, Replicate };
 
 /// ReflectionPad{1,2}DBackward0, ReplicationPad{1,2,3}DBackward0: the pads of the last
 /// `dims` dims, (left, right) per dim from the last dim on.
@@ -57,9 +57,6 @@ std::vector<int64_t> pad_index(int64_t n, int64_t left, int64_t right, PadMode m
         break;
       case PadMode::Replicate:
         i = std::min(std::max<int64_t>(i, 0), n - 1);
-        break;
-      case PadMode::Circular:
-        i = ((i % n) + n) % n;
         break;
     }
     idx[static_cast<size_t>(o)] = i;
@@ -271,25 +268,45 @@ Tensor replication_pad2d(const Tensor& input, IntArrayRef pad) {
 Tensor replication_pad3d(const Tensor& input, IntArrayRef pad) {
   return pad_last_dims("replication_pad3d", kReplicationPad3d, input, pad, PadMode::Replicate, 3);
 }
-// LibTorch builds circular padding from slice copies (its node is CopySlices); here it is
-// index_select along each padded dim, so its nodes are IndexSelectBackward0.
+// As LibTorch's _pad_circular: the input (cropped where a pad is negative) is copied into
+// the middle of a new tensor, then each padded dim's borders are copied from the opposite
+// side of that tensor, the last dim first (later dims copy whole slabs, so corners come
+// right). Its history is therefore the copies' CopySlices node, as LibTorch's.
 Tensor circular_pad(const Tensor& input, IntArrayRef pad) {
   NABLA_CHECK(pad.size() % 2 == 0 && !pad.empty(),
               "circular_pad: expected pairs of padding values, got ", pad.size());
   const auto dims = static_cast<int64_t>(pad.size() / 2);
   NABLA_CHECK(input.defined() && input.dim() >= dims, "circular_pad: ", dims,
               " padded dims need an input of at least ", dims, " dims");
-  // Any leading dims; checked per padded dim below.
-  Tensor out = input;
+  // Any leading dims; the padded ones are the last, (left, right) per dim from the last on.
+  auto dim_of = [&](int64_t k) { return input.dim() - 1 - k; };
+  auto left = [&](int64_t k) { return pad[static_cast<size_t>(2 * k)]; };
+  auto right = [&](int64_t k) { return pad[static_cast<size_t>(2 * k + 1)]; };
+  std::vector<int64_t> shape = input.sizes().vec();
   for (int64_t k = 0; k < dims; ++k) {
-    const int64_t dim = input.dim() - 1 - k;
-    const int64_t n = input.size(dim);
-    const int64_t left = pad[static_cast<size_t>(2 * k)],
-                  right = pad[static_cast<size_t>(2 * k + 1)];
-    NABLA_CHECK(n > 0 && left <= n && right <= n && left >= -n && right >= -n,
-                "circular_pad: padding (", left, ", ", right, ") must be at most the size ", n,
-                " of dim ", dim);
-    out = out.index_select(dim, index_tensor(pad_index(n, left, right, PadMode::Circular)));
+    const int64_t n = input.size(dim_of(k));
+    NABLA_CHECK(n > 0 && left(k) <= n && right(k) <= n && left(k) >= -n && right(k) >= -n,
+                "circular_pad: padding (", left(k), ", ", right(k), ") must be at most the size ",
+                n, " of dim ", dim_of(k));
+    shape[static_cast<size_t>(dim_of(k))] += left(k) + right(k);
+    NABLA_CHECK(shape[static_cast<size_t>(dim_of(k))] >= 1, "circular_pad: padding (", left(k),
+                ", ", right(k), ") leaves no element of dim ", dim_of(k));
+  }
+  Tensor out = empty(shape, input.options());
+  Tensor middle = out, src = input;
+  for (int64_t k = 0; k < dims; ++k) {
+    const int64_t d = dim_of(k);
+    middle = middle.slice(d, std::max<int64_t>(left(k), 0),
+                          out.size(d) - std::max<int64_t>(right(k), 0));
+    src = src.slice(d, std::max<int64_t>(-left(k), 0),
+                    input.size(d) - std::max<int64_t>(-right(k), 0));
+  }
+  middle.copy_(src);
+  for (int64_t k = 0; k < dims; ++k) {
+    const int64_t d = dim_of(k), size = out.size(d);
+    const int64_t l = std::max<int64_t>(left(k), 0), r = std::max<int64_t>(right(k), 0);
+    if (l > 0) out.slice(d, 0, l).copy_(out.slice(d, size - l - r, size - r));
+    if (r > 0) out.slice(d, size - r, size).copy_(out.slice(d, l, l + r));
   }
   return out;
 }
@@ -360,6 +377,7 @@ void ops::registry::add_nn_resample_ops(std::vector<OpSchema>& t) {
   NABLA_PAD(replication_pad1d)
   NABLA_PAD(replication_pad2d)
   NABLA_PAD(replication_pad3d)
+  NABLA_PAD(circular_pad)
 #undef NABLA_PAD
 #define NABLA_NEAREST_1D(name)                                                                    \
   t.push_back(                                                                                    \

@@ -13,12 +13,6 @@ namespace nabla {
 
 namespace {
 
-std::pair<int64_t, int64_t> pair_of(const char* op, const char* what, IntArrayRef v) {
-  NABLA_CHECK(v.size() == 2 || v.size() == 1, op, ": ", what, " must have 2 elements (or 1), got ",
-              v.size());
-  return {v[0], v.size() == 2 ? v[1] : v[0]};
-}
-
 // ---- Nodes --------------------------------------------------------------------------------
 
 /// im2col / col2im over `window`; `unbatched`: the op's input had no batch dim.
@@ -94,12 +88,20 @@ void check_cols(const char* op, const Tensor& x, const WindowGeometry& g, IntArr
 
 }  // namespace
 
+std::array<int64_t, 2> ops::window_pair(const char* op, const char* what, IntArrayRef v,
+                                        size_t dims) {
+  NABLA_CHECK(v.size() == dims || v.size() == 1, op, ": expected ", what,
+              " to be a single integer or a list of ", dims, ", got ", v.size(), " values");
+  if (dims == 1) return {v[0], 0};
+  return {v[0], v.size() == 2 ? v[1] : v[0]};
+}
+
 WindowGeometry ops::window_geometry(const char* op, int64_t h, int64_t w, IntArrayRef kernel,
                                     IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
-  auto [kh, kw] = pair_of(op, "kernel_size", kernel);
-  auto [dh, dw] = pair_of(op, "dilation", dilation);
-  auto [ph, pw] = pair_of(op, "padding", padding);
-  auto [sh, sw] = pair_of(op, "stride", stride);
+  auto [kh, kw] = ops::window_pair(op, "kernel_size", kernel);
+  auto [dh, dw] = ops::window_pair(op, "dilation", dilation);
+  auto [ph, pw] = ops::window_pair(op, "padding", padding);
+  auto [sh, sw] = ops::window_pair(op, "stride", stride);
   NABLA_CHECK(kh > 0 && kw > 0, op, ": kernel_size must be positive, got ", kernel);
   NABLA_CHECK(dh > 0 && dw > 0, op, ": dilation must be positive, got ", dilation);
   NABLA_CHECK(sh > 0 && sw > 0, op, ": stride must be positive, got ", stride);
@@ -187,7 +189,7 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
               input.defined() ? input.dim() : 0, " dims");
   NABLA_CHECK(input.is_floating_point(), "col2im: input must be floating, got ",
               input.scalar_type());
-  auto [h, w] = pair_of("col2im", "output_size", output_size);
+  auto [h, w] = ops::window_pair("col2im", "output_size", output_size);
   const WindowGeometry g =
       ops::window_geometry("col2im", h, w, kernel_size, dilation, padding, stride);
   const bool batched = input.dim() == 3;

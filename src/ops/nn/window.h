@@ -3,10 +3,18 @@
 // im2col cuts an image into its windows' columns, col2im sums columns back into an image.
 // They are adjoint linear maps, each recorded with the other as its backward
 // (Im2ColBackward0 / Col2ImBackward0), so formulas built on them have every derivative.
+#include <array>
+
 #include "nabla/backend/backend.h"
 #include "nabla/core/tensor.h"
 
 namespace nabla::ops {
+
+/// A window parameter (`what`: kernel_size, stride, padding, dilation, output_size) of a
+/// `dims`-d op, given as one value or one per spatial dim, as a pair ({v, 0} when dims is
+/// 1); a nabla::Error naming `op` when it has neither 1 nor `dims` values.
+std::array<int64_t, 2> window_pair(const char* op, const char* what, IntArrayRef v,
+                                   size_t dims = 2);
 
 /// The geometry of windows of `kernel_size` over an h x w image (each list 1 or 2 values),
 /// its positions (oh, ow) computed; a nabla::Error naming `op` when a value is out of range

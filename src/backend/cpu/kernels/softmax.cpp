@@ -156,14 +156,22 @@ void softmax_strided(T* out, const T* in, int64_t outer, int64_t n, int64_t inne
   });
 }
 
+// A tensor of `sizes` seen as [outer, n, inner] around `dim` (n = 1 for a 0-d tensor).
+struct AroundDim {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+AroundDim around_dim(IntArrayRef sizes, int64_t dim) {
+  AroundDim a;
+  if (!sizes.empty()) a.n = sizes[dim];
+  for (int64_t d = 0; d < dim; ++d) a.outer *= sizes[d];
+  for (int64_t d = dim + 1; d < static_cast<int64_t>(sizes.size()); ++d) a.inner *= sizes[d];
+  return a;
+}
+
 template <class T>
 void softmax_impl(const Tensor& out, const Tensor& in, int64_t dim, bool log) {
-  IntArrayRef sizes = in.sizes();
-  int64_t outer = 1, inner = 1;
-  const int64_t n = sizes.empty() ? 1 : sizes[dim];
-  for (int64_t d = 0; d < dim; ++d) outer *= sizes[d];
-  for (int64_t d = dim + 1; d < static_cast<int64_t>(sizes.size()); ++d) inner *= sizes[d];
   if (in.numel() == 0) return;
+  const auto [outer, n, inner] = around_dim(in.sizes(), dim);
   if (inner == 1) {
     softmax_rows(out.data_ptr<T>(), in.data_ptr<T>(), outer, n, log);
   } else {
@@ -210,12 +218,8 @@ void softmax_backward_impl(T* gi, const T* g, const T* y, int64_t outer, int64_t
 template <class T>
 void softmax_backward_dispatch(const Tensor& gi, const Tensor& g, const Tensor& y, int64_t dim,
                                bool log) {
-  IntArrayRef sizes = y.sizes();
-  int64_t outer = 1, inner = 1;
-  const int64_t n = sizes.empty() ? 1 : sizes[dim];
-  for (int64_t d = 0; d < dim; ++d) outer *= sizes[d];
-  for (int64_t d = dim + 1; d < static_cast<int64_t>(sizes.size()); ++d) inner *= sizes[d];
   if (y.numel() == 0) return;
+  const auto [outer, n, inner] = around_dim(y.sizes(), dim);
   softmax_backward_impl(gi.data_ptr<T>(), g.data_ptr<T>(), y.data_ptr<T>(), outer, n, inner, log);
 }
 

@@ -84,20 +84,14 @@ inline void consider(T v, int64_t at, T& best, int64_t& best_at) {
   if constexpr (std::is_floating_point_v<T>) take = take | ((v != v) & (best == best));
   const int64_t mask = -static_cast<int64_t>(take);  // all ones when taking
   best_at = (at & mask) | (best_at & ~mask);
-  if constexpr (std::is_same_v<T, float>) {
-    uint32_t vb, bb;
-    std::memcpy(&vb, &v, 4);
-    std::memcpy(&bb, &best, 4);
-    const uint32_t m = static_cast<uint32_t>(mask);
+  if constexpr (std::is_floating_point_v<T>) {  // a blend of the bits, as for the index
+    using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+    Bits vb, bb;
+    std::memcpy(&vb, &v, sizeof(T));
+    std::memcpy(&bb, &best, sizeof(T));
+    const auto m = static_cast<Bits>(mask);
     bb = (vb & m) | (bb & ~m);
-    std::memcpy(&best, &bb, 4);
-  } else if constexpr (std::is_same_v<T, double>) {
-    uint64_t vb, bb;
-    std::memcpy(&vb, &v, 8);
-    std::memcpy(&bb, &best, 8);
-    const auto m = static_cast<uint64_t>(mask);
-    bb = (vb & m) | (bb & ~m);
-    std::memcpy(&best, &bb, 8);
+    std::memcpy(&best, &bb, sizeof(T));
   } else {
     best = take ? v : best;
   }
@@ -238,46 +232,40 @@ void for_each_plane(int64_t planes, int64_t plane_work, F&& body) {
   });
 }
 
-}  // namespace
-
-// Plane p = (b, c) owns rows c * kh * kw ... of batch b: its first row is at
-// b * stride(0) + c * kh * kw * stride(1).
-void CpuBackend::im2col(const Tensor& cols, const Tensor& image, const WindowGeometry& g) {
+// Calls body(image plane, its first row of cols, cols' row stride) for every plane of a
+// floating `image` [B, C, h, w]. Plane p = (b, c) owns rows c * kh * kw ... of batch b of
+// `cols`: its first row is at b * stride(0) + c * kh * kw * stride(1).
+template <class F>
+void for_each_window_plane(const char* kernel, const Tensor& cols, const Tensor& image,
+                           const WindowGeometry& g, F&& body) {
   const int64_t channels = image.size(1), planes = image.size(0) * channels;
   const int64_t k = g.kh * g.kw, work = k * g.oh * g.ow;
   const int64_t s0 = cols.stride(0), s1 = cols.stride(1);
-  NABLA_ASSERT(cols.stride(2) == 1, "im2col: the last dim of cols must be contiguous");
+  NABLA_ASSERT(cols.stride(2) == 1, kernel, ": the last dim of cols must be contiguous");
   dispatch_all(image.scalar_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T>) {
       T* c = cols.data_ptr<T>();
-      const T* im = image.data_ptr<T>();
+      T* im = image.data_ptr<T>();
       for_each_plane(planes, work, [&](int64_t p) {
-        im2col_plane(c + (p / channels) * s0 + (p % channels) * k * s1, s1, im + p * g.h * g.w, g);
+        body(im + p * g.h * g.w, c + (p / channels) * s0 + (p % channels) * k * s1, s1);
       });
     } else {
-      NABLA_CHECK(false, "im2col: floating tensors only, got ", image.scalar_type());
+      NABLA_CHECK(false, kernel, ": floating tensors only, got ", image.scalar_type());
     }
   });
 }
 
+}  // namespace
+
+void CpuBackend::im2col(const Tensor& cols, const Tensor& image, const WindowGeometry& g) {
+  for_each_window_plane("im2col", cols, image, g,
+                        [&](auto* im, auto* c, int64_t s1) { im2col_plane(c, s1, im, g); });
+}
+
 void CpuBackend::col2im(const Tensor& image, const Tensor& cols, const WindowGeometry& g) {
-  const int64_t channels = image.size(1), planes = image.size(0) * channels;
-  const int64_t k = g.kh * g.kw, work = k * g.oh * g.ow;
-  const int64_t s0 = cols.stride(0), s1 = cols.stride(1);
-  NABLA_ASSERT(cols.stride(2) == 1, "col2im: the last dim of cols must be contiguous");
-  dispatch_all(image.scalar_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<T>) {
-      T* im = image.data_ptr<T>();
-      const T* c = cols.data_ptr<T>();
-      for_each_plane(planes, work, [&](int64_t p) {
-        col2im_plane(im + p * g.h * g.w, c + (p / channels) * s0 + (p % channels) * k * s1, s1, g);
-      });
-    } else {
-      NABLA_CHECK(false, "col2im: floating tensors only, got ", image.scalar_type());
-    }
-  });
+  for_each_window_plane("col2im", cols, image, g,
+                        [&](auto* im, auto* c, int64_t s1) { col2im_plane(im, c, s1, g); });
 }
 
 void CpuBackend::max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& image,
