@@ -304,6 +304,17 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
     lead.push_back(b.size(1));
     return ops::unsafe_view(mm_impl(a2, b, op), lead);
   }
+  if (da == 2 && db >= 3 && a.requires_grad()) {
+    // As LibTorch: [n, k] @ [..., k, m] = ([..., m, k] folded @ [k, n])^T, so that a's
+    // gradient is one mm rather than a broadcast [..., n, k] summed over the batch. The
+    // result is copied back to row-major order (its node: CloneBackward0).
+    Tensor bt = b.mT();
+    IntArrayRef lead_dims = bt.sizes().slice(0, db - 1);
+    DimVector lead(lead_dims.begin(), lead_dims.end());
+    lead.push_back(a.size(0));
+    Tensor folded = mm_impl(bt.reshape({-1, k}), a.t(), op);
+    return ops::unsafe_view(folded, lead).mT().contiguous();
+  }
   return batched_matmul(a, b);
 }
 
@@ -414,17 +425,15 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   NABLA_CHECK(weight.dim() == 1 || weight.dim() == 2, op, ": weight must be 1-D or 2-D, got sizes ",
               weight.sizes());
   NABLA_CHECK(input.dim() >= 1, op, ": input must be at least 1-D, got a 0-D tensor");
-  // Any leading dims fold into the rows of one addmm when the layout allows a view.
-  if (bias.defined() && weight.dim() == 2 && input.dim() >= 2 && leading_dims_foldable(input)) {
-    IntArrayRef lead_dims = input.sizes().slice(0, input.dim() - 1);
-    DimVector lead(lead_dims.begin(), lead_dims.end());
-    int64_t rows = 1;
-    for (int64_t s : lead) rows *= s;
-    Tensor x2 = input.dim() == 2 ? input : input.reshape({rows, input.size(-1)});
+  // As LibTorch (so the graph's nodes are its nodes): a 2-D input, or a contiguous 3-D one
+  // viewed as 2-D, is one addmm with the bias; anything else is matmul, then add_ of the bias.
+  if (bias.defined() && weight.dim() == 2 &&
+      (input.dim() == 2 || (input.dim() == 3 && input.is_contiguous()))) {
+    Tensor x2 =
+        input.dim() == 2 ? input : input.view({input.size(0) * input.size(1), input.size(2)});
     // y [rows, out] = bias + x2 [rows, in] @ weight^T [in, out]
     Tensor y = addmm_impl(bias, x2, weight.t(), 1, 1, op);
-    lead.push_back(weight.size(0));
-    return input.dim() == 2 ? y : y.view(lead);
+    return input.dim() == 2 ? y : y.view({input.size(0), input.size(1), weight.size(0)});
   }
   Tensor y = matmul_impl(input, weight.t());
   if (!bias.defined()) return y;

@@ -38,12 +38,21 @@ bool fits(AttrType want, const AttrValue& v) {
   AttrType got = type_of(v);
   return got == want || (want == AttrType::Double && got == AttrType::Int);
 }
+bool fits(const AttrSpec& spec, const AttrValue& v) {
+  return fits(spec.type, v) || (spec.also && fits(*spec.also, v));
+}
+
+std::string describe_type(const AttrSpec& spec) {
+  std::string out = to_string(spec.type);
+  if (spec.also) out += std::string(" or ") + to_string(*spec.also);
+  return out;
+}
 
 std::string describe_specs(const std::vector<AttrSpec>& specs) {
   if (specs.empty()) return "none";
   std::string out;
   for (const AttrSpec& s : specs)
-    out += (out.empty() ? "" : ", ") + s.name + " (" + to_string(s.type) + ")";
+    out += (out.empty() ? "" : ", ") + s.name + " (" + describe_type(s) + ")";
   return out;
 }
 
@@ -62,7 +71,7 @@ AttrReader::AttrReader(const std::string& op, const std::vector<AttrSpec>& specs
         std::find_if(specs.begin(), specs.end(), [&](const AttrSpec& s) { return s.name == name; });
     NABLA_CHECK(it != specs.end(), op, ": unknown attribute '", name,
                 "' (its attributes: ", describe_specs(specs), ")");
-    NABLA_CHECK(fits(it->type, value), op, ": attribute '", name, "' must be ", to_string(it->type),
+    NABLA_CHECK(fits(*it, value), op, ": attribute '", name, "' must be ", describe_type(*it),
                 ", got ", to_string(type_of(value)));
     size_t k = static_cast<size_t>(it - specs.begin());
     NABLA_CHECK(!values_[k], op, ": attribute '", name, "' given twice");
@@ -70,7 +79,7 @@ AttrReader::AttrReader(const std::string& op, const std::vector<AttrSpec>& specs
   }
   for (size_t k = 0; k < specs.size(); ++k)
     NABLA_CHECK(values_[k] || !specs[k].required, op, ": attribute '", specs[k].name, "' (",
-                to_string(specs[k].type), ") is required");
+                describe_type(specs[k]), ") is required");
 }
 
 bool AttrReader::has(std::string_view name) const {
@@ -79,10 +88,21 @@ bool AttrReader::has(std::string_view name) const {
   return false;
 }
 
+AttrType AttrReader::type(std::string_view name) const {
+  for (size_t k = 0; k < specs_.size(); ++k) {
+    if (specs_[k].name != name) continue;
+    if (values_[k]) return fits(specs_[k].type, *values_[k]) ? specs_[k].type : *specs_[k].also;
+    return specs_[k].type;
+  }
+  NABLA_ASSERT(false, op_, ": asks the type of attribute ", name, " that its schema does not list");
+  return AttrType::Bool;  // unreachable
+}
+
 const AttrValue& AttrReader::get(std::string_view name, AttrType want) const {
   for (size_t k = 0; k < specs_.size(); ++k) {
     if (specs_[k].name != name) continue;
-    NABLA_ASSERT(specs_[k].type == want, op_, ": attribute ", name, " read as ", to_string(want));
+    NABLA_ASSERT(specs_[k].type == want || specs_[k].also == want, op_, ": attribute ", name,
+                 " read as ", to_string(want));
     if (values_[k]) return *values_[k];
     NABLA_CHECK(specs_[k].default_value, op_, ": attribute '", name, "' was not given");
     return *specs_[k].default_value;

@@ -32,6 +32,11 @@ inline AttrSpec optional_attr(std::string name, AttrType type) {
 inline AttrSpec required_attr(std::string name, AttrType type) {
   return AttrSpec{std::move(name), type, nullopt, true};
 }
+/// `spec` that also takes a value of type `also` (AttrSpec::also).
+inline AttrSpec either(AttrSpec spec, AttrType also) {
+  spec.also = also;
+  return spec;
+}
 
 /// The optional `dtype` attribute of the reductions (sum, prod, cumsum, ...).
 inline optional<ScalarType> dtype_of(const AttrReader& a) {

@@ -69,10 +69,11 @@ std::vector<OpEntry> conv_entries() {
           [](const auto& x) {
             return conv2d(x[0], x[1], x[2], V{1}, "same", V{1, 2});
           },
-          o),
+          Opt(o).call("conv2d", {{"padding", std::string("same")}, {"dilation", V{1, 2}}})),
       op(
           g, "conv2d_valid", basic,
-          [](const auto& x) { return conv2d(x[0], x[1], x[2], V{1}, "valid"); }, o),
+          [](const auto& x) { return conv2d(x[0], x[1], x[2], V{1}, "valid"); },
+          Opt(o).call("conv2d", {{"padding", std::string("valid")}})),
       op(
           g, "conv1d", seq,
           [](const auto& x) { return conv1d(x[0], x[1], x[2], V{2}, V{1}, V{1}); },
@@ -81,7 +82,8 @@ std::vector<OpEntry> conv_entries() {
               .bench(fixed({{{64, 32, 128}, {64, 32, 3}, {64}}}))),
       op(
           g, "conv1d_same", seq,
-          [](const auto& x) { return conv1d(x[0], x[1], x[2], V{1}, "same", V{2}); }, o),
+          [](const auto& x) { return conv1d(x[0], x[1], x[2], V{1}, "same", V{2}); },
+          Opt(o).call("conv1d", {{"padding", std::string("same")}, {"dilation", V{2}}})),
       op(
           g, "conv_transpose2d", transposed,
           [](const auto& x) {

@@ -70,6 +70,23 @@ TEST(Registry, AttributeChecks) {
   expect_error(error_of([&] { ops::call("pow", {x}); }), {"pow", "needs an exponent"});
 }
 
+TEST(Registry, AttributeOfTwoTypes) {
+  // conv2d's padding is an int list or a string, as in LibTorch's two overloads.
+  Tensor x = rnd({1, 2, 5, 5}), w = rnd({3, 2, 3, 3});
+  EXPECT_TRUE(ops::call("conv2d", {x, w}, {{"padding", std::string("same")}})[0].equal(
+      conv2d(x, w, {}, 1, "same")));
+  EXPECT_TRUE(ops::call("conv2d", {x, w}, {{"padding", std::vector<int64_t>{1}}})[0].equal(
+      conv2d(x, w, {}, 1, 1)));
+  expect_error(error_of([&] {
+                 ops::call("conv2d", {x, w}, {{"padding", 1.5}});
+               }),
+               {"conv2d", "'padding' must be int list or string, got double"});
+  expect_error(error_of([&] {
+                 ops::call("conv2d", {x, w}, {{"padding", std::string("full")}});
+               }),
+               {"conv2d", "full"});
+}
+
 TEST(Registry, IntAttributeKeepsIntegerSemantics) {
   // An int literal is an Int attribute; a Double attribute accepts it and keeps it
   // integral, so add's alpha works on int64 tensors as the direct call does.

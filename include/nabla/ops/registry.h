@@ -35,6 +35,9 @@ struct AttrSpec {
   AttrType type;
   optional<AttrValue> default_value;
   bool required = false;
+  /// A second type the attribute takes (conv's padding: an int list or "same"/"valid");
+  /// the op asks AttrReader::type which one it got.
+  optional<AttrType> also;
 };
 
 /// The attributes of one call, checked against the op's schema; getters read a value
@@ -52,6 +55,8 @@ class AttrReader {
   Scalar scalar(std::string_view name) const;
   /// Whether the caller gave `name` (for attributes without a default).
   bool has(std::string_view name) const;
+  /// The type of `name`'s value, given or default (for an attribute of two types).
+  AttrType type(std::string_view name) const;
 
  private:
   const AttrValue& get(std::string_view name, AttrType want) const;

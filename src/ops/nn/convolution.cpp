@@ -383,16 +383,21 @@ Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor&
 void ops::registry::add_nn_convolution_ops(std::vector<OpSchema>& t) {
   const AttrSpec stride = attr("stride", AttrType::IntList, std::vector<int64_t>{1}),
                  padding = attr("padding", AttrType::IntList, std::vector<int64_t>{0}),
+                 padding_or_mode = either(padding, AttrType::String),
                  output_padding =
                      attr("output_padding", AttrType::IntList, std::vector<int64_t>{0}),
                  dilation = attr("dilation", AttrType::IntList, std::vector<int64_t>{1}),
                  groups = attr("groups", AttrType::Int, int64_t(1));
-  // input, weight, optional bias.
-#define NABLA_CONV(name)                                                                \
-  t.push_back(op(#name, 2, 3, {stride, padding, dilation, groups},                      \
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {                   \
-                   return {name(x[0], x[1], optional_input(x, 2), a.ints("stride"),     \
-                                a.ints("padding"), a.ints("dilation"), a.i("groups"))}; \
+  // input, weight, optional bias; padding is an int list or "same"/"valid".
+#define NABLA_CONV(name)                                                               \
+  t.push_back(op(#name, 2, 3, {stride, padding_or_mode, dilation, groups},             \
+                 [](const Inputs& x, const AttrReader& a) -> Inputs {                  \
+                   const Tensor bias = optional_input(x, 2);                           \
+                   if (a.type("padding") == AttrType::String)                          \
+                     return {name(x[0], x[1], bias, a.ints("stride"), a.s("padding"),  \
+                                  a.ints("dilation"), a.i("groups"))};                 \
+                   return {name(x[0], x[1], bias, a.ints("stride"), a.ints("padding"), \
+                                a.ints("dilation"), a.i("groups"))};                   \
                  }));
   NABLA_CONV(conv1d)
   NABLA_CONV(conv2d)
