@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "conformance.h"
+#include "libtorch_side.h"
 
 namespace {
 
@@ -91,7 +91,7 @@ std::optional<conform::Sample> pick_sample(const OpEntry& e) {
             [](const auto& a, const auto& b) { return total_elements(a) > total_elements(b); });
   for (auto& s : samples) {
     try {
-      e.torch_fn(to_torch_all(s.inputs));
+      (*e.torch_fn)(to_torch_all(s.inputs));
       e.nabla_fn(s.inputs);
       return s;
     } catch (const std::exception&) {
@@ -132,7 +132,8 @@ Row measure(const OpEntry& e, const conform::Sample& s, const Args& a) {
   Row row{e.group, e.name, s.what};
   const std::vector<NTensor>& nin = s.inputs;
   const std::vector<TTensor> tin = to_torch_all(nin);
-  std::tie(row.fwd_n, row.fwd_t) = time_pair([&] { e.nabla_fn(nin); }, [&] { e.torch_fn(tin); }, a);
+  std::tie(row.fwd_n, row.fwd_t) =
+      time_pair([&] { e.nabla_fn(nin); }, [&] { (*e.torch_fn)(tin); }, a);
 
   // Forward + backward on leaves that require grad (those LibTorch can differentiate).
   const std::vector<size_t> wanted = conform::differentiable_inputs(e, nin);
@@ -147,7 +148,7 @@ Row measure(const OpEntry& e, const conform::Sample& s, const Args& a) {
   std::vector<TTensor> tout;
   try {
     nout = e.nabla_fn(ngin).list;
-    tout = e.torch_fn(tgin).list;
+    tout = (*e.torch_fn)(tgin).list;
   } catch (const std::exception& err) {
     row.note = "backward not timed: " + std::string(err.what()).substr(0, 80);
     return row;
@@ -169,7 +170,7 @@ Row measure(const OpEntry& e, const conform::Sample& s, const Args& a) {
   auto torch_step = [&] {
     for (auto& t : tgin)
       if (t.requires_grad()) t.mutable_grad() = TTensor();
-    backward_through(e.torch_fn(tgin).list, tg);
+    backward_through((*e.torch_fn)(tgin).list, tg);
   };
   try {
     std::tie(row.bwd_n, row.bwd_t) = time_pair(nabla_step, torch_step, a);

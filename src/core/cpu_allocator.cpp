@@ -131,8 +131,10 @@ namespace {
 // Note [Poisoned new memory]: with NABLA_POISON_NEW_MEMORY set, every block handed out is
 // filled with 0xFF bytes first — NaN in every floating dtype, -1 in the integers — so a
 // kernel that adds into its output instead of assigning it, or leaves part of it unwritten,
-// gives NaN instead of passing by luck on recycled zeros. The op table runs this way.
-const bool kPoisonNewMemory = std::getenv("NABLA_POISON_NEW_MEMORY") != nullptr;
+// gives NaN instead of passing by luck on recycled zeros. The op table runs this way. Tests
+// may change the byte (set_new_memory_fill): without LibTorch to compare with, the op table
+// runs an op again on zero-filled memory and requires the same result.
+std::atomic<int> g_new_memory_fill{std::getenv("NABLA_POISON_NEW_MEMORY") ? 0xFF : -1};
 
 void* alloc_block(size_t nbytes) {
   if (nbytes <= kMaxSmall) {
@@ -156,9 +158,16 @@ void* cpu_alloc(size_t nbytes) {
   NABLA_CHECK(nbytes <= (size_t(1) << 62), "cpu_alloc: size ", nbytes, " bytes overflows");
   track(nbytes);
   void* p = alloc_block(nbytes);
-  if (kPoisonNewMemory) [[unlikely]]
-    std::memset(p, 0xFF, nbytes);
+  if (const int fill = g_new_memory_fill.load(std::memory_order_relaxed); fill >= 0) [[unlikely]]
+    std::memset(p, fill, nbytes);
   return p;
+}
+
+int new_memory_fill() { return g_new_memory_fill.load(std::memory_order_relaxed); }
+
+int set_new_memory_fill(int byte) {
+  NABLA_CHECK(byte >= -1 && byte <= 0xFF, "set_new_memory_fill: expected a byte or -1, got ", byte);
+  return g_new_memory_fill.exchange(byte, std::memory_order_relaxed);
 }
 
 void cpu_free(void* p, size_t nbytes) {

@@ -168,6 +168,9 @@ Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
               "movedim: Invalid source or destination dims: source (", source,
               " dims) should contain the same number of dims as destination (", destination,
               " dims)");
+  // wrap_dim accepts dim 0 of a 0-d tensor, which has no slot below. LibTorch returns an
+  // alias there; nabla refuses it, as movedim(int, int) does (op table: views.movedim).
+  NABLA_CHECK(n > 0 || source.empty(), "movedim: a 0-d tensor has no dims to move");
   std::vector<int64_t> order(static_cast<size_t>(n), -1);
   std::vector<bool> used(static_cast<size_t>(n), false), placed(static_cast<size_t>(n), false);
   for (size_t i = 0; i < source.size(); ++i) {

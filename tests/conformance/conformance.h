@@ -5,12 +5,13 @@
 // `matmul(x[0], x[1])` (found by argument-dependent lookup) compiles for nabla::Tensor
 // and at::Tensor alike. See docs/testing.md.
 //
-// Only <ATen/ATen.h> is included (not <torch/torch.h>): it is three times faster to
-// compile and has every op the table needs. nabla and at stay in their namespaces.
-#include <ATen/ATen.h>
-
+// This header is ATen-free, so the driver compiles fast and builds without libtorch-dev.
+// Table files include table.h, which adds the LibTorch side (libtorch_side.h) in a build
+// with NABLA_CONFORMANCE_LIBTORCH, and compiles it away without (Note [Table without
+// LibTorch], table.h). nabla and at stay in their namespaces.
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <tuple>
@@ -18,20 +19,28 @@
 
 #include <nabla/ops/registry.h>
 
-#include "bridge.h"
 #include "samples.h"
+
+#ifndef NABLA_CONFORMANCE_LIBTORCH
+#error "NABLA_CONFORMANCE_LIBTORCH must be 0 or 1 (tests/conformance/CMakeLists.txt sets it)"
+#endif
 
 namespace conform {
 
 using NTensor = nabla::Tensor;
-using TTensor = at::Tensor;
 
-/// An op's outputs, normalised to a list: one tensor, a (values, indices) tuple or a
-/// vector (split, chunk, unbind) all compare element by element.
+/// True in a build that compares the table with LibTorch; without it, the driver runs
+/// nabla's side of every check that needs no reference (Note [Table without LibTorch]).
+inline constexpr bool kWithLibTorch = NABLA_CONFORMANCE_LIBTORCH;
+
 /// `t` spelled for the library of the tensor argument, so a generic lambda can write
-/// `x[0].to(dtype_for(x[0], nabla::kDouble))`.
+/// `x[0].to(dtype_for(x[0], nabla::kDouble))`. (The at::Tensor overloads of dtype_for,
+/// index_tensor and bool_tensor are in libtorch_side.h.)
 inline nabla::ScalarType dtype_for(const NTensor&, nabla::ScalarType t) { return t; }
-inline at::ScalarType dtype_for(const TTensor&, nabla::ScalarType t) { return to_torch(t); }
+/// A constant int64 tensor of the library of `like`.
+inline NTensor index_tensor(const NTensor&, std::vector<int64_t> v) {
+  return nabla::tensor(v, nabla::kLong);
+}
 
 /// A 0-d bool tensor of the library that T belongs to (for ops returning bool).
 template <class T>
@@ -40,11 +49,9 @@ template <>
 inline NTensor bool_tensor<NTensor>(bool b) {
   return nabla::scalar_tensor(b);
 }
-template <>
-inline TTensor bool_tensor<TTensor>(bool b) {
-  return at::scalar_tensor(b);
-}
 
+/// An op's outputs, normalised to a list: one tensor, a (values, indices) tuple or a
+/// vector (split, chunk, unbind) all compare element by element.
 template <class T>
 struct Outputs {
   std::vector<T> list;
@@ -54,7 +61,8 @@ struct Outputs {
   Outputs(std::vector<T> v) : list(std::move(v)) {}
 };
 using NFn = std::function<Outputs<NTensor>(const std::vector<NTensor>&)>;
-using TFn = std::function<Outputs<TTensor>(const std::vector<TTensor>&)>;
+/// The entry's function for at::Tensor (libtorch_side.h).
+struct TorchFn;
 
 /// Tolerances for float32 and float64 results: |got - want| <= atol + rtol * |want|.
 /// Integer and bool results always compare exactly.
@@ -68,7 +76,8 @@ struct OpEntry {
   std::string name;   // unique within the group; becomes the test name
   Gen gen;
   NFn nabla_fn;
-  TFn torch_fn;
+  /// The LibTorch side; null in a build without LibTorch.
+  std::shared_ptr<const TorchFn> torch_fn;
   std::vector<nabla::ScalarType> dtypes = kFloats;
   Tol tol = {};
   /// Error entries: every sample must make LibTorch throw, and nabla must throw a
@@ -181,8 +190,14 @@ struct Opt {
   }
 };
 
+/// The LibTorch side of an entry from its lambda for at::Tensor: defined in
+/// libtorch_side.h, or (without LibTorch) in table.h to drop the lambda uninstantiated.
+template <class F>
+std::shared_ptr<const TorchFn> torch_side(const F& ft);
+
 /// An entry whose two sides must be spelled differently (factories: nabla::zeros and
-/// at::zeros take no tensor argument for lookup to find).
+/// at::zeros take no tensor argument for lookup to find). The LibTorch lambda is wrapped
+/// in LIBTORCH(...) so that a build without LibTorch drops it (table.h).
 template <class FN, class FT>
 OpEntry op2(std::string group, std::string name, Gen gen, FN fn, FT ft, const Opt& o = {}) {
   OpEntry e;
@@ -190,7 +205,7 @@ OpEntry op2(std::string group, std::string name, Gen gen, FN fn, FT ft, const Op
   e.name = std::move(name);
   e.gen = std::move(gen);
   e.nabla_fn = [fn](const std::vector<NTensor>& x) -> Outputs<NTensor> { return fn(x); };
-  e.torch_fn = [ft](const std::vector<TTensor>& x) -> Outputs<TTensor> { return ft(x); };
+  e.torch_fn = torch_side(ft);
   e.dtypes = o.types;
   e.tol = o.t;
   e.error_fragment = o.error_fragment;
@@ -207,7 +222,8 @@ OpEntry op2(std::string group, std::string name, Gen gen, FN fn, FT ft, const Op
   return e;
 }
 
-/// An entry from one generic lambda, instantiated for both libraries.
+/// An entry from one generic lambda, instantiated for both libraries (for nabla::Tensor
+/// only in a build without LibTorch).
 template <class F>
 OpEntry op(std::string group, std::string name, Gen gen, F f, const Opt& o = {}) {
   return op2(std::move(group), std::move(name), std::move(gen), f, f, o);
@@ -230,12 +246,16 @@ struct Coverage {
   int entries_run = 0;
   long cases = 0;            // (sample, dtype, seed) triples compared
   long expected_errors = 0;  // cases where LibTorch threw and nabla threw nabla::Error
+  long unjudged_errors = 0;  // without LibTorch: cases nabla rejected (no reference to agree)
   long promotion_cases = 0;
   long error_cases = 0;
   long grad_cases = 0;       // samples whose gradients were compared with LibTorch's
+  long backward_cases = 0;   // samples whose backward ran in nabla (with or without LibTorch)
   long gradcheck_cases = 0;  // samples checked against finite differences
   long gradgrad_cases = 0;
-  long by_name_cases = 0;                // cases run again through ops::call
+  long by_name_cases = 0;    // cases run again through ops::call
+  long zero_fill_cases = 0;  // without LibTorch: forwards rerun on zero-filled new memory
+  long zero_fill_grads = 0;  // without LibTorch: backwards rerun on zero-filled new memory
   std::set<std::string> called_by_name;  // registry ops some entry calls by name
   long node_name_checks = 0;             // outputs whose grad_fn name was compared
   std::map<std::string, std::string> node_name_differences;  // entry -> difference (fails)

@@ -1,7 +1,8 @@
 // Gradient checks of the op table (every entry but the error entries): for every float64
 // sample of an entry, the gradients of sum_i (out_i * g_i) with the same random g_i in
-// both libraries must agree, and nabla's must match central finite differences
-// (gradcheck) and, for gradgrad entries, second derivatives too (gradgradcheck).
+// both libraries must agree (libtorch_checks.cpp; without LibTorch, nabla's backward runs
+// alone), and nabla's must match central finite differences (gradcheck) and, for gradgrad
+// entries, second derivatives too (gradgradcheck).
 #include "grad_checks.h"
 
 #include <algorithm>
@@ -9,22 +10,13 @@
 #include <iostream>
 
 #include <nabla/autograd/gradcheck.h>
-#include <torch/csrc/autograd/function.h>
+
+#include "exact.h"
+#include "libtorch_checks.h"
 
 namespace conform {
 
 namespace {
-
-template <class T, class G>
-T weighted_sum(const std::vector<T>& outs, G&& g_for) {
-  T loss;
-  for (size_t i = 0; i < outs.size(); ++i) {
-    if (!outs[i].is_floating_point() || !outs[i].requires_grad()) continue;
-    T term = (outs[i] * g_for(i)).sum();
-    loss = loss.defined() ? loss + term : term;
-  }
-  return loss;
-}
 
 bool all_finite(const nabla::Tensor& t) {
   return !t.is_floating_point() || t.numel() == 0 || nabla::isfinite(t).all().template item<bool>();
@@ -44,30 +36,27 @@ bool distinct_values(const std::vector<nabla::Tensor>& inputs) {
   return true;
 }
 
-// grad_fn()->name() of every output against LibTorch's: a difference fails the entry
-// unless it is marked node_name_differs(why). Returns whether the names differed.
-bool check_node_names(const OpEntry& e, const std::vector<nabla::Tensor>& nout,
-                      const std::vector<at::Tensor>& tout, const std::string& where,
-                      const std::function<void(const std::string&, const std::string&)>& fail) {
-  bool differs = false;
-  for (size_t i = 0; i < nout.size(); ++i) {
-    const bool tn = tout[i].grad_fn() != nullptr, nn = nout[i].grad_fn() != nullptr;
-    if (!tn && !nn) continue;
-    std::string want = tn ? tout[i].grad_fn()->name() : "(none)";
-    std::string got = nn ? nout[i].grad_fn()->name() : "(none)";
-    ++coverage().node_name_checks;
-    if (want == got) continue;
-    differs = true;
-    std::string what = "output " + std::to_string(i) + " grad_fn " + got + ", LibTorch " + want;
-    const std::string entry = e.group + "." + e.name;
-    if (!e.node_name_difference.empty()) {
-      coverage().marked_node_names.emplace(entry, what + " (" + e.node_name_difference + ")");
-      continue;
-    }
-    coverage().node_name_differences.emplace(entry, what);
-    fail(where, what);
+// Without a reference, under NABLA_POISON_NEW_MEMORY: forward and backward again on
+// zero-filled new memory must give exactly the same gradients (see the harness's forward
+// check of the same name).
+void check_new_memory_unread(
+    const OpEntry& e, const Sample& s, const std::vector<size_t>& diff_pos,
+    const std::vector<nabla::Tensor>& nin, const std::vector<nabla::Tensor>& gs,
+    const std::string& where,
+    const std::function<void(const std::string&, const std::string&)>& fail) {
+  if (nabla::new_memory_fill() < 0) return;
+  ++coverage().zero_fill_grads;
+  ScopedNewMemoryFill zeros(0);
+  std::vector<nabla::Tensor> again;
+  for (size_t i = 0; i < nin.size(); ++i)
+    again.push_back(s.inputs[i].detach().requires_grad_(nin[i].requires_grad()));
+  weighted_sum(e.nabla_fn(again).list, [&](size_t i) { return gs[i]; }).backward();
+  for (size_t i : diff_pos) {
+    std::string diff = exact_diff(again[i].grad(), nin[i].grad());
+    if (!diff.empty())
+      fail(where, "gradient of input " + std::to_string(i) +
+                      " reads new memory (zero-filled: want, NaN-filled: got): " + diff);
   }
-  return differs;
 }
 
 }  // namespace
@@ -75,7 +64,6 @@ bool check_node_names(const OpEntry& e, const std::vector<nabla::Tensor>& nout,
 void run_grad_checks(const OpEntry& e,
                      const std::function<void(const std::string&, const std::string&)>& fail) {
   const long names_before = coverage().node_name_checks;
-  bool names_differ = false;
   for (int seed = 1; seed <= 2; ++seed) {
     Rng rng(static_cast<uint64_t>(seed) * 104729u + std::hash<std::string>{}(e.name));
     for (const Sample& s : e.gen(rng, nabla::kDouble)) {
@@ -92,36 +80,29 @@ void run_grad_checks(const OpEntry& e,
         return std::find(diff_pos.begin(), diff_pos.end(), i) != diff_pos.end();
       };
       std::vector<nabla::Tensor> nin;
-      std::vector<at::Tensor> tin;
-      for (size_t i = 0; i < s.inputs.size(); ++i) {
+      for (size_t i = 0; i < s.inputs.size(); ++i)
         nin.push_back(s.inputs[i].detach().requires_grad_(wanted(i)));
-        tin.push_back(to_torch(s.inputs[i]).detach().requires_grad_(wanted(i)));
-      }
-      std::vector<at::Tensor> tout = e.torch_fn(tin).list;
       std::vector<nabla::Tensor> nout = e.nabla_fn(nin).list;
-      if (nout.size() != tout.size()) return fail(where, "output counts differ");
-      names_differ = check_node_names(e, nout, tout, where, fail) || names_differ;
       std::vector<nabla::Tensor> gs;
       for (const auto& o : nout) gs.push_back(make(rng, o.sizes().vec(), nabla::kDouble));
       nabla::Tensor nloss = weighted_sum(nout, [&](size_t i) { return gs[i]; });
-      at::Tensor tloss = weighted_sum(tout, [&](size_t i) { return to_torch(gs[i]); });
-      if (nloss.defined() != tloss.defined()) {
-        fail(where, std::string("only ") + (nloss.defined() ? "nabla" : "LibTorch") +
-                        " has a differentiable output");
-        continue;
+      if (nloss.defined()) {
+        ++coverage().backward_cases;
+        nloss.backward();
       }
-      if (!nloss.defined()) continue;
-      ++coverage().grad_cases;
-      nloss.backward();
-      tloss.backward();
-      for (size_t i : diff_pos) {
-        at::Tensor want = tin[i].grad().defined() ? tin[i].grad() : at::zeros_like(tin[i]);
-        nabla::Tensor got = nin[i].grad().defined() ? nin[i].grad() : nabla::zeros_like(nin[i]);
-        // Gradients compare at 1e-9, or at the entry's float64 tolerance when looser.
-        std::string diff =
-            compare(want, got, std::max(1e-9, e.tol.rtol64), std::max(1e-11, e.tol.atol64));
-        if (!diff.empty())
-          fail(where, "gradient of input " + std::to_string(i) + " vs LibTorch: " + diff);
+      if constexpr (kWithLibTorch) {
+        if (!compare_gradients(e, s, diff_pos, nin, nout, gs, nloss, where, fail)) continue;
+      } else {
+        if (!nloss.defined()) continue;
+        // Without a reference, each gradient must at least have its input's sizes and dtype.
+        for (size_t i : diff_pos) {
+          const nabla::Tensor& g = nin[i].grad();
+          if (g.defined() &&
+              (g.sizes() != nin[i].sizes() || g.scalar_type() != nin[i].scalar_type()))
+            fail(where, "gradient of input " + std::to_string(i) + " is " + describe(g) +
+                            ", the input " + describe(nin[i]));
+        }
+        check_new_memory_unread(e, s, diff_pos, nin, gs, where, fail);
       }
       if (float_elems > kGradcheckMaxElems || !e.no_finite_differences.empty()) continue;
       if (e.fd_distinct && !distinct_values(s.inputs)) continue;
@@ -152,8 +133,9 @@ void run_grad_checks(const OpEntry& e,
       }
     }
   }
+  const std::string entry = e.group + "." + e.name;
   if (!e.node_name_difference.empty() && coverage().node_name_checks > names_before &&
-      !names_differ)
+      !coverage().marked_node_names.count(entry))
     std::cout << "[conformance] " << e.name
               << " has LibTorch's node names now: drop its node_name_differs() marker\n";
 }

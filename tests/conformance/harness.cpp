@@ -1,7 +1,6 @@
 // The driver: registers one GoogleTest test per table entry, runs it on several seeds
-// and dtypes against LibTorch, and prints a coverage summary at the end.
-#include <ATen/Parallel.h>
-#include <c10/util/Logging.h>
+// and dtypes against LibTorch (or, in a build without it, nabla's side of every check:
+// Note [Table without LibTorch], table.h), and prints a coverage summary at the end.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -11,9 +10,10 @@
 #include <set>
 #include <sstream>
 
-#include "bridge.h"
 #include "conformance.h"
+#include "exact.h"
 #include "grad_checks.h"
+#include "libtorch_checks.h"
 #include "nabla/backend/isa.h"
 
 namespace conform {
@@ -22,26 +22,6 @@ namespace {
 
 constexpr int kSeeds = 3;
 constexpr int kMaxReports = 3;  // failures printed per entry; the rest are counted
-
-std::pair<double, double> tolerance(const Tol& t, at::ScalarType want) {
-  if (want == at::kFloat) return {t.rtol32, t.atol32};
-  if (want == at::kDouble) return {t.rtol64, t.atol64};
-  return {0, 0};
-}
-
-// Strides of dims of size 1 do not matter; the others and the offset must match.
-std::string layout_diff(const at::Tensor& want, const nabla::Tensor& got) {
-  if (want.numel() <= 1) return "";
-  std::ostringstream os;
-  bool same = want.storage_offset() == got.storage_offset();
-  for (int64_t d = 0; d < want.dim(); ++d)
-    if (want.size(d) > 1 && want.stride(d) != got.stride(d)) same = false;
-  if (same) return "";
-  os << "view layout differs: LibTorch strides " << want.strides() << " offset "
-     << want.storage_offset() << ", nabla strides " << got.strides() << " offset "
-     << got.storage_offset();
-  return os.str();
-}
 
 class EntryTest : public ::testing::Test {
  public:
@@ -81,7 +61,9 @@ class EntryTest : public ::testing::Test {
       ADD_FAILURE() << e_->name << ": " << names->second;
     if (known) {
       if (failures == 0) {
-        std::cout << "[conformance] " << e_->name << " conforms now: drop its differs() marker\n";
+        // Without LibTorch nothing says whether the difference is gone.
+        if constexpr (kWithLibTorch)
+          std::cout << "[conformance] " << e_->name << " conforms now: drop its differs() marker\n";
         return;
       }
       coverage().known_differences.push_back(e_->group + "." + e_->name);
@@ -96,17 +78,11 @@ class EntryTest : public ::testing::Test {
   template <class Fail>
   void run_case(const Sample& s, const std::string& where, Fail& fail) {
     ++coverage().cases;
-    std::vector<at::Tensor> tin;
-    for (const auto& t : s.inputs) tin.push_back(to_torch(t));
-    std::vector<at::Tensor> want;
-    std::string torch_error;
-    try {
-      want = e_->torch_fn(tin).list;
-    } catch (const c10::Error& err) {
-      torch_error = err.what_without_backtrace();
-    } catch (const std::exception& err) {  // a few ATen checks throw std::runtime_error
-      torch_error = err.what();
-    }
+    // LibTorch runs first, on its own copy: whatever nabla does to the inputs cannot reach it.
+    std::unique_ptr<TorchCase> want;
+    if constexpr (kWithLibTorch) want = run_libtorch(*e_, s);
+    const std::string torch_error = want ? want->error() : "";
+    const StorageSnapshot inputs_before(s.inputs);
     std::vector<nabla::Tensor> got;
     bool nabla_threw = false;
     std::string nabla_error;
@@ -115,7 +91,7 @@ class EntryTest : public ::testing::Test {
     } catch (const nabla::Error& err) {
       nabla_threw = true;
       nabla_error = err.what();
-      if (torch_error.empty())
+      if (want && torch_error.empty())
         return fail(where, std::string("nabla threw, LibTorch did not: ") + err.what());
     } catch (const std::exception& err) {
       return fail(where, std::string("nabla threw a non-nabla::Error exception: ") + err.what());
@@ -123,7 +99,9 @@ class EntryTest : public ::testing::Test {
     if (!e_->call_name.empty()) check_by_name(s, got, nabla_threw, where, fail);
     if (!e_->error_fragment.empty()) {
       ++coverage().error_cases;
-      if (torch_error.empty()) return fail(where, "error entry, but LibTorch accepted the input");
+      if (want && torch_error.empty())
+        return fail(where, "error entry, but LibTorch accepted the input");
+      if (!want && !nabla_threw) return fail(where, "error entry, but nabla accepted the input");
       if (nabla_threw && nabla_error.find(e_->error_fragment) == std::string::npos)
         return fail(where, "nabla's message lacks '" + e_->error_fragment + "': " + nabla_error);
     }
@@ -133,21 +111,17 @@ class EntryTest : public ::testing::Test {
       ++coverage().expected_errors;
       return;
     }
-    if (want.size() != got.size())
-      return fail(where, "LibTorch gave " + std::to_string(want.size()) + " outputs, nabla " +
-                             std::to_string(got.size()));
-    for (size_t i = 0; i < want.size(); ++i) {
-      auto [rtol, atol] = tolerance(e_->tol, want[i].scalar_type());
-      std::string diff = compare(want[i], got[i], rtol, atol);
-      if (!diff.empty()) fail(where, "output " + std::to_string(i) + ": " + diff);
-      if (e_->check_strides && diff.empty()) {
-        std::string layout = layout_diff(want[i], got[i]);
-        if (!layout.empty()) fail(where, "output " + std::to_string(i) + ": " + layout);
-      }
+    // Without a reference, a nabla::Error cannot be judged (LibTorch rejects many of the
+    // table's inputs too: bool to a float op, a view of a transposed tensor).
+    if (nabla_threw) {
+      if (e_->error_fragment.empty()) ++coverage().unjudged_errors;
+      return;
     }
+    if (want) want->compare(got, where, fail);
+    if constexpr (!kWithLibTorch) check_new_memory_unread(s, got, where, fail);
     // Out-of-place ops must leave their inputs alone (in-place entries clone first).
-    for (size_t i = 0; i < tin.size(); ++i) {
-      std::string diff = compare(tin[i], s.inputs[i], 0, 0);
+    for (size_t i = 0; i < s.inputs.size(); ++i) {
+      std::string diff = inputs_before.changed(s.inputs, i);
       if (!diff.empty()) fail(where, "input " + std::to_string(i) + " changed: " + diff);
     }
   }
@@ -172,8 +146,32 @@ class EntryTest : public ::testing::Test {
       return fail(where, "ops::call gave " + std::to_string(got.size()) +
                              " outputs, the direct call " + std::to_string(direct.size()));
     for (size_t i = 0; i < got.size(); ++i) {
-      std::string diff = compare(to_torch(direct[i]), got[i], 0, 0);
+      std::string diff = exact_diff(direct[i], got[i]);
       if (!diff.empty()) fail(where, "ops::call output " + std::to_string(i) + ": " + diff);
+    }
+  }
+
+  // Without a reference, NaN from poisoned new memory (Note [Poisoned new memory]) would
+  // pass unseen: the forward runs again on zero-filled new memory and must give exactly the
+  // same outputs. A kernel that adds into its output, or leaves part of it unwritten, does not.
+  template <class Fail>
+  void check_new_memory_unread(const Sample& s, const std::vector<nabla::Tensor>& got,
+                               const std::string& where, Fail& fail) {
+    if (nabla::new_memory_fill() < 0) return;
+    ++coverage().zero_fill_cases;
+    std::vector<nabla::Tensor> again;
+    try {
+      ScopedNewMemoryFill zeros(0);
+      again = e_->nabla_fn(s.inputs).list;
+    } catch (const std::exception& err) {
+      return fail(where, std::string("threw on zero-filled new memory: ") + err.what());
+    }
+    if (again.size() != got.size()) return fail(where, "output count depends on new memory");
+    for (size_t i = 0; i < got.size(); ++i) {
+      std::string diff = exact_diff(again[i], got[i]);
+      if (!diff.empty())
+        fail(where, "output " + std::to_string(i) +
+                        " reads new memory (zero-filled: want, NaN-filled: got): " + diff);
     }
   }
 
@@ -188,23 +186,42 @@ class CoverageReport : public ::testing::Environment {
     const Coverage& c = coverage();
     std::cout << "\n[conformance] " << registry().size() << " ops in the table:";
     for (const auto& [g, n] : groups) std::cout << " " << g << "=" << n;
-    std::cout << "\n[conformance] ran " << c.entries_run << " entries, " << c.cases
-              << " value cases (" << c.expected_errors
-              << " where both LibTorch and nabla rejected the input), " << c.promotion_cases
-              << " dtype-promotion cases, " << c.error_cases << " error cases\n";
-    std::cout << "[conformance] gradients: " << c.grad_cases << " samples against LibTorch, "
-              << c.gradcheck_cases << " against finite differences, " << c.gradgrad_cases
-              << " second-derivative checks\n";
+    if constexpr (kWithLibTorch) {
+      std::cout << "\n[conformance] ran " << c.entries_run << " entries, " << c.cases
+                << " value cases (" << c.expected_errors
+                << " where both LibTorch and nabla rejected the input), " << c.promotion_cases
+                << " dtype-promotion cases, " << c.error_cases << " error cases\n";
+      std::cout << "[conformance] gradients: " << c.grad_cases << " samples against LibTorch, "
+                << c.gradcheck_cases << " against finite differences, " << c.gradgrad_cases
+                << " second-derivative checks\n";
+    } else {
+      std::cout << "\n[conformance] built without LibTorch: nabla's side only, no value "
+                   "comparisons (Note [Table without LibTorch])";
+      std::cout << "\n[conformance] ran " << c.entries_run << " entries, " << c.cases
+                << " forward cases (" << c.unjudged_errors
+                << " where nabla rejected the input, not judged without LibTorch), "
+                << c.error_cases << " error cases\n";
+      std::cout << "[conformance] gradients: " << c.backward_cases << " samples' backward, "
+                << c.gradcheck_cases << " against finite differences, " << c.gradgrad_cases
+                << " second-derivative checks\n";
+    }
     std::cout << "[conformance] ops::call: " << c.by_name_cases << " cases by name, "
               << c.called_by_name.size() << " of " << nabla::ops::all_schemas().size()
               << " registered ops\n";
-    std::cout << "[conformance] node names: " << c.node_name_checks << " grad_fn names compared, "
-              << c.node_name_differences.size() << " entries differ from LibTorch's (failures), "
-              << c.marked_node_names.size() << " marked node_name_differs\n";
-    for (const auto& [entry, what] : c.node_name_differences)
-      std::cout << "[conformance]   " << entry << ": " << what << "\n";
-    for (const auto& [entry, what] : c.marked_node_names)
-      std::cout << "[conformance]   marked " << entry << ": " << what << "\n";
+    if constexpr (!kWithLibTorch)
+      std::cout << "[conformance] poisoned new memory: " << c.zero_fill_cases << " forwards and "
+                << c.zero_fill_grads << " backwards rerun on zero-filled memory"
+                << (nabla::new_memory_fill() < 0 ? " (NABLA_POISON_NEW_MEMORY not set)" : "")
+                << "\n";
+    if constexpr (kWithLibTorch) {
+      std::cout << "[conformance] node names: " << c.node_name_checks << " grad_fn names compared, "
+                << c.node_name_differences.size() << " entries differ from LibTorch's (failures), "
+                << c.marked_node_names.size() << " marked node_name_differs\n";
+      for (const auto& [entry, what] : c.node_name_differences)
+        std::cout << "[conformance]   " << entry << ": " << what << "\n";
+      for (const auto& [entry, what] : c.marked_node_names)
+        std::cout << "[conformance]   marked " << entry << ": " << what << "\n";
+    }
     if (!c.known_differences.empty()) {
       std::cout << "[conformance] " << c.known_differences.size() << " known differences:";
       for (const auto& k : c.known_differences) std::cout << " " << k;
@@ -239,10 +256,7 @@ int main(int argc, char** argv) {
     std::printf("skipped: %s\n", e.what());
     return 77;
   }
-  at::set_num_threads(1);  // LibTorch is the reference, not the subject: keep it quiet
-  // Thousands of cases expect LibTorch to throw; a backtrace per c10::Error costs
-  // milliseconds, and the messages are all the table reads.
-  c10::SetStackTraceFetcher([] { return std::string(); });
+  if constexpr (conform::kWithLibTorch) conform::setup_libtorch();
   conform::register_tests();
   ::testing::AddGlobalTestEnvironment(new conform::CoverageReport);
   return RUN_ALL_TESTS();

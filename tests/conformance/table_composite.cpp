@@ -3,7 +3,7 @@
 // shape ops. Most are composites of table-checked ops in nabla; the table checks their
 // values and gradients against LibTorch all the same (a composite can still pick the
 // wrong formula, or leak a kink, see table_nn_kinks.cpp).
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {

@@ -2,7 +2,7 @@
 // where, pow, in-place forms and operators. Dtypes: all six for ops on any dtype —
 // where LibTorch rejects a dtype (frac of int64, bitwise ops on floats) nabla must
 // reject it too, and the driver checks exactly that.
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {
@@ -467,7 +467,8 @@ std::vector<OpEntry> ternary_entries() {
       op2(
           g, "clamp_tensor_max_only", binary(kSpecials, kSpecials),
           [](const auto& x) { return x[0].clamp(nabla::nullopt, x[1]); },
-          [](const auto& x) { return x[0].clamp(c10::nullopt, x[1]); }, Opt(all).gradgrad()),
+          LIBTORCH([](const auto& x) { return x[0].clamp(c10::nullopt, x[1]); }),
+          Opt(all).gradgrad()),
       op(
           g, "addcmul", ternary(), [](const auto& x) { return x[0].addcmul(x[1], x[2], 0.5); },
           Opt(all).gradgrad().call("addcmul", {{"value", 0.5}})),
@@ -718,7 +719,7 @@ std::vector<OpEntry> numeric_entries() {
       // nabla's operator! is LibTorch's logical_not (at::Tensor has no operator!).
       op2(
           g, "operator_not", unary(kSpecials), [](const auto& x) { return !x[0]; },
-          [](const auto& x) { return x[0].logical_not(); }, Opt().dtypes(kAllTypes)),
+          LIBTORCH([](const auto& x) { return x[0].logical_not(); }), Opt().dtypes(kAllTypes)),
       op(
           g, "fmod_ints", binary_divisor(kWide), [](const auto& x) { return fmod(x[0], x[1]); },
           Opt().dtypes({kLong, nabla::kInt, nabla::kByte}).no_fd("a saw-tooth")),

@@ -2,9 +2,11 @@
 // (values, and strides/offset: a view must alias its base as LibTorch's does). View
 // samples include non-contiguous, expanded, empty and 0-d inputs; where LibTorch
 // rejects one (view of a transposed tensor, t() of a 3-d tensor) nabla must too.
-#include <torch/csrc/autograd/generated/variable_factories.h>  // torch::tensor
+#include "table.h"
 
-#include "conformance.h"
+#if NABLA_CONFORMANCE_LIBTORCH
+#include <torch/csrc/autograd/generated/variable_factories.h>  // torch::tensor
+#endif
 
 namespace conform {
 namespace {
@@ -31,235 +33,239 @@ std::vector<OpEntry> factory_entries() {
           [](const auto& x) {
             return nabla::zeros({2, 3}, x[0].scalar_type());
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             return at::zeros({2, 3}, x[0].scalar_type());
-          },
+          }),
           all),
       op2(
           g, "ones", dtype_only(),
           [](const auto& x) {
             return nabla::ones({3, 0, 2}, x[0].scalar_type());
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             return at::ones({3, 0, 2}, x[0].scalar_type());
-          },
+          }),
           all),
       op2(
           g, "ones_0d", dtype_only(),
           [](const auto& x) { return nabla::ones({}, x[0].scalar_type()); },
-          [](const auto& x) { return at::ones({}, x[0].scalar_type()); }, all),
+          LIBTORCH([](const auto& x) { return at::ones({}, x[0].scalar_type()); }), all),
       op2(
           g, "full", dtype_only(),
           [](const auto& x) { return nabla::full({4}, 3, x[0].scalar_type()); },
-          [](const auto& x) { return at::full({4}, 3, x[0].scalar_type()); }, all),
+          LIBTORCH([](const auto& x) { return at::full({4}, 3, x[0].scalar_type()); }), all),
       op2(
           g, "full_infers_int64", no_inputs(),
           [](const auto&) {
             return nabla::full({2, 2}, 7);
           },
-          [](const auto&) {
+          LIBTORCH([](const auto&) {
             return at::full({2, 2}, 7);
-          },
+          }),
           Opt(once).call("full", {{"size", IL{2, 2}}, {"fill_value", 7}})),
       op2(
           g, "full_infers_bool", dtype_only(), [](const auto&) { return nabla::full({3}, true); },
-          [](const auto&) { return at::full({3}, true); }),
+          LIBTORCH([](const auto&) { return at::full({3}, true); })),
       op2(
           g, "full_infers_float", no_inputs(), [](const auto&) { return nabla::full({3}, 2.5); },
-          [](const auto&) { return at::full({3}, 2.5); },
+          LIBTORCH([](const auto&) { return at::full({3}, 2.5); }),
           Opt(once).call("full", {{"size", IL{3}}, {"fill_value", 2.5}})),
       op2(
           g, "scalar_tensor", no_inputs(), [](const auto&) { return nabla::scalar_tensor(3); },
-          [](const auto&) { return at::scalar_tensor(3); },
+          LIBTORCH([](const auto&) { return at::scalar_tensor(3); }),
           Opt(once).call("scalar_tensor", {{"s", 3}})),
       op2(
           g, "arange_end", no_inputs(), [](const auto&) { return nabla::arange(10); },
-          [](const auto&) { return at::arange(10); }, Opt(once).call("arange", {{"end", 10}})),
+          LIBTORCH([](const auto&) { return at::arange(10); }),
+          Opt(once).call("arange", {{"end", 10}})),
       op2(
           g, "arange_dtype", dtype_only(),
           [](const auto& x) { return nabla::arange(7, x[0].scalar_type()); },
-          [](const auto& x) { return at::arange(7, x[0].scalar_type()); },
+          LIBTORCH([](const auto& x) { return at::arange(7, x[0].scalar_type()); }),
           Opt().dtypes({kFloat, kDouble, kLong, nabla::kInt, nabla::kByte})),
       op2(
           g, "arange_step", no_inputs(), [](const auto&) { return nabla::arange(2, 20, 3); },
-          [](const auto&) { return at::arange(2, 20, 3); },
+          LIBTORCH([](const auto&) { return at::arange(2, 20, 3); }),
           Opt(once).call("arange", {{"start", 2}, {"end", 20}, {"step", 3}})),
       op2(
           g, "arange_negative_step", no_inputs(),
           [](const auto&) { return nabla::arange(5, -5, -2); },
-          [](const auto&) { return at::arange(5, -5, -2); },
+          LIBTORCH([](const auto&) { return at::arange(5, -5, -2); }),
           Opt(once).call("arange", {{"start", 5}, {"end", -5}, {"step", -2}})),
       op2(
           g, "arange_float", no_inputs(), [](const auto&) { return nabla::arange(0.0, 1.0, 0.1); },
-          [](const auto&) { return at::arange(0.0, 1.0, 0.1); },
+          LIBTORCH([](const auto&) { return at::arange(0.0, 1.0, 0.1); }),
           Opt(once).call("arange", {{"start", 0.0}, {"end", 1.0}, {"step", 0.1}})),
       op2(
           g, "arange_float_dtype", dtype_only(),
           [](const auto& x) { return nabla::arange(-1, 1, 0.25, x[0].scalar_type()); },
-          [](const auto& x) { return at::arange(-1, 1, 0.25, x[0].scalar_type()); }, fl),
+          LIBTORCH([](const auto& x) { return at::arange(-1, 1, 0.25, x[0].scalar_type()); }), fl),
       op2(
           g, "arange_empty", no_inputs(), [](const auto&) { return nabla::arange(3, 3); },
-          [](const auto&) { return at::arange(3, 3); },
+          LIBTORCH([](const auto&) { return at::arange(3, 3); }),
           Opt(once).call("arange", {{"start", 3}, {"end", 3}})),
       op2(
           g, "arange_bad_step", no_inputs(), [](const auto&) { return nabla::arange(0, 5, -1); },
-          [](const auto&) { return at::arange(0, 5, -1); },
+          LIBTORCH([](const auto&) { return at::arange(0, 5, -1); }),
           Opt(once).throws("arange").call("arange", {{"end", 5}, {"step", -1}})),
       op2(
           g, "linspace", dtype_only(),
           [](const auto& x) { return nabla::linspace(-2, 3, 11, x[0].scalar_type()); },
-          [](const auto& x) { return at::linspace(-2, 3, 11, x[0].scalar_type()); }, fl),
+          LIBTORCH([](const auto& x) { return at::linspace(-2, 3, 11, x[0].scalar_type()); }), fl),
       op2(
           g, "linspace_default_dtype", no_inputs(),
           [](const auto&) { return nabla::linspace(0, 1, 5); },
-          [](const auto&) { return at::linspace(0, 1, 5); },
+          LIBTORCH([](const auto&) { return at::linspace(0, 1, 5); }),
           Opt(once).call("linspace", {{"start", 0}, {"end", 1}, {"steps", 5}})),
       op2(
           g, "linspace_one_step", no_inputs(), [](const auto&) { return nabla::linspace(4, 9, 1); },
-          [](const auto&) { return at::linspace(4, 9, 1); },
+          LIBTORCH([](const auto&) { return at::linspace(4, 9, 1); }),
           Opt(once).call("linspace", {{"start", 4}, {"end", 9}, {"steps", 1}})),
       op2(
           g, "linspace_zero_steps", no_inputs(),
           [](const auto&) { return nabla::linspace(4, 9, 0); },
-          [](const auto&) { return at::linspace(4, 9, 0); },
+          LIBTORCH([](const auto&) { return at::linspace(4, 9, 0); }),
           Opt(once).call("linspace", {{"start", 4}, {"end", 9}, {"steps", 0}})),
       op2(
           g, "linspace_int", no_inputs(),
           [](const auto&) { return nabla::linspace(0, 10, 4, kLong); },
-          [](const auto&) { return at::linspace(0, 10, 4, at::kLong); },
+          LIBTORCH([](const auto&) { return at::linspace(0, 10, 4, at::kLong); }),
           Opt(once).call("linspace", {{"start", 0}, {"end", 10}, {"steps", 4}, {"dtype", kLong}})),
       op2(
           g, "logspace", dtype_only(),
           [](const auto& x) { return nabla::logspace(-1, 2, 7, 10.0, x[0].scalar_type()); },
-          [](const auto& x) { return at::logspace(-1, 2, 7, 10.0, x[0].scalar_type()); }, fl),
+          LIBTORCH([](const auto& x) { return at::logspace(-1, 2, 7, 10.0, x[0].scalar_type()); }),
+          fl),
       op2(
           g, "logspace_base2", no_inputs(),
           [](const auto&) { return nabla::logspace(0, 3, 4, 2.0, kDouble); },
-          [](const auto&) { return at::logspace(0, 3, 4, 2.0, at::kDouble); },
+          LIBTORCH([](const auto&) { return at::logspace(0, 3, 4, 2.0, at::kDouble); }),
           Opt(once).call(
               "logspace",
               {{"start", 0}, {"end", 3}, {"steps", 4}, {"base", 2.0}, {"dtype", kDouble}})),
       op2(
           g, "eye", dtype_only(), [](const auto& x) { return nabla::eye(4, x[0].scalar_type()); },
-          [](const auto& x) { return at::eye(4, x[0].scalar_type()); }, all),
+          LIBTORCH([](const auto& x) { return at::eye(4, x[0].scalar_type()); }), all),
       op2(
           g, "eye_rect", no_inputs(), [](const auto&) { return nabla::eye(2, 5); },
-          [](const auto&) { return at::eye(2, 5); }, Opt(once).call("eye", {{"n", 2}, {"m", 5}})),
+          LIBTORCH([](const auto&) { return at::eye(2, 5); }),
+          Opt(once).call("eye", {{"n", 2}, {"m", 5}})),
       op2(
           g, "eye_empty", no_inputs(), [](const auto&) { return nabla::eye(0); },
-          [](const auto&) { return at::eye(0); }, Opt(once).call("eye", {{"n", 0}})),
+          LIBTORCH([](const auto&) { return at::eye(0); }), Opt(once).call("eye", {{"n", 0}})),
       op2(
           g, "eye_long", no_inputs(), [](const auto&) { return nabla::eye(3, kLong); },
-          [](const auto&) { return at::eye(3, at::kLong); },
+          LIBTORCH([](const auto&) { return at::eye(3, at::kLong); }),
           Opt(once).call("eye", {{"n", 3}, {"dtype", kLong}})),
       op2(
           g, "tensor_int_list", dtype_only(),
           [](const auto&) {
             return nabla::tensor({1, 2, 3});
           },
-          [](const auto&) {
+          LIBTORCH([](const auto&) {
             return torch::tensor({1, 2, 3});
-          }),
+          })),
       op2(
           g, "tensor_float_list", dtype_only(),
           [](const auto&) {
             return nabla::tensor({1.5, -2.0});
           },
-          [](const auto&) {
+          LIBTORCH([](const auto&) {
             return torch::tensor({1.5, -2.0});
-          }),
+          })),
       op2(
           g, "tensor_nested", dtype_only(),
           [](const auto&) {
             return nabla::tensor({{1, 2}, {3, 4}, {5, 6}});
           },
-          [](const auto&) {
+          LIBTORCH([](const auto&) {
             return torch::tensor({{1, 2}, {3, 4}, {5, 6}});
-          }),
+          })),
       op2(
           g, "tensor_scalar", dtype_only(), [](const auto&) { return nabla::tensor(2.5); },
-          [](const auto&) { return torch::tensor(2.5); }),
+          LIBTORCH([](const auto&) { return torch::tensor(2.5); })),
       op2(
           g, "tensor_bool", dtype_only(),
           [](const auto&) {
             return nabla::tensor({true, false});
           },
-          [](const auto&) {
+          LIBTORCH([](const auto&) {
             return torch::tensor({true, false});
-          }),
+          })),
       op2(
           g, "tensor_with_dtype", dtype_only(),
           [](const auto& x) {
             return nabla::tensor({1, 0, 3}, x[0].scalar_type());
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             return torch::tensor({1, 0, 3}, x[0].scalar_type());
-          },
+          }),
           all),
       op2(
           g, "tensor_vector", dtype_only(),
           [](const auto&) {
             return nabla::tensor(std::vector<double>{0.5, 1.5, 2.5});
           },
-          [](const auto&) {
+          LIBTORCH([](const auto&) {
             return torch::tensor(std::vector<double>{0.5, 1.5, 2.5});
-          },
+          }),
           Opt()),
       op2(
           g, "tensor_ragged", dtype_only(),
           [](const auto&) {
             return nabla::tensor({{1, 2}, {3}});
           },
-          [](const auto&) {
+          LIBTORCH([](const auto&) {
             return torch::tensor({{1, 2}, {3}});
-          },
+          }),
           Opt().throws("tensor")),
       op2(
           g, "zeros_negative_size", no_inputs(),
           [](const auto&) {
             return nabla::zeros({2, -1});
           },
-          [](const auto&) {
+          LIBTORCH([](const auto&) {
             return at::zeros({2, -1});
-          },
+          }),
           Opt(once).throws("").call("zeros", {{"size", IL{2, -1}}})),
       op2(
           g, "zeros_long", no_inputs(),
           [](const auto&) {
             return nabla::zeros({2, 3}, kLong);
           },
-          [](const auto&) {
+          LIBTORCH([](const auto&) {
             return at::zeros({2, 3}, at::kLong);
-          },
+          }),
           Opt(once).call("zeros", {{"size", IL{2, 3}}, {"dtype", kLong}})),
       op2(
           g, "ones_default_dtype", no_inputs(),
           [](const auto&) {
             return nabla::ones({3, 0, 2});
           },
-          [](const auto&) {
+          LIBTORCH([](const auto&) {
             return at::ones({3, 0, 2});
-          },
+          }),
           Opt(once).call("ones", {{"size", IL{3, 0, 2}}})),
       // *_like keep the input's dtype unless told otherwise; the input here is a sample.
       op2(
           g, "zeros_like", unary(), [](const auto& x) { return nabla::zeros_like(x[0]); },
-          [](const auto& x) { return at::zeros_like(x[0]); }, Opt(all).call("zeros_like")),
+          LIBTORCH([](const auto& x) { return at::zeros_like(x[0]); }),
+          Opt(all).call("zeros_like")),
       op2(
           g, "ones_like_dtype", unary(),
           [](const auto& x) { return nabla::ones_like(x[0], kDouble); },
-          [](const auto& x) { return at::ones_like(x[0], at::kDouble); },
+          LIBTORCH([](const auto& x) { return at::ones_like(x[0], at::kDouble); }),
           Opt(all).call("ones_like", {{"dtype", kDouble}})),
       op2(
           g, "full_like", unary(), [](const auto& x) { return nabla::full_like(x[0], 2.5); },
-          [](const auto& x) { return at::full_like(x[0], 2.5); },
+          LIBTORCH([](const auto& x) { return at::full_like(x[0], 2.5); }),
           Opt()
               .dtypes({kFloat, kDouble, kLong, nabla::kInt})
               .call("full_like", {{"fill_value", 2.5}})),
       op2(
           g, "empty_like_shape", unary(),
           [](const auto& x) { return nabla::empty_like(x[0]).zero_(); },
-          [](const auto& x) { return at::empty_like(x[0]).zero_(); }, all),
+          LIBTORCH([](const auto& x) { return at::empty_like(x[0]).zero_(); }), all),
   };
 }
 

@@ -2,7 +2,7 @@
 // broadcast, transposed and strided operands, empty inner and outer dims) and linear.
 #include <cmath>
 
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {

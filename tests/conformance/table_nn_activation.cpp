@@ -1,7 +1,7 @@
 // Op-table entries for the softmax family and the activations: every dim, non-contiguous
 // inputs, empty batches, logits of ±1e4, values and gradients (float64, against LibTorch
 // and finite differences).
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {
@@ -47,10 +47,13 @@ std::vector<OpEntry> softmax_entries(const std::string& g) {
   out.push_back(op2(
       g, "softmin", softmax_samples(),
       [](const auto& x) { return nabla::softmin(x[0], 1 % std::max<int64_t>(x[0].dim(), 1)); },
-      [](const auto& x) { return at::softmax(-x[0], 1 % std::max<int64_t>(x[0].dim(), 1)); }, o));
+      LIBTORCH(
+          [](const auto& x) { return at::softmax(-x[0], 1 % std::max<int64_t>(x[0].dim(), 1)); }),
+      o));
   out.push_back(op2(
       g, "softmin_dim0", softmax_samples(), [](const auto& x) { return nabla::softmin(x[0], 0); },
-      [](const auto& x) { return at::softmax(-x[0], 0); }, Opt(o).call("softmin", {{"dim", 0}})));
+      LIBTORCH([](const auto& x) { return at::softmax(-x[0], 0); }),
+      Opt(o).call("softmin", {{"dim", 0}})));
   out.push_back(op(
       g, "log_softmax_0d", fixed({{{}}}), [](const auto& x) { return log_softmax(x[0], 0); },
       Opt(o).call("log_softmax", {{"dim", 0}})));
@@ -126,10 +129,10 @@ std::vector<OpEntry> pointwise_entries(const std::string& g) {
   // No ATen op: LibTorch's functional spells them out.
   out.push_back(op2(
       g, "softsign", u, [](const auto& x) { return nabla::softsign(x[0]); },
-      [](const auto& x) { return x[0] / (x[0].abs() + 1); }, Opt(o).call("softsign")));
+      LIBTORCH([](const auto& x) { return x[0] / (x[0].abs() + 1); }), Opt(o).call("softsign")));
   out.push_back(op2(
       g, "tanhshrink", u, [](const auto& x) { return nabla::tanhshrink(x[0]); },
-      [](const auto& x) { return x[0] - x[0].tanh(); }, Opt(o).call("tanhshrink")));
+      LIBTORCH([](const auto& x) { return x[0] - x[0].tanh(); }), Opt(o).call("tanhshrink")));
   // Extremes: ±100 and beyond stay finite with finite gradients.
   const Opt big = Opt().tol32(1e-5, 1e-5);
   for (auto [name, dom] : {std::pair<std::string, Dom>{"_extreme", Dom{-120, 120}}}) {
@@ -262,7 +265,7 @@ std::vector<OpEntry> more_activation_entries() {
           Opt().tol32(1e-5, 1e-5)),
       op2(
           g, "softsign_extreme", extreme, [](const auto& x) { return nabla::softsign(x[0]); },
-          [](const auto& x) { return x[0] / (x[0].abs() + 1); }, Opt().tol32(1e-5, 1e-5)),
+          LIBTORCH([](const auto& x) { return x[0] / (x[0].abs() + 1); }), Opt().tol32(1e-5, 1e-5)),
   };
 }
 

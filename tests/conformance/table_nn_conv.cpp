@@ -2,7 +2,7 @@
 // (numbers, "same", "valid"), dilation, groups, bias or none, unbatched and empty
 // batches, non-contiguous inputs, ceil_mode, count_include_pad, divisor_override; values
 // and float64 gradients; errors for channel mismatches and kernels larger than inputs.
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {

@@ -3,7 +3,7 @@
 // fraction is near p, whole channels drop together — and the deterministic cases
 // compare values: evaluation, p = 0, p = 1) and for embedding / one_hot (values and
 // gradients, padding_idx and scale_grad_by_freq included).
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {

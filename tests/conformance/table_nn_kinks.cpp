@@ -5,7 +5,7 @@
 // where can give a gradient there that differs from LibTorch's (or NaN where LibTorch
 // gives 0): these entries compare values and gradients against LibTorch at those points.
 // Finite differences do not apply (the points sit on kinks).
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {

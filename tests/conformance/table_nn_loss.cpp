@@ -1,7 +1,7 @@
 // Op-table entries for the losses: every reduction, class weights, ignore_index, label
 // smoothing, probability targets, logits of ±1e4, broadcasting; values and gradients
 // (float64, against LibTorch and finite differences).
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {

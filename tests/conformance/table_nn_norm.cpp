@@ -2,7 +2,7 @@
 // updates, evaluation), layer_norm, group_norm, instance_norm over (N, C), (N, C, L) and
 // (N, C, H, W) inputs, with and without affine parameters, non-contiguous inputs, empty
 // batches; values and gradients (float64, against LibTorch and finite differences).
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {

@@ -1,7 +1,7 @@
 // Op-table entries for padding (reflect, replicate, constant) and upsampling (nearest,
 // nearest-exact, linear, bilinear, trilinear; align_corners both ways; sizes and scales),
 // with non-contiguous inputs and float64 gradients.
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {
@@ -73,18 +73,18 @@ std::vector<OpEntry> resample_entries() {
           [](const auto& x) {
             return nabla::circular_pad(x[0], V{1, 2, 2, 0});
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             return at::_pad_circular(x[0], V{1, 2, 2, 0});
-          },
+          }),
           Opt(o).gradgrad().call("circular_pad", {{"padding", V{1, 2, 2, 0}}})),
       op2(
           g, "circular_pad_negative", img2,
           [](const auto& x) {
             return nabla::circular_pad(x[0], V{-1, 1, 0, 2});
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             return at::_pad_circular(x[0], V{-1, 1, 0, 2});
-          },
+          }),
           Opt(o).call("circular_pad", {{"padding", V{-1, 1, 0, 2}}})),
       op(
           g, "upsample_nearest1d", img1,
@@ -174,9 +174,9 @@ std::vector<OpEntry> resample_entries() {
       op2(
           g, "upsample_nearest1d_scale", fixed({{{2, 3, 4}}}),
           [](const auto& x) { return nabla::upsample_nearest1d(x[0], V{10}, 2.5); },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             return at::upsample_nearest1d(x[0], V{10}, c10::optional<double>(2.5));
-          },
+          }),
           Opt(o).call("upsample_nearest1d", {{"output_size", V{10}}, {"scales", 2.5}})),
       op(
           g, "upsample_nearest2d_fixed_scales", fixed({{{1, 2, 4, 4}}}),

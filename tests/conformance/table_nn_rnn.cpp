@@ -1,7 +1,7 @@
 // Op-table entries for the recurrent ops: cells, and multi-layer / bidirectional /
 // batch_first / unbatched sequences; values and float64 gradients of every parameter
 // against LibTorch (and finite differences on the small cases).
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {
@@ -84,7 +84,6 @@ std::vector<OpEntry> rnn_entries() {
                              r.bidirectional, r.batch_first);
       return std::vector<T>{u(y), u(h)};
     };
-    const bool ub = cfg.unbatched;
     const nabla::ops::Attributes attrs = {{"has_biases", cfg.biases},
                                           {"num_layers", cfg.layers},
                                           {"bidirectional", cfg.bidirectional},
@@ -100,14 +99,17 @@ std::vector<OpEntry> rnn_entries() {
     };
     out.push_back(op2(
         g, "lstm" + suffix, rnn_samples(l, true), [=](const auto& x) { return lstm_fn(x, false); },
-        [=](const auto& x) { return lstm_fn(x, ub); }, bench(l, true, "lstm")));
+        LIBTORCH([=](const auto& x) { return lstm_fn(x, cfg.unbatched); }),
+        bench(l, true, "lstm")));
     out.push_back(op2(
         g, "gru" + suffix, rnn_samples(gr, false), [=](const auto& x) { return gru_fn(x, false); },
-        [=](const auto& x) { return gru_fn(x, ub); }, bench(gr, false, "gru")));
+        LIBTORCH([=](const auto& x) { return gru_fn(x, cfg.unbatched); }),
+        bench(gr, false, "gru")));
     out.push_back(op2(
         g, "rnn_tanh" + suffix, rnn_samples(r, false),
         [=](const auto& x) { return tanh_fn(x, false); },
-        [=](const auto& x) { return tanh_fn(x, ub); }, bench(r, false, "rnn_tanh")));
+        LIBTORCH([=](const auto& x) { return tanh_fn(x, cfg.unbatched); }),
+        bench(r, false, "rnn_tanh")));
   }
   Config rr{1, 3, 4, 1, 3, 2, false, false, false, true};
   out.push_back(op(
@@ -155,14 +157,14 @@ std::vector<OpEntry> rnn_entries() {
     };
     out.push_back(op2(
         g, "lstm_cell" + s, cell_gen(4, true), [=](const auto& x) { return lstm_c(x, false); },
-        [=](const auto& x) { return lstm_c(x, unbatched); }, Opt(o).call("lstm_cell")));
+        LIBTORCH([=](const auto& x) { return lstm_c(x, unbatched); }), Opt(o).call("lstm_cell")));
     const char* names[] = {"gru_cell", "rnn_tanh_cell", "rnn_relu_cell"};
     const int64_t gates[] = {3, 1, 1};
     for (int k = 0; k < 3; ++k) {
       auto f = simple_c(k);
       out.push_back(op2(
           g, names[k] + s, cell_gen(gates[k], false), [=](const auto& x) { return f(x, false); },
-          [=](const auto& x) { return f(x, unbatched); }, Opt(o).call(names[k])));
+          LIBTORCH([=](const auto& x) { return f(x, unbatched); }), Opt(o).call(names[k])));
     }
   }
   return out;

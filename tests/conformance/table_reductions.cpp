@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {

@@ -4,7 +4,7 @@
 // entries that check out-of-range errors.
 #include <type_traits>
 
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {
@@ -472,9 +472,9 @@ std::vector<OpEntry> index_entries() {
           [](const auto& x) {
             return x[0].index({nabla::indexing::Slice(1, nabla::indexing::None), 0});
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             return x[0].index({at::indexing::Slice(1, at::indexing::None), 0});
-          },
+          }),
           o),
       op2(
           g, "index_step_none_ellipsis", s3i(),
@@ -482,10 +482,10 @@ std::vector<OpEntry> index_entries() {
             using namespace nabla::indexing;
             return x[0].index({Slice(None, None, 2), None, Ellipsis, -1});
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             using namespace at::indexing;
             return x[0].index({Slice(None, None, 2), None, Ellipsis, -1});
-          },
+          }),
           o),
       op(
           g, "index_tensor", with_index({4, 5}, {3}, 4),
@@ -506,12 +506,12 @@ std::vector<OpEntry> index_entries() {
           [](const auto& x) {
             return x[0].index(std::vector<nabla::optional<NTensor>>{nabla::nullopt, x[1]});
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             c10::List<c10::optional<TTensor>> l;
             l.push_back(c10::nullopt);
             l.push_back(x[1]);
             return x[0].index(l);
-          },
+          }),
           o),
       op2(
           g, "index_put_slice", s3i(),
@@ -520,11 +520,11 @@ std::vector<OpEntry> index_entries() {
             y.index_put_({nabla::indexing::Slice(), 0}, 5);
             return y;
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             auto y = x[0].clone();
             y.index_put_({at::indexing::Slice(), 0}, 5);
             return y;
-          },
+          }),
           o),
       op(
           g, "index_put_mask", masked_samples(),
@@ -554,33 +554,33 @@ std::vector<OpEntry> index_entries() {
             return x[0].index_put(std::vector<nabla::optional<NTensor>>{x[1]}, x[0].select(0, 1),
                                   true);
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             c10::List<c10::optional<TTensor>> l;
             l.push_back(x[1]);
             return x[0].index_put(l, x[0].select(0, 1), true);
-          },
+          }),
           Opt().dtypes(kFloatsAndLong)),
       op2(
           g, "index_put_values", index_put_samples(true),
           [](const auto& x) {
             return x[0].index_put(std::vector<nabla::optional<NTensor>>{x[1]}, x[2]);
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             c10::List<c10::optional<TTensor>> l;
             l.push_back(x[1]);
             return x[0].index_put(l, x[2]);
-          },
+          }),
           Opt(o).call("index_put")),
       op2(
           g, "index_put_values_accumulate", index_put_samples(false),
           [](const auto& x) {
             return x[0].index_put(std::vector<nabla::optional<NTensor>>{x[1]}, x[2], true);
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             c10::List<c10::optional<TTensor>> l;
             l.push_back(x[1]);
             return x[0].index_put(l, x[2], true);
-          },
+          }),
           Opt(sum).call("index_put", {{"accumulate", true}})),
   };
 }
@@ -602,6 +602,7 @@ struct Ix<NTensor> {
   static auto none() { return nabla::indexing::None; }
   static auto ellipsis() { return nabla::indexing::Ellipsis; }
 };
+#if NABLA_CONFORMANCE_LIBTORCH
 template <>
 struct Ix<TTensor> {
   template <class... A>
@@ -611,6 +612,7 @@ struct Ix<TTensor> {
   static auto none() { return at::indexing::None; }
   static auto ellipsis() { return at::indexing::Ellipsis; }
 };
+#endif
 template <class V>
 using IxOf = Ix<std::decay_t<decltype(std::declval<V>()[0])>>;
 
@@ -618,9 +620,11 @@ using IxOf = Ix<std::decay_t<decltype(std::declval<V>()[0])>>;
 NTensor longs(const NTensor&, std::vector<int64_t> v, const Shape& shape) {
   return nabla::tensor(v, nabla::kLong).view(shape);
 }
+#if NABLA_CONFORMANCE_LIBTORCH
 TTensor longs(const TTensor&, std::vector<int64_t> v, const Shape& shape) {
   return at::tensor(v, at::kLong).view(shape);
 }
+#endif
 
 // The tensors given, as the list argument of cat, stack, broadcast_tensors.
 template <class T, class... R>
@@ -855,12 +859,12 @@ std::vector<OpEntry> more_index_entries() {
             return x[0].index(
                 std::vector<nabla::optional<NTensor>>{longs(x[0], {1}, {}), longs(x[0], {2}, {})});
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             c10::List<c10::optional<TTensor>> l;
             l.push_back(longs(x[0], {1}, {}));
             l.push_back(longs(x[0], {2}, {}));
             return x[0].index(l);
-          },
+          }),
           o),
       // Writes through basic indices (copy_ into a view: the value broadcasts, converts
       // and may have leading 1s) and advanced ones, each into its own clone.
@@ -921,13 +925,13 @@ std::vector<OpEntry> more_index_entries() {
             y.index_put_(std::vector<nabla::optional<NTensor>>{x[1]}, x[0].narrow(0, 1, 3), true);
             return y;
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             c10::List<c10::optional<TTensor>> l;
             l.push_back(x[1]);
             auto y = x[0].clone();
             y.index_put_(l, x[0].narrow(0, 1, 3), true);
             return y;
-          },
+          }),
           Opt(o).dtypes(kFloatsAndLong)),
       op2(
           g, "index_put_accumulate_column_values",
@@ -938,11 +942,11 @@ std::vector<OpEntry> more_index_entries() {
           [](const auto& x) {
             return x[0].index_put(std::vector<nabla::optional<NTensor>>{x[1]}, x[2], true);
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             c10::List<c10::optional<TTensor>> l;
             l.push_back(x[1]);
             return x[0].index_put(l, x[2], true);
-          },
+          }),
           Opt(o).dtypes(kFloatsAndLong)),
       op(
           g, "index_select_index_kinds",

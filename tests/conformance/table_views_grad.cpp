@@ -3,7 +3,7 @@
 // indexing ops. Each runs the value check and the gradient checks (grad_checks.cpp:
 // against LibTorch, and first and second derivatives against finite differences in
 // float64).
-#include "conformance.h"
+#include "table.h"
 
 namespace conform {
 namespace {
@@ -321,13 +321,13 @@ std::vector<OpEntry> more_inplace_entries() {
                                       x[1], true);
             return y;
           },
-          [](const auto& x) {
+          LIBTORCH([](const auto& x) {
             auto y = x[0] * 1;
             c10::List<c10::optional<TTensor>> l;
             l.push_back(at::tensor(std::vector<int64_t>{0, 0, 2}, at::kLong));
             y.select(1, 2).index_put_(l, x[1], true);
             return y;
-          }),
+          })),
   };
 }
 

@@ -93,3 +93,13 @@ TEST(CpuAllocator, PoisonedNewMemoryIsNaN) {
     EXPECT_TRUE((nabla::empty({n}, nabla::kLong) == -1).all().item<bool>()) << n;
   }
 }
+
+// The fill can be changed at run time (the op table's rerun on zero-filled memory).
+TEST(CpuAllocator, NewMemoryFillIsSettable) {
+  const int before = nabla::set_new_memory_fill(0x01);
+  EXPECT_EQ(nabla::new_memory_fill(), 0x01);
+  EXPECT_TRUE((nabla::empty({1000}, nabla::kByte) == 1).all().item<bool>());
+  nabla::set_new_memory_fill(-1);
+  EXPECT_THROW(nabla::set_new_memory_fill(256), nabla::Error);
+  EXPECT_EQ(nabla::set_new_memory_fill(before), -1);
+}

@@ -21,6 +21,12 @@ void* cpu_alloc(size_t nbytes);
 void cpu_free(void* p, size_t nbytes);
 /// Returns every cached (free) block to the system.
 void cpu_empty_cache();
+/// The byte cpu_alloc fills every new block with, or -1 for none (Note [Poisoned new
+/// memory], cpu_allocator.cpp): 0xFF when NABLA_POISON_NEW_MEMORY is set at start-up, else
+/// -1. For tests: a result that changes with the fill read memory before writing it.
+/// set_new_memory_fill returns the previous value.
+int new_memory_fill();
+int set_new_memory_fill(int byte);
 
 /// Bytes of tensor storage currently allocated by nabla on the CPU, and the peak since
 /// the last reset_peak_memory() (for memory tests and benchmarks).
