@@ -129,7 +129,7 @@ struct Row {
 };
 
 Row measure(const OpEntry& e, const conform::Sample& s, const Args& a) {
-  Row row{e.group, e.name, s.what};
+  Row row{e.group, e.name, s.what, NAN, NAN, NAN, NAN, {}};
   const std::vector<NTensor>& nin = s.inputs;
   const std::vector<TTensor> tin = to_torch_all(nin);
   std::tie(row.fwd_n, row.fwd_t) =
@@ -265,6 +265,7 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr, "\n");
 
+  std::printf("%s\n", nabla::show_config().c_str());  // the CPU and kernel paths
   std::printf(
       "bench_ops: %d thread(s), median of %d rounds of >= %.1f ms; times in µs per call;\n"
       "ratio = nabla / LibTorch (below 1: nabla faster)\n\n",

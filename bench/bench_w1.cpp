@@ -72,6 +72,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
       runs = std::stoi(argv[++i]);
   }
+  std::printf("%s\n", nabla::show_config().c_str());  // the CPU and kernel paths
   std::printf("W1 tiny-op chain: 16 elements, %d x tanh(y*1.0001+0.001), sum().backward()\n",
               kIters);
   std::printf("%-8s %14s %14s %8s\n", "threads", "nabla us/op", "libtorch us/op", "ratio");

@@ -87,6 +87,7 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  std::printf("%s\n", nabla::show_config().c_str());  // the CPU and kernel paths
   std::printf("W2 MLP 784-256-128-10, batch %lld, cross-entropy, Adam: ms per training step\n",
               static_cast<long long>(kBatch));
   std::printf("%-8s %12s %14s %8s\n", "threads", "nabla ms", "libtorch ms", "ratio");

@@ -104,6 +104,7 @@ int main(int argc, char** argv) {
                 static_cast<double>(peak_rss_kib()) / 1024);
     return 0;
   }
+  std::printf("%s\n", nabla::show_config().c_str());  // the CPU and kernel paths
   std::printf("W3 CNN c32-c64-fc128, batch %lld, cross-entropy, Adam: ms per training step\n",
               static_cast<long long>(kBatch));
   std::printf("%-8s %12s %14s %8s\n", "threads", "nabla ms", "libtorch ms", "ratio");
