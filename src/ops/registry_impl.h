@@ -23,14 +23,14 @@ inline OpSchema op(std::string name, int min_inputs, int max_inputs, std::vector
   return OpSchema{std::move(name), min_inputs, max_inputs, std::move(attrs), fn};
 }
 inline AttrSpec attr(std::string name, AttrType type, AttrValue default_value) {
-  return AttrSpec{std::move(name), type, std::move(default_value), false};
+  return AttrSpec{std::move(name), type, std::move(default_value), false, nullopt};
 }
 /// An attribute the caller may leave out, without a default (AttrReader::has tells).
 inline AttrSpec optional_attr(std::string name, AttrType type) {
-  return AttrSpec{std::move(name), type, nullopt, false};
+  return AttrSpec{std::move(name), type, nullopt, false, nullopt};
 }
 inline AttrSpec required_attr(std::string name, AttrType type) {
-  return AttrSpec{std::move(name), type, nullopt, true};
+  return AttrSpec{std::move(name), type, nullopt, true, nullopt};
 }
 /// `spec` that also takes a value of type `also` (AttrSpec::also).
 inline AttrSpec either(AttrSpec spec, AttrType also) {
