@@ -14,10 +14,9 @@
 #include <string>
 #include <vector>
 #include "malloc_setting.h"
+#include "w2_nabla.h"
 
 namespace {
-
-constexpr int64_t kBatch = 128;
 
 template <class F>
 double median_ms(F&& step, int runs) {
@@ -32,28 +31,13 @@ double median_ms(F&& step, int runs) {
   return t[t.size() / 2];
 }
 
-struct NablaW2 {
-  nabla::nn::Sequential net{nabla::nn::Linear(784, 256), nabla::nn::Functional(nabla::relu),
-                            nabla::nn::Linear(256, 128), nabla::nn::Functional(nabla::relu),
-                            nabla::nn::Linear(128, 10)};
-  nabla::optim::Adam opt{net->parameters(), nabla::optim::AdamOptions(1e-3)};
-  nabla::Tensor x = nabla::rand({kBatch, 784});
-  nabla::Tensor y = nabla::randint(0, 10, {kBatch}, nabla::kLong);
-  void step() {
-    opt.zero_grad();
-    auto loss = nabla::nn::functional::cross_entropy(net->forward(x), y);
-    loss.backward();
-    opt.step();
-  }
-};
-
 struct TorchW2 {
   torch::nn::Sequential net{torch::nn::Linear(784, 256), torch::nn::Functional(torch::relu),
                             torch::nn::Linear(256, 128), torch::nn::Functional(torch::relu),
                             torch::nn::Linear(128, 10)};
   torch::optim::Adam opt{net->parameters(), torch::optim::AdamOptions(1e-3)};
-  torch::Tensor x = torch::rand({kBatch, 784});
-  torch::Tensor y = torch::randint(0, 10, {kBatch}, torch::kLong);
+  torch::Tensor x = torch::rand({kW2Batch, 784});
+  torch::Tensor y = torch::randint(0, 10, {kW2Batch}, torch::kLong);
   void step() {
     opt.zero_grad();
     auto loss = torch::nn::functional::cross_entropy(net->forward(x), y);
@@ -89,7 +73,7 @@ int main(int argc, char** argv) {
   }
   std::printf("%s\n", nabla::show_config().c_str());  // the CPU and kernel paths
   std::printf("W2 MLP 784-256-128-10, batch %lld, cross-entropy, Adam: ms per training step\n",
-              static_cast<long long>(kBatch));
+              static_cast<long long>(kW2Batch));
   std::printf("%-8s %12s %14s %8s\n", "threads", "nabla ms", "libtorch ms", "ratio");
   NablaW2 n;
   TorchW2 t;
