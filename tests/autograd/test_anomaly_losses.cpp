@@ -108,10 +108,11 @@ void run_case(const LossCase& c, double bad, bool must_raise) {
   }
   Tensor loss = c.loss(x);
   const double value = loss.item<double>();
-  if (std::isnan(bad))
+  if (std::isnan(bad)) {
     EXPECT_TRUE(std::isnan(value) || c.name == std::string("nll_loss") ||
                 c.name == std::string("hinge_embedding_loss"))
         << "loss " << value;
+  }
   try {
     loss.backward();
     EXPECT_FALSE(must_raise) << "anomaly mode let a NaN through";
