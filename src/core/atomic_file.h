@@ -9,8 +9,15 @@ namespace nabla::detail {
 
 /// Writes `data` to a temporary file in `path`'s directory (`path.tmp.XXXXXX`), fsyncs
 /// it, renames it over `path` and fsyncs the directory. On failure: a nabla::Error
-/// naming `op`, the path and the system error; the temporary file is removed and the
+/// naming `op`, `path` and the system error; the temporary file is removed and the
 /// previous file, if any, is unchanged.
+///
+/// Note [Stale temporaries]: a process killed mid-write (SIGKILL, power loss) leaves its
+/// `path.tmp.XXXXXX` behind. Each writer holds an flock on its temporary file while it
+/// exists, so before writing, this removes every `path.tmp.XXXXXX` that nobody holds
+/// locked (the kernel drops the lock of a dead process): the next successful save of
+/// `path` leaves no temporary file from earlier crashes, and a concurrent writer's live
+/// temporary file is never touched.
 void write_file_atomically(const std::string& path, std::string_view data, const char* op);
 
 }  // namespace nabla::detail

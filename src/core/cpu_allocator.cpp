@@ -156,8 +156,8 @@ void* alloc_block(size_t nbytes) {
 
 void* cpu_alloc(size_t nbytes) {
   NABLA_CHECK(nbytes <= (size_t(1) << 62), "cpu_alloc: size ", nbytes, " bytes overflows");
-  track(nbytes);
   void* p = alloc_block(nbytes);
+  track(nbytes);  // after: a failed allocation must not count as allocated memory
   if (const int fill = g_new_memory_fill.load(std::memory_order_relaxed); fill >= 0) [[unlikely]]
     std::memset(p, fill, nbytes);
   return p;

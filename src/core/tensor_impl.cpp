@@ -25,8 +25,13 @@ void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t of
 }
 
 void TensorImpl::refresh() {
+  // Ops check sizes with checked_numel and their own name; this is the last line of
+  // defence against a view whose element count overflows (signed overflow is UB).
   numel_ = 1;
-  for (int64_t s : sizes_) numel_ *= s;
+  for (int64_t s : sizes_)
+    NABLA_CHECK(!__builtin_mul_overflow(numel_, s, &numel_), "TensorImpl: size ",
+                IntArrayRef(sizes_.data(), sizes_.size()),
+                " has too many elements (overflows int64)");
   // Contiguous means row-major order; size-1 dims may have any stride.
   contiguous_ = true;
   if (numel_ == 0) return;

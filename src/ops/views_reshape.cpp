@@ -215,6 +215,7 @@ Tensor Tensor::expand(IntArrayRef size, bool) const {
       st[i] = 0;
     }
   }
+  checked_numel(sz, "expand");  // -1 only means "keep"; a size-1 dim took any other value
   Tensor out = make_view(*this, sz, st, storage_offset());
   record_sizes(kExpandBackward, *this, out);
   return out;

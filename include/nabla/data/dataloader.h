@@ -5,7 +5,8 @@
 //   for (auto& batch : *loader) { ... batch.data, batch.target ... }
 // With workers > 0, that many background threads compute batches ahead (at most
 // max_jobs in flight) and the loop receives them in sampler order. An exception thrown
-// while making a batch is rethrown by the loop at that batch. Each `begin()` starts a new
+// while making a batch is rethrown by the loop at that batch, with its own type; the
+// loop may catch it and continue with the next batch. Each `begin()` starts a new
 // epoch; the loader's destructor stops its threads even in the middle of an epoch.
 #include <condition_variable>
 #include <cstddef>
@@ -79,9 +80,12 @@ class StatelessDataLoader {
 
    private:
     bool done() const { return !current_.has_value(); }
+    // When making the next batch throws, the iterator keeps its batch (as LibTorch's), so
+    // a loop that catches the error goes on with `++it` instead of meeting end().
     void advance() {
-      current_.reset();
-      if (loader_ != nullptr) current_ = loader_->next();
+      if (loader_ == nullptr) return;
+      optional<Batch> next = loader_->next();
+      current_ = std::move(next);
     }
     StatelessDataLoader* loader_ = nullptr;
     optional<Batch> current_;
