@@ -3,6 +3,8 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -114,8 +116,11 @@ Tensor decode_npy(const std::string& b, const std::string& source) {
   NABLA_CHECK(order == "False" || order == "True", "load_npy: ", source, ": bad fortran_order '",
               order, "'");
   const std::string shape_text = dict_value(header, "shape", source);
+  // A tuple: a bare number would otherwise lose its first digit to the loop below.
+  NABLA_CHECK(!shape_text.empty() && shape_text[0] == '(', "load_npy: ", source, ": shape ",
+              shape_text, " is not a tuple");
   std::vector<int64_t> shape;
-  uint64_t numel = 1;
+  uint64_t numel = 1, span = 1;  // span: zeros counted as ones, as the strides do
   for (size_t i = 1; i < shape_text.size();) {
     while (i < shape_text.size() &&
            (shape_text[i] == ' ' || shape_text[i] == ',' || shape_text[i] == ')'))
@@ -129,8 +134,9 @@ Tensor decode_npy(const std::string& b, const std::string& source) {
                   shape_text);
       v = v * 10 + static_cast<uint64_t>(shape_text[i++] - '0');
     }
-    NABLA_CHECK(v == 0 || numel <= (uint64_t{1} << 50) / v, "load_npy: ", source, ": shape ",
-                shape_text, " is too large");
+    NABLA_CHECK(span <= (uint64_t{1} << 50) / std::max<uint64_t>(v, 1), "load_npy: ", source,
+                ": shape ", shape_text, " is too large");
+    span *= std::max<uint64_t>(v, 1);
     numel *= v;
     shape.push_back(static_cast<int64_t>(v));
   }

@@ -5,6 +5,7 @@
 
 #include "fuzz_util.h"
 #include "nabla/nn.h"
+#include "nabla/ops/factories.h"
 #include "nabla/optim.h"
 #include "nabla/serialize.h"
 
