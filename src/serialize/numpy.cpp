@@ -278,6 +278,8 @@ OrderedDict<std::string, Tensor> decode_npz(const std::string& b, const std::str
     if (actual != crc) fail("entry " + name + " fails its CRC check");
     if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0)
       name.resize(name.size() - 4);
+    // save_npz refuses an empty name, so a file with one cannot be written back.
+    if (name.empty()) fail("an entry has an empty name");
     if (out.contains(name)) fail("duplicate entry " + name);
     out.insert(name, decode_npy(data, source + " entry '" + name + "'"));
   }
