@@ -47,12 +47,16 @@ bool accepts(std::initializer_list<std::string_view> prefixes, F&& body) {
   }
 }
 
-/// A file in $TMPDIR (or /tmp) owned by this process, rewritten for each input.
+/// A file owned by this process, rewritten for each input: in $TMPDIR, else /dev/shm
+/// (memory: rewriting a file on disk costs milliseconds, 15x the reader), else /tmp.
 class ScratchFile {
  public:
   explicit ScratchFile(const char* stem) {
-    const char* dir = std::getenv("TMPDIR");
-    path_ = std::string(dir && *dir ? dir : "/tmp") + "/nabla_fuzz_" + stem + "_XXXXXX";
+    const char* env = std::getenv("TMPDIR");
+    const std::string dir = env && *env                       ? env
+                            : ::access("/dev/shm", W_OK) == 0 ? "/dev/shm"
+                                                              : "/tmp";
+    path_ = dir + "/nabla_fuzz_" + stem + "_XXXXXX";
     const int fd = ::mkstemp(path_.data());
     if (fd < 0) fail("cannot create " + path_);
     ::close(fd);
