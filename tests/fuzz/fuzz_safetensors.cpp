@@ -10,17 +10,18 @@ using namespace nabla;
 
 namespace {
 
-bool same_archive(const serialize::InputArchive& a, const serialize::InputArchive& b) {
+// Aborts naming the first difference between the archives.
+void expect_same(const serialize::InputArchive& a, const serialize::InputArchive& b,
+                 const std::string& what) {
   const auto keys = a.keys();
-  if (keys != b.keys()) return false;
+  if (keys != b.keys()) fuzz::fail(what + ": the keys differ");
   for (const auto& k : keys) {
     Tensor ta, tb;
     serialize::InputArchive ca = a, cb = b;
     ca.read(k, ta);
     cb.read(k, tb);
-    if (!fuzz::same_tensor(ta, tb)) return false;
+    if (!fuzz::same_tensor(ta, tb)) fuzz::fail(what + ": tensor '" + k + "' differs");
   }
-  return true;
 }
 
 }  // namespace
@@ -38,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   });
   if (file_ok != stream_ok) fuzz::fail("the file and stream paths disagree on accepting");
   if (!file_ok) return 0;
-  if (!same_archive(from_file, from_stream)) fuzz::fail("the file and stream paths disagree");
+  expect_same(from_file, from_stream, "the file and stream paths");
 
   // Save what was read and read it back: the same keys and tensors.
   serialize::OutputArchive out;
@@ -53,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   out.save_to(again);
   serialize::InputArchive reread;
   reread.load_from(again);
-  if (!same_archive(from_file, reread)) fuzz::fail("save after load changed the tensors");
+  expect_same(from_file, reread, "save after load");
 
   std::vector<Tensor> list;
   fuzz::accepts({"load: "}, [&] { nabla::load(list, path); });
