@@ -143,6 +143,12 @@ Tensor decode_npy(const std::string& b, const std::string& source) {
   const uint64_t bytes = numel * elementSize(dtype);
   NABLA_CHECK(b.size() - data_start == bytes, "load_npy: ", source, " holds ",
               b.size() - data_start, " data bytes, its shape and dtype need ", bytes);
+  // Before either layout's branch: a bool byte other than 0 or 1 is not a bool.
+  if (dtype == kBool)
+    for (uint64_t i = 0; i < bytes; ++i) {
+      const auto byte = static_cast<unsigned char>(b[data_start + i]);
+      NABLA_CHECK(byte <= 1, "load_npy: ", source, ": bool array holds the byte ", int(byte));
+    }
   if (order == "True") {
     // Fortran order: the reversed shape in C order, then transposed back.
     std::vector<int64_t> reversed(shape.rbegin(), shape.rend());
@@ -154,11 +160,6 @@ Tensor decode_npy(const std::string& b, const std::string& source) {
   }
   Tensor t = empty(shape, TensorOptions(dtype));
   if (bytes) std::memcpy(t.data_ptr(), b.data() + data_start, bytes);
-  if (dtype == kBool) {
-    const auto* p = static_cast<const uint8_t*>(t.data_ptr());
-    for (int64_t i = 0; i < t.numel(); ++i)
-      NABLA_CHECK(p[i] <= 1, "load_npy: ", source, ": bool array holds the byte ", int(p[i]));
-  }
   return t;
 }
 
