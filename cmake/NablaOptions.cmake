@@ -13,4 +13,13 @@ function(nabla_apply_build_flags target)
                                              -fno-sanitize-recover=undefined)
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)
   endif()
+  if(NABLA_FUZZ)
+    # Every object carries libFuzzer's coverage counters and the sanitizers' checks; the
+    # fuzz targets link the fuzzer's main (tests/fuzz/CMakeLists.txt). UB aborts, so the
+    # fuzzer sees it as a crash.
+    target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link,address,undefined
+                                             -fno-sanitize-recover=undefined
+                                             -fno-omit-frame-pointer -gline-tables-only)
+    target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+  endif()
 endfunction()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages nabla needs, only those missing; silent when all are present.
-# Usage: scripts/setup.sh [--with-libtorch] [--with-data] [--with-checks]
+# Usage: scripts/setup.sh [--with-libtorch] [--with-data] [--with-checks] [--with-fuzz]
 set -euo pipefail
 
 packages=(cmake g++ make pkg-config libopenblas-dev libdnnl-dev zlib1g-dev nlohmann-json3-dev libgtest-dev)
@@ -10,6 +10,7 @@ for arg in "$@"; do
     --with-data) packages+=(dataset-fashion-mnist libpng-dev) ;;  # examples: data and PNG output
     --with-bench) packages+=(libtorch-dev libbenchmark-dev) ;;
     --with-checks) packages+=(clang-format python3) ;;  # scripts/check_format.sh, check_layers.py
+    --with-fuzz) packages+=(clang-14 libclang-rt-14-dev) ;;  # scripts/test_fuzz.sh: clang++-14, libFuzzer
     *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done

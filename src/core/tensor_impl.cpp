@@ -1,5 +1,6 @@
 #include "nabla/core/tensor_impl.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "nabla/core/autograd_meta.h"
@@ -62,12 +63,16 @@ DimVector contiguous_strides(IntArrayRef sizes) {
 }
 
 int64_t checked_numel(IntArrayRef sizes, const char* op) {
-  int64_t n = 1;
+  // `spanned` is the product with zeros taken as ones: contiguous_strides computes it, so
+  // an empty tensor such as [0, 2^40, 2^40] must not overflow it either.
+  int64_t n = 1, spanned = 1;
   for (int64_t s : sizes) {
     NABLA_CHECK(s >= 0, op, ": negative dimension ", s, " in size ", sizes);
-    if (s != 0 && n > std::numeric_limits<int64_t>::max() / s) {
+    const int64_t m = std::max<int64_t>(s, 1);
+    if (spanned > std::numeric_limits<int64_t>::max() / m) {
       NABLA_CHECK(false, op, ": size ", sizes, " has too many elements (overflows int64)");
     }
+    spanned *= m;
     n *= s;
   }
   return n;

@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <sys/stat.h>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -68,22 +69,24 @@ Tensor read_idx(const std::string& path) {
   NABLA_CHECK(ndim >= 1 && ndim <= 4, "read_idx: '", path, "' declares ", ndim,
               " dims, expected 1 to 4");
   std::vector<int64_t> shape;
-  uint64_t total = 1;
+  uint64_t total = 1, span = 1;  // span: zeros counted as ones, as the strides do
   for (int d = 0; d < ndim; ++d) {
     unsigned char b[4];
     NABLA_CHECK(f.read(b, 4) == 4, "read_idx: '", path, "' ends inside its header");
     const uint64_t n =
         (uint64_t{b[0]} << 24) | (uint64_t{b[1]} << 16) | (uint64_t{b[2]} << 8) | b[3];
-    NABLA_CHECK(n == 0 || total <= (uint64_t{1} << 40) / n, "read_idx: '", path,
+    NABLA_CHECK(span <= (uint64_t{1} << 40) / std::max<uint64_t>(n, 1), "read_idx: '", path,
                 "' declares an absurd size");
+    span *= std::max<uint64_t>(n, 1);
     total *= n;
     shape.push_back(static_cast<int64_t>(n));
   }
-  // Read in chunks: memory grows with the data actually present, not the declared size.
+  // Read in chunks that double from 64 KiB: memory (and time) grow with the data actually
+  // present, not with the declared size.
   std::vector<uint8_t> bytes;
-  constexpr size_t kChunk = 1 << 20;
   while (bytes.size() < total) {
-    const size_t want = std::min<uint64_t>(kChunk, total - bytes.size());
+    const size_t chunk = std::max<size_t>(size_t{1} << 16, bytes.size());
+    const size_t want = std::min<uint64_t>(chunk, total - bytes.size());
     const size_t old = bytes.size();
     bytes.resize(old + want);
     const size_t got = f.read(bytes.data() + old, want);

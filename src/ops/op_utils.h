@@ -124,11 +124,14 @@ void fill_reduced(const Tensor& t, const Scalar& value);
 Tensor reduced_to_double(const Tensor& src);
 /// dst = src through the backend, or the conversion above when a 16-bit float is involved.
 inline void copy_any(const Tensor& dst, const Tensor& src) {
-  if (isReducedFloatingType(dst.scalar_type()) || isReducedFloatingType(src.scalar_type()))
+  // Same dtypes go to the backend, which copies the bits: through double, a float16 NaN
+  // payload would become the canonical NaN (a clone of a loaded file would differ from it).
+  if (dst.scalar_type() != src.scalar_type() &&
+      (isReducedFloatingType(dst.scalar_type()) || isReducedFloatingType(src.scalar_type())))
       [[unlikely]]
     copy_with_reduced(dst, src);
   else
-    backend_for(dst).copy(dst, src);
+    backend_for(dst.device()).copy(dst, src);  // by device: backend_for(Tensor) refuses Half
 }
 
 /// Ensures a view stays inside its storage.

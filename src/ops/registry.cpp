@@ -67,8 +67,10 @@ AttrReader::AttrReader(const std::string& op, const std::vector<AttrSpec>& specs
                        const Attributes& given)
     : op_(op), specs_(specs), values_(specs.size(), nullptr) {
   for (const auto& [name, value] : given) {
+    // Captured through a reference: clang before 16 cannot capture a structured binding.
+    const std::string& key = name;
     auto it =
-        std::find_if(specs.begin(), specs.end(), [&](const AttrSpec& s) { return s.name == name; });
+        std::find_if(specs.begin(), specs.end(), [&](const AttrSpec& s) { return s.name == key; });
     NABLA_CHECK(it != specs.end(), op, ": unknown attribute '", name,
                 "' (its attributes: ", describe_specs(specs), ")");
     NABLA_CHECK(fits(*it, value), op, ": attribute '", name, "' must be ", describe_type(*it),

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "core/atomic_file.h"
 #include "nabla/autograd/grad_mode.h"
@@ -156,6 +157,10 @@ namespace {
 template <class T>
 T scalar_value(const Tensor& t, const std::string& name) {
   NABLA_CHECK(t.numel() == 1, "load: '", name, "' holds ", t.numel(), " values, expected a scalar");
+  // A file's float cannot become an integer safely (1e300 has no int64 value).
+  if constexpr (std::is_integral_v<T>)
+    NABLA_CHECK(isIntegralType(t.scalar_type(), true), "load: '", name, "' holds a ",
+                t.scalar_type(), " value, expected an integer");
   return t.item<T>();
 }
 }  // namespace

@@ -3,6 +3,8 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -114,8 +116,11 @@ Tensor decode_npy(const std::string& b, const std::string& source) {
   NABLA_CHECK(order == "False" || order == "True", "load_npy: ", source, ": bad fortran_order '",
               order, "'");
   const std::string shape_text = dict_value(header, "shape", source);
+  // A tuple: a bare number would otherwise lose its first digit to the loop below.
+  NABLA_CHECK(!shape_text.empty() && shape_text[0] == '(', "load_npy: ", source, ": shape ",
+              shape_text, " is not a tuple");
   std::vector<int64_t> shape;
-  uint64_t numel = 1;
+  uint64_t numel = 1, span = 1;  // span: zeros counted as ones, as the strides do
   for (size_t i = 1; i < shape_text.size();) {
     while (i < shape_text.size() &&
            (shape_text[i] == ' ' || shape_text[i] == ',' || shape_text[i] == ')'))
@@ -129,14 +134,21 @@ Tensor decode_npy(const std::string& b, const std::string& source) {
                   shape_text);
       v = v * 10 + static_cast<uint64_t>(shape_text[i++] - '0');
     }
-    NABLA_CHECK(v == 0 || numel <= (uint64_t{1} << 50) / v, "load_npy: ", source, ": shape ",
-                shape_text, " is too large");
+    NABLA_CHECK(span <= (uint64_t{1} << 50) / std::max<uint64_t>(v, 1), "load_npy: ", source,
+                ": shape ", shape_text, " is too large");
+    span *= std::max<uint64_t>(v, 1);
     numel *= v;
     shape.push_back(static_cast<int64_t>(v));
   }
   const uint64_t bytes = numel * elementSize(dtype);
   NABLA_CHECK(b.size() - data_start == bytes, "load_npy: ", source, " holds ",
               b.size() - data_start, " data bytes, its shape and dtype need ", bytes);
+  // Before either layout's branch: a bool byte other than 0 or 1 is not a bool.
+  if (dtype == kBool)
+    for (uint64_t i = 0; i < bytes; ++i) {
+      const auto byte = static_cast<unsigned char>(b[data_start + i]);
+      NABLA_CHECK(byte <= 1, "load_npy: ", source, ": bool array holds the byte ", int(byte));
+    }
   if (order == "True") {
     // Fortran order: the reversed shape in C order, then transposed back.
     std::vector<int64_t> reversed(shape.rbegin(), shape.rend());
@@ -148,11 +160,6 @@ Tensor decode_npy(const std::string& b, const std::string& source) {
   }
   Tensor t = empty(shape, TensorOptions(dtype));
   if (bytes) std::memcpy(t.data_ptr(), b.data() + data_start, bytes);
-  if (dtype == kBool) {
-    const auto* p = static_cast<const uint8_t*>(t.data_ptr());
-    for (int64_t i = 0; i < t.numel(); ++i)
-      NABLA_CHECK(p[i] <= 1, "load_npy: ", source, ": bool array holds the byte ", int(p[i]));
-  }
   return t;
 }
 
@@ -272,6 +279,8 @@ OrderedDict<std::string, Tensor> decode_npz(const std::string& b, const std::str
     if (actual != crc) fail("entry " + name + " fails its CRC check");
     if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0)
       name.resize(name.size() - 4);
+    // save_npz refuses an empty name, so a file with one cannot be written back.
+    if (name.empty()) fail("an entry has an empty name");
     if (out.contains(name)) fail("duplicate entry " + name);
     out.insert(name, decode_npy(data, source + " entry '" + name + "'"));
   }

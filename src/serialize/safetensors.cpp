@@ -106,14 +106,17 @@ SafetensorsContents decode_safetensors(uint64_t size, const ReadAt& read_at,
     if (!dtype_of_code(kDtypeCodes, code, e.dtype))
       fail(where + " has dtype " + code +
            ", which nabla does not support (F32 F64 I64 I32 U8 BOOL)");
-    uint64_t numel = 1;
+    // `span` counts zeros as ones, as the strides do: [0, 2^40, 2^40] holds nothing but
+    // still cannot be a tensor.
+    uint64_t numel = 1, span = 1;
+    constexpr auto kMaxDim = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
     for (const auto& d : value["shape"]) {
       if (!d.is_number_unsigned())
         fail(where + " has a shape entry that is not a non-negative integer");
       const uint64_t n = d.get<uint64_t>();
-      if (n > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
-          (n != 0 && numel > std::numeric_limits<uint64_t>::max() / n))
+      if (n > kMaxDim || span > kMaxDim / std::max<uint64_t>(n, 1))
         fail(where + " has a shape whose element count overflows");
+      span *= std::max<uint64_t>(n, 1);
       numel *= n;
       e.shape.push_back(static_cast<int64_t>(n));
     }

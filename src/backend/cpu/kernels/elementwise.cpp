@@ -535,6 +535,23 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
 }  // namespace
 
 void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
+  // Same dtype: the bits as they are, float16 and bfloat16 included (ops::copy_any sends
+  // those here; through a conversion a NaN payload would become the canonical NaN).
+  if (dst.scalar_type() == src.scalar_type()) {
+    auto same = [](auto x) { return x; };
+    switch (elementSize(dst.scalar_type())) {
+      case 1:
+        return run_unary<uint8_t, uint8_t>(dst, src, same);
+      case 2:
+        return run_unary<uint16_t, uint16_t>(dst, src, same);
+      case 4:
+        return run_unary<uint32_t, uint32_t>(dst, src, same);
+      case 8:
+        return run_unary<uint64_t, uint64_t>(dst, src, same);
+      default:
+        break;
+    }
+  }
   dispatch_all(dst.scalar_type(), [&](auto dtag) {
     using D = typename decltype(dtag)::type;
     dispatch_all(src.scalar_type(), [&](auto stag) {
