@@ -1,4 +1,21 @@
 # Compiler flags shared by the library, its tests, benchmarks and examples.
+
+# NABLA_SANITIZE: OFF, address (ASan + UBSan; ON means the same) or thread (TSan). The two
+# cannot share a build: each has its own runtime and shadow memory (docs/reliability.md).
+set(NABLA_SANITIZE OFF CACHE STRING "Sanitizers: OFF, address (ASan+UBSan; ON is the same) or thread (TSan)")
+set_property(CACHE NABLA_SANITIZE PROPERTY STRINGS OFF address thread)
+string(TOLOWER "${NABLA_SANITIZE}" nabla_sanitize)
+if(nabla_sanitize MATCHES "^(on|true|yes|1|address)$")
+  # Every UBSan finding is fatal (-fno-sanitize-recover=all), as ASan's are.
+  set(NABLA_SANITIZE_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all)
+elseif(nabla_sanitize STREQUAL "thread")
+  set(NABLA_SANITIZE_FLAGS -fsanitize=thread)
+elseif(nabla_sanitize MATCHES "^(off|false|no|0|)$")
+  set(NABLA_SANITIZE_FLAGS)
+else()
+  message(FATAL_ERROR "NABLA_SANITIZE=${NABLA_SANITIZE}: expected OFF, address (or ON) or thread")
+endif()
+
 function(nabla_apply_build_flags target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
   # Nothing reads errno or enables floating-point traps: without them std::sqrt,
@@ -8,10 +25,10 @@ function(nabla_apply_build_flags target)
   if(NABLA_NATIVE)
     target_compile_options(${target} PRIVATE -march=native)
   endif()
-  if(NABLA_SANITIZE)
-    target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer
-                                             -fno-sanitize-recover=undefined)
-    target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+  if(NABLA_SANITIZE_FLAGS)
+    # Frame pointers: the reports' stack traces are walked through them.
+    target_compile_options(${target} PRIVATE ${NABLA_SANITIZE_FLAGS} -fno-omit-frame-pointer)
+    target_link_options(${target} PRIVATE ${NABLA_SANITIZE_FLAGS})
   endif()
   if(NABLA_FUZZ)
     # Every object carries libFuzzer's coverage counters and the sanitizers' checks; the

@@ -3,6 +3,7 @@
 # Usage: scripts/setup.sh [--with-libtorch] [--with-data] [--with-checks] [--with-fuzz]
 set -euo pipefail
 
+# g++ brings the sanitizer runtimes (libasan8, libubsan1, libtsan2) for scripts/test_sanitizers.sh.
 packages=(cmake g++ make pkg-config libopenblas-dev libdnnl-dev zlib1g-dev nlohmann-json3-dev libgtest-dev)
 for arg in "$@"; do
   case "$arg" in
