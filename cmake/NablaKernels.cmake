@@ -1,12 +1,67 @@
 # Note [Kernels per ISA] (src/backend/cpu/kernels/kernel_isa.h): each file of
 # src/backend/cpu/kernels/ is compiled once per ISA path through a generated wrapper that
 # names the path; the wrappers replace the originals in the library's sources.
+#
+# NABLA_KERNEL_ISAS picks the paths: "all" (the default: avx512, avx2 and scalar, so the
+# library runs at its best on any x86-64 CPU), "native" (only the best path of the building
+# machine's CPU: a third of the kernels' compile time, for builds that run only here, such
+# as the sanitizer builds), or a list of avx512, avx2 and scalar. At run time the kernels
+# take the best compiled path the CPU supports (active_isa()).
+set(NABLA_KERNEL_ISAS all CACHE STRING
+    "ISA paths of the CPU kernels: all, native, or a list of avx512;avx2;scalar")
+
+function(nabla_native_isa out)
+  file(STRINGS /proc/cpuinfo flags REGEX "^flags" LIMIT_COUNT 1)
+  set(best scalar)
+  if(flags MATCHES " avx2( |$)" AND flags MATCHES " fma( |$)")
+    set(best avx2)
+  endif()
+  if(flags MATCHES " avx512f( |$)" AND flags MATCHES " avx512bw( |$)" AND
+     flags MATCHES " avx512vl( |$)" AND flags MATCHES " avx512dq( |$)")
+    set(best avx512)
+  endif()
+  set(${out} ${best} PARENT_SCOPE)
+endfunction()
+
+string(TOLOWER "${NABLA_KERNEL_ISAS}" nabla_isas)
+if(nabla_isas STREQUAL "all")
+  set(nabla_isas avx512 avx2 scalar)
+elseif(nabla_isas STREQUAL "native")
+  nabla_native_isa(nabla_isas)
+endif()
+set(NABLA_KERNEL_ISA_LIST)
+foreach(isa avx512 avx2 scalar)
+  if(isa IN_LIST nabla_isas)
+    list(APPEND NABLA_KERNEL_ISA_LIST ${isa})
+    list(REMOVE_ITEM nabla_isas ${isa})
+  endif()
+endforeach()
+if(nabla_isas OR NOT NABLA_KERNEL_ISA_LIST)
+  message(FATAL_ERROR "NABLA_KERNEL_ISAS=${NABLA_KERNEL_ISAS}: expected all, native, or a "
+                      "list of avx512, avx2 and scalar")
+endif()
+message(STATUS "nabla: CPU kernels for ${NABLA_KERNEL_ISA_LIST}")
+
+# Compile definitions for the backend layer: NABLA_KERNELS_<PATH>=0|1.
+set(NABLA_KERNEL_ISA_DEFINITIONS)
+foreach(isa avx512 avx2 scalar)
+  string(TOUPPER ${isa} upper)
+  if(isa IN_LIST NABLA_KERNEL_ISA_LIST)
+    list(APPEND NABLA_KERNEL_ISA_DEFINITIONS NABLA_KERNELS_${upper}=1)
+  else()
+    list(APPEND NABLA_KERNEL_ISA_DEFINITIONS NABLA_KERNELS_${upper}=0)
+  endif()
+endforeach()
+
 function(nabla_add_kernel_variants sources_var)
   file(GLOB kernel_sources CONFIGURE_DEPENDS
        ${CMAKE_CURRENT_SOURCE_DIR}/src/backend/cpu/kernels/*.cpp)
   set(sources ${${sources_var}})
   list(REMOVE_ITEM sources ${kernel_sources})
-  foreach(isa AVX512 AVX2 BASELINE)
+  foreach(path ${NABLA_KERNEL_ISA_LIST})
+    # The wrappers name the scalar path BASELINE (plain x86-64).
+    string(TOUPPER ${path} isa)
+    string(REPLACE SCALAR BASELINE isa ${isa})
     string(TOLOWER ${isa} suffix)
     foreach(src ${kernel_sources})
       get_filename_component(name ${src} NAME_WE)

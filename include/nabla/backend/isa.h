@@ -1,6 +1,7 @@
 #pragma once
 // The instruction-set path of nabla's CPU kernels, chosen at run time from the CPU's
-// feature flags (cpuid), never from a list of CPU models. NABLA_ISA=scalar|avx2|avx512
+// feature flags (cpuid), never from a list of CPU models, among the paths the build
+// compiled (CMake's NABLA_KERNEL_ISAS; all three by default). NABLA_ISA=scalar|avx2|avx512
 // in the environment caps the path (to test or measure a lower one).
 #include <string>
 
@@ -10,8 +11,12 @@ enum class Isa { Scalar = 0, Avx2 = 1, Avx512 = 2 };
 
 /// The best path this CPU supports: Avx512 needs AVX-512F/BW/VL/DQ, Avx2 needs AVX2 and FMA.
 Isa supported_isa();
-/// The path the kernels take: supported_isa(), capped by NABLA_ISA. A NABLA_ISA above
-/// what the CPU supports, or not one of the three names, is a nabla::Error.
+/// Whether this build compiled the kernels for `isa` (NABLA_KERNEL_ISAS).
+bool isa_compiled(Isa isa);
+/// The path the kernels take: the best compiled path within supported_isa(), capped by
+/// NABLA_ISA. A NABLA_ISA above what the CPU supports, naming a path the build did not
+/// compile, or not one of the three names, is a nabla::Error, as is a build whose paths
+/// this CPU cannot run.
 Isa active_isa();
 /// "scalar", "avx2" or "avx512".
 const char* isa_name(Isa isa);

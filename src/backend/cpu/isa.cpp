@@ -28,14 +28,38 @@ Isa supported_isa() {
   return isa;
 }
 
+bool isa_compiled(Isa isa) {
+  switch (isa) {
+    case Isa::Avx512:
+      return NABLA_KERNELS_AVX512 != 0;
+    case Isa::Avx2:
+      return NABLA_KERNELS_AVX2 != 0;
+    case Isa::Scalar:
+      break;
+  }
+  return NABLA_KERNELS_SCALAR != 0;
+}
+
 namespace {
 
+std::string compiled_isas() {
+  std::string names;
+  for (Isa isa : {Isa::Avx512, Isa::Avx2, Isa::Scalar})
+    if (isa_compiled(isa)) names += std::string(names.empty() ? "" : ", ") + isa_name(isa);
+  return names;
+}
+
 Isa isa_from_env() {
-  const Isa best = supported_isa();
+  // The best path both the CPU and the build have (paths are ordered Scalar < Avx2 < Avx512).
+  int best = static_cast<int>(supported_isa());
+  while (best >= 0 && !isa_compiled(static_cast<Isa>(best))) --best;
+  NABLA_CHECK(best >= 0, "this build of nabla compiled its CPU kernels for ", compiled_isas(),
+              " only (NABLA_KERNEL_ISAS), and this CPU supports up to ", isa_name(supported_isa()),
+              ": rebuild with -DNABLA_KERNEL_ISAS=all");
   const char* env = std::getenv("NABLA_ISA");
-  if (env == nullptr || *env == '\0') return best;
+  if (env == nullptr || *env == '\0') return static_cast<Isa>(best);
   const std::string want = env;
-  Isa asked = best;
+  Isa asked = Isa::Scalar;
   if (want == "scalar")
     asked = Isa::Scalar;
   else if (want == "avx2")
@@ -44,9 +68,12 @@ Isa isa_from_env() {
     asked = Isa::Avx512;
   else
     NABLA_CHECK(false, "NABLA_ISA: expected scalar, avx2 or avx512, got \"", want, "\"");
-  NABLA_CHECK(asked <= best, "NABLA_ISA=", want,
-              " asks for a path this CPU does not support (it supports up to ", isa_name(best),
-              ")");
+  NABLA_CHECK(asked <= supported_isa(), "NABLA_ISA=", want,
+              " asks for a path this CPU does not support (it supports up to ",
+              isa_name(supported_isa()), ")");
+  NABLA_CHECK(isa_compiled(asked), "NABLA_ISA=", want,
+              " asks for a path this build did not compile (NABLA_KERNEL_ISAS gave ",
+              compiled_isas(), ")");
   return asked;
 }
 
@@ -97,7 +124,7 @@ std::string show_config() {
     << ")\n"
     << "  vector loops: the "
     << (active_isa() == Isa::Scalar ? "x86-64 baseline" : isa_name(active_isa()))
-    << " build of the CPU kernels (one per path, chosen at run time)\n"
+    << " build of the CPU kernels (built: " << compiled_isas() << "; chosen at run time)\n"
     << "  float32 GEMM: " << cpu::gemm::describe() << "\n"
     << "  float32 convolutions: " << cpu::conv::describe() << "\n"
     << "  BLAS: OpenBLAS, core " << openblas_get_corename() << ", " << openblas_get_num_threads()
