@@ -4,7 +4,7 @@
 # below it (symbolic links under <build>/layers/<layer>/), so an #include that goes up a
 # layer does not compile. scripts/check_layers.py says the same before the build, with the
 # file and line.
-set(NABLA_LAYERS core backend autograd ops serialize nn optim data utils)
+set(NABLA_LAYERS core backend autograd ops serialize nn optim data graph utils)
 # Headers at include/nabla/ top level: umbrella headers belong to the layer they gather;
 # version.h is core's.
 set(NABLA_TOP_HEADERS_core version.h)
@@ -12,6 +12,7 @@ set(NABLA_TOP_HEADERS_serialize serialize.h)
 set(NABLA_TOP_HEADERS_nn nn.h)
 set(NABLA_TOP_HEADERS_optim optim.h)
 set(NABLA_TOP_HEADERS_data data.h)
+set(NABLA_TOP_HEADERS_graph graph.h)
 set(NABLA_TOP_HEADERS_utils utils.h nabla.h)
 
 # Creates <build>/layers/<layer>/{include/nabla,src} holding links to the folders of the

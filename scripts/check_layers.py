@@ -12,7 +12,10 @@ import sys
 
 # serialize (archives and file formats) needs only tensors, so it sits below nn: modules and
 # optimizers write themselves into archives.
-LAYERS = ["core", "backend", "autograd", "ops", "serialize", "nn", "optim", "data", "utils"]
+# graph (the static graph) needs ops and autograd; it sits above nn, optim and data so that
+# tracing may record modules.
+LAYERS = ["core", "backend", "autograd", "ops", "serialize", "nn", "optim", "data", "graph",
+          "utils"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 # The op lists are declarations every layer expands (core/op_list/*.def): they are core's.
 

@@ -1,0 +1,168 @@
+#pragma once
+// The static graph (seed 000, SPEC.md §10, docs/graph.md): a graph built once, whose
+// forward recomputes only the nodes whose inputs changed since their last computation,
+// and whose backward runs in topological order without recursion. Nodes are ops of the
+// op table called by name (ops::call), so values and gradients are those of the dynamic
+// engine: no second set of kernels or derivatives.
+//
+//   graph::Graph g;
+//   graph::Value x = g.input("x"), w = g.parameter("w", torch::randn({3, 2}));
+//   graph::Value y = graph::matmul(x, w).sum();
+//   g.set_value(x, torch::randn({4, 3}));
+//   g.forward(y);                 // computes matmul and sum
+//   g.forward(y);                 // computes nothing: g.last_forward_computed() == 0
+//   g.backward(y);                // w.grad() and w's tensor .grad() hold dy/dw
+//
+// A Graph is used from one thread at a time.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nabla/core/tensor.h"
+#include "nabla/ops/registry.h"
+
+namespace nabla::graph {
+
+namespace detail {
+struct GraphState;
+}
+
+/// One output of one node of a Graph: a cheap handle, valid while its graph lives.
+/// Using a handle whose node was removed is a nabla::Error.
+class Value {
+ public:
+  Value() = default;
+  /// The node's name, unique in its graph (given, or the op's name and a number).
+  const std::string& name() const;
+  /// Bumped each time the node's value changes: a leaf by set_value or an in-place
+  /// change of its tensor (an optimizer step), an op node each time it is recomputed.
+  /// 0 while it has no value.
+  uint64_t value_version() const;
+  /// The value computed by the last forward that evaluated the node (undefined before).
+  Tensor value() const;
+  /// The gradient accumulated by backward calls since zero_grad (undefined when none
+  /// reached it). For a parameter, its tensor's .grad().
+  Tensor grad() const;
+  /// Output `index` of the same node (split, max with dim, ...): checked at forward.
+  Value output(int64_t index) const;
+  int64_t output_index() const { return output_; }
+  bool defined() const { return state_ != nullptr; }
+  bool operator==(const Value& other) const = default;
+
+  // Methods that add a node to the value's graph, as Tensor's methods do.
+  Value sum() const;
+  Value sum(int64_t dim, bool keepdim = false) const;
+  Value mean() const;
+  Value relu() const;
+  Value tanh() const;
+  Value sigmoid() const;
+  Value exp() const;
+  Value log() const;
+  Value view(std::vector<int64_t> size) const;
+  Value pow(double exponent) const;
+
+ private:
+  friend class Graph;
+  friend struct detail::GraphState;
+  Value(detail::GraphState* state, uint32_t node, uint32_t output)
+      : state_(state), node_(node), output_(output) {}
+  detail::GraphState* state_ = nullptr;
+  uint32_t node_ = 0;
+  uint32_t output_ = 0;
+};
+
+class Graph {
+ public:
+  Graph();
+  ~Graph();
+  Graph(Graph&&) noexcept;
+  Graph& operator=(Graph&&) noexcept;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  /// A leaf whose value is set from outside (set_value). With requires_grad, backward
+  /// computes its gradient (as for a tensor that requires grad).
+  Value input(std::string name = "", bool requires_grad = false);
+  /// A leaf that requires grad, holding `value` itself (not a copy): in-place changes
+  /// of the tensor (an optimizer's step) are seen by the next forward, and backward
+  /// accumulates into the tensor's .grad(), so an optimizer over the tensor trains the graph.
+  Value parameter(std::string name, Tensor value);
+  /// A leaf without gradient.
+  Value constant(Tensor value, std::string name = "");
+  /// A node computing op `op` of the op table (ops::call) on `inputs`, with attributes
+  /// by name as ops::call takes them. The op name, the number of inputs and the
+  /// attributes are checked here; shapes and dtypes at forward.
+  Value call(std::string_view op, std::vector<Value> inputs, ops::Attributes attrs = {},
+             std::string name = "");
+
+  /// Sets a leaf's value and bumps its value_version.
+  void set_value(Value leaf, Tensor value);
+  /// Marks whether backward computes the leaf's gradient; dependent nodes are recomputed.
+  void set_requires_grad(Value leaf, bool requires_grad);
+
+  /// The value of `v`, recomputing only the nodes whose inputs changed (Note [Dirty
+  /// check], src/graph/forward.cpp). A cycle is a nabla::Error naming its nodes in order.
+  Tensor forward(Value v);
+  /// Several values in one evaluation (a node shared by them is computed once).
+  std::vector<Tensor> forward(const std::vector<Value>& values);
+  /// How many op nodes the last forward call computed (cached ones not counted).
+  int64_t last_forward_computed() const;
+
+  /// Gradients of `loss` (a scalar, or with `grad_output` its gradient), accumulated
+  /// into every node on a path from `loss` to a leaf that requires grad, or, given
+  /// `targets`, to those targets only. Topological order, no recursion (Note [Graph
+  /// backward], src/graph/backward.cpp). `loss` must hold the value of a forward made
+  /// since its inputs last changed; nodes no forward evaluated get nothing.
+  void backward(Value loss, const std::vector<Value>& targets = {}, Tensor grad_output = {});
+  /// Clears every node's gradient (parameters' tensors' .grad() included).
+  void zero_grad();
+  /// Backward stops at `v`: it receives its gradient but passes none to its inputs.
+  void set_detached(Value v, bool detached = true);
+
+  /// Replaces input `index` of op node `node` by `other`; `node` is recomputed next time.
+  void set_input(Value node, int64_t index, Value other);
+  /// Removes a node that no other node uses.
+  void remove(Value node);
+
+  /// The leaves made by input(), in order of creation.
+  std::vector<Value> inputs() const;
+  /// The leaves made by parameter(), in order of creation.
+  std::vector<Value> parameters() const;
+  /// The graph's results, as set_outputs set them (empty by default).
+  const std::vector<Value>& outputs() const;
+  void set_outputs(std::vector<Value> outputs);
+  /// The node named `name` (a nabla::Error when there is none).
+  Value find(std::string_view name) const;
+  /// How many nodes the graph holds.
+  int64_t size() const;
+
+  /// Graphviz text: one box per node with its op and value_version, edges along the data.
+  std::string to_dot() const;
+
+ private:
+  std::unique_ptr<detail::GraphState> state_;
+};
+
+// Operators and functions on values, each one node (the same op by name as ops::call).
+Value operator+(const Value& a, const Value& b);
+Value operator-(const Value& a, const Value& b);
+Value operator*(const Value& a, const Value& b);
+Value operator/(const Value& a, const Value& b);
+Value operator-(const Value& a);
+Value matmul(const Value& a, const Value& b);
+Value linear(const Value& x, const Value& weight, const Value& bias = {});
+Value relu(const Value& x);
+Value tanh(const Value& x);
+Value sigmoid(const Value& x);
+Value softmax(const Value& x, int64_t dim);
+Value log_softmax(const Value& x, int64_t dim);
+Value mse_loss(const Value& input, const Value& target);
+Value cross_entropy(const Value& input, const Value& target);
+Value conv2d(const Value& x, const Value& weight, const Value& bias = {},
+             std::vector<int64_t> stride = {1, 1}, std::vector<int64_t> padding = {0, 0});
+Value max_pool2d(const Value& x, std::vector<int64_t> kernel_size);
+Value flatten(const Value& x, int64_t start_dim = 1, int64_t end_dim = -1);
+
+}  // namespace nabla::graph

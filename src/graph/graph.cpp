@@ -1,0 +1,269 @@
+// Building and editing a static graph (include/nabla/graph/graph.h).
+#include "nabla/graph/graph.h"
+
+#include <algorithm>
+
+#include "graph/graph_state.h"
+#include "nabla/core/error.h"
+
+namespace nabla::graph {
+
+namespace detail {
+
+const char* kind_name(NodeKind kind) {
+  switch (kind) {
+    case NodeKind::Input:
+      return "input";
+    case NodeKind::Parameter:
+      return "parameter";
+    case NodeKind::Constant:
+      return "constant";
+    case NodeKind::Op:
+      break;
+  }
+  return "op";
+}
+
+GraphState* GraphState::of(const Value& v, const char* what) {
+  NABLA_CHECK(v.state_ != nullptr, what, ": got an undefined graph::Value");
+  return v.state_;
+}
+
+Node& GraphState::node(const Value& v, const char* what) {
+  NABLA_CHECK(v.state_ == this, what, ": the value '", of(v, what)->nodes[v.node_].name,
+              "' belongs to another graph");
+  Node& n = nodes[v.node_];
+  NABLA_CHECK(!n.removed, what, ": node '", n.name, "' was removed from the graph");
+  return n;
+}
+
+const Node& GraphState::node(const Value& v, const char* what) const {
+  return const_cast<GraphState*>(this)->node(v, what);
+}
+
+uint32_t GraphState::add(Node n, std::string name) {
+  if (name.empty()) {
+    const std::string stem = n.kind == NodeKind::Op ? n.op : kind_name(n.kind);
+    do {
+      name = stem + "_" + std::to_string(name_counters[stem]++);
+    } while (by_name.count(name));
+  }
+  NABLA_CHECK(!by_name.count(name), "graph: a node named '", name,
+              "' already exists (names are unique in a graph)");
+  const auto id = static_cast<uint32_t>(nodes.size());
+  n.name = name;
+  by_name.emplace(std::move(name), id);
+  nodes.push_back(std::move(n));
+  return id;
+}
+
+Value GraphState::add_op(std::string_view op, const std::vector<Value>& inputs,
+                         ops::Attributes attrs, std::string name) {
+  const ops::OpSchema& schema = ops::schema(op);  // an unknown op is an Error here
+  const auto count = static_cast<int64_t>(inputs.size());
+  NABLA_CHECK(count >= schema.min_inputs && (schema.max_inputs < 0 || count <= schema.max_inputs),
+              "graph.call('", op, "'): got ", count, " inputs, expected ",
+              schema.min_inputs == schema.max_inputs
+                  ? std::to_string(schema.min_inputs)
+                  : str(schema.min_inputs, " to ",
+                        schema.max_inputs < 0 ? std::string("any number")
+                                              : std::to_string(schema.max_inputs)));
+  // The attributes' names and types are checked as ops::call will read them.
+  (void)ops::AttrReader(schema.name, schema.attrs, attrs);
+  Node n;
+  n.op = schema.name;
+  n.attrs = std::move(attrs);
+  for (const Value& v : inputs) {
+    node(v, "graph.call");
+    n.inputs.push_back({id(v), output(v)});
+  }
+  return handle(add(std::move(n), std::move(name)));
+}
+
+}  // namespace detail
+
+using detail::GraphState;
+using detail::Node;
+using detail::NodeKind;
+
+// --- Value ---
+
+const std::string& Value::name() const {
+  return GraphState::of(*this, "name")->node(*this, "name").name;
+}
+
+uint64_t Value::value_version() const {
+  return GraphState::of(*this, "value_version")->node(*this, "value_version").value_version;
+}
+
+Tensor Value::value() const {
+  const Node& n = GraphState::of(*this, "value")->node(*this, "value");
+  return output_ < n.values.size() ? n.values[output_] : Tensor();
+}
+
+Tensor Value::grad() const {
+  const Node& n = GraphState::of(*this, "grad")->node(*this, "grad");
+  if (n.kind == NodeKind::Parameter) return n.values[0].grad();
+  return output_ < n.grads.size() ? n.grads[output_] : Tensor();
+}
+
+Value Value::output(int64_t index) const {
+  GraphState* g = GraphState::of(*this, "output");
+  const Node& n = g->node(*this, "output");
+  NABLA_CHECK(index >= 0 && index < (int64_t(1) << 31), "output: index ", index, " of node '",
+              n.name, "' must be non-negative");
+  NABLA_CHECK(n.kind == NodeKind::Op || index == 0, "output: ", detail::kind_name(n.kind), " '",
+              n.name, "' has one output, asked for output ", index);
+  return Value(state_, node_, static_cast<uint32_t>(index));
+}
+
+// --- Graph ---
+
+Graph::Graph() : state_(std::make_unique<GraphState>()) {}
+Graph::~Graph() = default;
+Graph::Graph(Graph&&) noexcept = default;
+Graph& Graph::operator=(Graph&&) noexcept = default;
+
+Value Graph::input(std::string name, bool requires_grad) {
+  Node n;
+  n.kind = NodeKind::Input;
+  n.requires_grad = requires_grad;
+  return state_->handle(state_->add(std::move(n), std::move(name)));
+}
+
+Value Graph::parameter(std::string name, Tensor value) {
+  NABLA_CHECK(value.defined(), "graph.parameter('", name, "'): got an undefined tensor");
+  NABLA_CHECK(value.is_floating_point() || value.is_complex(), "graph.parameter('", name,
+              "'): a parameter must be floating point to require grad, got ", value.scalar_type());
+  if (!value.requires_grad()) value.set_requires_grad(true);
+  Node n;
+  n.kind = NodeKind::Parameter;
+  n.requires_grad = true;
+  n.tensor_version = value._version();
+  n.values = {std::move(value)};
+  n.value_version = 1;
+  return state_->handle(state_->add(std::move(n), std::move(name)));
+}
+
+Value Graph::constant(Tensor value, std::string name) {
+  NABLA_CHECK(value.defined(), "graph.constant: got an undefined tensor");
+  Node n;
+  n.kind = NodeKind::Constant;
+  n.tensor_version = value._version();
+  n.values = {std::move(value)};
+  n.value_version = 1;
+  return state_->handle(state_->add(std::move(n), std::move(name)));
+}
+
+Value Graph::call(std::string_view op, std::vector<Value> inputs, ops::Attributes attrs,
+                  std::string name) {
+  return state_->add_op(op, inputs, std::move(attrs), std::move(name));
+}
+
+void Graph::set_value(Value leaf, Tensor value) {
+  Node& n = state_->node(leaf, "set_value");
+  NABLA_CHECK(n.kind != NodeKind::Op, "set_value: '", n.name, "' is an ", n.op,
+              " node; only inputs, parameters and constants take a value");
+  NABLA_CHECK(value.defined(), "set_value('", n.name, "'): got an undefined tensor");
+  if (n.kind == NodeKind::Parameter && !value.requires_grad()) value.set_requires_grad(true);
+  n.tensor_version = value._version();
+  n.values = {std::move(value)};
+  ++n.value_version;
+}
+
+void Graph::set_requires_grad(Value leaf, bool requires_grad) {
+  Node& n = state_->node(leaf, "set_requires_grad");
+  NABLA_CHECK(n.kind == NodeKind::Input, "set_requires_grad: '", n.name, "' is a ",
+              n.kind == NodeKind::Op ? n.op.c_str() : detail::kind_name(n.kind),
+              " node; only inputs made by graph.input() can change it");
+  if (n.requires_grad == requires_grad) return;
+  n.requires_grad = requires_grad;
+  if (n.value_version > 0) ++n.value_version;  // dependents record their graph again
+}
+
+int64_t Graph::last_forward_computed() const { return state_->last_computed; }
+
+Tensor Graph::forward(Value v) { return state_->forward({v})[0]; }
+
+std::vector<Tensor> Graph::forward(const std::vector<Value>& values) {
+  return state_->forward(values);
+}
+
+void Graph::backward(Value loss, const std::vector<Value>& targets, Tensor grad_output) {
+  state_->backward(loss, targets, std::move(grad_output));
+}
+
+void Graph::zero_grad() {
+  for (Node& n : state_->nodes) {
+    n.grads.clear();
+    if (n.kind == NodeKind::Parameter && !n.removed) n.values[0].mutable_grad() = Tensor();
+  }
+}
+
+void Graph::set_detached(Value v, bool detached) {
+  state_->node(v, "set_detached").detached = detached;
+}
+
+void Graph::set_input(Value node, int64_t index, Value other) {
+  Node& n = state_->node(node, "set_input");
+  NABLA_CHECK(n.kind == NodeKind::Op, "set_input: '", n.name, "' is a ", detail::kind_name(n.kind),
+              " node, which has no inputs");
+  NABLA_CHECK(index >= 0 && index < static_cast<int64_t>(n.inputs.size()), "set_input: node '",
+              n.name, "' (", n.op, ") has ", n.inputs.size(), " inputs, got index ", index);
+  state_->node(other, "set_input");
+  n.inputs[static_cast<size_t>(index)] = {GraphState::id(other), GraphState::output(other)};
+  n.input_versions.clear();  // dirty: computed again at the next forward that reaches it
+}
+
+void Graph::remove(Value node) {
+  Node& n = state_->node(node, "remove");
+  const uint32_t id = GraphState::id(node);
+  for (const Node& user : state_->nodes) {
+    if (user.removed) continue;
+    for (size_t i = 0; i < user.inputs.size(); ++i)
+      NABLA_CHECK(user.inputs[i].node != id, "remove: node '", n.name, "' is input ", i,
+                  " of node '", user.name, "'; replace it there first (set_input)");
+  }
+  for (const Value& out : state_->outputs)
+    NABLA_CHECK(GraphState::id(out) != id, "remove: node '", n.name,
+                "' is one of the graph's outputs (set_outputs)");
+  state_->by_name.erase(n.name);
+  n.removed = true;
+  n.values.clear();
+  n.grads.clear();
+  n.grad_inputs.clear();
+  n.inputs.clear();
+}
+
+std::vector<Value> Graph::inputs() const {
+  std::vector<Value> out;
+  for (uint32_t i = 0; i < state_->nodes.size(); ++i)
+    if (!state_->nodes[i].removed && state_->nodes[i].kind == NodeKind::Input)
+      out.push_back(state_->handle(i));
+  return out;
+}
+
+std::vector<Value> Graph::parameters() const {
+  std::vector<Value> out;
+  for (uint32_t i = 0; i < state_->nodes.size(); ++i)
+    if (!state_->nodes[i].removed && state_->nodes[i].kind == NodeKind::Parameter)
+      out.push_back(state_->handle(i));
+  return out;
+}
+
+const std::vector<Value>& Graph::outputs() const { return state_->outputs; }
+
+void Graph::set_outputs(std::vector<Value> outputs) {
+  for (const Value& v : outputs) state_->node(v, "set_outputs");
+  state_->outputs = std::move(outputs);
+}
+
+Value Graph::find(std::string_view name) const {
+  auto it = state_->by_name.find(std::string(name));
+  NABLA_CHECK(it != state_->by_name.end(), "graph.find: no node named '", name, "'");
+  return state_->handle(it->second);
+}
+
+int64_t Graph::size() const { return static_cast<int64_t>(state_->by_name.size()); }
+
+}  // namespace nabla::graph

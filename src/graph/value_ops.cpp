@@ -1,0 +1,68 @@
+// Operators and functions on graph::Value: each adds one node calling an op by name.
+#include "graph/graph_state.h"
+#include "nabla/core/error.h"
+
+namespace nabla::graph {
+
+namespace {
+
+// A node of `op` in the graph of the first input; the others must belong to it.
+Value add_node(const char* op, const std::vector<Value>& inputs, ops::Attributes attrs = {}) {
+  return detail::GraphState::of(inputs.at(0), op)->add_op(op, inputs, std::move(attrs), "");
+}
+
+}  // namespace
+
+Value Value::sum() const { return add_node("sum", {*this}); }
+Value Value::sum(int64_t dim, bool keepdim) const {
+  return add_node("sum", {*this}, {{"dim", std::vector<int64_t>{dim}}, {"keepdim", keepdim}});
+}
+Value Value::mean() const { return add_node("mean", {*this}); }
+Value Value::relu() const { return add_node("relu", {*this}); }
+Value Value::tanh() const { return add_node("tanh", {*this}); }
+Value Value::sigmoid() const { return add_node("sigmoid", {*this}); }
+Value Value::exp() const { return add_node("exp", {*this}); }
+Value Value::log() const { return add_node("log", {*this}); }
+Value Value::view(std::vector<int64_t> size) const {
+  return add_node("view", {*this}, {{"size", std::move(size)}});
+}
+Value Value::pow(double exponent) const {
+  return add_node("pow", {*this}, {{"exponent", exponent}});
+}
+
+Value operator+(const Value& a, const Value& b) { return add_node("add", {a, b}); }
+Value operator-(const Value& a, const Value& b) { return add_node("sub", {a, b}); }
+Value operator*(const Value& a, const Value& b) { return add_node("mul", {a, b}); }
+Value operator/(const Value& a, const Value& b) { return add_node("div", {a, b}); }
+Value operator-(const Value& a) { return add_node("neg", {a}); }
+Value matmul(const Value& a, const Value& b) { return add_node("matmul", {a, b}); }
+Value linear(const Value& x, const Value& weight, const Value& bias) {
+  return bias.defined() ? add_node("linear", {x, weight, bias}) : add_node("linear", {x, weight});
+}
+Value relu(const Value& x) { return x.relu(); }
+Value tanh(const Value& x) { return x.tanh(); }
+Value sigmoid(const Value& x) { return x.sigmoid(); }
+Value softmax(const Value& x, int64_t dim) { return add_node("softmax", {x}, {{"dim", dim}}); }
+Value log_softmax(const Value& x, int64_t dim) {
+  return add_node("log_softmax", {x}, {{"dim", dim}});
+}
+Value mse_loss(const Value& input, const Value& target) {
+  return add_node("mse_loss", {input, target});
+}
+Value cross_entropy(const Value& input, const Value& target) {
+  return add_node("cross_entropy_loss", {input, target});
+}
+Value conv2d(const Value& x, const Value& weight, const Value& bias, std::vector<int64_t> stride,
+             std::vector<int64_t> padding) {
+  ops::Attributes attrs{{"stride", std::move(stride)}, {"padding", std::move(padding)}};
+  return bias.defined() ? add_node("conv2d", {x, weight, bias}, std::move(attrs))
+                        : add_node("conv2d", {x, weight}, std::move(attrs));
+}
+Value max_pool2d(const Value& x, std::vector<int64_t> kernel_size) {
+  return add_node("max_pool2d", {x}, {{"kernel_size", std::move(kernel_size)}});
+}
+Value flatten(const Value& x, int64_t start_dim, int64_t end_dim) {
+  return add_node("flatten", {x}, {{"start_dim", start_dim}, {"end_dim", end_dim}});
+}
+
+}  // namespace nabla::graph
