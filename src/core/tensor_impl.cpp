@@ -16,7 +16,7 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
   set_geometry(sizes, strides, offset);
 }
 
-TensorImpl::~TensorImpl() = default;
+TensorImpl::~TensorImpl() { delete autograd_meta_.load(std::memory_order_acquire); }
 
 void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   sizes_.assign(sizes.begin(), sizes.end());
@@ -47,9 +47,20 @@ void TensorImpl::refresh() {
   }
 }
 
+// Note [Lazy autograd meta]
+// A tensor gets its AutogradMeta when autograd first needs it, which may happen in several
+// threads at once on one shared tensor: loader workers indexing a dataset each register a
+// view with the dataset's tensor (views_backward.cpp, register_view). The first thread to
+// publish its AutogradMeta wins; the others use it and delete their own. (A plain
+// check-then-assign lost one thread's meta and leaked what it held; found by LeakSanitizer
+// in the fashion_mnist example.)
 autograd::AutogradMeta& TensorImpl::ensure_autograd_meta() {
-  if (!autograd_meta_) autograd_meta_ = std::make_unique<autograd::AutogradMeta>();
-  return *autograd_meta_;
+  if (autograd::AutogradMeta* m = autograd_meta_.load(std::memory_order_acquire)) return *m;
+  auto fresh = std::make_unique<autograd::AutogradMeta>();
+  autograd::AutogradMeta* expected = nullptr;
+  if (autograd_meta_.compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel))
+    return *fresh.release();
+  return *expected;
 }
 
 DimVector contiguous_strides(IntArrayRef sizes) {

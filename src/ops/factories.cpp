@@ -276,7 +276,11 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& 
       extent = 0;
       break;
     }
-    extent += (size[d] - 1) * stride[d];
+    int64_t reach = 0;
+    NABLA_CHECK(!__builtin_mul_overflow(size[d] - 1, stride[d], &reach) &&
+                    !__builtin_add_overflow(extent, reach, &extent),
+                "empty_strided: size ", size, " with stride ", stride,
+                " reaches more elements than int64 holds (overflows int64)");
   }
   Tensor t = ops::empty_tensor({extent}, o.dtype(), o.device());
   t.unsafeGetTensorImpl()->set_geometry(size, stride, 0);

@@ -75,7 +75,8 @@ DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
       infer = static_cast<int>(i);
     } else {
       NABLA_CHECK(shape[i] >= 0, op, ": invalid shape dimension ", shape[i], " in ", shape);
-      known *= shape[i];
+      NABLA_CHECK(!__builtin_mul_overflow(known, shape[i], &known), op, ": shape ", shape,
+                  " has more elements than int64 holds (its product overflows int64)");
     }
   }
   if (infer >= 0) {

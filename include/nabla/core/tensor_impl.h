@@ -1,6 +1,7 @@
 #pragma once
 // TensorImpl: the shape, layout and dtype of a tensor over a shared Storage, plus its
 // autograd metadata (seed 004, "TensorImpl layer"). Tensor is a handle to one of these.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
@@ -54,7 +55,9 @@ class TensorImpl {
   uint32_t version() const { return storage_->version(); }
   void bump_version() { storage_->bump_version(); }
 
-  autograd::AutogradMeta* autograd_meta() const { return autograd_meta_.get(); }
+  autograd::AutogradMeta* autograd_meta() const {
+    return autograd_meta_.load(std::memory_order_acquire);
+  }
   autograd::AutogradMeta& ensure_autograd_meta();
 
  private:
@@ -67,7 +70,9 @@ class TensorImpl {
   int64_t numel_ = 1;
   ScalarType dtype_;
   bool contiguous_ = true;
-  std::unique_ptr<autograd::AutogradMeta> autograd_meta_;
+  // Created on first use, possibly by several threads at once (Note [Lazy autograd meta],
+  // tensor_impl.cpp); owned, deleted with the tensor.
+  std::atomic<autograd::AutogradMeta*> autograd_meta_{nullptr};
 };
 
 /// Row-major strides for `sizes`.
