@@ -92,6 +92,25 @@ TEST(GraphTrace, ACnnTracesAndNodesCanBeAddedAfterwards) {
   EXPECT_TRUE(allclose(graph.forward(probs), net->forward(x).softmax(1), 1e-5, 1e-6));
 }
 
+TEST(GraphTrace, AnLstmStepHasTwoOutputs) {
+  manual_seed(8);
+  nn::LSTMCell cell(nn::LSTMCellOptions(5, 7));
+  Tensor x = randn({3, 5}), h = randn({3, 7}), c = randn({3, 7});
+  g::Graph graph = g::trace(
+      [&](const std::vector<Tensor>& in) {
+        auto [h1, c1] = cell->forward(in[0], std::make_tuple(in[1], in[2]));
+        return std::vector<Tensor>{h1, c1};
+      },
+      {x, h, c});
+  ASSERT_EQ(graph.outputs().size(), 2u);
+  EXPECT_EQ(graph.outputs()[1].output_index(), 1);
+  auto [h1, c1] = cell->forward(x, std::make_tuple(h, c));
+  std::vector<Tensor> out = graph.forward(graph.outputs());
+  EXPECT_TRUE(allclose(out[0], h1));
+  EXPECT_TRUE(allclose(out[1], c1));
+  EXPECT_EQ(graph.last_forward_computed(), 1);
+}
+
 TEST(GraphTrace, UntracedOpsAndInPlaceChangesAreErrors) {
   Tensor x = rand({3, 4});
   // cumsum has no tracer hook yet: its result reaching a traced op is refused.
