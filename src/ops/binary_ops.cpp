@@ -8,6 +8,7 @@
 
 #include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
+#include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
 #include "ops/registry_impl.h"
 
@@ -304,24 +305,32 @@ const Tensor& binary_op_(BinaryOp op, const Tensor& self, const Scalar& other, c
 // ---- Binary methods -------------------------------------------------------------------
 
 Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const {
+  NABLA_TRACED("add", ops::defined_inputs({*this, o}), {"alpha", ops::scalar_attr(alpha)});
   return binary_op(BinaryOp::Add, *this, o, "add", alpha);
 }
 Tensor Tensor::add(const Scalar& o, const Scalar& alpha) const {
+  NABLA_TRACED("add", ops::defined_inputs({*this}), {"other", ops::scalar_attr(o)},
+               {"alpha", ops::scalar_attr(alpha)});
   return binary_op(BinaryOp::Add, *this, o, "add", alpha);
 }
 Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const {
+  NABLA_TRACED("sub", ops::defined_inputs({*this, o}), {"alpha", ops::scalar_attr(alpha)});
   return binary_op(BinaryOp::Sub, *this, o, "sub", alpha);
 }
 Tensor Tensor::sub(const Scalar& o, const Scalar& alpha) const {
+  NABLA_TRACED("sub", ops::defined_inputs({*this}), {"other", ops::scalar_attr(o)},
+               {"alpha", ops::scalar_attr(alpha)});
   return binary_op(BinaryOp::Sub, *this, o, "sub", alpha);
 }
 // Methods taking a tensor or a Scalar, and methods taking a tensor only.
-#define NABLA_TENSOR_OR_SCALAR_METHOD(name, Kernel)      \
-  Tensor Tensor::name(const Tensor& o) const {           \
-    return binary_op(BinaryOp::Kernel, *this, o, #name); \
-  }                                                      \
-  Tensor Tensor::name(const Scalar& o) const {           \
-    return binary_op(BinaryOp::Kernel, *this, o, #name); \
+#define NABLA_TENSOR_OR_SCALAR_METHOD(name, Kernel)                                    \
+  Tensor Tensor::name(const Tensor& o) const {                                         \
+    NABLA_TRACED(#name, ops::defined_inputs({*this, o}));                              \
+    return binary_op(BinaryOp::Kernel, *this, o, #name);                               \
+  }                                                                                    \
+  Tensor Tensor::name(const Scalar& o) const {                                         \
+    NABLA_TRACED(#name, ops::defined_inputs({*this}), {"other", ops::scalar_attr(o)}); \
+    return binary_op(BinaryOp::Kernel, *this, o, #name);                               \
   }
 #define NABLA_TENSOR_METHOD(name, Kernel)                \
   Tensor Tensor::name(const Tensor& o) const {           \
@@ -431,15 +440,18 @@ Tensor operator-(const Tensor& a) { return a.neg(); }
 Tensor operator!(const Tensor& a) { return a.logical_not(); }
 Tensor operator~(const Tensor& a) { return a.bitwise_not(); }
 
-#define NABLA_DEFINE_OPERATOR(sym, OP, name)              \
-  Tensor operator sym(const Tensor& a, const Tensor& b) { \
-    return binary_op(BinaryOp::OP, a, b, name);           \
-  }                                                       \
-  Tensor operator sym(const Tensor& a, const Scalar& b) { \
-    return binary_op(BinaryOp::OP, a, b, name);           \
-  }                                                       \
-  Tensor operator sym(const Scalar& a, const Tensor& b) { \
-    return binary_op(BinaryOp::OP, a, b, name);           \
+// Traced as the op of the same name (a Scalar first, as in 2.5 - x, is not traced yet).
+#define NABLA_DEFINE_OPERATOR(sym, OP, name)                                      \
+  Tensor operator sym(const Tensor& a, const Tensor& b) {                         \
+    NABLA_TRACED(name, ops::defined_inputs({a, b}));                              \
+    return binary_op(BinaryOp::OP, a, b, name);                                   \
+  }                                                                               \
+  Tensor operator sym(const Tensor& a, const Scalar& b) {                         \
+    NABLA_TRACED(name, ops::defined_inputs({a}), {"other", ops::scalar_attr(b)}); \
+    return binary_op(BinaryOp::OP, a, b, name);                                   \
+  }                                                                               \
+  Tensor operator sym(const Scalar& a, const Tensor& b) {                         \
+    return binary_op(BinaryOp::OP, a, b, name);                                   \
   }
 NABLA_DEFINE_OPERATOR(+, Add, "add")
 NABLA_DEFINE_OPERATOR(-, Sub, "sub")

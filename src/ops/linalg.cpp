@@ -8,6 +8,7 @@
 #include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
 #include "ops/registry_impl.h"
 #include "ops/views_backward.h"
@@ -343,7 +344,10 @@ Tensor addmm_impl(const Tensor& self, const Tensor& m1, const Tensor& m2, const 
 
 // ---- Tensor methods ------------------------------------------------------------------
 
-Tensor Tensor::matmul(const Tensor& other) const { return matmul_impl(*this, other); }
+Tensor Tensor::matmul(const Tensor& other) const {
+  NABLA_TRACED("matmul", ops::defined_inputs({*this, other}));
+  return matmul_impl(*this, other);
+}
 Tensor Tensor::mm(const Tensor& mat2) const { return mm_impl(*this, mat2, "mm"); }
 Tensor Tensor::mv(const Tensor& vec) const { return mv_impl(*this, vec, "mv"); }
 Tensor Tensor::dot(const Tensor& other) const { return dot_impl(*this, other, "dot"); }
@@ -407,7 +411,7 @@ const Tensor& Tensor::addmm_(const Tensor& mat1, const Tensor& mat2, const Scala
 
 // ---- Free functions --------------------------------------------------------------------
 
-Tensor matmul(const Tensor& a, const Tensor& b) { return matmul_impl(a, b); }
+Tensor matmul(const Tensor& a, const Tensor& b) { return a.matmul(b); }
 Tensor mm(const Tensor& a, const Tensor& b) { return mm_impl(a, b, "mm"); }
 Tensor bmm(const Tensor& a, const Tensor& b) { return a.bmm(b); }
 Tensor mv(const Tensor& a, const Tensor& v) { return mv_impl(a, v, "mv"); }
@@ -419,6 +423,7 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
 }
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  NABLA_TRACED("linear", ops::defined_inputs({input, weight, bias}));
   const char* op = "linear";
   ops::check_defined(input, "linear (input)");
   ops::check_defined(weight, "linear (weight)");

@@ -10,6 +10,7 @@
 #include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
 #include "ops/registry_impl.h"
 
@@ -222,6 +223,7 @@ const Tensor& clamp_inplace(const Tensor& self, const optional<Scalar>& lo,
 
 #define NABLA_UNARY_OP(name, Kernel, dtype, node, saves, derivative)                           \
   Tensor Tensor::name() const {                                                                \
+    NABLA_TRACED(#name, ops::defined_inputs({*this}));                                         \
     return unary_impl(*this, UnaryOp::Kernel, UnaryDtype::dtype, #name, record_##name);        \
   }                                                                                            \
   const Tensor& Tensor::name##_() const {                                                      \

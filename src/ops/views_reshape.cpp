@@ -4,6 +4,7 @@
 // writes (Note [Views and in-place], views_backward.h). Backward formulas use
 // differentiable ops; g is the gradient of the output.
 #include "nabla/autograd/record.h"
+#include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
 #include "ops/registry_impl.h"
 #include "ops/views_backward.h"
@@ -264,6 +265,8 @@ const Tensor& Tensor::unsqueeze_(int64_t d) const {
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  NABLA_TRACED("flatten", ops::defined_inputs({*this}), {"start_dim", start_dim},
+               {"end_dim", end_dim});
   if (dim() == 0) return reshape({1});
   int64_t s = wrap_dim(start_dim, dim(), "flatten"), e = wrap_dim(end_dim, dim(), "flatten");
   NABLA_CHECK(s <= e, "flatten: start_dim (", start_dim, ") cannot come after end_dim (", end_dim,

@@ -15,9 +15,11 @@
 //
 // A Graph is used from one thread at a time.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "nabla/core/tensor.h"
@@ -144,6 +146,23 @@ class Graph {
  private:
   std::unique_ptr<detail::GraphState> state_;
 };
+
+/// Records the ops `fn` runs on `example_inputs` into a new graph (docs/graph.md,
+/// "Tracing"; Note [Tracing], src/graph/trace.cpp). Its inputs() are the examples, in
+/// order, set to their values; its outputs() are fn's results. Each tensor that requires
+/// grad the traced code reads from outside (a module's parameters) becomes a parameter
+/// sharing its storage, so an optimizer over the module trains the graph; other outside
+/// tensors become constants. An op that cannot be traced yet, or an in-place change of a
+/// traced tensor, is a nabla::Error naming it.
+Graph trace(const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& fn,
+            const std::vector<Tensor>& example_inputs);
+/// The same for a callable returning one tensor.
+template <class F>
+requires std::is_convertible_v < std::invoke_result_t < F&, const std::vector<Tensor>
+& >, Tensor > Graph trace(F&& fn, const std::vector<Tensor>& example_inputs) {
+  return trace([&fn](const std::vector<Tensor>& in) { return std::vector<Tensor>{Tensor(fn(in))}; },
+               example_inputs);
+}
 
 // Operators and functions on values, each one node (the same op by name as ops::call).
 Value operator+(const Value& a, const Value& b);

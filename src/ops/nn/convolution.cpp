@@ -12,6 +12,7 @@
 #include "nabla/ops/convolution.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/nn/nn_registry.h"
 #include "window.h"
 
@@ -340,6 +341,8 @@ Tensor conv_transpose_nd(const char* op, const Tensor& input, const Tensor& weig
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
               IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  NABLA_TRACED("conv2d", ops::defined_inputs({input, weight, bias}), {"stride", stride.vec()},
+               {"padding", padding.vec()}, {"dilation", dilation.vec()}, {"groups", groups});
   return conv_nd("conv2d", input, weight, bias, conv_args("conv2d", stride, padding, dilation, 2),
                  groups, 2);
 }

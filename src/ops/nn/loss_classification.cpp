@@ -11,6 +11,7 @@
 
 #include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
+#include "nabla/ops/trace.h"
 #include "ops/nn/loss_utils.h"
 #include "ops/nn/nn_registry.h"
 
@@ -218,6 +219,9 @@ Tensor nll_loss2d(const Tensor& input, const Tensor& target, const Tensor& weigh
 
 Tensor cross_entropy_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                           int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  NABLA_TRACED("cross_entropy_loss", ops::defined_inputs({input, target, weight}),
+               {"reduction", reduction}, {"ignore_index", ignore_index},
+               {"label_smoothing", label_smoothing});
   NABLA_CHECK(input.defined() && target.defined(),
               "cross_entropy: input and target must be defined");
   NABLA_CHECK(input.dim() >= 1,

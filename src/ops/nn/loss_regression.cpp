@@ -10,6 +10,7 @@
 
 #include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
+#include "nabla/ops/trace.h"
 #include "ops/nn/loss_utils.h"
 #include "ops/nn/nn_registry.h"
 
@@ -109,6 +110,7 @@ Tensor pair_loss(const NodeType<PairLossState>& type, const Tensor& input, const
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
+  NABLA_TRACED("mse_loss", ops::defined_inputs({input, target}), {"reduction", reduction});
   check_pair("mse_loss", input, target);
   return pair_loss(kMseLoss, input, target, reduction, 0, [&] {
     Tensor d = input - target;

@@ -12,6 +12,7 @@
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/pooling.h"
+#include "nabla/ops/trace.h"
 #include "ops/nn/nn_registry.h"
 #include "window.h"
 
@@ -219,6 +220,9 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
 
 Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  NABLA_TRACED("max_pool2d", ops::defined_inputs({input}), {"kernel_size", kernel_size.vec()},
+               {"stride", stride.vec()}, {"padding", padding.vec()}, {"dilation", dilation.vec()},
+               {"ceil_mode", ceil_mode});
   return std::get<0>(
       max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode));
 }

@@ -2,6 +2,7 @@
 // autograd gives their gradients and second derivatives. The input projection of every
 // time step is one matmul per layer and direction; only the recurrence is sequential.
 #include "nabla/ops/rnn.h"
+#include "nabla/ops/trace.h"
 
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
@@ -192,6 +193,11 @@ std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, TensorList hx, const T
   NABLA_CHECK(hx.size() == 2, "lstm_cell: hx must be {h, c}, got ", hx.size(), " tensors");
   NABLA_CHECK(hx[1].defined() && hx[1].sizes() == hx[0].sizes(),
               "lstm_cell: c must have h's shape");
+  if (ops::Tracer* tracer = ops::active_tracer()) {  // two outputs: NABLA_TRACED returns one
+    std::vector<Tensor> hc = tracer->record(
+        "lstm_cell", ops::defined_inputs({input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh}), {});
+    return {hc[0], hc[1]};
+  }
   Tensor c = hx[1];
   Tensor h = cell(Mode::Lstm, "lstm_cell", input, hx[0], &c, w_ih, w_hh, b_ih, b_hh);
   return {h, c};
