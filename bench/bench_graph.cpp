@@ -17,26 +17,14 @@
 #include <string>
 #include <vector>
 
+#include "median_ms.h"
 #include "w2_nabla.h"
 
 namespace g = nabla::graph;
 
 namespace {
 
-template <class F>
-double median_ms(F&& step, int runs) {
-  for (int r = 0; r < 3; ++r) step();  // warm-up
-  std::vector<double> t;
-  for (int r = 0; r < runs; ++r) {
-    auto a = std::chrono::steady_clock::now();
-    step();
-    auto b = std::chrono::steady_clock::now();
-    t.push_back(std::chrono::duration<double, std::milli>(b - a).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
+constexpr int kWarmup = 3;
 constexpr int kBranches = 100;
 constexpr int kDepth = 10;
 
@@ -78,7 +66,7 @@ void partial_reevaluation(int runs) {
                           b.values[static_cast<size_t>((i + 1) % kBranches)]);
         b.graph.forward(b.out);
       },
-      runs);
+      runs, kWarmup);
   const int64_t computed = b.graph.last_forward_computed();
   const double full = median_ms(
       [&] {
@@ -88,7 +76,7 @@ void partial_reevaluation(int runs) {
         ++next;
         b.graph.forward(b.out);
       },
-      runs);
+      runs, kWarmup);
   const int64_t computed_full = b.graph.last_forward_computed();
   const double eager = median_ms(
       [&] {
@@ -97,7 +85,7 @@ void partial_reevaluation(int runs) {
           sums.push_back(branch_eager(b.values[static_cast<size_t>(i)]));
         (void)nabla::stack(sums).sum();
       },
-      runs);
+      runs, kWarmup);
   std::printf(
       "  partial re-evaluation (%lld of %lld nodes): %8.3f ms | full: %8.3f ms | eager: %8.3f ms"
       " | partial/full %.3f (goal <= 0.05), partial/eager %.3f\n",
@@ -131,8 +119,8 @@ struct GraphW2 {
 void dirty_check_overhead(int runs) {
   NablaW2 eager;
   GraphW2 graph;
-  const double e = median_ms([&] { eager.step(); }, runs);
-  const double s = median_ms([&] { graph.step(); }, runs);
+  const double e = median_ms([&] { eager.step(); }, runs, kWarmup);
+  const double s = median_ms([&] { graph.step(); }, runs, kWarmup);
   std::printf("  W2 step: graph %8.3f ms | eager %8.3f ms | graph/eager %.3f (goal <= 1.05)\n", s,
               e, s / e);
 }

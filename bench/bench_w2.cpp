@@ -14,22 +14,10 @@
 #include <string>
 #include <vector>
 #include "malloc_setting.h"
+#include "median_ms.h"
 #include "w2_nabla.h"
 
 namespace {
-
-template <class F>
-double median_ms(F&& step, int runs) {
-  std::vector<double> t;
-  for (int r = 0; r < runs; ++r) {
-    auto a = std::chrono::steady_clock::now();
-    step();
-    auto b = std::chrono::steady_clock::now();
-    t.push_back(std::chrono::duration<double, std::milli>(b - a).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 struct TorchW2 {
   torch::nn::Sequential net{torch::nn::Linear(784, 256), torch::nn::Functional(torch::relu),

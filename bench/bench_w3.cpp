@@ -20,26 +20,9 @@
 #include <string>
 #include <vector>
 #include "malloc_setting.h"
+#include "median_ms.h"
 
 namespace {
-
-template <class F>
-double median_ms(F&& step, int runs) {
-  std::vector<double> t;
-  for (int r = 0; r < runs; ++r) {
-    auto a = std::chrono::steady_clock::now();
-    step();
-    auto b = std::chrono::steady_clock::now();
-    t.push_back(std::chrono::duration<double, std::milli>(b - a).count());
-  }
-  std::sort(t.begin(), t.end());
-  if (std::getenv("NABLA_BENCH_MEAN")) {  // the trainer reports a mean: compare like with like
-    double sum = 0;
-    for (double v : t) sum += v;
-    std::printf("  (mean of %d steps: %.2f ms, median %.2f)\n", runs, sum / runs, t[t.size() / 2]);
-  }
-  return t[t.size() / 2];
-}
 
 long peak_rss_kib() {
   std::ifstream in("/proc/self/status");

@@ -90,12 +90,16 @@ void compute(GraphState& g, Node& n) {
                 ") takes output ", r.output, " of '", in.name, "', which has ", in.values.size(),
                 " output(s)");
     const Tensor& t = in.values[r.output];
-    args[i] = t.defined() ? t.detach() : t;
     requires_grad |= in.requires_grad;
     if (grad_mode && in.requires_grad && t.defined() && (t.is_floating_point() || t.is_complex())) {
       if (grad_inputs.empty()) grad_inputs.resize(n.inputs.size());
+      args[i] = t.detach();  // a leaf of this node's own autograd record
       args[i].set_requires_grad(true);
       grad_inputs[i] = args[i];
+    } else {
+      // Detached only where it would link this node's record to another graph; without
+      // grad mode nothing is recorded.
+      args[i] = grad_mode && t.defined() && t.requires_grad() ? t.detach() : t;
     }
   }
   std::vector<Tensor> values;

@@ -4,10 +4,11 @@
 // parameters share their storage).
 #include <nabla/graph.h>
 
-#include "test_util.h"
+#include "w2_lockstep.h"
 
 using namespace nabla;
 namespace g = nabla::graph;
+using nabla::testing::w2_mlp;
 
 namespace {
 
@@ -38,11 +39,6 @@ void expect_same_grads(const std::vector<g::Value>& params, const std::vector<Te
     ASSERT_TRUE(params[i].grad().defined()) << params[i].name();
     EXPECT_TRUE(allclose(params[i].grad(), expected[i], kTol, kTol)) << params[i].name();
   }
-}
-
-nn::Sequential w2_mlp() {
-  return nn::Sequential(nn::Linear(784, 256), nn::Functional(relu), nn::Linear(256, 128),
-                        nn::Functional(relu), nn::Linear(128, 10));
 }
 
 // W2's MLP on the graph: Linear, relu, Linear, relu, Linear, cross-entropy.
@@ -123,40 +119,11 @@ TEST(GraphModels, LstmStepMatchesTheDynamicEngine) {
 }
 
 TEST(GraphModels, W2TrainsStepForStepAsEager) {
-  // Two copies of one initial model: the first trained eagerly, the second through a
-  // graph over its parameters; Adam on each module. 200 steps on 4 fixed batches.
+  // A hand-built graph over the module's parameters (shared storage), Adam on the module.
   manual_seed(4);
-  nn::Sequential eager = w2_mlp(), static_net = w2_mlp();
-  {
-    NoGradGuard no_grad;
-    auto from = eager->parameters(), to = static_net->parameters();
-    for (size_t i = 0; i < from.size(); ++i) to[i].copy_(from[i]);
-  }
-  optim::Adam eager_opt(eager->parameters(), optim::AdamOptions(1e-3));
-  optim::Adam static_opt(static_net->parameters(), optim::AdamOptions(1e-3));
-  std::vector<Tensor> xs, ys;
-  for (int b = 0; b < 4; ++b) {
-    xs.push_back(rand({32, 784}));
-    ys.push_back(randint(0, 10, {32}, kLong));
-  }
-  g::Graph graph;
-  g::Value x = graph.input("x"), y = graph.input("y");
-  g::Value loss = w2_graph(graph, parameters_of(graph, *static_net), x, y);
-  for (int step = 0; step < 200; ++step) {
-    const size_t b = static_cast<size_t>(step % 4);
-    eager_opt.zero_grad();
-    Tensor le = nn::functional::cross_entropy(eager->forward(xs[b]), ys[b]);
-    le.backward();
-    eager_opt.step();
-
-    static_opt.zero_grad();
-    graph.set_value(x, xs[b]);
-    graph.set_value(y, ys[b]);
-    Tensor ls = graph.forward(loss);
-    graph.backward(loss);
-    static_opt.step();
-    ASSERT_EQ(le.item<float>(), ls.item<float>()) << "step " << step;
-  }
-  auto a = eager->parameters(), s = static_net->parameters();
-  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(a[i].equal(s[i])) << "parameter " << i;
+  nabla::testing::expect_w2_trains_as_eager(
+      [](g::Graph& graph, nn::Sequential& net, const Tensor&, const Tensor&) {
+        g::Value x = graph.input("x"), y = graph.input("y");
+        return std::make_tuple(x, y, w2_graph(graph, parameters_of(graph, *net), x, y));
+      });
 }

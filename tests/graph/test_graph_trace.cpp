@@ -1,20 +1,12 @@
 // graph::trace: a dynamic forward recorded into a static graph (Note [Tracing]).
 #include <nabla/graph.h>
 
-#include "test_util.h"
+#include "w2_lockstep.h"
 
 using namespace nabla;
 using nabla::testing::expect_error;
 namespace g = nabla::graph;
-
-namespace {
-
-nn::Sequential w2_mlp() {
-  return nn::Sequential(nn::Linear(784, 256), nn::Functional(relu), nn::Linear(256, 128),
-                        nn::Functional(relu), nn::Linear(128, 10));
-}
-
-}  // namespace
+using nabla::testing::w2_mlp;
 
 TEST(GraphTrace, AModuleForwardBecomesOneNodePerOp) {
   manual_seed(5);
@@ -39,44 +31,17 @@ TEST(GraphTrace, AModuleForwardBecomesOneNodePerOp) {
 }
 
 TEST(GraphTrace, ATracedW2TrainsStepForStepAsEager) {
+  // The module's forward and the loss traced together: inputs x and y.
   manual_seed(6);
-  nn::Sequential eager = w2_mlp(), traced_net = w2_mlp();
-  {
-    NoGradGuard no_grad;
-    auto from = eager->parameters(), to = traced_net->parameters();
-    for (size_t i = 0; i < from.size(); ++i) to[i].copy_(from[i]);
-  }
-  std::vector<Tensor> xs, ys;
-  for (int b = 0; b < 4; ++b) {
-    xs.push_back(rand({32, 784}));
-    ys.push_back(randint(0, 10, {32}, kLong));
-  }
-  // The loss is traced too: inputs x and y.
-  g::Graph graph = g::trace(
-      [&](const std::vector<Tensor>& in) {
-        return nn::functional::cross_entropy(traced_net->forward(in[0]), in[1]);
-      },
-      {xs[0], ys[0]});
-  g::Value x = graph.inputs()[0], y = graph.inputs()[1], loss = graph.outputs()[0];
-  optim::Adam eager_opt(eager->parameters(), optim::AdamOptions(1e-3));
-  optim::Adam traced_opt(traced_net->parameters(), optim::AdamOptions(1e-3));
-  for (int step = 0; step < 200; ++step) {
-    const size_t b = static_cast<size_t>(step % 4);
-    eager_opt.zero_grad();
-    Tensor le = nn::functional::cross_entropy(eager->forward(xs[b]), ys[b]);
-    le.backward();
-    eager_opt.step();
-
-    traced_opt.zero_grad();
-    graph.set_value(x, xs[b]);
-    graph.set_value(y, ys[b]);
-    Tensor lt = graph.forward(loss);
-    graph.backward(loss);
-    traced_opt.step();
-    ASSERT_EQ(le.item<float>(), lt.item<float>()) << "step " << step;
-  }
-  auto a = eager->parameters(), t = traced_net->parameters();
-  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(a[i].equal(t[i])) << "parameter " << i;
+  nabla::testing::expect_w2_trains_as_eager(
+      [](g::Graph& graph, nn::Sequential& net, const Tensor& x, const Tensor& y) {
+        graph = g::trace(
+            [&](const std::vector<Tensor>& in) {
+              return nn::functional::cross_entropy(net->forward(in[0]), in[1]);
+            },
+            {x, y});
+        return std::make_tuple(graph.inputs()[0], graph.inputs()[1], graph.outputs()[0]);
+      });
 }
 
 TEST(GraphTrace, ACnnTracesAndNodesCanBeAddedAfterwards) {
