@@ -99,6 +99,14 @@ std::string demangle_type(const char* mangled) {
   return out;
 }
 
+// The trace's epoch is set while graph::trace runs (Note [Tracing], src/graph/trace.cpp); no
+// op of the op table is a custom Function, so any apply during a trace is the traced code's.
+void refuse_custom_function_while_tracing(const char* mangled) {
+  NABLA_CHECK(t_trace_epoch == 0, "graph::trace: custom autograd Function ", demangle_type(mangled),
+              " cannot be recorded in a static graph (it is not an op of the op table, "
+              "ops::call); trace the ops it is made of instead");
+}
+
 }  // namespace detail
 
 void detail_finish(const std::shared_ptr<CustomNode>& node, const variable_list& inputs,

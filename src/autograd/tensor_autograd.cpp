@@ -34,10 +34,6 @@ const Tensor& Tensor::grad() const {
 
 Tensor& Tensor::mutable_grad() const { return impl_->ensure_autograd_meta().grad; }
 
-Tensor Tensor::detach() const {
-  return detail::alias_storage(*this, sizes(), strides(), storage_offset());
-}
-
 const Tensor& Tensor::detach_() const {
   if (auto* m = checked().autograd_meta()) {
     m->requires_grad = false;

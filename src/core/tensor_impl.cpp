@@ -12,7 +12,7 @@ namespace nabla {
 
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
                        int64_t offset)
-    : storage_(std::move(storage)), offset_(offset), dtype_(dtype) {
+    : storage_(std::move(storage)), offset_(offset), dtype_(dtype), trace_epoch_(t_trace_epoch) {
   set_geometry(sizes, strides, offset);
 }
 

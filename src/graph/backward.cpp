@@ -54,7 +54,7 @@ std::vector<uint32_t> ancestors(const GraphState& g, uint32_t root) {
 std::string staleness(const GraphState& g, const Node& n) {
   if (n.values.empty()) return "has no value: no forward has evaluated it";
   if (n.kind != NodeKind::Op) {
-    if (n.values[0]._version() != n.tensor_version)
+    if (n.values[0].defined() && n.values[0]._version() != n.tensor_version)
       return "was changed in place after the last forward that read it";
     return "";
   }

@@ -58,6 +58,7 @@ void refresh_leaf(Node& n) {
                 "' has no value; give it one with set_value");
     return;
   }
+  if (!n.values[0].defined()) return;  // an absent optional input (Graph::constant)
   const uint32_t version = n.values[0]._version();
   if (version != n.tensor_version) {
     n.tensor_version = version;

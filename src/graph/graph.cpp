@@ -92,6 +92,16 @@ const std::string& Value::name() const {
   return GraphState::of(*this, "name")->node(*this, "name").name;
 }
 
+const std::string& Value::op() const { return GraphState::of(*this, "op")->node(*this, "op").op; }
+
+std::vector<Value> Value::inputs() const {
+  GraphState* g = GraphState::of(*this, "inputs");
+  std::vector<Value> out;
+  for (const detail::Ref& r : g->node(*this, "inputs").inputs)
+    out.push_back(g->handle(r.node, r.output));
+  return out;
+}
+
 uint64_t Value::value_version() const {
   return GraphState::of(*this, "value_version")->node(*this, "value_version").value_version;
 }
@@ -146,10 +156,9 @@ Value Graph::parameter(std::string name, Tensor value) {
 }
 
 Value Graph::constant(Tensor value, std::string name) {
-  NABLA_CHECK(value.defined(), "graph.constant: got an undefined tensor");
   Node n;
   n.kind = NodeKind::Constant;
-  n.tensor_version = value._version();
+  n.tensor_version = value.defined() ? value._version() : 0;
   n.values = {std::move(value)};
   n.value_version = 1;
   return state_->handle(state_->add(std::move(n), std::move(name)));

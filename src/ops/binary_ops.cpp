@@ -305,35 +305,36 @@ const Tensor& binary_op_(BinaryOp op, const Tensor& self, const Scalar& other, c
 // ---- Binary methods -------------------------------------------------------------------
 
 Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const {
-  NABLA_TRACED("add", ops::defined_inputs({*this, o}), {"alpha", ops::scalar_attr(alpha)});
+  NABLA_TRACED("add", ops::call_inputs({*this, o}), {"alpha", ops::scalar_attr(alpha)});
   return binary_op(BinaryOp::Add, *this, o, "add", alpha);
 }
 Tensor Tensor::add(const Scalar& o, const Scalar& alpha) const {
-  NABLA_TRACED("add", ops::defined_inputs({*this}), {"other", ops::scalar_attr(o)},
+  NABLA_TRACED("add", ops::call_inputs({*this}), {"other", ops::scalar_attr(o)},
                {"alpha", ops::scalar_attr(alpha)});
   return binary_op(BinaryOp::Add, *this, o, "add", alpha);
 }
 Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const {
-  NABLA_TRACED("sub", ops::defined_inputs({*this, o}), {"alpha", ops::scalar_attr(alpha)});
+  NABLA_TRACED("sub", ops::call_inputs({*this, o}), {"alpha", ops::scalar_attr(alpha)});
   return binary_op(BinaryOp::Sub, *this, o, "sub", alpha);
 }
 Tensor Tensor::sub(const Scalar& o, const Scalar& alpha) const {
-  NABLA_TRACED("sub", ops::defined_inputs({*this}), {"other", ops::scalar_attr(o)},
+  NABLA_TRACED("sub", ops::call_inputs({*this}), {"other", ops::scalar_attr(o)},
                {"alpha", ops::scalar_attr(alpha)});
   return binary_op(BinaryOp::Sub, *this, o, "sub", alpha);
 }
 // Methods taking a tensor or a Scalar, and methods taking a tensor only.
-#define NABLA_TENSOR_OR_SCALAR_METHOD(name, Kernel)                                    \
-  Tensor Tensor::name(const Tensor& o) const {                                         \
-    NABLA_TRACED(#name, ops::defined_inputs({*this, o}));                              \
-    return binary_op(BinaryOp::Kernel, *this, o, #name);                               \
-  }                                                                                    \
-  Tensor Tensor::name(const Scalar& o) const {                                         \
-    NABLA_TRACED(#name, ops::defined_inputs({*this}), {"other", ops::scalar_attr(o)}); \
-    return binary_op(BinaryOp::Kernel, *this, o, #name);                               \
+#define NABLA_TENSOR_OR_SCALAR_METHOD(name, Kernel)                                 \
+  Tensor Tensor::name(const Tensor& o) const {                                      \
+    NABLA_TRACED(#name, ops::call_inputs({*this, o}));                              \
+    return binary_op(BinaryOp::Kernel, *this, o, #name);                            \
+  }                                                                                 \
+  Tensor Tensor::name(const Scalar& o) const {                                      \
+    NABLA_TRACED(#name, ops::call_inputs({*this}), {"other", ops::scalar_attr(o)}); \
+    return binary_op(BinaryOp::Kernel, *this, o, #name);                            \
   }
 #define NABLA_TENSOR_METHOD(name, Kernel)                \
   Tensor Tensor::name(const Tensor& o) const {           \
+    NABLA_TRACED(#name, ops::call_inputs({*this, o}));   \
     return binary_op(BinaryOp::Kernel, *this, o, #name); \
   }
 NABLA_TENSOR_OR_SCALAR_METHOD(mul, Mul)
@@ -390,6 +391,7 @@ const Tensor& Tensor::pow_(const Tensor& e) const {
 // ---- where, equal, isclose ---------------------------------------------------------
 
 Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
+  NABLA_TRACED("where", ops::call_inputs({condition, *this, other}));
   ops::check_defined(condition, "where (condition)");
   ops::check_defined(other, "where (other)");
   NABLA_CHECK(condition.scalar_type() == kBool || condition.scalar_type() == kByte,
@@ -417,6 +419,8 @@ bool Tensor::equal(const Tensor& other) const {
 }
 
 Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
+  NABLA_TRACED("isclose", ops::call_inputs({*this, other}), {"rtol", rtol}, {"atol", atol},
+               {"equal_nan", equal_nan});
   NABLA_CHECK(scalar_type() == other.scalar_type(),
               "isclose: expected both tensors to have the same dtype, but got ", scalar_type(),
               " and ", other.scalar_type());
@@ -441,17 +445,17 @@ Tensor operator!(const Tensor& a) { return a.logical_not(); }
 Tensor operator~(const Tensor& a) { return a.bitwise_not(); }
 
 // Traced as the op of the same name (a Scalar first, as in 2.5 - x, is not traced yet).
-#define NABLA_DEFINE_OPERATOR(sym, OP, name)                                      \
-  Tensor operator sym(const Tensor& a, const Tensor& b) {                         \
-    NABLA_TRACED(name, ops::defined_inputs({a, b}));                              \
-    return binary_op(BinaryOp::OP, a, b, name);                                   \
-  }                                                                               \
-  Tensor operator sym(const Tensor& a, const Scalar& b) {                         \
-    NABLA_TRACED(name, ops::defined_inputs({a}), {"other", ops::scalar_attr(b)}); \
-    return binary_op(BinaryOp::OP, a, b, name);                                   \
-  }                                                                               \
-  Tensor operator sym(const Scalar& a, const Tensor& b) {                         \
-    return binary_op(BinaryOp::OP, a, b, name);                                   \
+#define NABLA_DEFINE_OPERATOR(sym, OP, name)                                   \
+  Tensor operator sym(const Tensor& a, const Tensor& b) {                      \
+    NABLA_TRACED(name, ops::call_inputs({a, b}));                              \
+    return binary_op(BinaryOp::OP, a, b, name);                                \
+  }                                                                            \
+  Tensor operator sym(const Tensor& a, const Scalar& b) {                      \
+    NABLA_TRACED(name, ops::call_inputs({a}), {"other", ops::scalar_attr(b)}); \
+    return binary_op(BinaryOp::OP, a, b, name);                                \
+  }                                                                            \
+  Tensor operator sym(const Scalar& a, const Tensor& b) {                      \
+    return binary_op(BinaryOp::OP, a, b, name);                                \
   }
 NABLA_DEFINE_OPERATOR(+, Add, "add")
 NABLA_DEFINE_OPERATOR(-, Sub, "sub")

@@ -10,6 +10,7 @@
 
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/composite.h"
 #include "ops/registry_impl.h"
 
@@ -392,6 +393,7 @@ constexpr NodeType<ClampState> kClampBackward0{"ClampBackward0", clamp_backward}
 
 // ---- Binary math ----------------------------------------------------------------------------
 Tensor Tensor::hypot(const Tensor& o) const {
+  NABLA_TRACED("hypot", ops::call_inputs({*this, o}));
   check_float(*this, "hypot");
   ops::check_defined(o, "hypot (other)");
   return with_node(
@@ -406,13 +408,16 @@ const Tensor& Tensor::hypot_(const Tensor& o) const {
   return ops::inplace_from(*this, "hypot_", [&](const Tensor& x) { return x.hypot(o); });
 }
 Tensor Tensor::logaddexp(const Tensor& o) const {
+  NABLA_TRACED("logaddexp", ops::call_inputs({*this, o}));
   return logaddexp_impl(*this, o, false, "logaddexp");
 }
 Tensor Tensor::logaddexp2(const Tensor& o) const {
+  NABLA_TRACED("logaddexp2", ops::call_inputs({*this, o}));
   return logaddexp_impl(*this, o, true, "logaddexp2");
 }
 
 Tensor Tensor::xlogy(const Tensor& y) const {
+  NABLA_TRACED("xlogy", ops::call_inputs({*this, y}));
   ops::check_defined(*this, "xlogy");
   ops::check_defined(y, "xlogy (other)");
   const Tensor x = as_floating(*this);
@@ -420,6 +425,7 @@ Tensor Tensor::xlogy(const Tensor& y) const {
       kXlogyBackward0, {&x, &y}, [&] { return xlogy_value(x, y); }, save_self_other(x, y));
 }
 Tensor Tensor::xlogy(const Scalar& y) const {
+  NABLA_TRACED("xlogy", {*this}, {"other", y});
   ops::check_defined(*this, "xlogy");
   const Tensor x = as_floating(*this);
   const Tensor yt = ops::scalar_tensor(y, x.scalar_type(), x.device());
@@ -434,20 +440,26 @@ const Tensor& Tensor::xlogy_(const Tensor& o) const {
   return ops::inplace_from(*this, "xlogy_", [&](const Tensor& x) { return x.xlogy(o); });
 }
 
-Tensor Tensor::copysign(const Tensor& o) const { return copysign_impl(*this, o, true); }
+Tensor Tensor::copysign(const Tensor& o) const {
+  NABLA_TRACED("copysign", ops::call_inputs({*this, o}));
+  return copysign_impl(*this, o, true);
+}
 Tensor Tensor::copysign(const Scalar& o) const {
+  NABLA_TRACED("copysign", {*this}, {"other", o});
   ops::check_defined(*this, "copysign");
   const ScalarType t = is_floating_point() ? scalar_type() : get_default_dtype();
   return copysign_impl(*this, ops::scalar_tensor(o, t, device()), false);
 }
 
 Tensor Tensor::deg2rad() const {
+  NABLA_TRACED("deg2rad", {*this});
   ops::check_defined(*this, "deg2rad");
   return with_node(
       kDeg2RadBackward0, {this}, [&] { return as_floating(*this) * (kPi / 180); },
       [](NoState&, const Tensor&) {});
 }
 Tensor Tensor::rad2deg() const {
+  NABLA_TRACED("rad2deg", {*this});
   ops::check_defined(*this, "rad2deg");
   return with_node(
       kRad2DegBackward0, {this}, [&] { return as_floating(*this) * (180 / kPi); },
@@ -455,6 +467,7 @@ Tensor Tensor::rad2deg() const {
 }
 
 Tensor Tensor::sinc() const {
+  NABLA_TRACED("sinc", {*this});
   ops::check_defined(*this, "sinc");
   const Tensor x = as_floating(*this);
   return with_node(
@@ -467,6 +480,7 @@ Tensor Tensor::sinc() const {
 }
 
 Tensor Tensor::logit(optional<double> eps) const {
+  NABLA_TRACED("logit", {*this}, {"eps", eps});
   ops::check_defined(*this, "logit");
   const Tensor p = as_floating(*this);
   return with_node(
@@ -482,12 +496,19 @@ Tensor Tensor::logit(optional<double> eps) const {
 }
 
 // LibTorch's float_power is pow in float64: its nodes are pow's.
-Tensor Tensor::float_power(const Tensor& e) const { return to(kDouble).pow(e.to(kDouble)); }
-Tensor Tensor::float_power(const Scalar& e) const { return to(kDouble).pow(e.toDouble()); }
+Tensor Tensor::float_power(const Tensor& e) const {
+  NABLA_TRACED("float_power", ops::call_inputs({*this, e}));
+  return to(kDouble).pow(e.to(kDouble));
+}
+Tensor Tensor::float_power(const Scalar& e) const {
+  NABLA_TRACED("float_power", {*this}, {"exponent", e});
+  return to(kDouble).pow(e.toDouble());
+}
 
 // Floor division, as LibTorch 1.13 (rounding toward -inf; the quotient is formed from
 // fmod so that it is exact where a / b is not representable). Not differentiable.
 Tensor Tensor::floor_divide(const Tensor& o) const {
+  NABLA_TRACED("floor_divide", ops::call_inputs({*this, o}));
   ops::check_defined(*this, "floor_divide");
   ops::check_defined(o, "floor_divide (other)");
   const ScalarType t = ops::result_type(*this, o);
@@ -509,6 +530,7 @@ Tensor Tensor::floor_divide(const Tensor& o) const {
   });
 }
 Tensor Tensor::floor_divide(const Scalar& o) const {
+  NABLA_TRACED("floor_divide", {*this}, {"other", o});
   return floor_divide(ops::scalar_tensor(o, ops::result_type(*this, o)));
 }
 const Tensor& Tensor::floor_divide_(const Tensor& o) const {
@@ -529,12 +551,14 @@ const Tensor& Tensor::fmod_(const Scalar& o) const {
 
 // NaN loses to a number; on ties self wins (and gets the whole gradient, as LibTorch).
 Tensor Tensor::fmax(const Tensor& o) const {
+  NABLA_TRACED("fmax", ops::call_inputs({*this, o}));
   ops::check_defined(*this, "fmax");
   return with_node(
       kFmaxBackward0, {this, &o}, [&] { return nabla::where((*this >= o) | o.isnan(), *this, o); },
       save_self_other(*this, o));
 }
 Tensor Tensor::fmin(const Tensor& o) const {
+  NABLA_TRACED("fmin", ops::call_inputs({*this, o}));
   ops::check_defined(*this, "fmin");
   return with_node(
       kFminBackward0, {this, &o}, [&] { return nabla::where((*this <= o) | o.isnan(), *this, o); },
@@ -542,6 +566,7 @@ Tensor Tensor::fmin(const Tensor& o) const {
 }
 
 Tensor Tensor::heaviside(const Tensor& values) const {
+  NABLA_TRACED("heaviside", ops::call_inputs({*this, values}));
   ops::check_defined(*this, "heaviside");
   NABLA_CHECK(scalar_type() == values.scalar_type(),
               "heaviside is not yet implemented for tensors with different "
@@ -551,9 +576,11 @@ Tensor Tensor::heaviside(const Tensor& values) const {
 }
 
 Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
+  NABLA_TRACED("addcmul", ops::call_inputs({*this, t1, t2}), {"value", v});
   return addc(*this, t1, t2, v, false);
 }
 Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
+  NABLA_TRACED("addcdiv", ops::call_inputs({*this, t1, t2}), {"value", v});
   return addc(*this, t1, t2, v, true);
 }
 const Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
@@ -564,6 +591,7 @@ const Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar&
 }
 
 Tensor Tensor::lerp(const Tensor& end, const Scalar& w) const {
+  NABLA_TRACED("lerp", ops::call_inputs({*this, end}), {"weight", w});
   check_lerp(*this, end, "lerp");
   return with_node(
       kLerpBackward0, {this, &end}, [&] { return add(end.sub(*this), w); },
@@ -579,6 +607,7 @@ const Tensor& Tensor::lerp_(const Tensor& end, const Scalar& w) const {
   return ops::inplace_from(*this, "lerp_", [&](const Tensor& x) { return x.lerp(end, w); });
 }
 Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const {
+  NABLA_TRACED("lerp", ops::call_inputs({*this, end, weight}));
   ops::check_defined(*this, "lerp");
   ops::check_defined(end, "lerp (end)");
   ops::check_defined(weight, "lerp (weight)");
@@ -593,6 +622,13 @@ Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const {
 
 // The value as maximum then minimum (NaN in any operand propagates), one ClampBackward0 node.
 Tensor Tensor::clamp(const optional<Tensor>& lo, const optional<Tensor>& hi) const {
+  // The schema's tensor bounds are inputs x[1] = min, x[2] = max: a max without a min has
+  // no place there.
+  if (!(lo && lo->defined()) && hi && hi->defined())
+    ops::refuse_while_tracing("clamp",
+                              "with a tensor 'max' and no tensor 'min': the schema "
+                              "takes a tensor max only after a tensor min");
+  NABLA_TRACED("clamp", ops::call_inputs({*this, lo ? *lo : Tensor(), hi ? *hi : Tensor()}));
   ops::check_defined(*this, "clamp");
   const Tensor min = lo ? *lo : Tensor(), max = hi ? *hi : Tensor();
   NABLA_CHECK(min.defined() || max.defined(),
@@ -614,6 +650,7 @@ Tensor Tensor::clamp(const optional<Tensor>& lo, const optional<Tensor>& hi) con
 }
 
 Tensor Tensor::positive() const {
+  NABLA_TRACED("positive", {*this});
   ops::check_defined(*this, "positive");
   NABLA_CHECK(scalar_type() != kBool, "The `+` operator, on a bool tensor is not supported.");
   return *this;
@@ -621,22 +658,26 @@ Tensor Tensor::positive() const {
 
 // ---- Predicates and cleanup -----------------------------------------------------------------
 Tensor Tensor::isneginf() const {
+  NABLA_TRACED("isneginf", {*this});
   ops::check_defined(*this, "isneginf");
   if (!is_floating_point()) return zeros(sizes(), TensorOptions(kBool));
   return *this == -std::numeric_limits<double>::infinity();
 }
 Tensor Tensor::isposinf() const {
+  NABLA_TRACED("isposinf", {*this});
   ops::check_defined(*this, "isposinf");
   if (!is_floating_point()) return zeros(sizes(), TensorOptions(kBool));
   return *this == std::numeric_limits<double>::infinity();
 }
 Tensor Tensor::isreal() const {
+  NABLA_TRACED("isreal", {*this});
   ops::check_defined(*this, "isreal");
   return ones(sizes(), TensorOptions(kBool));
 }
 
 Tensor Tensor::nan_to_num(optional<double> nan, optional<double> posinf,
                           optional<double> neginf) const {
+  NABLA_TRACED("nan_to_num", {*this}, {"nan", nan}, {"posinf", posinf}, {"neginf", neginf});
   ops::check_defined(*this, "nan_to_num");
   if (!is_floating_point()) return clone();
   const bool is_float = scalar_type() == kFloat;

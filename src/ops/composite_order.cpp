@@ -10,6 +10,7 @@
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/reduce_utils.h"
 #include "ops/registry_impl.h"
 
@@ -127,16 +128,25 @@ std::tuple<Tensor, Tensor> mode_values(const Tensor& self, int64_t d, bool keepd
 
 }  // namespace
 
-Tensor Tensor::median() const { return median_all(*this, false, "median"); }
+Tensor Tensor::median() const {
+  NABLA_TRACED("median", {*this});
+  return median_all(*this, false, "median");
+}
 std::tuple<Tensor, Tensor> Tensor::median(int64_t dim, bool keepdim) const {
+  NABLA_TRACED("median", {*this}, {"dim", dim}, {"keepdim", keepdim});
   return median_dim(*this, dim, keepdim, false, "median");
 }
-Tensor Tensor::nanmedian() const { return median_all(*this, true, "nanmedian"); }
+Tensor Tensor::nanmedian() const {
+  NABLA_TRACED("nanmedian", {*this});
+  return median_all(*this, true, "nanmedian");
+}
 std::tuple<Tensor, Tensor> Tensor::nanmedian(int64_t dim, bool keepdim) const {
+  NABLA_TRACED("nanmedian", {*this}, {"dim", dim}, {"keepdim", keepdim});
   return median_dim(*this, dim, keepdim, true, "nanmedian");
 }
 
 std::tuple<Tensor, Tensor> Tensor::mode(int64_t dim, bool keepdim) const {
+  NABLA_TRACED("mode", {*this}, {"dim", dim}, {"keepdim", keepdim});
   ops::check_defined(*this, "mode");
   const int64_t d = ops::wrap_dim(dim, this->dim(), "mode");
   auto [values, indices] = no_grad([&] { return mode_values(*this, d, keepdim); });
@@ -144,7 +154,10 @@ std::tuple<Tensor, Tensor> Tensor::mode(int64_t dim, bool keepdim) const {
   return {values, indices};
 }
 
-Tensor Tensor::msort() const { return std::get<0>(sort(0)); }
+Tensor Tensor::msort() const {
+  NABLA_TRACED("msort", {*this});
+  return std::get<0>(sort(0));
+}
 
 namespace {
 // The slices of x along dim as rows of doubles (row i is slice i, flattened).
@@ -180,8 +193,10 @@ std::tuple<Tensor, Tensor, Tensor> gather_unique(const Tensor& x, int64_t d, con
 }
 }  // namespace
 
-std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& x, int64_t dim, bool,
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& x, int64_t dim, bool sorted,
                                               bool return_inverse, bool return_counts) {
+  NABLA_TRACED("unique_dim", {x}, {"dim", dim}, {"sorted", sorted},
+               {"return_inverse", return_inverse}, {"return_counts", return_counts});
   ops::check_defined(x, "unique_dim");
   const int64_t d = ops::wrap_dim(dim, x.dim(), "unique_dim");
   NoGradGuard no_grad;
@@ -198,6 +213,8 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& x, int64_t dim, bool
 
 std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& x, bool return_inverse,
                                                       bool return_counts, optional<int64_t> dim) {
+  NABLA_TRACED("unique_consecutive", {x}, {"return_inverse", return_inverse},
+               {"return_counts", return_counts}, {"dim", dim});
   ops::check_defined(x, "unique_consecutive");
   NoGradGuard no_grad;
   const Tensor input = dim ? x : x.reshape({-1});

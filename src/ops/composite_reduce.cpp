@@ -10,6 +10,7 @@
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/composite.h"
 #include "ops/reduce_utils.h"
 #include "ops/registry_impl.h"
@@ -210,6 +211,7 @@ constexpr NodeType<RenormState> kRenormBackward0{"RenormBackward0", renorm_backw
 }  // namespace
 
 Tensor Tensor::nansum(IntArrayRef dim, bool keepdim, optional<ScalarType> dtype) const {
+  NABLA_TRACED("nansum", {*this}, {"dim", dim}, {"keepdim", keepdim}, {"dtype", dtype});
   ops::check_defined(*this, "nansum");
   auto mask = ops::reduce_mask(dim, this->dim(), "nansum");
   return with_node(
@@ -226,6 +228,7 @@ Tensor Tensor::nansum(IntArrayRef dim, bool keepdim, optional<ScalarType> dtype)
 }
 // LibTorch's nanmean is nansum / count (its node: DivBackward0).
 Tensor Tensor::nanmean(IntArrayRef dim, bool keepdim, optional<ScalarType> dtype) const {
+  NABLA_TRACED("nanmean", {*this}, {"dim", dim}, {"keepdim", keepdim}, {"dtype", dtype});
   ops::check_defined(*this, "nanmean");
   NABLA_CHECK(is_floating_point(),
               "nanmean(): expected input to have floating point dtype but got ", scalar_type());
@@ -234,15 +237,19 @@ Tensor Tensor::nanmean(IntArrayRef dim, bool keepdim, optional<ScalarType> dtype
 }
 
 Tensor Tensor::count_nonzero(IntArrayRef dim) const {
+  NABLA_TRACED("count_nonzero", {*this}, {"dim", dim});
   ops::check_defined(*this, "count_nonzero");
   return ne(0).sum(dim, false, kLong);
 }
 Tensor Tensor::count_nonzero(optional<int64_t> dim) const {
+  NABLA_TRACED("count_nonzero", {*this},
+               {"dim", dim ? optional<std::vector<int64_t>>(std::vector<int64_t>{*dim}) : nullopt});
   if (dim) return count_nonzero(IntArrayRef{*dim});
   return ne(0).sum(kLong);
 }
 
 Tensor Tensor::cumprod(int64_t dim, optional<ScalarType> dtype) const {
+  NABLA_TRACED("cumprod", {*this}, {"dim", dim}, {"dtype", dtype});
   ops::check_defined(*this, "cumprod");
   const int64_t d = ops::wrap_dim(dim, this->dim(), "cumprod");
   const ScalarType t = ops::sum_dtype(scalar_type(), dtype);
@@ -268,6 +275,7 @@ const Tensor& Tensor::cumprod_(int64_t dim, optional<ScalarType> dtype) const {
 
 // log(cumsum(exp(x - m))) + m with m the row's max (0 where infinite), without history.
 Tensor Tensor::logcumsumexp(int64_t dim) const {
+  NABLA_TRACED("logcumsumexp", {*this}, {"dim", dim});
   ops::check_defined(*this, "logcumsumexp");
   const int64_t d = ops::wrap_dim(dim, this->dim(), "logcumsumexp");
   return with_node(
@@ -286,15 +294,20 @@ Tensor Tensor::logcumsumexp(int64_t dim) const {
 }
 
 std::tuple<Tensor, Tensor> Tensor::cummax(int64_t dim) const {
+  NABLA_TRACED("cummax", {*this}, {"dim", dim});
   return cum_extreme(*this, dim, true, "cummax");
 }
 std::tuple<Tensor, Tensor> Tensor::cummin(int64_t dim) const {
+  NABLA_TRACED("cummin", {*this}, {"dim", dim});
   return cum_extreme(*this, dim, false, "cummin");
 }
 
 // Differences along dim (composed of narrow and sub, as LibTorch: its node is SubBackward0).
 Tensor Tensor::diff(int64_t n, int64_t dim, const optional<Tensor>& prepend,
                     const optional<Tensor>& append) const {
+  NABLA_TRACED(
+      "diff", ops::call_inputs({*this, prepend ? *prepend : Tensor(), append ? *append : Tensor()}),
+      {"n", n}, {"dim", dim});
   ops::check_defined(*this, "diff");
   NABLA_CHECK(this->dim() >= 1, "diff expects input to be at least one-dimensional");
   NABLA_CHECK(n >= 0, "order must be non-negative but got ", n);
@@ -313,6 +326,7 @@ Tensor Tensor::diff(int64_t n, int64_t dim, const optional<Tensor>& prepend,
 }
 
 std::tuple<Tensor, Tensor> Tensor::aminmax(optional<int64_t> dim, bool keepdim) const {
+  NABLA_TRACED("aminmax", {*this}, {"dim", dim}, {"keepdim", keepdim});
   ops::check_defined(*this, "aminmax");
   NABLA_CHECK(numel() > 0 || dim,
               "aminmax(): cannot compute aminmax over an empty tensor without a dim");
@@ -328,6 +342,7 @@ std::tuple<Tensor, Tensor> Tensor::aminmax(optional<int64_t> dim, bool keepdim) 
 }
 
 Tensor Tensor::histc(int64_t bins, const Scalar& min, const Scalar& max) const {
+  NABLA_TRACED("histc", {*this}, {"bins", bins}, {"min", min}, {"max", max});
   ops::check_defined(*this, "histc");
   NABLA_CHECK(is_floating_point(), "histc: \"histogram_cpu\" not implemented for '", scalar_type(),
               "'");
@@ -359,6 +374,8 @@ Tensor Tensor::histc(int64_t bins, const Scalar& min, const Scalar& max) const {
 }
 
 Tensor Tensor::bincount(const optional<Tensor>& weights, int64_t minlength) const {
+  NABLA_TRACED("bincount", ops::call_inputs({*this, weights ? *weights : Tensor()}),
+               {"minlength", minlength});
   ops::check_defined(*this, "bincount");
   NABLA_CHECK(dim() == 1 && !is_floating_point() && scalar_type() != kBool,
               "bincount only supports 1-d non-negative integral inputs (got ", dim(), " dims of ",
@@ -388,6 +405,7 @@ Tensor Tensor::bincount(const optional<Tensor>& weights, int64_t minlength) cons
 }
 
 Tensor Tensor::trace() const {
+  NABLA_TRACED("trace", {*this});
   ops::check_defined(*this, "trace");
   NABLA_CHECK(dim() == 2, "trace: expected a matrix, but got tensor with dim ", dim());
   return with_node(
@@ -399,6 +417,7 @@ Tensor Tensor::trace() const {
 }
 
 Tensor Tensor::dist(const Tensor& other, const Scalar& p) const {
+  NABLA_TRACED("dist", ops::call_inputs({*this, other}), {"p", p});
   ops::check_defined(*this, "dist");
   ops::check_defined(other, "dist (other)");
   return with_node(
@@ -412,6 +431,7 @@ Tensor Tensor::dist(const Tensor& other, const Scalar& p) const {
 }
 
 Tensor Tensor::renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const {
+  NABLA_TRACED("renorm", {*this}, {"p", p}, {"dim", dim}, {"maxnorm", maxnorm});
   ops::check_defined(*this, "renorm");
   NABLA_CHECK(this->dim() > 1, "renorm: input needs at least 2 dimensions, got ", this->dim(),
               " dimensions");

@@ -11,6 +11,7 @@
 #include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/composite.h"
 #include "ops/registry_impl.h"
 #include "ops/views_backward.h"
@@ -205,6 +206,7 @@ constexpr NodeType<CrossState> kLinalgCrossBackward0{"LinalgCrossBackward0", cro
 }  // namespace
 
 Tensor Tensor::diag(int64_t k) const {
+  NABLA_TRACED("diag", {*this}, {"diagonal", k});
   ops::check_defined(*this, "diag");
   NABLA_CHECK(dim() == 1 || dim() == 2, "diag(): Supports 1D or 2D tensors. Got ", dim(), "D");
   return with_node(
@@ -218,6 +220,7 @@ Tensor Tensor::diag(int64_t k) const {
 }
 
 Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
+  NABLA_TRACED("diag_embed", {*this}, {"offset", offset}, {"dim1", dim1}, {"dim2", dim2});
   ops::check_defined(*this, "diag_embed");
   const int64_t n = dim() + 1;
   const int64_t a = ops::wrap_dim(dim1, n, "diag_embed"), b = ops::wrap_dim(dim2, n, "diag_embed");
@@ -239,11 +242,18 @@ Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
 }
 
 Tensor Tensor::diagflat(int64_t offset) const {
+  NABLA_TRACED("diagflat", {*this}, {"offset", offset});
   ops::check_defined(*this, "diagflat");
   return reshape({-1}).diag(offset);  // as LibTorch 1.13: a DiagBackward0 node
 }
 
+Tensor Tensor::ravel() const {
+  NABLA_TRACED("ravel", {*this});
+  return contiguous().view({-1});
+}
+
 Tensor Tensor::tile(IntArrayRef dims) const {
+  NABLA_TRACED("tile", {*this}, {"dims", dims});
   ops::check_defined(*this, "tile");
   // Fewer reps than dims: ones are prepended (LibTorch's rule), then repeat.
   std::vector<int64_t> reps(dims.begin(), dims.end());
@@ -256,6 +266,7 @@ Tensor Tensor::repeat_interleave(int64_t repeats, optional<int64_t> dim, optiona
 }
 Tensor Tensor::repeat_interleave(const Tensor& repeats, optional<int64_t> dim,
                                  optional<int64_t>) const {
+  NABLA_TRACED("repeat_interleave", ops::call_inputs({*this, repeats}), {"dim", dim});
   ops::check_defined(repeats, "repeat_interleave (repeats)");
   NABLA_CHECK(repeats.dim() <= 1, "repeat_interleave: repeats must be 0-dim or 1-dim tensor, got ",
               repeats.dim());
@@ -279,6 +290,8 @@ Tensor Tensor::repeat_interleave(const Tensor& repeats, optional<int64_t> dim,
 
 Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source,
                          const Scalar& alpha) const {
+  NABLA_TRACED("index_add", ops::call_inputs({*this, index, source}), {"dim", dim},
+               {"alpha", alpha});
   ops::check_defined(*this, "index_add");
   check_index(index, "index_add");
   const int64_t d = ops::wrap_dim(dim, this->dim(), "index_add");
@@ -296,6 +309,7 @@ const Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor&
 }
 
 Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
+  NABLA_TRACED("index_copy", ops::call_inputs({*this, index, source}), {"dim", dim});
   ops::check_defined(*this, "index_copy");
   check_index(index, "index_copy");
   const int64_t d = ops::wrap_dim(dim, this->dim(), "index_copy");
@@ -331,9 +345,11 @@ Tensor index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, con
 }  // namespace
 
 Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value) const {
+  NABLA_TRACED("index_fill", ops::call_inputs({*this, index}), {"dim", dim}, {"value", value});
   return index_fill_impl(*this, dim, index, value, nullptr);
 }
 Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Tensor& value) const {
+  NABLA_TRACED("index_fill", ops::call_inputs({*this, index, value}), {"dim", dim});
   ops::check_defined(value, "index_fill (value)");
   NABLA_CHECK(value.dim() == 0,
               "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
@@ -351,6 +367,7 @@ const Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor
 
 // Positions where mask (broadcast to self) is true take source's leading elements in order.
 Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
+  NABLA_TRACED("masked_scatter", ops::call_inputs({*this, mask, source}));
   ops::check_defined(*this, "masked_scatter");
   NABLA_CHECK(mask.scalar_type() == kBool, "masked_scatter: expected BoolTensor for mask, got ",
               mask.scalar_type());
@@ -376,6 +393,7 @@ const Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) 
 }
 
 Tensor Tensor::take(const Tensor& index) const {
+  NABLA_TRACED("take", ops::call_inputs({*this, index}));
   ops::check_defined(*this, "take");
   ops::check_defined(index, "take (index)");
   NABLA_CHECK(index.scalar_type() == kLong, "take(): Expected a long tensor for index, but got ",
@@ -417,14 +435,17 @@ Tensor Tensor::take_along_dim(const Tensor& indices, optional<int64_t> dim) cons
 }
 
 Tensor Tensor::flipud() const {
+  NABLA_TRACED("flipud", {*this});
   NABLA_CHECK(dim() >= 1, "flipud: Input must be >= 1-d.");
   return flip({0});
 }
 Tensor Tensor::fliplr() const {
+  NABLA_TRACED("fliplr", {*this});
   NABLA_CHECK(dim() >= 2, "fliplr: Input must be >= 2-d.");
   return flip({1});
 }
 Tensor Tensor::rot90(int64_t k, IntArrayRef dims) const {
+  NABLA_TRACED("rot90", {*this}, {"k", k}, {"dims", dims});
   NABLA_CHECK(dims.size() == 2,
               "rot90: expected total rotation dims == 2, but got dims = ", dims.size());
   NABLA_CHECK(dim() >= 2, "rot90: expected total dims >= 2, but got total dims = ", dim());
@@ -452,6 +473,7 @@ Tensor Tensor::rot90(int64_t k, IntArrayRef dims) const {
 }
 
 Tensor Tensor::sum_to_size(IntArrayRef size) const {
+  NABLA_TRACED("sum_to_size", {*this}, {"size", size});
   ops::check_defined(*this, "sum_to_size");
   NABLA_CHECK(static_cast<int64_t>(size.size()) <= dim(), "sum_to_size: size {", size,
               "} is not expandable to size {", sizes(), "}");
@@ -470,6 +492,7 @@ Tensor Tensor::sum_to_size(IntArrayRef size) const {
 
 // ---- Products ---------------------------------------------------------------------------
 Tensor Tensor::inner(const Tensor& other) const {
+  NABLA_TRACED("inner", ops::call_inputs({*this, other}));
   ops::check_defined(*this, "inner");
   if (dim() == 0 || other.dim() == 0) return *this * other;
   NABLA_CHECK(size(-1) == other.size(-1),
@@ -483,6 +506,7 @@ Tensor Tensor::inner(const Tensor& other) const {
 }
 
 Tensor Tensor::kron(const Tensor& other) const {
+  NABLA_TRACED("kron", ops::call_inputs({*this, other}));
   ops::check_defined(*this, "kron");
   const int64_t n = std::max(dim(), other.dim());
   std::vector<int64_t> a(static_cast<size_t>(n - dim()), 1),
@@ -501,6 +525,7 @@ Tensor Tensor::kron(const Tensor& other) const {
 }
 
 Tensor Tensor::cross(const Tensor& other, optional<int64_t> dim) const {
+  NABLA_TRACED("cross", ops::call_inputs({*this, other}), {"dim", dim});
   ops::check_defined(*this, "cross");
   NABLA_CHECK(this->dim() == other.dim(),
               "linalg.cross: inputs must have the same number of dimensions (got ", this->dim(),
@@ -614,6 +639,7 @@ Tensor add_product(const NodeType<AddProductState>& type, const Tensor& self, co
 #define NABLA_ADD_PRODUCT(name, node, product)                                                   \
   Tensor Tensor::name(const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) \
       const {                                                                                    \
+    NABLA_TRACED(#name, ops::call_inputs({*this, a, b}), {"beta", beta}, {"alpha", alpha});      \
     return add_product(node, *this, a, b, beta, alpha, #name, [&] { return product; });          \
   }                                                                                              \
   const Tensor& Tensor::name##_(const Tensor& a, const Tensor& b, const Scalar& beta,            \
@@ -634,6 +660,7 @@ namespace nabla {
 // tensor_split and the h/v/dsplit forms: slices of this tensor (views, so gradients flow
 // through the slices' own nodes).
 std::vector<Tensor> Tensor::tensor_split(int64_t sections, int64_t dim) const {
+  NABLA_TRACED("tensor_split", {*this}, {"sections", sections}, {"dim", dim});
   ops::check_defined(*this, "tensor_split");
   NABLA_CHECK(this->dim() > 0,
               "tensor_split: expected at least a 1-dimensional tensor, got 0 dimensions");
@@ -648,6 +675,7 @@ std::vector<Tensor> Tensor::tensor_split(int64_t sections, int64_t dim) const {
 }
 
 std::vector<Tensor> Tensor::tensor_split(IntArrayRef indices, int64_t dim) const {
+  NABLA_TRACED("tensor_split", {*this}, {"indices", indices}, {"dim", dim});
   ops::check_defined(*this, "tensor_split");
   NABLA_CHECK(this->dim() > 0,
               "tensor_split: expected at least a 1-dimensional tensor, got 0 dimensions");
@@ -683,21 +711,27 @@ std::vector<Tensor> split_along(const Tensor& x, const char* op, int64_t min_dim
 }  // namespace
 
 std::vector<Tensor> Tensor::hsplit(int64_t sections) const {
+  NABLA_TRACED("hsplit", {*this}, {"sections", sections});
   return split_along(*this, "hsplit", 1, dim() == 1 ? 0 : 1, sections, {});
 }
 std::vector<Tensor> Tensor::hsplit(IntArrayRef indices) const {
+  NABLA_TRACED("hsplit", {*this}, {"indices", indices});
   return split_along(*this, "hsplit", 1, dim() == 1 ? 0 : 1, nullopt, indices);
 }
 std::vector<Tensor> Tensor::vsplit(int64_t sections) const {
+  NABLA_TRACED("vsplit", {*this}, {"sections", sections});
   return split_along(*this, "vsplit", 2, 0, sections, {});
 }
 std::vector<Tensor> Tensor::vsplit(IntArrayRef indices) const {
+  NABLA_TRACED("vsplit", {*this}, {"indices", indices});
   return split_along(*this, "vsplit", 2, 0, nullopt, indices);
 }
 std::vector<Tensor> Tensor::dsplit(int64_t sections) const {
+  NABLA_TRACED("dsplit", {*this}, {"sections", sections});
   return split_along(*this, "dsplit", 3, 2, sections, {});
 }
 std::vector<Tensor> Tensor::dsplit(IntArrayRef indices) const {
+  NABLA_TRACED("dsplit", {*this}, {"indices", indices});
   return split_along(*this, "dsplit", 3, 2, nullopt, indices);
 }
 

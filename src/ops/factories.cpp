@@ -6,6 +6,7 @@
 #include <numeric>
 #include <type_traits>
 
+#include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
 #include "ops/registry_impl.h"
 
@@ -13,6 +14,7 @@ namespace nabla {
 namespace {
 
 Tensor finish(Tensor t, const TensorOptions& o) {
+  t.unsafeGetTensorImpl()->mark_factory_made();
   if (o.requires_grad()) t.requires_grad_(true);
   return t;
 }
@@ -28,6 +30,7 @@ Tensor filled(IntArrayRef size, const Scalar& v, const TensorOptions& o, ScalarT
 
 Tensor random_tensor(KernelBackend::Distribution d, IntArrayRef size, optional<Generator> gen,
                      const TensorOptions& o, double a, double b, const char* op) {
+  ops::refuse_while_tracing(op, ops::kRandomFactory);
   Tensor t = ops::empty_tensor(size, o.dtype(), o.device());
   if (d == KernelBackend::Distribution::Uniform || d == KernelBackend::Distribution::Normal)
     NABLA_CHECK(t.is_floating_point(), op, ": expected a floating dtype, got ", t.scalar_type());
@@ -116,6 +119,7 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
 
 Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base,
                 const TensorOptions& o) {
+  ops::UntracedScope untraced;  // a constant when traced, not its steps
   Tensor lin = linspace(start, end, steps, TensorOptions().dtype(kDouble));
   double* p = lin.data_ptr<double>();
   for (int64_t i = 0; i < steps; ++i) p[i] = std::pow(base, p[i]);
@@ -190,6 +194,19 @@ MemoryFormat like_format(const TensorOptions& o, optional<MemoryFormat> mf) {
               "*_like: cannot set memory_format both in TensorOptions and as an explicit argument");
   return mf ? *mf : o.memory_format_opt().value_or(MemoryFormat::Preserve);
 }
+// While tracing, a *_like call whose options the registry entry (a dtype only) cannot
+// hold: requires_grad, or a memory format other than Preserve.
+void refuse_untraceable_like(const char* op, const TensorOptions& o, optional<MemoryFormat> mf) {
+  if (o.requires_grad())
+    ops::refuse_while_tracing(op,
+                              "with requires_grad in its options: the schema has no such "
+                              "attribute");
+  if ((mf && *mf != MemoryFormat::Preserve) ||
+      (o.has_memory_format() && *o.memory_format_opt() != MemoryFormat::Preserve))
+    ops::refuse_while_tracing(op,
+                              "with a memory_format other than Preserve: the schema has no "
+                              "such attribute");
+}
 Tensor filled_like(const Tensor& t, const Scalar& v, const TensorOptions& o,
                    optional<MemoryFormat> mf) {
   TensorOptions lo = like(t, o);
@@ -215,13 +232,19 @@ Tensor empty_like(const Tensor& t, const TensorOptions& o, optional<MemoryFormat
   return finish(ops::empty_tensor(t.sizes(), lo.dtype(), lo.device(), like_format(o, mf), &t), lo);
 }
 Tensor zeros_like(const Tensor& t, const TensorOptions& o, optional<MemoryFormat> mf) {
+  refuse_untraceable_like("zeros_like", o, mf);
+  NABLA_TRACED("zeros_like", {t}, {"dtype", o.dtype_opt()});
   return filled_like(t, 0, o, mf);
 }
 Tensor ones_like(const Tensor& t, const TensorOptions& o, optional<MemoryFormat> mf) {
+  refuse_untraceable_like("ones_like", o, mf);
+  NABLA_TRACED("ones_like", {t}, {"dtype", o.dtype_opt()});
   return filled_like(t, 1, o, mf);
 }
 Tensor full_like(const Tensor& t, const Scalar& v, const TensorOptions& o,
                  optional<MemoryFormat> mf) {
+  refuse_untraceable_like("full_like", o, mf);
+  NABLA_TRACED("full_like", {t}, {"fill_value", v}, {"dtype", o.dtype_opt()});
   return filled_like(t, v, o, mf);
 }
 Tensor rand_like(const Tensor& t, const TensorOptions& o, optional<MemoryFormat> mf) {

@@ -18,6 +18,7 @@
 #include <tuple>
 
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/indexing_utils.h"
 #include "ops/registry_impl.h"
 
@@ -403,13 +404,54 @@ constexpr NodeType<IndexPutState> kIndexPutBackward{"IndexPutBackward0", index_p
 
 }  // namespace
 
+// ---- Tracing (graph::trace) ---------------------------------------------------------------
+// The registry's index and index_put take the index tensors as inputs, one per dim, so an
+// index-tensor list is one node when it has no empty entry (a graph has no undefined
+// values). A TensorIndex list runs, while tracing, as the traced ops it is made of: the
+// basic indices as select, slice and unsqueeze nodes, the index tensors as one index node
+// (Note [Basic vs advanced indexing]).
+namespace {
+
+// [self, indices..., values (if given)] as the registry's index / index_put take them (an
+// empty entry as an undefined input). Called only while tracing.
+std::vector<Tensor> traced_index_inputs(const Tensor& self, const IndexList& indices,
+                                        const Tensor* values, const char* op) {
+  std::vector<Tensor> inputs{self};
+  for (const auto& t : indices) inputs.push_back(t.has_value() ? *t : Tensor());
+  if (values) {
+    ops::check_defined(*values, op);
+    inputs.push_back(*values);
+  }
+  return inputs;
+}
+
+// A TensorIndex whose value the indexing reads as a number (true/false, a 0-dim integer
+// or boolean tensor) would be a constant of the graph: refused while tracing.
+void refuse_index_values(ArrayRef<TensorIndex> indices, const char* op) {
+  for (const TensorIndex& ix : indices) {
+    if (ix.is_boolean())
+      ops::refuse_while_tracing(op, "with a boolean (true/false) index: not an op of the graph");
+    if (ix.is_tensor() && ix.tensor().defined() && ix.tensor().dim() == 0 &&
+        isIntegralType(ix.tensor().scalar_type(), /*include_bool=*/true))
+      ops::refuse_while_tracing(op,
+                                "with a 0-dim integer or boolean index tensor: its value would "
+                                "be a constant of the graph (use an int or a 1-dim index)");
+  }
+}
+
+}  // namespace
+
 // ---- index / index_put_ ---------------------------------------------------------------
 
 Tensor Tensor::index(ArrayRef<TensorIndex> indices) const {
+  if (ops::active_tracer()) refuse_index_values(indices, "index");
   std::vector<optional<Tensor>> tensor_indices;
   Tensor result = apply_slicing(*this, indices, tensor_indices);
   if (any_defined(tensor_indices)) return result.index(tensor_indices);
   if (result.is_same(*this)) {
+    ops::refuse_while_tracing("index",
+                              "with no index, or only an ellipsis: its alias of the "
+                              "input is not an op of the graph");
     Tensor alias = ops::make_view(*this, sizes(), strides(), storage_offset());
     ops::record_view(kAliasBackward, *this, alias);  // Note [Views and in-place]
     return alias;
@@ -424,6 +466,7 @@ Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
 Tensor Tensor::operator[](const Tensor& index) const { return this->index({index}); }
 
 Tensor Tensor::index(const std::vector<optional<Tensor>>& indices) const {
+  NABLA_TRACED("index", traced_index_inputs(*this, indices, nullptr, "index"));
   check_defined_self(*this, "index");
   bool any_index = true;
   Tensor out = no_grad([&] {
@@ -482,6 +525,8 @@ const Tensor& Tensor::index_put_(const std::vector<optional<Tensor>>& indices, c
 
 Tensor Tensor::index_put(const std::vector<optional<Tensor>>& indices, const Tensor& values,
                          bool accumulate) const {
+  NABLA_TRACED("index_put", traced_index_inputs(*this, indices, &values, "index_put"),
+               {"accumulate", accumulate});
   check_defined_self(*this, "index_put");
   Tensor out = no_grad([&] {
     Tensor o = clone();

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/indexing_utils.h"
 #include "ops/registry_impl.h"
 
@@ -133,6 +134,7 @@ void record_scatter(bool accumulate, const Tensor& self, int64_t dim, const Tens
 // ---- index_select / gather / scatter ----------------------------------------------------
 
 Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
+  NABLA_TRACED("index_select", ops::call_inputs({*this, index}), {"dim", dim});
   check_defined_self(*this, "index_select");
   ops::check_defined(index, "index_select (index)");
   ops::check_same_device(*this, index, "index_select");
@@ -217,7 +219,9 @@ const Tensor& scatter_value_impl(const Tensor& self, int64_t dim, const Tensor& 
 
 }  // namespace
 
-Tensor Tensor::gather(int64_t dim, const Tensor& index, bool) const {
+Tensor Tensor::gather(int64_t dim, const Tensor& index, bool sparse_grad) const {
+  NABLA_TRACED("gather", ops::call_inputs({*this, index}), {"dim", dim},
+               {"sparse_grad", sparse_grad});
   int64_t d = check_gather_scatter(*this, dim, index, nullptr, "gather()");
   Tensor out = empty_tensor(index.sizes(), scalar_type(), device());
   backend_for(*this).gather(as_1d_if_scalar(out), as_1d_if_scalar(*this), d,
@@ -245,12 +249,14 @@ const Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tenso
   return scatter_impl(*this, dim, index, src, true, "scatter_add_()");
 }
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
+  NABLA_TRACED("scatter", ops::call_inputs({*this, index, src}), {"dim", dim});
   Tensor out = no_grad([&] { return check_defined_self(*this, "scatter()").clone(); });
   scatter_impl(out, dim, index, src, false, "scatter()");
   record_scatter(false, *this, wrap_dim(dim, this->dim(), "scatter()"), index, src, out);
   return out;
 }
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value) const {
+  NABLA_TRACED("scatter", ops::call_inputs({*this, index}), {"dim", dim}, {"value", value});
   Tensor out = no_grad([&] { return check_defined_self(*this, "scatter()").clone(); });
   scatter_value_impl(out, dim, index, value, "scatter()");
   if (auto node = autograd::record_node(kScatterValueBackward, {this})) {
@@ -261,6 +267,7 @@ Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value) co
   return out;
 }
 Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
+  NABLA_TRACED("scatter_add", ops::call_inputs({*this, index, src}), {"dim", dim});
   Tensor out = no_grad([&] { return check_defined_self(*this, "scatter_add()").clone(); });
   scatter_impl(out, dim, index, src, true, "scatter_add()");
   record_scatter(true, *this, wrap_dim(dim, this->dim(), "scatter_add()"), index, src, out);

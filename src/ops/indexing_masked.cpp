@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/indexing_utils.h"
 #include "ops/registry_impl.h"
 
@@ -124,6 +125,7 @@ void record_masked_fill(const Tensor& self, const Tensor& mask, const Tensor& va
 }  // namespace
 
 Tensor Tensor::masked_select(const Tensor& mask) const {
+  NABLA_TRACED("masked_select", ops::call_inputs({*this, mask}));
   Tensor out = no_grad([&] { return masked_select_impl(*this, mask); });
   if (auto node = autograd::record_node(kMaskedSelectBackward, {this})) {
     node->state.mask = autograd::save(mask);
@@ -154,6 +156,7 @@ const Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) cons
 }
 
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
+  NABLA_TRACED("masked_fill", ops::call_inputs({*this, mask}), {"value", value});
   check_mask(*this, mask, "masked_fill");
   DimVector shape = ops::broadcast_shapes(sizes(), mask.sizes(), "masked_fill");
   Tensor out = empty_tensor(shape, scalar_type(), device());
@@ -165,6 +168,7 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
 }
 
 Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
+  NABLA_TRACED("masked_fill", ops::call_inputs({*this, mask, value}));
   Scalar v = fill_value(value, "masked_fill").item();
   Tensor out = no_grad([&] { return masked_fill(mask, v); });
   record_masked_fill(*this, mask, value, out);
@@ -172,6 +176,7 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
 }
 
 Tensor Tensor::nonzero() const {
+  NABLA_TRACED("nonzero", {*this});
   check_defined_self(*this, "nonzero");
   Tensor b = to(kBool).contiguous();
   const bool* p = b.data_ptr<bool>();

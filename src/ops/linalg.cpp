@@ -345,14 +345,24 @@ Tensor addmm_impl(const Tensor& self, const Tensor& m1, const Tensor& m2, const 
 // ---- Tensor methods ------------------------------------------------------------------
 
 Tensor Tensor::matmul(const Tensor& other) const {
-  NABLA_TRACED("matmul", ops::defined_inputs({*this, other}));
+  NABLA_TRACED("matmul", ops::call_inputs({*this, other}));
   return matmul_impl(*this, other);
 }
-Tensor Tensor::mm(const Tensor& mat2) const { return mm_impl(*this, mat2, "mm"); }
-Tensor Tensor::mv(const Tensor& vec) const { return mv_impl(*this, vec, "mv"); }
-Tensor Tensor::dot(const Tensor& other) const { return dot_impl(*this, other, "dot"); }
+Tensor Tensor::mm(const Tensor& mat2) const {
+  NABLA_TRACED("mm", ops::call_inputs({*this, mat2}));
+  return mm_impl(*this, mat2, "mm");
+}
+Tensor Tensor::mv(const Tensor& vec) const {
+  NABLA_TRACED("mv", ops::call_inputs({*this, vec}));
+  return mv_impl(*this, vec, "mv");
+}
+Tensor Tensor::dot(const Tensor& other) const {
+  NABLA_TRACED("dot", ops::call_inputs({*this, other}));
+  return dot_impl(*this, other, "dot");
+}
 
 Tensor Tensor::bmm(const Tensor& mat2) const {
+  NABLA_TRACED("bmm", ops::call_inputs({*this, mat2}));
   const char* op = "bmm";
   check_operands(*this, mat2, op, "batch1", "batch2");
   NABLA_CHECK(dim() == 3, op, ": batch1 must be a 3D tensor, got ", dim(), "-D tensor of sizes ",
@@ -370,6 +380,7 @@ Tensor Tensor::bmm(const Tensor& mat2) const {
 }
 
 Tensor Tensor::outer(const Tensor& vec2) const {
+  NABLA_TRACED("outer", ops::call_inputs({*this, vec2}));
   ops::check_defined(*this, "outer");
   ops::check_defined(vec2, "outer");
   NABLA_CHECK(dim() == 1, "outer: Expected 1-D argument self, but got ", dim(), "-D (sizes ",
@@ -382,6 +393,7 @@ Tensor Tensor::outer(const Tensor& vec2) const {
 
 Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
                      const Scalar& alpha) const {
+  NABLA_TRACED("addmm", ops::call_inputs({*this, mat1, mat2}), {"beta", beta}, {"alpha", alpha});
   return addmm_impl(*this, mat1, mat2, beta, alpha, "addmm");
 }
 
@@ -412,18 +424,28 @@ const Tensor& Tensor::addmm_(const Tensor& mat1, const Tensor& mat2, const Scala
 // ---- Free functions --------------------------------------------------------------------
 
 Tensor matmul(const Tensor& a, const Tensor& b) { return a.matmul(b); }
-Tensor mm(const Tensor& a, const Tensor& b) { return mm_impl(a, b, "mm"); }
+Tensor mm(const Tensor& a, const Tensor& b) {
+  NABLA_TRACED("mm", ops::call_inputs({a, b}));
+  return mm_impl(a, b, "mm");
+}
 Tensor bmm(const Tensor& a, const Tensor& b) { return a.bmm(b); }
-Tensor mv(const Tensor& a, const Tensor& v) { return mv_impl(a, v, "mv"); }
-Tensor dot(const Tensor& a, const Tensor& b) { return dot_impl(a, b, "dot"); }
+Tensor mv(const Tensor& a, const Tensor& v) {
+  NABLA_TRACED("mv", ops::call_inputs({a, v}));
+  return mv_impl(a, v, "mv");
+}
+Tensor dot(const Tensor& a, const Tensor& b) {
+  NABLA_TRACED("dot", ops::call_inputs({a, b}));
+  return dot_impl(a, b, "dot");
+}
 Tensor outer(const Tensor& a, const Tensor& b) { return a.outer(b); }
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {
+  NABLA_TRACED("addmm", ops::call_inputs({self, mat1, mat2}), {"beta", beta}, {"alpha", alpha});
   return addmm_impl(self, mat1, mat2, beta, alpha, "addmm");
 }
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
-  NABLA_TRACED("linear", ops::defined_inputs({input, weight, bias}));
+  NABLA_TRACED("linear", ops::call_inputs({input, weight, bias}));
   const char* op = "linear";
   ops::check_defined(input, "linear (input)");
   ops::check_defined(weight, "linear (weight)");

@@ -119,6 +119,7 @@ Tensor constant_scalar(const Scalar& s, ScalarType dtype, Device device) {
 
 Tensor scalar_tensor(const Scalar& s, ScalarType dtype, Device device) {
   Tensor t = empty_tensor({}, dtype, device);
+  t.unsafeGetTensorImpl()->mark_factory_made();  // a constant when traced (Note [Tracing])
   if (!device.is_cpu()) {
     backend_for(device).fill(t, s);
     return t;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "nabla/ops/factories.h"
+#include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
 
 namespace nabla {
@@ -56,6 +57,8 @@ namespace nabla {
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement,
                    optional<Generator> gen) {
   ops::check_defined(probs, "multinomial");
+  ops::refuse_while_tracing("multinomial",
+                            "is not in the op table (ops::call), so a static graph cannot hold it");
   NABLA_CHECK(probs.dim() == 1 || probs.dim() == 2,
               "multinomial: prob_dist must be 1 or 2 dim, got ", probs.dim(), " dims (sizes ",
               probs.sizes(), ")");

@@ -6,6 +6,7 @@
 #include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/reduce_utils.h"
 #include "ops/registry_impl.h"
 
@@ -53,6 +54,7 @@ std::tuple<Tensor, Tensor> sorted_prefix(const Tensor& x, int64_t d, int64_t k, 
 }  // namespace
 
 Tensor Tensor::cumsum(int64_t dim, optional<ScalarType> dtype) const {
+  NABLA_TRACED("cumsum", {*this}, {"dim", dim}, {"dtype", dtype});
   ops::check_defined(*this, "cumsum");
   int64_t d = ops::wrap_dim(dim, this->dim(), "cumsum");
   ScalarType t = ops::sum_dtype(scalar_type(), dtype);
@@ -70,6 +72,7 @@ Tensor Tensor::cumsum(int64_t dim, optional<ScalarType> dtype) const {
 }
 
 std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const {
+  NABLA_TRACED("sort", {*this}, {"dim", dim}, {"descending", descending});
   ops::check_defined(*this, "sort");
   int64_t d = ops::wrap_dim(dim, this->dim(), "sort");
   auto result = sorted_prefix(*this, d, this->dim() == 0 ? 1 : size(d), descending);
@@ -78,6 +81,7 @@ std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const {
 }
 
 Tensor Tensor::argsort(int64_t dim, bool descending) const {
+  NABLA_TRACED("argsort", {*this}, {"dim", dim}, {"descending", descending});
   ops::check_defined(*this, "argsort");
   int64_t d = ops::wrap_dim(dim, this->dim(), "argsort");
   return std::get<1>(sorted_prefix(*this, d, this->dim() == 0 ? 1 : size(d), descending));
@@ -86,6 +90,7 @@ Tensor Tensor::argsort(int64_t dim, bool descending) const {
 // Ties are returned in index order (LibTorch leaves their order unspecified); the result
 // is always sorted, which `sorted = false` permits.
 std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const {
+  NABLA_TRACED("topk", {*this}, {"k", k}, {"dim", dim}, {"largest", largest}, {"sorted", sorted});
   ops::check_defined(*this, "topk");
   // LibTorch's kernel has no bool version (a 0-d input does not reach it).
   NABLA_CHECK(scalar_type() != kBool || this->dim() == 0,
@@ -100,6 +105,7 @@ std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bo
 }
 
 std::tuple<Tensor, Tensor> Tensor::kthvalue(int64_t k, int64_t dim, bool keepdim) const {
+  NABLA_TRACED("kthvalue", {*this}, {"k", k}, {"dim", dim}, {"keepdim", keepdim});
   ops::check_defined(*this, "kthvalue");
   int64_t d = ops::wrap_dim(dim, this->dim(), "kthvalue");
   int64_t n = this->dim() == 0 ? 1 : size(d);

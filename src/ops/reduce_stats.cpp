@@ -10,6 +10,7 @@
 #include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/reduce_utils.h"
 #include "ops/registry_impl.h"
 
@@ -166,24 +167,30 @@ constexpr NodeType<ReducedSelfResult> kLogsumexpBackward0{"LogsumexpBackward0", 
 }  // namespace
 
 Tensor Tensor::var(bool unbiased) const {
+  NABLA_TRACED("var", {*this}, {"unbiased", unbiased});
   return std::get<0>(variance(*this, ops::all_dims(dim()), unbiased, false, false, false, "var()"));
 }
 Tensor Tensor::var(IntArrayRef dim, bool unbiased, bool keepdim) const {
+  NABLA_TRACED("var", {*this}, {"dim", dim}, {"unbiased", unbiased}, {"keepdim", keepdim});
   return std::get<0>(variance(*this, reduce_mask(dim, this->dim(), "var()"), unbiased, keepdim,
                               false, false, "var()"));
 }
 Tensor Tensor::std(bool unbiased) const {
+  NABLA_TRACED("std", {*this}, {"unbiased", unbiased});
   return std::get<0>(variance(*this, ops::all_dims(dim()), unbiased, false, true, false, "std()"));
 }
 Tensor Tensor::std(IntArrayRef dim, bool unbiased, bool keepdim) const {
+  NABLA_TRACED("std", {*this}, {"dim", dim}, {"unbiased", unbiased}, {"keepdim", keepdim});
   return std::get<0>(variance(*this, reduce_mask(dim, this->dim(), "std()"), unbiased, keepdim,
                               true, false, "std()"));
 }
 
 Tensor Tensor::norm(const Scalar& p) const {
+  NABLA_TRACED("norm", {*this}, {"p", p});
   return norm_impl(*this, p.toDouble(), ops::all_dims(dim()), false, kNormBackward0);
 }
 Tensor Tensor::norm(optional<Scalar> p, IntArrayRef dim, bool keepdim) const {
+  NABLA_TRACED("norm", {*this}, {"p", p}, {"dim", dim}, {"keepdim", keepdim});
   return norm_impl(*this, p ? p->toDouble() : 2.0, reduce_mask(dim, this->dim(), "norm()"), keepdim,
                    kNormBackward1);
 }
@@ -191,6 +198,7 @@ Tensor Tensor::norm(optional<Scalar> p, IntArrayRef dim, bool keepdim) const {
 // log(sum(exp(x - m))) + m with m the max over the dims; an infinite max is replaced by 0
 // so rows of all -inf give -inf (not nan) and rows holding +inf give +inf.
 Tensor Tensor::logsumexp(IntArrayRef dim, bool keepdim) const {
+  NABLA_TRACED("logsumexp", {*this}, {"dim", dim}, {"keepdim", keepdim});
   ops::check_defined(*this, "logsumexp()");
   Tensor x = is_floating_point() ? *this : to(get_default_dtype());  // ints promote
   const ScalarType t = x.scalar_type();
@@ -217,16 +225,20 @@ Tensor std(const Tensor& x, IntArrayRef dim, bool unbiased, bool keepdim) {
   return x.std(dim, unbiased, keepdim);
 }
 std::tuple<Tensor, Tensor> var_mean(const Tensor& x, bool unbiased) {
+  NABLA_TRACED("var_mean", {x}, {"unbiased", unbiased});
   return variance(x, ops::all_dims(x.dim()), unbiased, false, false, true, "var_mean()");
 }
 std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dim, bool unbiased, bool keepdim) {
+  NABLA_TRACED("var_mean", {x}, {"dim", dim}, {"unbiased", unbiased}, {"keepdim", keepdim});
   return variance(x, reduce_mask(dim, x.dim(), "var_mean()"), unbiased, keepdim, false, true,
                   "var_mean()");
 }
 std::tuple<Tensor, Tensor> std_mean(const Tensor& x, bool unbiased) {
+  NABLA_TRACED("std_mean", {x}, {"unbiased", unbiased});
   return variance(x, ops::all_dims(x.dim()), unbiased, false, true, true, "std_mean()");
 }
 std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dim, bool unbiased, bool keepdim) {
+  NABLA_TRACED("std_mean", {x}, {"dim", dim}, {"unbiased", unbiased}, {"keepdim", keepdim});
   return variance(x, reduce_mask(dim, x.dim(), "std_mean()"), unbiased, keepdim, true, true,
                   "std_mean()");
 }

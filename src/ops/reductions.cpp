@@ -8,6 +8,7 @@
 #include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/reduce_utils.h"
 #include "ops/registry_impl.h"
 
@@ -220,57 +221,79 @@ Tensor logical_reduce(const Tensor& x, const std::vector<bool>& mask, bool keepd
 }  // namespace
 
 Tensor Tensor::sum(optional<ScalarType> dtype) const {
+  NABLA_TRACED("sum", {*this}, {"dtype", dtype});
   return sum_impl(*this, ops::all_dims(dim()), false, dtype, kSumBackward0);
 }
 Tensor Tensor::sum(IntArrayRef dim, bool keepdim, optional<ScalarType> dtype) const {
+  NABLA_TRACED("sum", {*this}, {"dim", dim}, {"keepdim", keepdim}, {"dtype", dtype});
   return sum_impl(*this, reduce_mask(dim, this->dim(), "sum"), keepdim, dtype, kSumBackward1);
 }
 Tensor Tensor::mean(optional<ScalarType> dtype) const {
+  NABLA_TRACED("mean", {*this}, {"dtype", dtype});
   return mean_impl(*this, {}, false, dtype, kMeanBackward0);
 }
 Tensor Tensor::mean(IntArrayRef dim, bool keepdim, optional<ScalarType> dtype) const {
+  NABLA_TRACED("mean", {*this}, {"dim", dim}, {"keepdim", keepdim}, {"dtype", dtype});
   return mean_impl(*this, dim, keepdim, dtype, kMeanBackward1);
 }
 Tensor Tensor::prod(optional<ScalarType> dtype) const {
+  NABLA_TRACED("prod", {*this}, {"dtype", dtype});
   return prod_impl(*this, ops::all_dims(dim()), false, dtype, kProdBackward0);
 }
 Tensor Tensor::prod(int64_t dim, bool keepdim, optional<ScalarType> dtype) const {
+  NABLA_TRACED("prod", {*this}, {"dim", dim}, {"keepdim", keepdim}, {"dtype", dtype});
   return prod_impl(*this, reduce_mask({dim}, this->dim(), "prod"), keepdim, dtype, kProdBackward1);
 }
 
 Tensor Tensor::max() const {
+  NABLA_TRACED("max", {*this});
   check_nonempty_full(*this, "max()");
   return extremum(*this, ops::all_dims(dim()), false, true, kMaxBackward1);
 }
 Tensor Tensor::min() const {
+  NABLA_TRACED("min", {*this});
   check_nonempty_full(*this, "min()");
   return extremum(*this, ops::all_dims(dim()), false, false, kMinBackward1);
 }
 std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
+  NABLA_TRACED("max", {*this}, {"dim", dim}, {"keepdim", keepdim});
   return arg_reduce(*this, dim, keepdim, true, "max()");
 }
 std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
+  NABLA_TRACED("min", {*this}, {"dim", dim}, {"keepdim", keepdim});
   return arg_reduce(*this, dim, keepdim, false, "min()");
 }
 Tensor Tensor::amax(IntArrayRef dim, bool keepdim) const {
+  NABLA_TRACED("amax", {*this}, {"dim", dim}, {"keepdim", keepdim});
   return amax_amin(*this, dim, keepdim, true, "amax()");
 }
 Tensor Tensor::amin(IntArrayRef dim, bool keepdim) const {
+  NABLA_TRACED("amin", {*this}, {"dim", dim}, {"keepdim", keepdim});
   return amax_amin(*this, dim, keepdim, false, "amin()");
 }
 Tensor Tensor::argmax(optional<int64_t> dim, bool keepdim) const {
+  NABLA_TRACED("argmax", {*this}, {"dim", dim}, {"keepdim", keepdim});
   return argmax_argmin(*this, dim, keepdim, true, "argmax()");
 }
 Tensor Tensor::argmin(optional<int64_t> dim, bool keepdim) const {
+  NABLA_TRACED("argmin", {*this}, {"dim", dim}, {"keepdim", keepdim});
   return argmax_argmin(*this, dim, keepdim, false, "argmin()");
 }
 
-Tensor Tensor::all() const { return logical_reduce(*this, ops::all_dims(dim()), false, true); }
-Tensor Tensor::any() const { return logical_reduce(*this, ops::all_dims(dim()), false, false); }
+Tensor Tensor::all() const {
+  NABLA_TRACED("all", {*this});
+  return logical_reduce(*this, ops::all_dims(dim()), false, true);
+}
+Tensor Tensor::any() const {
+  NABLA_TRACED("any", {*this});
+  return logical_reduce(*this, ops::all_dims(dim()), false, false);
+}
 Tensor Tensor::all(int64_t dim, bool keepdim) const {
+  NABLA_TRACED("all", {*this}, {"dim", dim}, {"keepdim", keepdim});
   return logical_reduce(*this, reduce_mask({dim}, this->dim(), "all"), keepdim, true);
 }
 Tensor Tensor::any(int64_t dim, bool keepdim) const {
+  NABLA_TRACED("any", {*this}, {"dim", dim}, {"keepdim", keepdim});
   return logical_reduce(*this, reduce_mask({dim}, this->dim(), "any"), keepdim, false);
 }
 

@@ -5,6 +5,7 @@
 #include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
 #include "ops/registry_impl.h"
 
@@ -88,6 +89,7 @@ std::vector<Tensor> atleast_nd_each(TensorList tensors, int64_t n, const char* o
 // ---- Forwards -----------------------------------------------------------------------------
 
 Tensor cat(TensorList tensors, int64_t dim) {
+  NABLA_TRACED("cat", tensors.vec(), {"dim", dim});
   NABLA_CHECK(!tensors.empty(), "cat(): expected a non-empty list of Tensors");
   ScalarType dtype = kBool;
   size_t valid = tensors.size();
@@ -150,6 +152,7 @@ Tensor cat(TensorList tensors, int64_t dim) {
 Tensor concat(TensorList tensors, int64_t dim) { return cat(tensors, dim); }
 
 Tensor stack(TensorList tensors, int64_t dim) {
+  NABLA_TRACED("stack", tensors.vec(), {"dim", dim});
   NABLA_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
   for (size_t i = 0; i < tensors.size(); ++i)
     NABLA_CHECK(tensors[i].defined(), "stack: expected a defined tensor at entry ", i);
@@ -174,13 +177,18 @@ Tensor stack(TensorList tensors, int64_t dim) {
 }
 
 Tensor hstack(TensorList tensors) {
+  NABLA_TRACED("hstack", tensors.vec());
   std::vector<Tensor> parts = atleast_nd_each(tensors, 1, "hstack");
   return cat(parts, parts[0].dim() == 1 ? 0 : 1);
 }
 
-Tensor vstack(TensorList tensors) { return cat(atleast_nd_each(tensors, 2, "vstack"), 0); }
+Tensor vstack(TensorList tensors) {
+  NABLA_TRACED("vstack", tensors.vec());
+  return cat(atleast_nd_each(tensors, 2, "vstack"), 0);
+}
 
 std::vector<Tensor> broadcast_tensors(TensorList tensors) {
+  NABLA_TRACED("broadcast_tensors", tensors.vec());
   DimVector shape;
   for (size_t i = 0; i < tensors.size(); ++i) {
     ops::check_defined(tensors[i], "broadcast_tensors");
@@ -195,6 +203,7 @@ std::vector<Tensor> broadcast_tensors(TensorList tensors) {
 }
 
 std::vector<Tensor> meshgrid(TensorList tensors, const std::string& indexing) {
+  NABLA_TRACED("meshgrid", tensors.vec(), {"indexing", indexing});
   NABLA_CHECK(!tensors.empty(), "meshgrid expects a non-empty TensorList");
   NABLA_CHECK(indexing == "ij" || indexing == "xy",
               "meshgrid: indexing must be one of \"xy\" or \"ij\", but received: ", indexing);

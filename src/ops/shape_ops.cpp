@@ -10,6 +10,7 @@
 #include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
 #include "ops/registry_impl.h"
 
@@ -103,6 +104,7 @@ constexpr NodeType<ConstantPadState> kConstantPadNdBackward{"ConstantPadNdBackwa
 // ---- Forwards -----------------------------------------------------------------------------
 
 Tensor Tensor::repeat(IntArrayRef repeats) const {
+  NABLA_TRACED("repeat", {*this}, {"repeats", repeats});
   const int64_t n = static_cast<int64_t>(repeats.size());
   NABLA_CHECK(n >= dim(),
               "repeat: Number of dimensions of repeat dims can not be smaller than number "
@@ -135,6 +137,7 @@ Tensor Tensor::repeat(IntArrayRef repeats) const {
 }
 
 Tensor Tensor::flip(IntArrayRef dims) const {
+  NABLA_TRACED("flip", {*this}, {"dims", dims});
   int64_t nd = dim();
   std::vector<bool> seen(std::max<int64_t>(nd, 1), false);
   DimVector st(strides().begin(), strides().end());
@@ -193,6 +196,7 @@ Tensor roll_impl(const Tensor& x, IntArrayRef shifts, IntArrayRef dims) {
 }  // namespace
 
 Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
+  NABLA_TRACED("roll", {*this}, {"shifts", shifts}, {"dims", dims});
   Tensor out;
   {
     NoGradGuard no_grad;  // one RollBackward0 for the whole op
@@ -225,10 +229,17 @@ Tensor tril_triu(const Tensor& x, int64_t k, bool lower, const char* op) {
 
 }  // namespace
 
-Tensor tril(const Tensor& x, int64_t diagonal) { return tril_triu(x, diagonal, true, "tril"); }
-Tensor triu(const Tensor& x, int64_t diagonal) { return tril_triu(x, diagonal, false, "triu"); }
+Tensor tril(const Tensor& x, int64_t diagonal) {
+  NABLA_TRACED("tril", {x}, {"diagonal", diagonal});
+  return tril_triu(x, diagonal, true, "tril");
+}
+Tensor triu(const Tensor& x, int64_t diagonal) {
+  NABLA_TRACED("triu", {x}, {"diagonal", diagonal});
+  return tril_triu(x, diagonal, false, "triu");
+}
 
 Tensor constant_pad_nd(const Tensor& x, IntArrayRef pad, const Scalar& value) {
+  NABLA_TRACED("constant_pad_nd", {x}, {"pad", pad}, {"value", value});
   ops::check_defined(x, "constant_pad_nd");
   const int64_t npad = static_cast<int64_t>(pad.size()) / 2;
   NABLA_CHECK(pad.size() % 2 == 0,
@@ -266,6 +277,7 @@ Tensor constant_pad_nd(const Tensor& x, IntArrayRef pad, const Scalar& value) {
 }
 
 Tensor repeat_interleave(const Tensor& x, int64_t repeats, optional<int64_t> dim) {
+  NABLA_TRACED("repeat_interleave", {x}, {"repeats", repeats}, {"dim", dim});
   ops::check_defined(x, "repeat_interleave");
   NABLA_CHECK(repeats >= 0, "repeat_interleave: repeats can not be negative, got ", repeats);
   Tensor input = x;

@@ -8,6 +8,7 @@
 
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/composite.h"
 #include "ops/registry_impl.h"
 
@@ -193,12 +194,15 @@ const Tensor& fill_from_uniform(const Tensor& self, const char* op, optional<Gen
 }  // namespace
 
 Tensor Tensor::lgamma() const {
+  NABLA_TRACED("lgamma", {*this});
   return elementwise(kLgammaBackward0, *this, "lgamma", [](double v) { return std::lgamma(v); });
 }
 Tensor Tensor::digamma() const {
+  NABLA_TRACED("digamma", {*this});
   return elementwise(kDigammaBackward0, *this, "digamma", digamma_scalar);
 }
 Tensor Tensor::polygamma(int64_t n) const {
+  NABLA_TRACED("polygamma", {*this}, {"n", n});
   NABLA_CHECK(n >= 0, "polygamma(n, x) does not support negative n (got ", n, ")");
   return ops::with_node(
       kPolygammaBackward0, {this},
@@ -211,19 +215,24 @@ Tensor Tensor::polygamma(int64_t n) const {
       });
 }
 Tensor Tensor::erfinv() const {
+  NABLA_TRACED("erfinv", {*this});
   return elementwise(kErfinvBackward0, *this, "erfinv", erfinv_scalar);
 }
 Tensor Tensor::i0() const {
+  NABLA_TRACED("i0", {*this});
   return elementwise(kI0Backward0, *this, "i0",
                      [](double v) { return std::cyl_bessel_i(0.0, std::fabs(v)); });
 }
 Tensor Tensor::asinh() const {
+  NABLA_TRACED("asinh", {*this});
   return elementwise(kAsinhBackward0, *this, "asinh", [](double v) { return std::asinh(v); });
 }
 Tensor Tensor::acosh() const {
+  NABLA_TRACED("acosh", {*this});
   return elementwise(kAcoshBackward0, *this, "acosh", [](double v) { return std::acosh(v); });
 }
 Tensor Tensor::atanh() const {
+  NABLA_TRACED("atanh", {*this});
   return elementwise(kAtanhBackward0, *this, "atanh", [](double v) { return std::atanh(v); });
 }
 
@@ -250,6 +259,7 @@ const Tensor& Tensor::logit_(optional<double> eps) const {
 }
 
 Tensor Tensor::signbit() const {
+  NABLA_TRACED("signbit", {*this});
   ops::check_defined(*this, "signbit");
   if (!is_floating_point()) return lt(0);
   return map_double(

@@ -4,6 +4,7 @@
 
 #include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
+#include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
 #include "ops/registry_impl.h"
 #include "ops/views_backward.h"
@@ -13,6 +14,16 @@ namespace nabla {
 namespace {
 
 struct NoState {};
+
+// While tracing: refuses a memory format the registry's to and clone (which take none, so
+// Preserve) cannot reproduce, i.e. one other than Preserve that `t` is not laid out in.
+void refuse_untraceable_format(const Tensor& t, optional<MemoryFormat> format, const char* op) {
+  if (format && *format != MemoryFormat::Preserve && ops::active_tracer() &&
+      !t.is_contiguous(*format))
+    ops::refuse_while_tracing(op,
+                              "with a memory_format other than Preserve: the schema has no "
+                              "such attribute");
+}
 
 variable_list clone_backward(OpNode<NoState>&, const variable_list& g) { return {g[0]}; }
 constexpr NodeType<NoState> kCloneBackward{"CloneBackward0", clone_backward};
@@ -95,7 +106,10 @@ MemoryFormat Tensor::suggest_memory_format(bool) const {
   return nabla::suggest_memory_format(sizes(), strides());
 }
 
-Tensor Tensor::to(ScalarType dtype, bool, bool copy, optional<MemoryFormat> memory_format) const {
+Tensor Tensor::to(ScalarType dtype, bool non_blocking, bool copy,
+                  optional<MemoryFormat> memory_format) const {
+  refuse_untraceable_format(*this, memory_format, "to");
+  NABLA_TRACED("to", {*this}, {"dtype", dtype}, {"non_blocking", non_blocking}, {"copy", copy});
   const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
   if (!copy && dtype == scalar_type() &&
       (format == MemoryFormat::Preserve || is_contiguous(format)))
@@ -129,12 +143,26 @@ Tensor Tensor::to(const Tensor& other, bool nb, bool copy, optional<MemoryFormat
 }
 
 Tensor Tensor::contiguous(MemoryFormat format) const {
+  if (format != MemoryFormat::Contiguous)
+    ops::refuse_while_tracing("contiguous",
+                              "with a memory format other than Contiguous: the "
+                              "schema has no such attribute");
+  NABLA_TRACED("contiguous", {*this});
   NABLA_CHECK(format != MemoryFormat::Preserve,
               "contiguous: memory format Preserve is not supported by contiguous()");
   return is_contiguous(format) ? *this : clone(format);
 }
 
+// An op of the op table (defined here, not in autograd, so that a traced detach is a node
+// whose output stops the graph's gradient as eager detach does).
+Tensor Tensor::detach() const {
+  NABLA_TRACED("detach", {*this});
+  return detail::alias_storage(*this, sizes(), strides(), storage_offset());
+}
+
 Tensor Tensor::clone(optional<MemoryFormat> memory_format) const {
+  refuse_untraceable_format(*this, memory_format, "clone");
+  NABLA_TRACED("clone", {*this});
   Tensor out = ops::empty_tensor(sizes(), scalar_type(), device(),
                                  memory_format.value_or(MemoryFormat::Preserve), this);
   ops::copy_any(out, *this);
@@ -244,6 +272,8 @@ namespace nabla::ops {
 void registry::add_basic_ops(std::vector<OpSchema>& t) {
   t.push_back(
       op("clone", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].clone()}; }));
+  t.push_back(
+      op("detach", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].detach()}; }));
   t.push_back(op("contiguous", 1, 1, {},
                  [](const V& x, const AttrReader&) -> V { return {x[0].contiguous()}; }));
   t.push_back(op("to", 1, 1,

@@ -223,7 +223,7 @@ const Tensor& clamp_inplace(const Tensor& self, const optional<Scalar>& lo,
 
 #define NABLA_UNARY_OP(name, Kernel, dtype, node, saves, derivative)                           \
   Tensor Tensor::name() const {                                                                \
-    NABLA_TRACED(#name, ops::defined_inputs({*this}));                                         \
+    NABLA_TRACED(#name, ops::call_inputs({*this}));                                            \
     return unary_impl(*this, UnaryOp::Kernel, UnaryDtype::dtype, #name, record_##name);        \
   }                                                                                            \
   const Tensor& Tensor::name##_() const {                                                      \
@@ -232,6 +232,7 @@ const Tensor& clamp_inplace(const Tensor& self, const optional<Scalar>& lo,
   Tensor name(const Tensor& x) { return x.name(); }
 #define NABLA_UNARY_PREDICATE(name, Kernel)                                                \
   Tensor Tensor::name() const {                                                            \
+    NABLA_TRACED(#name, ops::call_inputs({*this}));                                        \
     return unary_impl(*this, UnaryOp::Kernel, UnaryDtype::BoolOut, #name, record_nothing); \
   }                                                                                        \
   Tensor name(const Tensor& x) { return x.name(); }
@@ -240,6 +241,7 @@ const Tensor& clamp_inplace(const Tensor& self, const optional<Scalar>& lo,
 // ---- The ops with attributes --------------------------------------------------------------
 
 Tensor Tensor::pow(const Scalar& e) const {
+  NABLA_TRACED("pow", {*this}, {"exponent", e});
   ops::check_defined(*this, "pow");
   ScalarType t = ops::result_type(*this, e);
   NABLA_CHECK(t != kBool, "pow: not supported for bool tensors");
@@ -257,15 +259,18 @@ const Tensor& Tensor::pow_(const Scalar& e) const {
 }
 
 Tensor Tensor::clamp(optional<Scalar> lo, optional<Scalar> hi) const {
+  NABLA_TRACED("clamp", {*this}, {"min", lo}, {"max", hi});
   return clamp_impl(*this, lo, hi, "clamp", record_clamp);
 }
 const Tensor& Tensor::clamp_(optional<Scalar> lo, optional<Scalar> hi) const {
   return clamp_inplace(*this, lo, hi, "clamp_", record_clamp);
 }
 Tensor Tensor::clamp_min(const Scalar& lo) const {
+  NABLA_TRACED("clamp_min", {*this}, {"min", lo});
   return clamp_impl(*this, lo, nullopt, "clamp_min", record_clamp_min);
 }
 Tensor Tensor::clamp_max(const Scalar& hi) const {
+  NABLA_TRACED("clamp_max", {*this}, {"max", hi});
   return clamp_impl(*this, nullopt, hi, "clamp_max", record_clamp_max);
 }
 const Tensor& Tensor::clamp_min_(const Scalar& lo) const {
@@ -276,19 +281,26 @@ const Tensor& Tensor::clamp_max_(const Scalar& hi) const {
 }
 
 Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope) {
+  NABLA_TRACED("leaky_relu", {x}, {"negative_slope", negative_slope});
   return activation(x, UnaryOp::LeakyRelu, {negative_slope.toDouble(), 0}, "leaky_relu",
                     record_leaky_relu);
 }
 Tensor elu(const Tensor& x, const Scalar& alpha) {
+  NABLA_TRACED("elu", {x}, {"alpha", alpha});
   return activation(x, UnaryOp::Elu, {alpha.toDouble(), 0}, "elu", record_elu);
 }
 Tensor gelu(const Tensor& x, const std::string& approximate) {
+  NABLA_TRACED("gelu", {x}, {"approximate", approximate});
   NABLA_CHECK(approximate == "none" || approximate == "tanh",
               "gelu: approximate must be \"none\" or \"tanh\", got \"", approximate, "\"");
   return activation(x, UnaryOp::Gelu, {approximate == "tanh" ? 1.0 : 0.0, 0}, "gelu", record_gelu);
 }
-Tensor silu(const Tensor& x) { return activation(x, UnaryOp::Silu, {}, "silu", record_silu); }
+Tensor silu(const Tensor& x) {
+  NABLA_TRACED("silu", {x});
+  return activation(x, UnaryOp::Silu, {}, "silu", record_silu);
+}
 Tensor softplus(const Tensor& x, const Scalar& beta, const Scalar& threshold) {
+  NABLA_TRACED("softplus", {x}, {"beta", beta}, {"threshold", threshold});
   NABLA_CHECK(beta.toDouble() != 0, "softplus: beta must be nonzero");
   return activation(x, UnaryOp::Softplus, {beta.toDouble(), threshold.toDouble()}, "softplus",
                     record_softplus);

@@ -158,6 +158,7 @@ Tensor unsqueeze_view(const Tensor& t, int64_t d) {
 // ---- Forwards -----------------------------------------------------------------------------
 
 Tensor Tensor::view(IntArrayRef size) const {
+  NABLA_TRACED("view", {*this}, {"size", size});
   DimVector shape = infer_size(size, numel(), "view");
   DimVector st;
   NABLA_CHECK(view_strides(sizes(), strides(), shape, st), "view: size ", shape,
@@ -170,6 +171,7 @@ Tensor Tensor::view(IntArrayRef size) const {
 }
 
 Tensor Tensor::reshape(IntArrayRef size) const {
+  NABLA_TRACED("reshape", {*this}, {"shape", size});
   DimVector shape = infer_size(size, numel(), "reshape");
   DimVector st;
   if (view_strides(sizes(), strides(), shape, st)) {
@@ -193,7 +195,13 @@ Tensor ops::unsafe_view(const Tensor& t, IntArrayRef shape) {
   return reshape_result(kUnsafeViewBackward, t, shape);
 }
 
-Tensor Tensor::expand(IntArrayRef size, bool) const {
+Tensor Tensor::expand_as(const Tensor& other) const {
+  NABLA_TRACED("expand_as", ops::call_inputs({*this, other}));
+  return expand(other.sizes());
+}
+
+Tensor Tensor::expand(IntArrayRef size, bool implicit) const {
+  NABLA_TRACED("expand", {*this}, {"size", size}, {"implicit", implicit});
   int64_t n = static_cast<int64_t>(size.size());
   NABLA_CHECK(n >= dim(), "expand: the number of sizes provided (", n,
               ") must be greater or equal to the number of dimensions in the tensor (", dim(), ")");
@@ -224,12 +232,14 @@ Tensor Tensor::expand(IntArrayRef size, bool) const {
 }
 
 Tensor Tensor::squeeze() const {
+  NABLA_TRACED("squeeze", {*this});
   Tensor out = squeeze_view(*this);
   record_sizes(kSqueezeBackward0, *this, out);
   return out;
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
+  NABLA_TRACED("squeeze", {*this}, {"dim", d});
   d = wrap_dim(d, dim(), "squeeze");
   Tensor out = squeeze_dim_view(*this, d);
   if (auto node = record_view(kSqueezeBackward1, *this, out)) node->state = {d, squeezes(*this, d)};
@@ -237,6 +247,7 @@ Tensor Tensor::squeeze(int64_t d) const {
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
+  NABLA_TRACED("unsqueeze", {*this}, {"dim", d});
   d = wrap_dim(d, dim() + 1, "unsqueeze");
   Tensor out = unsqueeze_view(*this, d);
   if (auto node = record_view(kUnsqueezeBackward0, *this, out)) node->state.dim = d;
@@ -265,7 +276,7 @@ const Tensor& Tensor::unsqueeze_(int64_t d) const {
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
-  NABLA_TRACED("flatten", ops::defined_inputs({*this}), {"start_dim", start_dim},
+  NABLA_TRACED("flatten", ops::call_inputs({*this}), {"start_dim", start_dim},
                {"end_dim", end_dim});
   if (dim() == 0) return reshape({1});
   int64_t s = wrap_dim(start_dim, dim(), "flatten"), e = wrap_dim(end_dim, dim(), "flatten");
@@ -282,6 +293,7 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
 }
 
 Tensor Tensor::unflatten(int64_t d, IntArrayRef sz) const {
+  NABLA_TRACED("unflatten", {*this}, {"dim", d}, {"sizes", sz});
   d = wrap_dim(d, dim(), "unflatten");
   NABLA_CHECK(!sz.empty(), "unflatten: sizes must be non-empty");
   DimVector inner = infer_size(sz, sizes()[d], "unflatten");
@@ -293,6 +305,8 @@ Tensor Tensor::unflatten(int64_t d, IntArrayRef sz) const {
 }
 
 Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, optional<int64_t> offset) const {
+  NABLA_TRACED("as_strided", {*this}, {"size", size}, {"stride", stride},
+               {"storage_offset", offset});
   int64_t off = offset.value_or(storage_offset());
   ops::check_in_bounds(*this, size, stride, off, "as_strided");
   Tensor out = make_view(*this, size, stride, off);

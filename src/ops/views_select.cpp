@@ -7,6 +7,7 @@
 #include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
 #include "ops/registry_impl.h"
 #include "ops/views_backward.h"
@@ -91,6 +92,7 @@ Tensor select_view(const Tensor& t, int64_t d, int64_t index) {
 // ---- Forwards -----------------------------------------------------------------------------
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
+  NABLA_TRACED("narrow", {*this}, {"dim", d}, {"start", start}, {"length", length});
   NABLA_CHECK(dim() > 0, "narrow: cannot be applied to a 0-dim tensor.");
   d = wrap_dim(d, dim(), "narrow");
   int64_t size = sizes()[d];
@@ -103,6 +105,7 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
 }
 
 Tensor Tensor::select(int64_t d, int64_t index) const {
+  NABLA_TRACED("select", {*this}, {"dim", d}, {"index", index});
   NABLA_CHECK(dim() > 0, "select: cannot be applied to a 0-dim tensor.");
   d = wrap_dim(d, dim(), "select");
   int64_t size = sizes()[d];
@@ -117,6 +120,7 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
 
 Tensor Tensor::slice(int64_t d, optional<int64_t> start_o, optional<int64_t> end_o,
                      int64_t step) const {
+  NABLA_TRACED("slice", {*this}, {"dim", d}, {"start", start_o}, {"end", end_o}, {"step", step});
   NABLA_CHECK(dim() > 0, "slice: cannot be applied to a 0-dim tensor.");
   d = wrap_dim(d, dim(), "slice");
   NABLA_CHECK(step > 0, "slice: slice step must be positive, got ", step);
@@ -133,6 +137,7 @@ Tensor Tensor::slice(int64_t d, optional<int64_t> start_o, optional<int64_t> end
 }
 
 std::vector<Tensor> Tensor::unbind(int64_t d) const {
+  NABLA_TRACED("unbind", {*this}, {"dim", d});
   NABLA_CHECK(dim() > 0, "unbind: dimension specified as 0 but tensor has no dimensions");
   d = wrap_dim(d, dim(), "unbind");
   std::vector<Tensor> out;
@@ -142,6 +147,7 @@ std::vector<Tensor> Tensor::unbind(int64_t d) const {
 }
 
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
+  NABLA_TRACED("split", {*this}, {"split_size", split_size}, {"dim", d});
   NABLA_CHECK(dim() > 0, "split: expects at least a 1-dimensional tensor");
   d = wrap_dim(d, dim(), "split");
   NABLA_CHECK(split_size >= 0, "split: split_size must be non-negative, got ", split_size);
@@ -162,6 +168,7 @@ std::vector<Tensor> Tensor::split(IntArrayRef split_sizes, int64_t d) const {
 }
 
 std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d) const {
+  NABLA_TRACED("split_with_sizes", {*this}, {"split_sizes", split_sizes}, {"dim", d});
   NABLA_CHECK(dim() > 0, "split_with_sizes: expects at least a 1-dimensional tensor");
   d = wrap_dim(d, dim(), "split_with_sizes");
   int64_t total = 0;
@@ -186,6 +193,7 @@ std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d)
 }
 
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
+  NABLA_TRACED("chunk", {*this}, {"chunks", chunks}, {"dim", d});
   NABLA_CHECK(dim() > 0, "chunk: expects at least a 1-dimensional tensor");
   NABLA_CHECK(chunks > 0, "chunk: chunk expects `chunks` to be greater than 0, got: ", chunks);
   d = wrap_dim(d, dim(), "chunk");

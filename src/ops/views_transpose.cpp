@@ -5,6 +5,7 @@
 
 #include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
+#include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
 #include "ops/registry_impl.h"
 #include "ops/views_backward.h"
@@ -95,6 +96,7 @@ Tensor transpose_view(const Tensor& t, int64_t d0, int64_t d1) {
 // ---- Forwards -----------------------------------------------------------------------------
 
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
+  NABLA_TRACED("transpose", {*this}, {"dim0", d0}, {"dim1", d1});
   int64_t n = dim();
   d0 = wrap_dim(d0, n, "transpose");
   d1 = wrap_dim(d1, n, "transpose");
@@ -115,6 +117,7 @@ const Tensor& Tensor::transpose_(int64_t d0, int64_t d1) const {
 }
 
 Tensor Tensor::t() const {
+  NABLA_TRACED("t", {*this});
   NABLA_CHECK(dim() <= 2, "t: expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
   Tensor out = transpose_view(*this, 0, dim() < 2 ? 0 : 1);
   record_view(kTBackward0, *this, out);
@@ -130,6 +133,7 @@ const Tensor& Tensor::t_() const {
 
 // As LibTorch 1.13, a 0-d tensor is its own transpose (returned itself).
 Tensor Tensor::mT() const {
+  NABLA_TRACED("mT", {*this});
   NABLA_CHECK(
       dim() != 1,
       "mT: tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.");
@@ -143,6 +147,7 @@ Tensor Tensor::matrix_H() const {
 }
 
 Tensor Tensor::permute(IntArrayRef dims) const {
+  NABLA_TRACED("permute", {*this}, {"dims", dims});
   int64_t n = dim();
   NABLA_CHECK(static_cast<int64_t>(dims.size()) == n,
               "permute: number of dims don't match in permute: got ", dims, " for a tensor of ", n,
@@ -163,6 +168,7 @@ Tensor Tensor::permute(IntArrayRef dims) const {
 }
 
 Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
+  NABLA_TRACED("movedim", {*this}, {"source", source}, {"destination", destination});
   const int64_t n = dim();
   NABLA_CHECK(source.size() == destination.size(),
               "movedim: Invalid source or destination dims: source (", source,
@@ -190,6 +196,8 @@ Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
 }
 
 Tensor Tensor::movedim(int64_t source, int64_t destination) const {
+  NABLA_TRACED("movedim", {*this}, {"source", std::vector<int64_t>{source}},
+               {"destination", std::vector<int64_t>{destination}});
   int64_t n = dim();
   int64_t s = wrap_dim(source, n, "movedim"), d = wrap_dim(destination, n, "movedim");
   std::vector<int64_t> order;
@@ -200,6 +208,7 @@ Tensor Tensor::movedim(int64_t source, int64_t destination) const {
 }
 
 Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
+  NABLA_TRACED("diagonal", {*this}, {"offset", offset}, {"dim1", dim1}, {"dim2", dim2});
   int64_t n = dim();
   NABLA_CHECK(n >= 2, "diagonal: expected a tensor of at least 2 dims, got ", n);
   int64_t a = wrap_dim(dim1, n, "diagonal"), b = wrap_dim(dim2, n, "diagonal");
@@ -227,6 +236,7 @@ Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
 }
 
 Tensor Tensor::unfold(int64_t dimension, int64_t size, int64_t step) const {
+  NABLA_TRACED("unfold", {*this}, {"dimension", dimension}, {"size", size}, {"step", step});
   const int64_t n = dim();
   const int64_t d = wrap_dim(dimension, n, "unfold");
   const int64_t len = n == 0 ? 1 : sizes()[d];

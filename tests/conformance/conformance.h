@@ -257,7 +257,10 @@ struct Coverage {
   long zero_fill_cases = 0;  // without LibTorch: forwards rerun on zero-filled new memory
   long zero_fill_grads = 0;  // without LibTorch: backwards rerun on zero-filled new memory
   std::set<std::string> called_by_name;  // registry ops some entry calls by name
-  long node_name_checks = 0;             // outputs whose grad_fn name was compared
+  long traced_cases = 0;                 // cases whose direct call ran again as a traced graph
+  std::set<std::string> traced_as_node;  // registry ops some entry traced into one node of theirs
+  std::map<std::string, std::string> untraced;  // registry op -> an entry's trace error
+  long node_name_checks = 0;                    // outputs whose grad_fn name was compared
   std::map<std::string, std::string> node_name_differences;  // entry -> difference (fails)
   std::map<std::string, std::string> marked_node_names;      // entry -> difference (why)
   std::vector<std::string> known_differences;                // entries that still differ

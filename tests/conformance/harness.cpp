@@ -15,6 +15,8 @@
 #include "grad_checks.h"
 #include "libtorch_checks.h"
 #include "nabla/backend/isa.h"
+#include "nabla/graph.h"
+#include "nabla/ops/trace.h"
 
 namespace conform {
 
@@ -44,7 +46,7 @@ class EntryTest : public ::testing::Test {
         for (const Sample& s : samples) {
           std::string where = "[" + std::string(nabla::dtype_name(dtype)) + ", seed " +
                               std::to_string(seed) + ", inputs " + s.what + "]";
-          run_case(s, where, fail);
+          run_case(s, where, seed == 1, fail);
         }
       }
     }
@@ -76,7 +78,7 @@ class EntryTest : public ::testing::Test {
 
  private:
   template <class Fail>
-  void run_case(const Sample& s, const std::string& where, Fail& fail) {
+  void run_case(const Sample& s, const std::string& where, bool first_seed, Fail& fail) {
     ++coverage().cases;
     // LibTorch runs first, on its own copy: whatever nabla does to the inputs cannot reach it.
     std::unique_ptr<TorchCase> want;
@@ -96,7 +98,10 @@ class EntryTest : public ::testing::Test {
     } catch (const std::exception& err) {
       return fail(where, std::string("nabla threw a non-nabla::Error exception: ") + err.what());
     }
-    if (!e_->call_name.empty()) check_by_name(s, got, nabla_threw, where, fail);
+    if (!e_->call_name.empty()) {
+      check_by_name(s, got, nabla_threw, where, fail);
+      if (!nabla_threw && first_seed) check_traced(s, where, fail);
+    }
     if (!e_->error_fragment.empty()) {
       ++coverage().error_cases;
       if (want && torch_error.empty())
@@ -148,6 +153,62 @@ class EntryTest : public ::testing::Test {
     for (size_t i = 0; i < got.size(); ++i) {
       std::string diff = exact_diff(direct[i], got[i]);
       if (!diff.empty()) fail(where, "ops::call output " + std::to_string(i) + ": " + diff);
+    }
+  }
+
+  // The direct call traced into a static graph (graph::trace) must give exactly its
+  // outputs when the graph runs; the graph's node for an entry called by name should be
+  // one node of that op (Registry.EveryRegisteredOpIsTraced counts them). Random ops see
+  // the same seed both times.
+  template <class Fail>
+  void check_traced(const Sample& s, const std::string& where, Fail& fail) {
+    ++coverage().traced_cases;
+    constexpr uint64_t kSeed = 20261125;
+    auto fn = [this](const std::vector<nabla::Tensor>& in) { return e_->nabla_fn(in).list; };
+    nabla::graph::Graph graph;
+    try {
+      graph = nabla::graph::trace(fn, s.inputs);
+    } catch (const nabla::Error& err) {
+      // A random factory is refused by design (ops::kRandomFactory).
+      if (std::string(err.what()).find(nabla::ops::kRandomFactory) != std::string::npos)
+        coverage().traced_as_node.insert(e_->call_name);
+      else
+        coverage().untraced.emplace(e_->call_name, e_->group + "." + e_->name + ": " + err.what());
+      return;
+    }
+    const std::vector<nabla::graph::Value>& outs = graph.outputs();
+    // A factory without tensor inputs (zeros, arange) is a constant of the graph.
+    const bool factory = nabla::ops::schema(e_->call_name).max_inputs == 0;
+    // Else one node of the op whose inputs are leaves; detach nodes around it do not count
+    // (entries of ops LibTorch cannot differentiate detach their inputs or outputs).
+    auto skip_detach = [this](nabla::graph::Value v) {
+      while (v.op() == "detach" && e_->call_name != "detach") v = v.inputs()[0];
+      return v;
+    };
+    bool own_node = !outs.empty();
+    if (own_node && factory) own_node = outs[0].op().empty();
+    if (own_node && !factory) {
+      nabla::graph::Value node = skip_detach(outs[0]);
+      own_node = node.op() == e_->call_name;
+      for (const nabla::graph::Value& in : node.inputs())
+        own_node = own_node && skip_detach(in).op().empty();
+    }
+    if (own_node) coverage().traced_as_node.insert(e_->call_name);
+    std::vector<nabla::Tensor> direct, got;
+    try {
+      nabla::manual_seed(kSeed);
+      direct = fn(s.inputs);
+      nabla::manual_seed(kSeed);
+      got = graph.forward(outs);
+    } catch (const std::exception& err) {
+      return fail(where, std::string("traced graph: threw ") + err.what());
+    }
+    if (got.size() != direct.size())
+      return fail(where, "traced graph gave " + std::to_string(got.size()) +
+                             " outputs, the direct call " + std::to_string(direct.size()));
+    for (size_t i = 0; i < got.size(); ++i) {
+      std::string diff = exact_diff(direct[i], got[i]);
+      if (!diff.empty()) fail(where, "traced graph output " + std::to_string(i) + ": " + diff);
     }
   }
 
@@ -208,6 +269,9 @@ class CoverageReport : public ::testing::Environment {
     std::cout << "[conformance] ops::call: " << c.by_name_cases << " cases by name, "
               << c.called_by_name.size() << " of " << nabla::ops::all_schemas().size()
               << " registered ops\n";
+    std::cout << "[conformance] graph::trace: " << c.traced_cases << " cases traced, "
+              << c.traced_as_node.size() << " of " << nabla::ops::all_schemas().size()
+              << " registered ops traced as one node of their own\n";
     if constexpr (!kWithLibTorch)
       std::cout << "[conformance] poisoned new memory: " << c.zero_fill_cases << " forwards and "
                 << c.zero_fill_grads << " backwards rerun on zero-filled memory"
@@ -230,6 +294,28 @@ class CoverageReport : public ::testing::Environment {
   }
 };
 
+// Runs after every entry: each registered op must have been traced (graph::trace) into one
+// node of its own by some entry called by name (a factory without tensor inputs: into a
+// constant, or refused if it draws random numbers). Skipped when a filter left entries out.
+class EveryRegisteredOpIsTraced : public ::testing::Test {
+ public:
+  void TestBody() override {
+    const Coverage& c = coverage();
+    if (c.entries_run != static_cast<int>(registry().size()))
+      GTEST_SKIP() << "only " << c.entries_run << " of " << registry().size() << " entries ran";
+    std::string missing;
+    int n = 0;
+    for (const nabla::ops::OpSchema* op : nabla::ops::all_schemas()) {
+      if (c.traced_as_node.count(op->name)) continue;
+      ++n;
+      auto why = c.untraced.find(op->name);
+      missing += "\n  " + op->name + ": " +
+                 (why != c.untraced.end() ? why->second : "traced, but not as one node of its own");
+    }
+    EXPECT_EQ(n, 0) << n << " registered ops not traced as a node of their own:" << missing;
+  }
+};
+
 void register_tests() {
   std::set<std::string> seen;
   for (const OpEntry& e : registry()) {
@@ -241,6 +327,9 @@ void register_tests() {
     ::testing::RegisterTest(e.group.c_str(), e.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
                             [p]() -> ::testing::Test* { return new EntryTest(p); });
   }
+  ::testing::RegisterTest("TraceCoverage", "EveryRegisteredOpIsTraced", nullptr, nullptr, __FILE__,
+                          __LINE__,
+                          []() -> ::testing::Test* { return new EveryRegisteredOpIsTraced; });
 }
 
 }  // namespace

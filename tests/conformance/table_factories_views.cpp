@@ -540,6 +540,9 @@ std::vector<OpEntry> view_entries() {
           g, "contiguous", s, [](const auto& x) { return x[0].contiguous(); },
           Opt().dtypes(kAllTypes).call("contiguous")),
       op(
+          g, "detach", s, [](const auto& x) { return x[0].detach(); },
+          Opt().dtypes(kAllTypes).call("detach")),
+      op(
           g, "clone", s, [](const auto& x) { return x[0].clone(); },
           Opt().dtypes(kAllTypes).call("clone")),
       op(

@@ -76,36 +76,94 @@ TEST(GraphTrace, AnLstmStepHasTwoOutputs) {
   EXPECT_EQ(graph.last_forward_computed(), 1);
 }
 
-TEST(GraphTrace, UntracedOpsAndInPlaceChangesAreErrors) {
+namespace {
+// A custom Function: not an op of the op table.
+struct Twice : autograd::Function<Twice> {
+  static Tensor forward(autograd::AutogradContext*, const Tensor& x) { return x * 2.0; }
+  static autograd::variable_list backward(autograd::AutogradContext*, autograd::variable_list g) {
+    return {g[0] * 2.0};
+  }
+};
+}  // namespace
+
+TEST(GraphTrace, WhatAGraphCannotHoldIsAnError) {
   Tensor x = rand({3, 4});
-  // cumsum has no tracer hook yet: its result reaching a traced op is refused.
-  expect_error(
-      [&] { g::trace([](const std::vector<Tensor>& in) { return in[0].cumsum(1).relu(); }, {x}); },
-      {"graph::trace", "'relu'", "cannot be traced yet", "CumsumBackward0"});
-  // An untraced result returned directly.
-  expect_error(
-      [&] { g::trace([](const std::vector<Tensor>& in) { return in[0].cumsum(1); }, {x}); },
-      {"graph::trace", "not made by a traced op"});
+  auto trace1 = [&](std::function<Tensor(const Tensor&)> f) {
+    return g::trace([&](const std::vector<Tensor>& in) { return f(in[0]); }, {x});
+  };
+  expect_error([&] { trace1([](const Tensor& t) { return Twice::apply(t).relu(); }); },
+               {"graph::trace", "custom autograd Function", "Twice"});
+  // Computed before tracing with a history the graph could not pass a gradient into.
+  Tensor w = rand({3, 4}).requires_grad_();
+  Tensor computed = w * 3.0;
+  expect_error([&] { trace1([&](const Tensor& t) { return t + computed; }); },
+               {"graph::trace", "'add'", "computed before tracing", "MulBackward"});
   // A traced tensor changed in place.
   expect_error(
       [&] {
-        g::trace(
-            [](const std::vector<Tensor>& in) {
-              Tensor h = in[0].tanh();
-              {
-                NoGradGuard no_grad;
-                h.mul_(2.0);
-              }
-              return h.exp();
-            },
-            {x});
+        trace1([](const Tensor& t) {
+          Tensor h = t.tanh();
+          {
+            NoGradGuard no_grad;
+            h.mul_(2.0);
+          }
+          return h.exp();
+        });
       },
-      {"graph::trace", "changed in place"});
+      {"graph::trace", "'exp'", "changed in place"});
+  // A constant made inside and then changed in place: the graph would keep the change once.
+  expect_error(
+      [&] {
+        trace1([](const Tensor& t) {
+          Tensor c = zeros({3, 4});
+          c.add_(1.0);
+          return t * c;
+        });
+      },
+      {"graph::trace", "'mul'", "made by a factory and then changed in place"});
+  // Random factories: one draw would become a constant.
+  expect_error([&] { trace1([](const Tensor& t) {
+                       return t + randn({3, 4});
+                     }); },
+               {"graph::trace", "randn", "draws random numbers"});
   // Constants made inside the traced code are fine.
-  g::Graph graph = g::trace(
-      [](const std::vector<Tensor>& in) {
-        return in[0] * full({3, 4}, 2.0);
-      },
-      {x});
+  g::Graph graph = trace1([](const Tensor& t) { return t * full({3, 4}, 2.0); });
   EXPECT_TRUE(allclose(graph.forward(graph.outputs()[0]), x * 2.0));
+}
+
+// Absent optional inputs before present ones are constants without a value: a batch norm
+// without affine parameters but with running stats, an LSTM without a state.
+TEST(GraphTrace, AbsentOptionalInputsKeepTheirPlace) {
+  manual_seed(3);
+  nn::BatchNorm1d bn(nn::BatchNorm1dOptions(4).affine(false));
+  bn->eval();
+  Tensor x = rand({5, 4});
+  g::Graph graph = g::trace([&](const std::vector<Tensor>& in) { return bn(in[0]); }, {x});
+  EXPECT_TRUE(allclose(graph.forward(graph.outputs()[0]), bn(x)));
+  nn::LSTM lstm(nn::LSTMOptions(4, 3));
+  Tensor seq = rand({6, 2, 4});
+  g::Graph rnn = g::trace(
+      [&](const std::vector<Tensor>& in) { return std::get<0>(lstm->forward(in[0])); }, {seq});
+  EXPECT_TRUE(allclose(rnn.forward(rnn.outputs()[0]), std::get<0>(lstm->forward(seq))));
+  // Its gradients flow to the parameters through the graph as in eager code.
+  g::Value loss = rnn.call("sum", {rnn.outputs()[0]});
+  rnn.forward(loss);
+  rnn.backward(loss);
+  Tensor eager = std::get<0>(lstm->forward(seq)).sum();
+  std::vector<Tensor> want = autograd::grad({eager}, lstm->parameters());
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_TRUE(allclose(lstm->parameters()[i].grad(), want[i], 1e-5, 1e-6)) << i;
+}
+
+// detach in traced code is a node that stops the gradient, as in eager code.
+TEST(GraphTrace, DetachStopsTheGradient) {
+  Tensor w = rand({3}).requires_grad_();
+  Tensor x = rand({3});
+  g::Graph graph = g::trace(
+      [&](const std::vector<Tensor>& in) { return (in[0] * w).detach() * w + in[0] * w; }, {x});
+  g::Value loss = graph.call("sum", {graph.outputs()[0]});
+  graph.forward(loss);
+  graph.backward(loss);
+  Tensor y = (x * w).detach() * w + x * w;
+  EXPECT_TRUE(allclose(w.grad(), autograd::grad({y.sum()}, {w})[0]));
 }

@@ -114,6 +114,9 @@ class CustomNode final : public Node {
 
 namespace detail {
 std::string demangle_type(const char* mangled);
+/// Throws while graph::trace records on this thread: a custom Function is not an op of the
+/// op table, so a static graph cannot hold it (nor its backward).
+void refuse_custom_function_while_tracing(const char* mangled);
 inline void finish_custom_function(const std::shared_ptr<CustomNode>& node,
                                    const variable_list& inputs, variable_list& outputs,
                                    bool any_grad) {
@@ -136,6 +139,7 @@ template <class T>
 struct Function {
   template <class... Args>
   static auto apply(Args&&... args) {
+    detail::refuse_custom_function_while_tracing(typeid(T).name());
     variable_list inputs;
     std::vector<int> index;
     int pos = 0;

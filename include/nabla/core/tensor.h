@@ -195,7 +195,7 @@ class Tensor {
   Tensor slice(int64_t dim = 0, optional<int64_t> start = nullopt, optional<int64_t> end = nullopt,
                int64_t step = 1) const;
   Tensor expand(IntArrayRef size, bool implicit = false) const;
-  Tensor expand_as(const Tensor& other) const { return expand(other.sizes()); }
+  Tensor expand_as(const Tensor& other) const;
   Tensor broadcast_to(IntArrayRef size) const { return expand(size); }
   Tensor squeeze() const;
   Tensor squeeze(int64_t dim) const;
@@ -623,7 +623,7 @@ class Tensor {
   Tensor mH() const { return mT(); }
   Tensor adjoint() const { return mT(); }
   Tensor matrix_H() const;
-  Tensor ravel() const { return contiguous().view({-1}); }  // as LibTorch (ViewBackward0)
+  Tensor ravel() const;  // contiguous().view({-1}), as LibTorch (ViewBackward0)
   Tensor narrow_copy(int64_t dim, int64_t start, int64_t length) const {
     return narrow(dim, start, length).clone(MemoryFormat::Contiguous);
   }

@@ -60,6 +60,15 @@ class TensorImpl {
   }
   autograd::AutogradMeta& ensure_autograd_meta();
 
+  /// The trace that was recording on this thread when this tensor was made (0: none),
+  /// so that graph::trace can tell a tensor its code computed without a traced op from
+  /// one it read from outside (Note [Tracing], src/graph/trace.cpp).
+  uint32_t trace_epoch() const { return trace_epoch_; }
+  /// Whether a factory (zeros, tensor, from_blob, ...) made this tensor: made while
+  /// tracing, it is a constant of the graph, not an untraced computation.
+  bool factory_made() const { return factory_made_; }
+  void mark_factory_made() { factory_made_ = true; }
+
  private:
   void refresh();
 
@@ -70,10 +79,16 @@ class TensorImpl {
   int64_t numel_ = 1;
   ScalarType dtype_;
   bool contiguous_ = true;
+  bool factory_made_ = false;
+  uint32_t trace_epoch_;
   // Created on first use, possibly by several threads at once (Note [Lazy autograd meta],
   // tensor_impl.cpp); owned, deleted with the tensor.
   std::atomic<autograd::AutogradMeta*> autograd_meta_{nullptr};
 };
+
+/// The trace recording on this thread (0: none); new TensorImpls take it. Set by
+/// graph::trace while the traced code runs.
+inline thread_local uint32_t t_trace_epoch = 0;
 
 /// Row-major strides for `sizes`.
 DimVector contiguous_strides(IntArrayRef sizes);

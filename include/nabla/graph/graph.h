@@ -38,6 +38,10 @@ class Value {
   Value() = default;
   /// The node's name, unique in its graph (given, or the op's name and a number).
   const std::string& name() const;
+  /// The op the node computes ("matmul"), empty for an input, parameter or constant.
+  const std::string& op() const;
+  /// The values the node computes from, in order (none for a leaf).
+  std::vector<Value> inputs() const;
   /// Bumped each time the node's value changes: a leaf by set_value or an in-place
   /// change of its tensor (an optimizer step), an op node each time it is recomputed.
   /// 0 while it has no value.
@@ -91,7 +95,8 @@ class Graph {
   /// of the tensor (an optimizer's step) are seen by the next forward, and backward
   /// accumulates into the tensor's .grad(), so an optimizer over the tensor trains the graph.
   Value parameter(std::string name, Tensor value);
-  /// A leaf without gradient.
+  /// A leaf without gradient. An undefined `value` stands for an absent optional input of
+  /// the ops that read theirs by position (ops::call passes it on undefined).
   Value constant(Tensor value, std::string name = "");
   /// A node computing op `op` of the op table (ops::call) on `inputs`, with attributes
   /// by name as ops::call takes them. The op name, the number of inputs and the

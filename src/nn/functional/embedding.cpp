@@ -2,6 +2,7 @@
 #include "nabla/nn/functional/embedding.h"
 
 #include "nabla/autograd/grad_mode.h"
+#include "nabla/ops/trace.h"
 
 namespace nabla::nn::functional {
 
@@ -22,6 +23,9 @@ Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncO
     if (padding_idx < 0) padding_idx += v;
   }
   if (o.max_norm().has_value()) {
+    ops::refuse_while_tracing("embedding",
+                              "with max_norm: the weight is renormalized in place, which a "
+                              "static graph would not repeat");
     NoGradGuard no_grad;
     nabla::embedding_renorm_(weight, input.contiguous(), *o.max_norm(), o.norm_type());
   }

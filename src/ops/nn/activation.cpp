@@ -10,6 +10,7 @@
 #include "nabla/ops/activation.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/nn/nn_registry.h"
 #include "ops/op_utils.h"
 
@@ -217,6 +218,7 @@ constexpr NodeType<RreluState> kRrelu{"RreluWithNoiseBackward0", rrelu_backward}
 }  // namespace
 
 Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  NABLA_TRACED("hardtanh", ops::call_inputs({self}), {"min_val", min_val}, {"max_val", max_val});
   ops::check_defined(self, "hardtanh");
   const double lo = min_val.toDouble(), hi = max_val.toDouble();
   NABLA_CHECK(lo <= hi, "hardtanh: min_val (", lo, ") must be less than or equal to max_val (", hi,
@@ -227,7 +229,10 @@ const Tensor& hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar&
   return apply_inplace(self, "hardtanh_",
                        [&](const Tensor& x) { return hardtanh(x, min_val, max_val); });
 }
-Tensor relu6(const Tensor& self) { return hardtanh(self, 0, 6); }
+Tensor relu6(const Tensor& self) {
+  NABLA_TRACED("relu6", ops::call_inputs({self}));
+  return hardtanh(self, 0, 6);
+}
 const Tensor& relu6_(const Tensor& self) { return hardtanh_(self, 0, 6); }
 const Tensor& relu_(const Tensor& self) { return self.relu_(); }
 const Tensor& leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
@@ -239,6 +244,7 @@ const Tensor& elu_(const Tensor& self, const Scalar& alpha) {
 }
 
 Tensor hardsigmoid(const Tensor& self) {
+  NABLA_TRACED("hardsigmoid", ops::call_inputs({self}));
   check_floating(self, "hardsigmoid");
   return with_node(no_grad([&] { return (self / 6 + 0.5).clamp(0, 1); }), self, kHardsigmoid);
 }
@@ -246,6 +252,7 @@ const Tensor& hardsigmoid_(const Tensor& self) {
   return apply_inplace(self, "hardsigmoid_", [](const Tensor& x) { return hardsigmoid(x); });
 }
 Tensor hardswish(const Tensor& self) {
+  NABLA_TRACED("hardswish", ops::call_inputs({self}));
   check_floating(self, "hardswish");
   return with_node(no_grad([&] { return self * hardsigmoid(self); }), self, kHardswish);
 }
@@ -254,6 +261,7 @@ const Tensor& hardswish_(const Tensor& self) {
 }
 
 Tensor selu(const Tensor& self) {
+  NABLA_TRACED("selu", ops::call_inputs({self}));
   check_floating(self, "selu");
   // LibTorch's selu is elu with a scale: its node is EluBackward0.
   return with_elu_node(no_grad([&] { return elu(self, kSeluAlpha) * kSeluScale; }), self, kElu,
@@ -263,6 +271,7 @@ const Tensor& selu_(const Tensor& self) {
   return apply_inplace(self, "selu_", [](const Tensor& x) { return selu(x); });
 }
 Tensor celu(const Tensor& self, const Scalar& alpha) {
+  NABLA_TRACED("celu", ops::call_inputs({self}), {"alpha", alpha});
   check_floating(self, "celu");
   const double a = alpha.toDouble();
   NABLA_CHECK(a != 0, "celu: alpha must be nonzero (ZeroDivisionError), got 0");
@@ -274,6 +283,7 @@ const Tensor& celu_(const Tensor& self, const Scalar& alpha) {
   return apply_inplace(self, "celu_", [&](const Tensor& x) { return celu(x, alpha); });
 }
 Tensor mish(const Tensor& self) {
+  NABLA_TRACED("mish", ops::call_inputs({self}));
   check_floating(self, "mish");
   Tensor t, out;
   {
@@ -292,6 +302,7 @@ const Tensor& silu_(const Tensor& self) {
   return apply_inplace(self, "silu_", [](const Tensor& x) { return silu(x); });
 }
 Tensor log_sigmoid(const Tensor& self) {
+  NABLA_TRACED("log_sigmoid", ops::call_inputs({self}));
   check_floating(self, "log_sigmoid");
   // min(x, 0) - log1p(exp(-|x|)): exp never overflows and nothing is cut off at a
   // threshold (-softplus(-x) would return x itself below -20, off by exp(x)).
@@ -299,15 +310,18 @@ Tensor log_sigmoid(const Tensor& self) {
                    kLogSigmoid);
 }
 Tensor softsign(const Tensor& self) {
+  NABLA_TRACED("softsign", ops::call_inputs({self}));
   check_floating(self, "softsign");
   return self / (self.abs() + 1);
 }
 Tensor tanhshrink(const Tensor& self) {
+  NABLA_TRACED("tanhshrink", ops::call_inputs({self}));
   check_floating(self, "tanhshrink");
   return self - self.tanh();
 }
 
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  NABLA_TRACED("threshold", ops::call_inputs({self}), {"threshold", threshold}, {"value", value});
   ops::check_defined(self, "threshold");
   // NaN fails `x <= threshold` and passes through, as in LibTorch.
   Tensor below = no_grad([&] { return self <= threshold; });
@@ -320,6 +334,7 @@ const Tensor& threshold_(const Tensor& self, const Scalar& th, const Scalar& val
 }
 
 Tensor glu(const Tensor& self, int64_t dim) {
+  NABLA_TRACED("glu", ops::call_inputs({self}), {"dim", dim});
   check_floating(self, "glu");
   NABLA_CHECK(self.dim() > 0, "glu: does not support scalars (0-d tensors)");
   const int64_t d = ops::wrap_dim(dim, self.dim(), "glu");
@@ -331,6 +346,7 @@ Tensor glu(const Tensor& self, int64_t dim) {
 }
 
 Tensor prelu(const Tensor& self, const Tensor& weight) {
+  NABLA_TRACED("prelu", ops::call_inputs({self, weight}));
   check_floating(self, "prelu");
   ops::check_defined(weight, "prelu (weight)");
   const int64_t channels = self.dim() >= 2 ? self.size(1) : 1;
@@ -349,12 +365,14 @@ Tensor prelu(const Tensor& self, const Tensor& weight) {
 }
 
 Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
+  NABLA_TRACED("hardshrink", ops::call_inputs({self}), {"lambd", lambd});
   ops::check_defined(self, "hardshrink");
   Tensor inside = no_grad([&] { return self.abs() <= lambd; });  // NaN: false, passes through
   return with_mask_node(no_grad([&] { return where(inside, Scalar(0), self); }), self, kHardshrink,
                         [&] { return inside; });
 }
 Tensor softshrink(const Tensor& self, const Scalar& lambd) {
+  NABLA_TRACED("softshrink", ops::call_inputs({self}), {"lambd", lambd});
   check_floating(self, "softshrink");
   const double l = lambd.toDouble();
   NABLA_CHECK(l >= 0, "softshrink: lambda must be greater or equal to 0, but found to be ", l, ".");
@@ -365,6 +383,8 @@ Tensor softshrink(const Tensor& self, const Scalar& lambd) {
 }
 
 Tensor rrelu(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training) {
+  NABLA_TRACED("rrelu", ops::call_inputs({self}), {"lower", lower}, {"upper", upper},
+               {"training", training});
   check_floating(self, "rrelu");
   const double lo = lower.toDouble(), hi = upper.toDouble();
   NABLA_CHECK(lo <= hi, "rrelu: lower bound (", lo, ") must be less than or equal to upper bound (",

@@ -341,7 +341,7 @@ Tensor conv_transpose_nd(const char* op, const Tensor& input, const Tensor& weig
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
               IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  NABLA_TRACED("conv2d", ops::defined_inputs({input, weight, bias}), {"stride", stride.vec()},
+  NABLA_TRACED("conv2d", ops::call_inputs({input, weight, bias}), {"stride", stride.vec()},
                {"padding", padding.vec()}, {"dilation", dilation.vec()}, {"groups", groups});
   return conv_nd("conv2d", input, weight, bias, conv_args("conv2d", stride, padding, dilation, 2),
                  groups, 2);
@@ -349,23 +349,32 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
               std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  NABLA_TRACED("conv2d", ops::call_inputs({input, weight, bias}), {"stride", stride},
+               {"padding", padding}, {"dilation", dilation}, {"groups", groups});
   return conv_string_padding("conv2d", input, weight, bias, stride, padding, dilation, groups, 2);
 }
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
               IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  NABLA_TRACED("conv1d", ops::call_inputs({input, weight, bias}), {"stride", stride},
+               {"padding", padding}, {"dilation", dilation}, {"groups", groups});
   return conv_nd("conv1d", input, weight, bias, conv_args("conv1d", stride, padding, dilation, 1),
                  groups, 1);
 }
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
               std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  NABLA_TRACED("conv1d", ops::call_inputs({input, weight, bias}), {"stride", stride},
+               {"padding", padding}, {"dilation", dilation}, {"groups", groups});
   return conv_string_padding("conv1d", input, weight, bias, stride, padding, dilation, groups, 1);
 }
 
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias,
                         IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
                         int64_t groups, IntArrayRef dilation) {
+  NABLA_TRACED("conv_transpose2d", ops::call_inputs({input, weight, bias}), {"stride", stride},
+               {"padding", padding}, {"output_padding", output_padding}, {"groups", groups},
+               {"dilation", dilation});
   const char* op = "conv_transpose2d";
   return conv_transpose_nd(op, input, weight, bias, conv_args(op, stride, padding, dilation, 2),
                            ops::window_pair(op, "output_padding", output_padding, 2),
@@ -375,6 +384,9 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias,
                         IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
                         int64_t groups, IntArrayRef dilation) {
+  NABLA_TRACED("conv_transpose1d", ops::call_inputs({input, weight, bias}), {"stride", stride},
+               {"padding", padding}, {"output_padding", output_padding}, {"groups", groups},
+               {"dilation", dilation});
   const char* op = "conv_transpose1d";
   const Pair o = ops::window_pair(op, "output_padding", output_padding, 1);
   return conv_transpose_nd(op, input, weight, bias, conv_args(op, stride, padding, dilation, 1),

@@ -8,6 +8,7 @@
 #include "nabla/ops/dropout.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/nn/nn_registry.h"
 #include "ops/op_utils.h"
 
@@ -91,24 +92,28 @@ const Tensor& inplace(const Tensor& self, double p, bool train, bool feature, bo
 }  // namespace
 
 Tensor dropout(const Tensor& input, double p, bool train) {
+  NABLA_TRACED("dropout", ops::call_inputs({input}), {"p", p}, {"train", train});
   return dropout_impl(input, p, train, false, false, "dropout");
 }
 const Tensor& dropout_(const Tensor& self, double p, bool train) {
   return inplace(self, p, train, false, false, "dropout_");
 }
 Tensor feature_dropout(const Tensor& input, double p, bool train) {
+  NABLA_TRACED("feature_dropout", ops::call_inputs({input}), {"p", p}, {"train", train});
   return dropout_impl(input, p, train, true, false, "feature_dropout");
 }
 const Tensor& feature_dropout_(const Tensor& self, double p, bool train) {
   return inplace(self, p, train, true, false, "feature_dropout_");
 }
 Tensor alpha_dropout(const Tensor& input, double p, bool train) {
+  NABLA_TRACED("alpha_dropout", ops::call_inputs({input}), {"p", p}, {"train", train});
   return dropout_impl(input, p, train, false, true, "alpha_dropout");
 }
 const Tensor& alpha_dropout_(const Tensor& self, double p, bool train) {
   return inplace(self, p, train, false, true, "alpha_dropout_");
 }
 Tensor feature_alpha_dropout(const Tensor& input, double p, bool train) {
+  NABLA_TRACED("feature_alpha_dropout", ops::call_inputs({input}), {"p", p}, {"train", train});
   return dropout_impl(input, p, train, true, true, "feature_alpha_dropout");
 }
 const Tensor& feature_alpha_dropout_(const Tensor& self, double p, bool train) {

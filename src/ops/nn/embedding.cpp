@@ -9,6 +9,7 @@
 #include "nabla/ops/embedding.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/nn/nn_registry.h"
 #include "ops/op_utils.h"
 
@@ -56,6 +57,8 @@ Tensor checked_indices(const Tensor& indices, int64_t bound, const char* op) {
 
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx,
                  bool scale_grad_by_freq, bool sparse) {
+  NABLA_TRACED("embedding", ops::call_inputs({weight, indices}), {"padding_idx", padding_idx},
+               {"scale_grad_by_freq", scale_grad_by_freq}, {"sparse", sparse});
   const char* op = "embedding";
   ops::check_defined(weight, op);
   NABLA_CHECK(weight.dim() == 2, op,
@@ -100,6 +103,7 @@ const Tensor& embedding_renorm_(const Tensor& self, const Tensor& indices, doubl
 }
 
 Tensor one_hot(const Tensor& self, int64_t num_classes) {
+  NABLA_TRACED("one_hot", ops::call_inputs({self}), {"num_classes", num_classes});
   const char* op = "one_hot";
   ops::check_defined(self, op);
   NABLA_CHECK(self.scalar_type() == kLong, op,

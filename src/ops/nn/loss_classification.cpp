@@ -186,6 +186,8 @@ constexpr NodeType<BceWithLogitsState> kBinaryCrossEntropyWithLogits{
 
 Tensor nll_loss_nd(const Tensor& input, const Tensor& target, const Tensor& weight,
                    int64_t reduction, int64_t ignore_index) {
+  NABLA_TRACED("nll_loss_nd", ops::call_inputs({input, target, weight}), {"reduction", reduction},
+               {"ignore_index", ignore_index});
   check_class_target("nll_loss", input, target, weight, ignore_index);
   if (input.dim() <= 2)
     return nll_loss_node(kNllLoss, input, target, weight, reduction, ignore_index);
@@ -204,6 +206,8 @@ Tensor nll_loss_nd(const Tensor& input, const Tensor& target, const Tensor& weig
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t reduction,
                 int64_t ignore_index) {
+  NABLA_TRACED("nll_loss", ops::call_inputs({input, target, weight}), {"reduction", reduction},
+               {"ignore_index", ignore_index});
   NABLA_CHECK(!input.defined() || input.dim() <= 2, "nll_loss: input must be 1-d or 2-d, got ",
               input.dim(), " dims (use nll_loss_nd / F::nll_loss for (N, C, d1, ...))");
   return nll_loss_nd(input, target, weight, reduction, ignore_index);
@@ -211,6 +215,8 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 
 Tensor nll_loss2d(const Tensor& input, const Tensor& target, const Tensor& weight,
                   int64_t reduction, int64_t ignore_index) {
+  NABLA_TRACED("nll_loss2d", ops::call_inputs({input, target, weight}), {"reduction", reduction},
+               {"ignore_index", ignore_index});
   NABLA_CHECK(input.defined() && input.dim() == 4,
               "nll_loss2d: input must be 4-d (N, C, H, W), got ", input.defined() ? input.dim() : 0,
               " dims");
@@ -219,7 +225,7 @@ Tensor nll_loss2d(const Tensor& input, const Tensor& target, const Tensor& weigh
 
 Tensor cross_entropy_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                           int64_t reduction, int64_t ignore_index, double label_smoothing) {
-  NABLA_TRACED("cross_entropy_loss", ops::defined_inputs({input, target, weight}),
+  NABLA_TRACED("cross_entropy_loss", ops::call_inputs({input, target, weight}),
                {"reduction", reduction}, {"ignore_index", ignore_index},
                {"label_smoothing", label_smoothing});
   NABLA_CHECK(input.defined() && target.defined(),
@@ -275,6 +281,8 @@ Tensor cross_entropy_loss(const Tensor& input, const Tensor& target, const Tenso
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             int64_t reduction) {
+  NABLA_TRACED("binary_cross_entropy", ops::call_inputs({input, target, weight}),
+               {"reduction", reduction});
   NABLA_CHECK(input.defined() && target.defined(),
               "binary_cross_entropy: input and target must be defined");
   check_same_shape("binary_cross_entropy", input, target);
@@ -303,6 +311,8 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const Tensor& weight, const Tensor& pos_weight,
                                         int64_t reduction) {
+  NABLA_TRACED("binary_cross_entropy_with_logits",
+               ops::call_inputs({input, target, weight, pos_weight}), {"reduction", reduction});
   NABLA_CHECK(input.defined() && target.defined(),
               "binary_cross_entropy_with_logits: input and target must be defined");
   check_same_shape("binary_cross_entropy_with_logits", input, target);

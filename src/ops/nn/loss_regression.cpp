@@ -110,7 +110,7 @@ Tensor pair_loss(const NodeType<PairLossState>& type, const Tensor& input, const
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
-  NABLA_TRACED("mse_loss", ops::defined_inputs({input, target}), {"reduction", reduction});
+  NABLA_TRACED("mse_loss", ops::call_inputs({input, target}), {"reduction", reduction});
   check_pair("mse_loss", input, target);
   return pair_loss(kMseLoss, input, target, reduction, 0, [&] {
     Tensor d = input - target;
@@ -119,11 +119,14 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
+  NABLA_TRACED("l1_loss", ops::call_inputs({input, target}), {"reduction", reduction});
   check_pair("l1_loss", input, target);
   return reduce_loss((input - target).abs(), reduction, "l1_loss");
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reduction, double beta) {
+  NABLA_TRACED("smooth_l1_loss", ops::call_inputs({input, target}), {"reduction", reduction},
+               {"beta", beta});
   check_pair("smooth_l1_loss", input, target);
   NABLA_CHECK(beta >= 0, "smooth_l1_loss: beta must be non-negative, got ", beta);
   return pair_loss(kSmoothL1Loss, input, target, reduction, beta, [&] {
@@ -134,6 +137,8 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reducti
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, int64_t reduction, double delta) {
+  NABLA_TRACED("huber_loss", ops::call_inputs({input, target}), {"reduction", reduction},
+               {"delta", delta});
   check_pair("huber_loss", input, target);
   NABLA_CHECK(delta > 0, "huber_loss: delta must be positive, got ", delta);
   return pair_loss(kHuberLoss, input, target, reduction, delta, [&] {
@@ -144,6 +149,7 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, int64_t reduction, 
 }
 
 Tensor soft_margin_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
+  NABLA_TRACED("soft_margin_loss", ops::call_inputs({input, target}), {"reduction", reduction});
   check_pair("soft_margin_loss", input, target);
   return pair_loss(kSoftMarginLoss, input, target, reduction, 0, [&] {
     return reduce_loss((-target * input).exp().log1p(), reduction, "soft_margin_loss");
@@ -151,6 +157,8 @@ Tensor soft_margin_loss(const Tensor& input, const Tensor& target, int64_t reduc
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, int64_t reduction, bool log_target) {
+  NABLA_TRACED("kl_div", ops::call_inputs({input, target}), {"reduction", reduction},
+               {"log_target", log_target});
   check_pair("kl_div", input, target);
   Tensor loss;
   if (log_target) {
@@ -165,6 +173,8 @@ Tensor kl_div(const Tensor& input, const Tensor& target, int64_t reduction, bool
 
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                            double margin, int64_t reduction) {
+  NABLA_TRACED("margin_ranking_loss", ops::call_inputs({input1, input2, target}),
+               {"margin", margin}, {"reduction", reduction});
   check_pair("margin_ranking_loss", input1, target);
   check_pair("margin_ranking_loss", input2, target);
   return reduce_loss((-target * (input1 - input2) + margin).clamp_min(0), reduction,
@@ -173,6 +183,8 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
 
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin,
                             int64_t reduction) {
+  NABLA_TRACED("hinge_embedding_loss", ops::call_inputs({input, target}), {"margin", margin},
+               {"reduction", reduction});
   check_pair("hinge_embedding_loss", input, target);
   Tensor margin_clamp = (margin - input).clamp_min(0);
   Tensor out_margin = where(target.ne(1), margin_clamp, zeros_like(margin_clamp));
@@ -182,6 +194,8 @@ Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double ma
 
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                              double margin, int64_t reduction) {
+  NABLA_TRACED("cosine_embedding_loss", ops::call_inputs({input1, input2, target}),
+               {"margin", margin}, {"reduction", reduction});
   NABLA_CHECK(input1.defined() && input2.defined() && target.defined(),
               "cosine_embedding_loss: undefined input");
   ops::check_same_shape("cosine_embedding_loss", input1, input2);
@@ -201,6 +215,8 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
 
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full,
                         double eps, int64_t reduction) {
+  NABLA_TRACED("poisson_nll_loss", ops::call_inputs({input, target}), {"log_input", log_input},
+               {"full", full}, {"eps", eps}, {"reduction", reduction});
   check_pair("poisson_nll_loss", input, target);
   Tensor loss = log_input ? input.exp() - target * input : input - target * (input + eps).log();
   if (full) {
@@ -212,6 +228,9 @@ Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_inpu
 
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
                            double margin, double p, double eps, bool swap, int64_t reduction) {
+  NABLA_TRACED("triplet_margin_loss", ops::call_inputs({anchor, positive, negative}),
+               {"margin", margin}, {"p", p}, {"eps", eps}, {"swap", swap},
+               {"reduction", reduction});
   NABLA_CHECK(anchor.defined() && positive.defined() && negative.defined(),
               "triplet_margin_loss: undefined input");
   NABLA_CHECK(

@@ -11,6 +11,7 @@
 #include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/nn/nn_registry.h"
 #include "ops/op_utils.h"
 
@@ -209,7 +210,10 @@ constexpr NodeType<GroupNormState> kGroupNorm{"NativeGroupNormBackward0", group_
 
 Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                   const Tensor& running_mean, const Tensor& running_var, bool training,
-                  double momentum, double eps, bool /*cudnn_enabled*/) {
+                  double momentum, double eps, bool cudnn_enabled) {
+  NABLA_TRACED("batch_norm", ops::call_inputs({input, weight, bias, running_mean, running_var}),
+               {"training", training}, {"momentum", momentum}, {"eps", eps},
+               {"cudnn_enabled", cudnn_enabled});
   const char* op = "batch_norm";
   check_input(input, op);
   NABLA_CHECK(input.dim() >= 2, op, ": expected an input of at least 2 dims [N, C, *], got sizes ",
@@ -259,7 +263,10 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
 }
 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight,
-                  const Tensor& bias, double eps, bool /*cudnn_enable*/) {
+                  const Tensor& bias, double eps, bool cudnn_enable) {
+  NABLA_TRACED("layer_norm", ops::call_inputs({input, weight, bias}),
+               {"normalized_shape", normalized_shape}, {"eps", eps},
+               {"cudnn_enable", cudnn_enable});
   const char* op = "layer_norm";
   check_input(input, op);
   const int64_t nd = static_cast<int64_t>(normalized_shape.size());
@@ -311,7 +318,9 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
 }
 
 Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias,
-                  double eps, bool /*cudnn_enabled*/) {
+                  double eps, bool cudnn_enabled) {
+  NABLA_TRACED("group_norm", ops::call_inputs({input, weight, bias}), {"num_groups", num_groups},
+               {"eps", eps}, {"cudnn_enabled", cudnn_enabled});
   const char* op = "group_norm";
   check_input(input, op);
   NABLA_CHECK(input.dim() >= 2, op, ": expected an input of at least 2 dims [N, C, *], got sizes ",
@@ -356,6 +365,9 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
 Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                      const Tensor& running_mean, const Tensor& running_var, bool use_input_stats,
                      double momentum, double eps, bool cudnn_enabled) {
+  NABLA_TRACED("instance_norm", ops::call_inputs({input, weight, bias, running_mean, running_var}),
+               {"use_input_stats", use_input_stats}, {"momentum", momentum}, {"eps", eps},
+               {"cudnn_enabled", cudnn_enabled});
   const char* op = "instance_norm";
   check_input(input, op);
   NABLA_CHECK(input.dim() >= 2, op, ": expected an input of at least 2 dims [N, C, *], got sizes ",

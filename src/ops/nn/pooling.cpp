@@ -199,6 +199,9 @@ constexpr NodeType<AdaptiveAvgPoolState> kAdaptiveAvgPool{"AdaptiveAvgPool2DBack
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size,
                                                    IntArrayRef stride, IntArrayRef padding,
                                                    IntArrayRef dilation, bool ceil_mode) {
+  NABLA_TRACED("max_pool2d_with_indices", ops::call_inputs({input}), {"kernel_size", kernel_size},
+               {"stride", stride}, {"padding", padding}, {"dilation", dilation},
+               {"ceil_mode", ceil_mode});
   const char* op = "max_pool2d";
   check_input(op, input);
   NABLA_CHECK(input.scalar_type() != kBool && input.scalar_type() != kInt, op,
@@ -220,7 +223,7 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
 
 Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  NABLA_TRACED("max_pool2d", ops::defined_inputs({input}), {"kernel_size", kernel_size.vec()},
+  NABLA_TRACED("max_pool2d", ops::call_inputs({input}), {"kernel_size", kernel_size.vec()},
                {"stride", stride.vec()}, {"padding", padding.vec()}, {"dilation", dilation.vec()},
                {"ceil_mode", ceil_mode});
   return std::get<0>(
@@ -229,6 +232,9 @@ Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 
 Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  NABLA_TRACED("max_pool1d", ops::call_inputs({input}), {"kernel_size", kernel_size},
+               {"stride", stride}, {"padding", padding}, {"dilation", dilation},
+               {"ceil_mode", ceil_mode});
   NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
               "max_pool1d: expected 2-d or 3-d input, got ", input.defined() ? input.dim() : 0,
               " dims");
@@ -244,6 +250,9 @@ Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
                   IntArrayRef padding, bool ceil_mode, bool count_include_pad,
                   optional<int64_t> divisor_override) {
+  NABLA_TRACED("avg_pool2d", ops::call_inputs({input}), {"kernel_size", kernel_size},
+               {"stride", stride}, {"padding", padding}, {"ceil_mode", ceil_mode},
+               {"count_include_pad", count_include_pad}, {"divisor_override", divisor_override});
   const char* op = "avg_pool2d";
   check_input(op, input);
   NABLA_CHECK(input.is_floating_point(), op, ": input must be floating, got ", input.scalar_type());
@@ -266,6 +275,9 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 
 Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
                   IntArrayRef padding, bool ceil_mode, bool count_include_pad) {
+  NABLA_TRACED("avg_pool1d", ops::call_inputs({input}), {"kernel_size", kernel_size},
+               {"stride", stride}, {"padding", padding}, {"ceil_mode", ceil_mode},
+               {"count_include_pad", count_include_pad});
   NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
               "avg_pool1d: expected 2-d or 3-d input, got ", input.defined() ? input.dim() : 0,
               " dims");
@@ -277,6 +289,7 @@ Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
+  NABLA_TRACED("adaptive_avg_pool2d", ops::call_inputs({input}), {"output_size", output_size});
   const auto o = adaptive_size("adaptive_avg_pool2d", input, output_size);
   NABLA_CHECK(input.is_floating_point(), "adaptive_avg_pool2d: input must be floating, got ",
               input.scalar_type());
@@ -293,6 +306,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
 }
 
 Tensor adaptive_avg_pool1d(const Tensor& input, IntArrayRef output_size) {
+  NABLA_TRACED("adaptive_avg_pool1d", ops::call_inputs({input}), {"output_size", output_size});
   NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
               "adaptive_avg_pool1d: expected 2-d or 3-d ", "input, got ",
               input.defined() ? input.dim() : 0, " dims");
@@ -303,6 +317,7 @@ Tensor adaptive_avg_pool1d(const Tensor& input, IntArrayRef output_size) {
 }
 
 std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, IntArrayRef output_size) {
+  NABLA_TRACED("adaptive_max_pool2d", ops::call_inputs({input}), {"output_size", output_size});
   const auto o = adaptive_size("adaptive_max_pool2d", input, output_size);
   const int64_t h = input.size(-2), w = input.size(-1);
   auto shape = out_shape(input, o[0], o[1]);

@@ -13,6 +13,7 @@
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/padding.h"
+#include "nabla/ops/trace.h"
 #include "nabla/ops/upsample.h"
 #include "ops/nn/nn_registry.h"
 
@@ -254,18 +255,23 @@ Tensor upsample(const char* op, const NodeType<UpsampleState>& type, const Tenso
 }  // namespace
 
 Tensor reflection_pad1d(const Tensor& input, IntArrayRef pad) {
+  NABLA_TRACED("reflection_pad1d", ops::call_inputs({input}), {"padding", pad});
   return pad_last_dims("reflection_pad1d", kReflectionPad1d, input, pad, PadMode::Reflect, 1);
 }
 Tensor reflection_pad2d(const Tensor& input, IntArrayRef pad) {
+  NABLA_TRACED("reflection_pad2d", ops::call_inputs({input}), {"padding", pad});
   return pad_last_dims("reflection_pad2d", kReflectionPad2d, input, pad, PadMode::Reflect, 2);
 }
 Tensor replication_pad1d(const Tensor& input, IntArrayRef pad) {
+  NABLA_TRACED("replication_pad1d", ops::call_inputs({input}), {"padding", pad});
   return pad_last_dims("replication_pad1d", kReplicationPad1d, input, pad, PadMode::Replicate, 1);
 }
 Tensor replication_pad2d(const Tensor& input, IntArrayRef pad) {
+  NABLA_TRACED("replication_pad2d", ops::call_inputs({input}), {"padding", pad});
   return pad_last_dims("replication_pad2d", kReplicationPad2d, input, pad, PadMode::Replicate, 2);
 }
 Tensor replication_pad3d(const Tensor& input, IntArrayRef pad) {
+  NABLA_TRACED("replication_pad3d", ops::call_inputs({input}), {"padding", pad});
   return pad_last_dims("replication_pad3d", kReplicationPad3d, input, pad, PadMode::Replicate, 3);
 }
 // As LibTorch's _pad_circular: the input (cropped where a pad is negative) is copied into
@@ -273,6 +279,7 @@ Tensor replication_pad3d(const Tensor& input, IntArrayRef pad) {
 // side of that tensor, the last dim first (later dims copy whole slabs, so corners come
 // right). Its history is therefore the copies' CopySlices node, as LibTorch's.
 Tensor circular_pad(const Tensor& input, IntArrayRef pad) {
+  NABLA_TRACED("circular_pad", ops::call_inputs({input}), {"padding", pad});
   NABLA_CHECK(pad.size() % 2 == 0 && !pad.empty(),
               "circular_pad: expected pairs of padding values, got ", pad.size());
   const auto dims = static_cast<int64_t>(pad.size() / 2);
@@ -312,42 +319,59 @@ Tensor circular_pad(const Tensor& input, IntArrayRef pad) {
 }
 
 Tensor upsample_nearest1d(const Tensor& input, IntArrayRef output_size, optional<double> scales) {
+  NABLA_TRACED("upsample_nearest1d", ops::call_inputs({input}), {"output_size", output_size},
+               {"scales", scales});
   return upsample("upsample_nearest1d", kNearest1d, input, output_size, Interp::Nearest, false,
                   {scales});
 }
 Tensor upsample_nearest2d(const Tensor& input, IntArrayRef output_size, optional<double> scales_h,
                           optional<double> scales_w) {
+  NABLA_TRACED("upsample_nearest2d", ops::call_inputs({input}), {"output_size", output_size},
+               {"scales_h", scales_h}, {"scales_w", scales_w});
   return upsample("upsample_nearest2d", kNearest2d, input, output_size, Interp::Nearest, false,
                   {scales_h, scales_w});
 }
 Tensor upsample_nearest3d(const Tensor& input, IntArrayRef output_size, optional<double> scales_d,
                           optional<double> scales_h, optional<double> scales_w) {
+  NABLA_TRACED("upsample_nearest3d", ops::call_inputs({input}), {"output_size", output_size},
+               {"scales_d", scales_d}, {"scales_h", scales_h}, {"scales_w", scales_w});
   return upsample("upsample_nearest3d", kNearest3d, input, output_size, Interp::Nearest, false,
                   {scales_d, scales_h, scales_w});
 }
 Tensor _upsample_nearest_exact1d(const Tensor& input, IntArrayRef output_size,
                                  optional<double> scales) {
+  NABLA_TRACED("_upsample_nearest_exact1d", ops::call_inputs({input}), {"output_size", output_size},
+               {"scales", scales});
   return upsample("_upsample_nearest_exact1d", kNearestExact1d, input, output_size,
                   Interp::NearestExact, false, {scales});
 }
 Tensor _upsample_nearest_exact2d(const Tensor& input, IntArrayRef output_size,
                                  optional<double> scales_h, optional<double> scales_w) {
+  NABLA_TRACED("_upsample_nearest_exact2d", ops::call_inputs({input}), {"output_size", output_size},
+               {"scales_h", scales_h}, {"scales_w", scales_w});
   return upsample("_upsample_nearest_exact2d", kNearestExact2d, input, output_size,
                   Interp::NearestExact, false, {scales_h, scales_w});
 }
 Tensor upsample_linear1d(const Tensor& input, IntArrayRef output_size, bool align_corners,
                          optional<double> scales) {
+  NABLA_TRACED("upsample_linear1d", ops::call_inputs({input}), {"output_size", output_size},
+               {"align_corners", align_corners}, {"scales", scales});
   return upsample("upsample_linear1d", kLinear1d, input, output_size, Interp::Linear, align_corners,
                   {scales});
 }
 Tensor upsample_bilinear2d(const Tensor& input, IntArrayRef output_size, bool align_corners,
                            optional<double> scales_h, optional<double> scales_w) {
+  NABLA_TRACED("upsample_bilinear2d", ops::call_inputs({input}), {"output_size", output_size},
+               {"align_corners", align_corners}, {"scales_h", scales_h}, {"scales_w", scales_w});
   return upsample("upsample_bilinear2d", kBilinear2d, input, output_size, Interp::Linear,
                   align_corners, {scales_h, scales_w});
 }
 Tensor upsample_trilinear3d(const Tensor& input, IntArrayRef output_size, bool align_corners,
                             optional<double> scales_d, optional<double> scales_h,
                             optional<double> scales_w) {
+  NABLA_TRACED("upsample_trilinear3d", ops::call_inputs({input}), {"output_size", output_size},
+               {"align_corners", align_corners}, {"scales_d", scales_d}, {"scales_h", scales_h},
+               {"scales_w", scales_w});
   return upsample("upsample_trilinear3d", kTrilinear3d, input, output_size, Interp::Linear,
                   align_corners, {scales_d, scales_h, scales_w});
 }

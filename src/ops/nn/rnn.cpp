@@ -83,6 +83,14 @@ Tensor cell(Mode m, const char* op, const Tensor& input, const Tensor& hx, Tenso
   return unbatched ? out.squeeze(0) : out;
 }
 
+// The inputs of a traced sequence op: the input and its state (undefined when not given:
+// zeros), then the flat parameters, all by position.
+std::vector<Tensor> sequence_inputs(std::initializer_list<Tensor> head, TensorList params) {
+  std::vector<Tensor> inputs(head);
+  inputs.insert(inputs.end(), params.begin(), params.end());
+  return inputs;
+}
+
 // Applies dropout with the global generator (inverted scaling).
 Tensor drop(const Tensor& x, double p) {
   if (p <= 0) return x;
@@ -180,11 +188,13 @@ std::tuple<Tensor, Tensor, Tensor> run(Mode m, const Tensor& input, const Tensor
 
 Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                      const Tensor& b_ih, const Tensor& b_hh) {
+  NABLA_TRACED("rnn_tanh_cell", ops::call_inputs({input, hx, w_ih, w_hh, b_ih, b_hh}));
   return cell(Mode::Tanh, "rnn_tanh_cell", input, hx, nullptr, w_ih, w_hh, b_ih, b_hh);
 }
 
 Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                      const Tensor& b_ih, const Tensor& b_hh) {
+  NABLA_TRACED("rnn_relu_cell", ops::call_inputs({input, hx, w_ih, w_hh, b_ih, b_hh}));
   return cell(Mode::Relu, "rnn_relu_cell", input, hx, nullptr, w_ih, w_hh, b_ih, b_hh);
 }
 
@@ -193,11 +203,7 @@ std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, TensorList hx, const T
   NABLA_CHECK(hx.size() == 2, "lstm_cell: hx must be {h, c}, got ", hx.size(), " tensors");
   NABLA_CHECK(hx[1].defined() && hx[1].sizes() == hx[0].sizes(),
               "lstm_cell: c must have h's shape");
-  if (ops::Tracer* tracer = ops::active_tracer()) {  // two outputs: NABLA_TRACED returns one
-    std::vector<Tensor> hc = tracer->record(
-        "lstm_cell", ops::defined_inputs({input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh}), {});
-    return {hc[0], hc[1]};
-  }
+  NABLA_TRACED("lstm_cell", ops::call_inputs({input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh}));
   Tensor c = hx[1];
   Tensor h = cell(Mode::Lstm, "lstm_cell", input, hx[0], &c, w_ih, w_hh, b_ih, b_hh);
   return {h, c};
@@ -205,6 +211,7 @@ std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, TensorList hx, const T
 
 Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                 const Tensor& b_ih, const Tensor& b_hh) {
+  NABLA_TRACED("gru_cell", ops::call_inputs({input, hx, w_ih, w_hh, b_ih, b_hh}));
   return cell(Mode::Gru, "gru_cell", input, hx, nullptr, w_ih, w_hh, b_ih, b_hh);
 }
 
@@ -213,6 +220,11 @@ std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor& input, TensorList hx, Tens
                                         bool train, bool bidirectional, bool batch_first) {
   NABLA_CHECK(hx.size() == 2 || hx.empty(), "lstm: hx must be {h0, c0} (or empty for zeros), got ",
               hx.size(), " tensors");
+  NABLA_TRACED("lstm",
+               sequence_inputs(
+                   {input, hx.empty() ? Tensor() : hx[0], hx.empty() ? Tensor() : hx[1]}, params),
+               {"has_biases", has_biases}, {"num_layers", num_layers}, {"dropout", dropout},
+               {"train", train}, {"bidirectional", bidirectional}, {"batch_first", batch_first});
   return run(Mode::Lstm, input, hx.empty() ? Tensor() : hx[0], hx.empty() ? Tensor() : hx[1],
              params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
 }
@@ -221,6 +233,9 @@ std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor& input, TensorList hx, Tens
   std::tuple<Tensor, Tensor> name(const Tensor& input, const Tensor& hx, TensorList params,        \
                                   bool has_biases, int64_t num_layers, double dropout, bool train, \
                                   bool bidirectional, bool batch_first) {                          \
+    NABLA_TRACED(#name, sequence_inputs({input, hx}, params), {"has_biases", has_biases},          \
+                 {"num_layers", num_layers}, {"dropout", dropout}, {"train", train},               \
+                 {"bidirectional", bidirectional}, {"batch_first", batch_first});                  \
     auto [out, h, c] = run(mode, input, hx, {}, params, has_biases, num_layers, dropout, train,    \
                            bidirectional, batch_first);                                            \
     (void)c;                                                                                       \

@@ -6,6 +6,7 @@
 #include "nabla/autograd/record.h"
 #include "nabla/ops/activation.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/nn/nn_registry.h"
 #include "ops/op_utils.h"
 
@@ -68,12 +69,15 @@ Tensor softmax_impl(const Tensor& input, int64_t dim, optional<ScalarType> dtype
 }  // namespace
 
 Tensor softmax(const Tensor& input, int64_t dim, optional<ScalarType> dtype) {
+  NABLA_TRACED("softmax", ops::call_inputs({input}), {"dim", dim}, {"dtype", dtype});
   return softmax_impl(input, dim, dtype, false);
 }
 Tensor log_softmax(const Tensor& input, int64_t dim, optional<ScalarType> dtype) {
+  NABLA_TRACED("log_softmax", ops::call_inputs({input}), {"dim", dim}, {"dtype", dtype});
   return softmax_impl(input, dim, dtype, true);
 }
 Tensor softmin(const Tensor& input, int64_t dim, optional<ScalarType> dtype) {
+  NABLA_TRACED("softmin", ops::call_inputs({input}), {"dim", dim}, {"dtype", dtype});
   ops::check_defined(input, "softmin");
   Tensor x = dtype ? input.to(*dtype) : input;
   return softmax_impl(-x, dim, nullopt, false);

@@ -5,6 +5,7 @@
 
 #include "nabla/autograd/record.h"
 #include "nabla/ops/convolution.h"
+#include "nabla/ops/trace.h"
 #include "ops/nn/nn_registry.h"
 #include "ops/op_utils.h"
 #include "window.h"
@@ -165,6 +166,8 @@ Tensor ops::col2im_batch_inner(const Tensor& cols, int64_t batch, const WindowGe
 
 Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation,
               IntArrayRef padding, IntArrayRef stride) {
+  NABLA_TRACED("im2col", ops::call_inputs({input}), {"kernel_size", kernel_size},
+               {"dilation", dilation}, {"padding", padding}, {"stride", stride});
   NABLA_CHECK(input.defined() && (input.dim() == 3 || input.dim() == 4),
               "im2col: expected a 3-d or 4-d input (N, C, H, W), got ",
               input.defined() ? input.dim() : 0, " dims");
@@ -184,6 +187,9 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
 
 Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size,
               IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  NABLA_TRACED("col2im", ops::call_inputs({input}), {"output_size", output_size},
+               {"kernel_size", kernel_size}, {"dilation", dilation}, {"padding", padding},
+               {"stride", stride});
   NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
               "col2im: expected a 2-d or 3-d input (N, C * kh * kw, L), got ",
               input.defined() ? input.dim() : 0, " dims");
