@@ -40,3 +40,16 @@ function(nabla_apply_build_flags target)
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)
   endif()
 endfunction()
+
+# Test code (tests/, the op table): the library keeps the build type's flags, while the
+# code that checks it is compiled at -O1 and in unity batches of NABLA_TEST_UNITY_BATCH
+# files (0: one per target), which compiles the tests in about a third of the time: most of
+# a test file's cost is instantiating the same templates as its neighbours, and -O3 on
+# assertion code buys nothing. docs/testing.md, "Build time".
+set(NABLA_TEST_UNITY_BATCH 8 CACHE STRING "Test files per unity translation unit (0: all of a target)")
+function(nabla_apply_test_flags target)
+  nabla_apply_build_flags(${target})
+  target_compile_options(${target} PRIVATE -O1)
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ON
+                                             UNITY_BUILD_BATCH_SIZE ${NABLA_TEST_UNITY_BATCH})
+endfunction()

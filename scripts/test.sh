@@ -1,27 +1,44 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds from scratch in build-test/,
 # and runs every test (conformance against LibTorch and the examples' smoke tests included;
-# those need Fashion-MNIST from Debian's dataset-fashion-mnist), fuzzes every file reader
-# (scripts/test_fuzz.sh: clang build in build-fuzz/, 30 s per target), then runs the
-# sanitizer builds (scripts/test_sanitizers.sh: ASan+UBSan in build-asan/, ThreadSanitizer
-# in build-tsan/).
+# those need Fashion-MNIST from Debian's dataset-fashion-mnist). CI runs it on every change.
+#
+# --full adds the reliability builds (docs/reliability.md), about 25 more minutes on 2
+# cores: the instrumented clang build in build-asan/ (scripts/instrumented_build.sh) runs
+# the tests under AddressSanitizer + UBSan and fuzzes every file reader (the committed
+# corpora, then NABLA_FUZZ_SECONDS, default here 10, per target), and ThreadSanitizer runs
+# the threaded tests in build-tsan/ (scripts/test_sanitizers.sh, scripts/test_fuzz.sh).
+# They are not in CI's run: with them the command takes about 40 minutes, and CI's budget
+# for build and tests is well under 20 (one build's worth on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+full=0
+case "${1:-}" in
+  "") ;;
+  --full) full=1 ;;
+  *) echo "usage: scripts/test.sh [--full]" >&2; exit 2 ;;
+esac
 # Each part prints its start, minutes into the command, so a slow part shows in CI's log.
 part() { echo "test.sh: $1 (at $((SECONDS / 60)) min $((SECONDS % 60)) s)"; }
 part "packages"
-bash scripts/setup.sh --with-libtorch --with-data --with-checks --with-fuzz
+extra=()
+[ $full -eq 1 ] && extra=(--with-fuzz)
+bash scripts/setup.sh --with-libtorch --with-data --with-checks "${extra[@]}"
 part "format and layers"
 bash scripts/check_format.sh
 python3 scripts/check_layers.py
-part "fuzzing"
-bash scripts/test_fuzz.sh
 part "build and tests"
 jobs=$(nproc)
 cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Release -DNABLA_BUILD_TESTS=ON \
   -DNABLA_CONFORMANCE=ON -DNABLA_BUILD_EXAMPLES=ON ${NABLA_CMAKE_ARGS:-} >/dev/null
 cmake --build build-test -j"$jobs"
 ctest --test-dir build-test --output-on-failure -j"$jobs" --timeout 600
-part "sanitizers"
-bash scripts/test_sanitizers.sh
+if [ $full -eq 1 ]; then
+  part "AddressSanitizer + UBSan"
+  bash scripts/test_sanitizers.sh asan
+  part "fuzzing"
+  NABLA_FUZZ_SECONDS=${NABLA_FUZZ_SECONDS:-10} bash scripts/test_fuzz.sh
+  part "ThreadSanitizer"
+  bash scripts/test_sanitizers.sh tsan
+fi
 part "all passed"

@@ -3,8 +3,23 @@
 #include <gtest/gtest.h>
 #include <nabla/nabla.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
+
+// NABLA_TEST_ASAN: built with AddressSanitizer (GCC says so with __SANITIZE_ADDRESS__,
+// clang 14 only through __has_feature).
+#if defined(__SANITIZE_ADDRESS__)
+#define NABLA_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NABLA_TEST_ASAN 1
+#endif
+#endif
 
 namespace nabla::testing {
 
@@ -46,6 +61,28 @@ class IsaPathTest : public ::testing::Test {
 /// A float64 leaf that requires grad, uniform in [lo, hi) (gradcheck input).
 inline Tensor rnd(IntArrayRef shape, double lo = -1, double hi = 1) {
   return (rand(shape, kDouble) * (hi - lo) + lo).requires_grad_();
+}
+
+/// Expects t's elements (row-major) to be `want`, each within `tol`.
+inline void expect_values(const Tensor& t, const std::vector<double>& want, double tol = 1e-6) {
+  std::vector<double> got = values(t);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
+}
+
+/// `name` in this process's own scratch directory (made on first use) under the temp dir.
+inline std::string temp_path(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("nabla_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+/// The whole file at `p` as text ("" if it cannot be read).
+inline std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 /// The PyTorch name of t's grad_fn, or "none".

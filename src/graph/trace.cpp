@@ -16,8 +16,11 @@
 //     parameter node sharing it, another leaf a constant, a non-leaf an error (the graph
 //     could not send its gradient on).
 // A known tensor changed in place since it was recorded (in-place ops are not traced) is
-// an error too, not a silently stale node. Random factories refuse to run while tracing
-// (ops::refuse_while_tracing): a graph would keep one draw.
+// an error too, not a silently stale node. An undefined tensor (an optional input left out
+// before a given one) is a constant without a value, as ops::call takes it. What a graph
+// cannot hold refuses to run while tracing (ops::refuse_while_tracing): random factories (a
+// graph would keep one draw), explicit Generators; custom autograd Functions refuse too
+// (their apply checks the epoch: autograd sits below the tracer).
 #include <atomic>
 #include <unordered_map>
 

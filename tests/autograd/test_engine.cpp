@@ -398,7 +398,7 @@ TEST(Engine, MemoryFlat) {
   size_t rss = resident_kb();
   for (int i = 0; i < 10000; ++i) step();
   EXPECT_EQ(cpu_memory_allocated(), tensor_bytes);
-#ifndef __SANITIZE_ADDRESS__             // ASan's quarantine holds freed memory on purpose
+#ifndef NABLA_TEST_ASAN                  // ASan's quarantine holds freed memory on purpose
   EXPECT_LT(resident_kb(), rss + 4096);  // within 4 MB
 #else
   (void)rss;

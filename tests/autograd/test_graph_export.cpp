@@ -12,14 +12,8 @@
 using namespace nabla;
 namespace fs = std::filesystem;
 
+using nabla::testing::read_text;
 namespace {
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 size_t count(const std::string& s, const std::string& what) {
   size_t n = 0;
@@ -120,7 +114,7 @@ TEST(GraphExport, SaveDotIsAtomicAndValid) {
     old << "old contents";
   }
   utils::save_dot(y, path.string());
-  EXPECT_EQ(read_file(path), utils::to_dot(y));
+  EXPECT_EQ(read_text(path), utils::to_dot(y));
   // Only the final file is left: no temporaries.
   size_t files = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
@@ -128,9 +122,9 @@ TEST(GraphExport, SaveDotIsAtomicAndValid) {
     ++files;
   }
   EXPECT_EQ(files, 1u);
-  EXPECT_NE(read_file(path).find("AccumulateGrad\\n[3, 4]"), std::string::npos);
+  EXPECT_NE(read_text(path).find("AccumulateGrad\\n[3, 4]"), std::string::npos);
   // x * x gives two edges from MulBackward0 to the same AccumulateGrad.
-  EXPECT_EQ(count(read_file(path), "n1 -> n2;"), 2u);
+  EXPECT_EQ(count(read_text(path), "n1 -> n2;"), 2u);
 
   // Graphviz, when present on the machine, must accept the file.
   if (std::system("command -v dot >/dev/null 2>&1") == 0) {

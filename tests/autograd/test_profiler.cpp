@@ -22,6 +22,7 @@ namespace profiler = nabla::autograd::profiler;
 using profiler::Event;
 using profiler::EventKind;
 
+using nabla::testing::read_text;
 namespace {
 
 std::vector<Event> named(const std::vector<Event>& evs, const std::string& name) {
@@ -38,13 +39,6 @@ bool encloses(const Event& outer, const Event& inner) {
 }
 
 void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 }  // namespace
 
@@ -272,11 +266,11 @@ TEST(Profiler, SaveTraceAndRecordProfile) {
     profiler::RecordProfile guard(path.string());
     Tensor x = ones({3}) + 1;
   }
-  std::string saved = read_file(path);
+  std::string saved = read_text(path);
   EXPECT_EQ(saved, profiler::chrome_trace_json());
   EXPECT_NE(saved.find("binary.Add"), std::string::npos);
   profiler::save_chrome_trace(path.string());  // overwrite in place
-  EXPECT_EQ(read_file(path), saved);
+  EXPECT_EQ(read_text(path), saved);
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
 
   std::ostringstream os;

@@ -10,6 +10,9 @@
 
 namespace nabla::testing {
 
+inline constexpr float kInf = std::numeric_limits<float>::infinity();
+inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
 inline float from_bits(uint32_t b) {
   float f;
   std::memcpy(&f, &b, sizeof f);
@@ -21,7 +24,6 @@ inline float from_bits(uint32_t b) {
 /// spacing of the smallest subnormal). NaN-ness, infinities and zero signs must match
 /// (else 1e30).
 inline double ulps(float got, double want, double abs_floor = 0) {
-  constexpr float kInf = std::numeric_limits<float>::infinity();
   const float w = static_cast<float>(want);
   if (std::isnan(w) || std::isnan(got)) return std::isnan(w) == std::isnan(got) ? 0 : 1e30;
   if (std::isinf(w) || std::isinf(got)) return got == w ? 0 : 1e30;

@@ -24,8 +24,8 @@ namespace {
 
 using nabla::Tensor;
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+using nabla::testing::kInf;
+using nabla::testing::kNaN;
 
 using nabla::testing::from_bits;
 using nabla::testing::ulps;

@@ -15,8 +15,8 @@ namespace {
 
 using namespace nabla::cpu;
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+using nabla::testing::kInf;
+using nabla::testing::kNaN;
 
 using nabla::testing::from_bits;
 using nabla::testing::ulps;
@@ -42,7 +42,7 @@ Sweep sweep(F f, R ref, float lo, float hi, double abs_floor) {
 // One row per function: the float version, libm's in double, the range swept, the
 // magnitude below which errors count in units of abs_floor (subnormal results), and the
 // largest error allowed in ulps.
-struct Case {
+struct UlpCase {
   const char* name;
   float (*f)(float);
   double (*ref)(double);
@@ -51,7 +51,7 @@ struct Case {
 };
 
 TEST(VecMath, WithinTheirUlpBounds) {
-  const Case cases[] = {
+  const UlpCase cases[] = {
       // exp up to overflow (inf) and down into subnormal results.
       {"exp", [](float x) { return vec_exp(x); }, [](double x) { return std::exp(x); }, -110.0f,
        90.0f, 1.5e-45, 2},
@@ -66,7 +66,7 @@ TEST(VecMath, WithinTheirUlpBounds) {
       {"sigmoid", [](float x) { return vec_sigmoid(x); },
        [](double x) { return 1 / (1 + std::exp(-x)); }, -3.4e38f, 3.4e38f, 1.5e-45, 3},
   };
-  for (const Case& c : cases) {
+  for (const UlpCase& c : cases) {
     const Sweep s = sweep(c.f, c.ref, c.lo, c.hi, c.abs_floor);
     EXPECT_LE(s.worst, c.max_ulps) << c.name << " at x = " << s.at;
   }

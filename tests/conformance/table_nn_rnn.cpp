@@ -53,7 +53,10 @@ std::vector<OpEntry> rnn_entries() {
       {"_batch_first_nobias", {0, 3, 2, 1, 3, 4, false, true, false, false}},
       {"_unbatched", {0, 2, 3, 2, 3, 1, true, false, true, true}},
   };
-  for (auto [suffix, cfg] : configs) {
+  for (const auto& config : configs) {
+    // Named, not a structured binding: clang before 16 cannot capture one.
+    const std::string& suffix = config.first;
+    const Config& cfg = config.second;
     Config l = cfg, gr = cfg, r = cfg;
     l.gates = 4;
     gr.gates = 3;

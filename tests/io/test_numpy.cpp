@@ -14,14 +14,9 @@
 
 using nabla::Tensor;
 using nabla::testing::expect_error;
+using nabla::testing::temp_path;
 
 namespace {
-
-std::string temp_path(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("nabla_npy_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
 
 bool have_numpy() { return std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0; }
 

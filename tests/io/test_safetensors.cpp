@@ -15,14 +15,9 @@
 namespace fs = std::filesystem;
 using nabla::Tensor;
 using nabla::testing::expect_error;
+using nabla::testing::temp_path;
 
 namespace {
-
-std::string temp_path(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("nabla_io_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return (dir / name).string();
-}
 
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

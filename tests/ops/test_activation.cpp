@@ -9,17 +9,12 @@
 using namespace nabla;
 namespace F = nabla::nn::functional;
 using nabla::testing::expect_error;
+using nabla::testing::expect_values;
 using nabla::testing::rnd;
 using nabla::testing::values;
 using V = std::vector<double>;
 
 namespace {
-
-void expect_values(const Tensor& t, const V& want, double tol = 1e-6) {
-  V got = values(t);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
-}
 
 using Fn = std::function<Tensor(const Tensor&)>;
 

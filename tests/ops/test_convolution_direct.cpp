@@ -15,11 +15,11 @@
 namespace {
 
 using nabla::Tensor;
-using V = std::vector<int64_t>;
+using Ints = std::vector<int64_t>;
 
 struct Geometry {
   int64_t n, c, h, w, o, kh, kw;
-  V stride, padding, dilation;
+  Ints stride, padding, dilation;
   int64_t groups;
   bool bias;
 };

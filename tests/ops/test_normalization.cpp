@@ -9,6 +9,7 @@
 using namespace nabla;
 namespace F = nabla::nn::functional;
 using nabla::testing::expect_error;
+using nabla::testing::expect_values;
 using nabla::testing::name_of;
 using nabla::testing::rnd;
 using nabla::testing::values;
@@ -16,12 +17,6 @@ using V = std::vector<double>;
 using autograd::variable_list;
 
 namespace {
-
-void expect_values(const Tensor& t, const V& want, double tol = 1e-6) {
-  V got = values(t);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
-}
 
 void expect_close(const Tensor& a, const Tensor& b, double tol = 1e-5) {
   ASSERT_EQ(a.sizes(), b.sizes());

@@ -5,6 +5,8 @@
 // write the row body with a contiguous fast path that the compiler vectorizes.
 #include <array>
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 
 #include "core/visit_dtype.h"
 #include "nabla/backend/backend.h"
@@ -15,6 +17,23 @@
 namespace nabla::cpu {
 
 constexpr int kMaxDims = 16;
+
+/// `v` as T where a plain cast would be undefined: for an integral T, values past its range
+/// become its limits and NaN 0 (a kernel parameter such as clamp's -inf bound on an int64
+/// tensor, or randint's high of 2^63 - 1, which rounds up to 2^63 as a double).
+template <class T>
+T saturating_cast(double v) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (v != v) return 0;
+    // 2^(digits) is the first double past the largest T (exact for every integral T).
+    constexpr double past_max =
+        2.0 * static_cast<double>(T(1) << (std::numeric_limits<T>::digits - 1));
+    if (v >= past_max) return std::numeric_limits<T>::max();
+    if (v < static_cast<double>(std::numeric_limits<T>::min()))
+      return std::numeric_limits<T>::min();
+  }
+  return static_cast<T>(v);
+}
 
 using detail::TypeTag;
 

@@ -36,7 +36,9 @@ NABLA_VEC_INLINE float pow2i(int32_t n) {
 /// 1 ulp); 2^n is applied in two halves so results in the subnormal range or past
 /// FLT_MAX (inf) come out right.
 NABLA_VEC_INLINE float vec_exp(float x) {
-  const float xc = std::min(std::max(x, -104.0f), 88.8f);
+  // The bound first: NaN takes it (max(a, b) is a < b ? b : a), so no NaN reaches the
+  // integer conversion below; NaN's own result is chosen at the end.
+  const float xc = std::min(88.8f, std::max(-104.0f, x));
   const float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round to nearest
   const float r = (xc - n * 0.693359375f) + n * 2.12194440e-4f;
   float p = horner(r, 1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f,

@@ -191,7 +191,7 @@ T int_pow(T base, T exp) {
 template <class T>
 void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams prm) {
   using std::abs;
-  const T pa = static_cast<T>(prm.a);
+  const T pa = saturating_cast<T>(prm.a);
   switch (op) {
     case UnaryOp::Neg:
       if constexpr (!std::is_same_v<T, bool>)
@@ -238,7 +238,7 @@ void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams pr
           return run_unary<T, T>(out, in, [lo, hi](T x) {
             double v = static_cast<double>(x);
             v = v < lo ? lo : v;
-            return static_cast<T>(v > hi ? hi : v);
+            return saturating_cast<T>(v > hi ? hi : v);  // inverted bounds: hi itself
           });
         }
       }
@@ -559,6 +559,11 @@ void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
       run_unary<D, S>(dst, src, [](S x) {
         if constexpr (std::is_same_v<D, bool>)
           return x != S(0);
+        else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>)
+          // Through int64, as LibTorch's results show (-3.0 -> uint8 253): the narrowing
+          // integer step wraps, which is defined; float -> int64 saturates past its range
+          // (a direct cast out of range is undefined).
+          return static_cast<D>(saturating_cast<int64_t>(static_cast<double>(x)));
         else
           return static_cast<D>(x);
       });

@@ -70,9 +70,9 @@ void CpuBackend::random(Distribution dist, const Tensor& out, uint64_t seed, uin
             break;
           case Distribution::RandInt: {
             uint64_t range =
-                static_cast<uint64_t>(static_cast<int64_t>(b) - static_cast<int64_t>(a));
+                static_cast<uint64_t>(saturating_cast<int64_t>(b) - saturating_cast<int64_t>(a));
             uint64_t r = (uint64_t(w[0]) << 32) | w[1];
-            data[i] = static_cast<T>(static_cast<int64_t>(a) + static_cast<int64_t>(r % range));
+            data[i] = static_cast<T>(saturating_cast<int64_t>(a) + static_cast<int64_t>(r % range));
             continue;
           }
         }
