@@ -4,7 +4,11 @@
 # below it (symbolic links under <build>/layers/<layer>/), so an #include that goes up a
 # layer does not compile. scripts/check_layers.py says the same before the build, with the
 # file and line.
-set(NABLA_LAYERS core backend autograd ops serialize nn optim data graph utils)
+set(NABLA_LAYERS core backend autograd ops serialize nn optim data graph)
+if(NABLA_DISTRIBUTED)
+  list(APPEND NABLA_LAYERS distributed)
+endif()
+list(APPEND NABLA_LAYERS utils)
 # Headers at include/nabla/ top level: umbrella headers belong to the layer they gather;
 # version.h is core's.
 set(NABLA_TOP_HEADERS_core version.h)
@@ -13,6 +17,7 @@ set(NABLA_TOP_HEADERS_nn nn.h)
 set(NABLA_TOP_HEADERS_optim optim.h)
 set(NABLA_TOP_HEADERS_data data.h)
 set(NABLA_TOP_HEADERS_graph graph.h)
+set(NABLA_TOP_HEADERS_distributed distributed.h)
 set(NABLA_TOP_HEADERS_utils utils.h nabla.h)
 
 # Creates <build>/layers/<layer>/{include/nabla,src} holding links to the folders of the

@@ -14,8 +14,9 @@ import sys
 # optimizers write themselves into archives.
 # graph (the static graph) needs ops and autograd; it sits above nn, optim and data so that
 # tracing may record modules.
+# distributed (process groups, DDP) wraps modules and hooks into autograd: above graph.
 LAYERS = ["core", "backend", "autograd", "ops", "serialize", "nn", "optim", "data", "graph",
-          "utils"]
+          "distributed", "utils"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 # The op lists are declarations every layer expands (core/op_list/*.def): they are core's.
 

@@ -47,4 +47,57 @@ class RandomSampler : public Sampler {
   size_t index_ = 0;
 };
 
+/// What the distributed samplers share (LibTorch's DistributedSampler): `num_replicas`
+/// processes each take `local_sample_count()` indices of a dataset of `size`; with
+/// `allow_duplicates` that count is rounded up and the indices wrap around to fill the
+/// last replicas, otherwise rounded down and the last indices are left out.
+class DistributedSampler : public Sampler {
+ public:
+  DistributedSampler(size_t size, size_t num_replicas = 1, size_t rank = 0,
+                     bool allow_duplicates = true);
+  /// The epoch seeds the random sampler's permutation: call it before each epoch's reset()
+  /// (every replica with the same value) to get a new order per epoch.
+  void set_epoch(size_t epoch) { epoch_ = epoch; }
+  size_t epoch() const { return epoch_; }
+
+ protected:
+  size_t local_sample_count() const;
+
+  size_t size_;
+  size_t num_replicas_;
+  size_t rank_;
+  size_t epoch_ = 0;
+  bool allow_duplicates_;
+};
+
+/// This replica's share of a permutation drawn from std::mt19937(epoch), the same draw on
+/// every replica, so the shares partition the (padded) dataset: the indices LibTorch's
+/// DistributedRandomSampler gives for the same arguments.
+class DistributedRandomSampler : public DistributedSampler {
+ public:
+  DistributedRandomSampler(size_t size, size_t num_replicas = 1, size_t rank = 0,
+                           bool allow_duplicates = true);
+  void reset(optional<size_t> new_size = nullopt) override;
+  optional<std::vector<size_t>> next(size_t batch_size) override;
+  size_t index() const noexcept { return sample_index_; }
+
+ private:
+  std::vector<size_t> indices_;  // the whole permutation; this replica reads its slice
+  size_t begin_index_ = 0, end_index_ = 0, sample_index_ = 0;
+};
+
+/// This replica's contiguous share, in order: [rank * n, (rank + 1) * n) modulo size.
+class DistributedSequentialSampler : public DistributedSampler {
+ public:
+  DistributedSequentialSampler(size_t size, size_t num_replicas = 1, size_t rank = 0,
+                               bool allow_duplicates = true);
+  void reset(optional<size_t> new_size = nullopt) override;
+  optional<std::vector<size_t>> next(size_t batch_size) override;
+  size_t index() const noexcept { return sample_index_; }
+
+ private:
+  void place();
+  size_t begin_index_ = 0, end_index_ = 0, sample_index_ = 0;
+};
+
 }  // namespace nabla::data::samplers

@@ -1,0 +1,38 @@
+# The distributed layer (src/distributed, issue 16): stores, process groups and
+# DistributedDataParallel. Its backends come from Debian: Gloo (libgloo-dev) and Open MPI
+# (libopenmpi-dev); each is compiled in when found, and without it its entry point throws
+# a nabla::Error saying what to install.
+option(NABLA_DISTRIBUTED "Build the distributed layer (Gloo and MPI backends when libgloo-dev / libopenmpi-dev are found)" ON)
+set(NABLA_HAVE_GLOO 0)
+set(NABLA_HAVE_MPI 0)
+set(NABLA_DISTRIBUTED_INCLUDE_DIRS "")
+set(NABLA_DISTRIBUTED_LIBRARIES "")
+set(NABLA_DISTRIBUTED_PC_LIBS "")
+if(NABLA_DISTRIBUTED)
+  find_library(NABLA_GLOO_LIBRARY gloo)
+  find_path(NABLA_GLOO_INCLUDE_DIR gloo/allreduce.h)
+  if(NABLA_GLOO_LIBRARY AND NABLA_GLOO_INCLUDE_DIR)
+    set(NABLA_HAVE_GLOO 1)
+    list(APPEND NABLA_DISTRIBUTED_INCLUDE_DIRS ${NABLA_GLOO_INCLUDE_DIR})
+    list(APPEND NABLA_DISTRIBUTED_LIBRARIES ${NABLA_GLOO_LIBRARY})
+    string(APPEND NABLA_DISTRIBUTED_PC_LIBS " -lgloo")
+    message(STATUS "Gloo: ${NABLA_GLOO_LIBRARY}")
+  else()
+    message(STATUS "Gloo (libgloo-dev) not found: ProcessGroupGloo will say so")
+  endif()
+  # MPI's C API from C++ (the project enables no C compiler), without its C++ bindings.
+  set(MPI_CXX_SKIP_MPICXX ON)
+  find_package(MPI COMPONENTS CXX QUIET)
+  if(MPI_CXX_FOUND)
+    set(NABLA_HAVE_MPI 1)
+    list(APPEND NABLA_DISTRIBUTED_INCLUDE_DIRS ${MPI_CXX_INCLUDE_DIRS})
+    set(mpi_libs ${MPI_CXX_LIBRARIES})
+    list(FILTER mpi_libs EXCLUDE REGEX "mpi_cxx")  # the deprecated C++ bindings
+    list(APPEND NABLA_DISTRIBUTED_LIBRARIES ${mpi_libs})
+    string(APPEND NABLA_DISTRIBUTED_PC_LIBS " -lmpi")
+    find_program(NABLA_MPIEXEC NAMES mpirun mpiexec)
+    message(STATUS "MPI: ${MPI_CXX_LIBRARIES}")
+  else()
+    message(STATUS "MPI (libopenmpi-dev) not found: ProcessGroupMPI will say so")
+  endif()
+endif()
