@@ -4,7 +4,9 @@
 set -euo pipefail
 
 # g++ brings the sanitizer runtimes (libasan8, libubsan1, libtsan2) for scripts/test_sanitizers.sh.
-packages=(cmake g++ make pkg-config libopenblas-dev libdnnl-dev zlib1g-dev nlohmann-json3-dev libgtest-dev)
+# libgloo-dev, libopenmpi-dev and openmpi-bin: the distributed layer's backends (issue 16).
+packages=(cmake g++ make pkg-config libopenblas-dev libdnnl-dev zlib1g-dev nlohmann-json3-dev libgtest-dev
+          libgloo-dev libopenmpi-dev openmpi-bin)
 for arg in "$@"; do
   case "$arg" in
     --with-libtorch) packages+=(libtorch-dev python3-numpy) ;;  # tests and benchmarks only (numpy: .npy interchange tests)

@@ -1,7 +1,9 @@
 #include "autograd/accumulate_grad.h"
 
+#include <atomic>
 #include <limits>
 
+#include "nabla/autograd/autograd.h"
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/core/autograd_meta.h"
 
@@ -24,6 +26,8 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
         if (r.defined()) g = r;
       }
     accumulate_grad(variable_, g);
+    if (meta)
+      for (auto& [id, fn] : meta->post_accumulate_hooks) fn(variable_);
   }
   return {};
 }
@@ -44,6 +48,33 @@ void accumulate_grad(const Tensor& leaf, const Tensor& grad) {
   } else {
     g.add_(grad);
   }
+}
+
+unsigned register_post_accumulate_grad_hook(const Tensor& leaf,
+                                            std::function<void(const Tensor&)> hook) {
+  NABLA_CHECK(leaf.defined() && leaf.requires_grad() && leaf.is_leaf(),
+              "register_post_accumulate_grad_hook: expected a leaf tensor that requires grad");
+  static std::atomic<unsigned> next_id{1};
+  const unsigned id = next_id.fetch_add(1);
+  leaf.unsafeGetTensorImpl()->ensure_autograd_meta().post_accumulate_hooks.emplace_back(
+      id, std::move(hook));
+  return id;
+}
+
+void remove_post_accumulate_grad_hook(const Tensor& leaf, unsigned handle) {
+  auto* meta = leaf.defined() ? leaf.unsafeGetTensorImpl()->autograd_meta() : nullptr;
+  bool removed = false;
+  if (meta) {
+    auto& hooks = meta->post_accumulate_hooks;
+    for (auto it = hooks.begin(); it != hooks.end(); ++it)
+      if (it->first == handle) {
+        hooks.erase(it);
+        removed = true;
+        break;
+      }
+  }
+  NABLA_CHECK(removed, "remove_post_accumulate_grad_hook: no hook with handle ", handle,
+              " on this tensor");
 }
 
 std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {

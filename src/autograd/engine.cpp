@@ -4,6 +4,7 @@
 // edges (the input buffer). No recursion: a 100,000-node chain runs in a loop.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <queue>
 #include <tuple>
@@ -17,6 +18,29 @@ namespace nabla::autograd {
 namespace {
 
 thread_local bool t_anomaly = false;
+
+// Callbacks queued by the backward passes running on this thread, innermost last (a
+// backward inside a backward: checkpoint, a hook that calls grad).
+thread_local std::vector<std::vector<std::function<void()>>> t_callbacks;
+
+// One backward pass's callback frame: its callbacks run when the graph is done (run()),
+// and are dropped if it throws.
+class CallbackFrame {
+ public:
+  CallbackFrame() : depth_(t_callbacks.size()) { t_callbacks.emplace_back(); }
+  ~CallbackFrame() { t_callbacks.resize(depth_); }
+  CallbackFrame(const CallbackFrame&) = delete;
+  CallbackFrame& operator=(const CallbackFrame&) = delete;
+  void run() {
+    for (size_t i = 0; i < t_callbacks[depth_].size(); ++i) {
+      auto fn = std::move(t_callbacks[depth_][i]);  // the vector may grow while fn runs
+      fn();
+    }
+  }
+
+ private:
+  size_t depth_;
+};
 
 struct NodeState {
   Node* node = nullptr;
@@ -177,6 +201,12 @@ void validate_outputs(Node& node, variable_list& outputs) {
 bool AnomalyMode::is_enabled() { return t_anomaly; }
 void AnomalyMode::set_enabled(bool enabled) { t_anomaly = enabled; }
 
+void queue_callback(std::function<void()> callback) {
+  NABLA_CHECK(!t_callbacks.empty(),
+              "queue_callback: no backward pass is running on this thread (call it from a hook)");
+  t_callbacks.back().push_back(std::move(callback));
+}
+
 Edge gradient_edge(const Tensor& t) {
   auto* meta = t.unsafeGetTensorImpl()->autograd_meta();
   if (meta && meta->grad_fn) return Edge(meta->grad_fn, meta->output_nr);
@@ -191,6 +221,7 @@ variable_list run_backward(const edge_list& roots, const variable_list& root_gra
                            bool create_graph, const edge_list& capture) {
   Graph::Lease lease;
   Graph& graph = *lease;
+  CallbackFrame callbacks;
   // 1. Discover the graph (iteratively), count dependencies and index the next edges.
   std::vector<uint32_t> stack;
   for (const Edge& r : roots) {
@@ -289,6 +320,7 @@ variable_list run_backward(const edge_list& roots, const variable_list& root_gra
       if (--ns.dependencies == 0) ready.push({ns.node->sequence_nr(), next});
     }
   }
+  callbacks.run();
   return captured;
 }
 

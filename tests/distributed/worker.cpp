@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "distributed/collective_checks.h"
+#include "distributed/ddp_checks.h"
 
 namespace {
 namespace dist = nabla::distributed;
@@ -63,6 +64,11 @@ int run_fault(const std::string& fault) {
 }  // namespace
 
 TEST(Collectives, All) { nabla::testing::check_all_collectives(*g_pg); }
+TEST(DDP, SgdOnSharesEqualsOneProcessOnTheWholeBatch) { nabla::testing::check_ddp_sgd(g_pg); }
+TEST(DDP, AdamOnSharesEqualsOneProcessOnTheWholeBatch) { nabla::testing::check_ddp_adam(g_pg); }
+TEST(DDP, NoSyncAccumulationEqualsTheSummedBatch) { nabla::testing::check_ddp_no_sync(g_pg); }
+TEST(DDP, FirstBucketStartsBeforeBackwardEnds) { nabla::testing::check_ddp_overlap(g_pg); }
+TEST(DDP, UnusedParameters) { nabla::testing::check_ddp_unused_parameters(g_pg); }
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);

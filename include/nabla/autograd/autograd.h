@@ -1,5 +1,7 @@
 #pragma once
 // The autograd API with LibTorch's signatures (SPEC.md §5.4).
+#include <functional>
+
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/autograd/node.h"
 #include "nabla/core/optional.h"
@@ -18,6 +20,21 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors = 
 variable_list grad(const variable_list& outputs, const variable_list& inputs,
                    const variable_list& grad_outputs = {}, optional<bool> retain_graph = nullopt,
                    bool create_graph = false, bool allow_unused = false);
+
+/// Registers `hook` to run each time backward has accumulated a gradient into the leaf
+/// `leaf`'s .grad(); it receives the leaf (its .grad() is the accumulated gradient). What
+/// DistributedDataParallel starts its all-reduces from (PyTorch's
+/// register_post_accumulate_grad_hook). Returns a handle for removal. Requires a leaf that
+/// requires grad.
+unsigned register_post_accumulate_grad_hook(const Tensor& leaf,
+                                            std::function<void(const Tensor&)> hook);
+void remove_post_accumulate_grad_hook(const Tensor& leaf, unsigned handle);
+
+/// Queues `callback` to run on this thread when the backward pass now running has run its
+/// whole graph, before backward() returns (PyTorch's Engine::queue_callback). Callbacks
+/// run in the order queued, and may queue more; an exception from one propagates out of
+/// backward(). Called outside a backward pass: a nabla::Error.
+void queue_callback(std::function<void()> callback);
 
 /// Anomaly detection (SPEC.md §5.15): while enabled, each node records where its forward
 /// op was created, and a NaN/Inf produced by a backward node raises a nabla::Error

@@ -36,6 +36,8 @@ struct AutogradMeta {
   // A leaf's tensor hooks live here, not on its AccumulateGrad node, which exists only
   // while some graph uses the leaf. AccumulateGrad runs them before accumulating.
   std::vector<std::pair<unsigned, std::function<Tensor(const Tensor&)>>> hooks;
+  // Run by AccumulateGrad after it has added into .grad() (distributed's gradient buckets).
+  std::vector<std::pair<unsigned, std::function<void(const Tensor&)>>> post_accumulate_hooks;
   std::mutex mutex;  // guards grad_accumulator creation and `views`
 
   // Note [Views and in-place] (src/ops/views_backward.h). On a view made while grad mode

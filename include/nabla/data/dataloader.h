@@ -124,7 +124,7 @@ class StatelessDataLoader {
     results_.clear();
     next_seq_ = issued_ = 0;
     exhausted_ = false;
-    sampler_.reset(dataset_.size());
+    sampler_.reset();  // as LibTorch: a sampler keeps the size it was made with
     issue_jobs_locked();
   }
 
