@@ -30,7 +30,8 @@ python3 scripts/check_layers.py
 part "build and tests"
 jobs=$(nproc)
 cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Release -DNABLA_BUILD_TESTS=ON \
-  -DNABLA_CONFORMANCE=ON -DNABLA_BUILD_EXAMPLES=ON ${NABLA_CMAKE_ARGS:-} >/dev/null
+  -DNABLA_CONFORMANCE=ON -DNABLA_BUILD_EXAMPLES=ON -DNABLA_QUICK_EXAMPLES=ON \
+  ${NABLA_CMAKE_ARGS:-} >/dev/null
 cmake --build build-test -j"$jobs"
 ctest --test-dir build-test --output-on-failure -j"$jobs" --timeout 600
 if [ $full -eq 1 ]; then

@@ -27,6 +27,13 @@ constexpr ScalarType kDouble = ScalarType::Double;
 constexpr ScalarType kHalf = ScalarType::Half;
 constexpr ScalarType kFloat16 = ScalarType::Half;
 constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
+// torch/types.h's short names.
+constexpr ScalarType kU8 = kUInt8;
+constexpr ScalarType kI32 = kInt32;
+constexpr ScalarType kI64 = kInt64;
+constexpr ScalarType kF16 = kHalf;
+constexpr ScalarType kF32 = kFloat32;
+constexpr ScalarType kF64 = kFloat64;
 
 size_t elementSize(ScalarType t);
 /// LibTorch's name ("Float", "Long", ...), as printed by operator<<.
