@@ -63,7 +63,6 @@ Reducer::Reducer(std::vector<std::pair<std::string, Tensor>> named_parameters,
   }
   for (Bucket& b : buckets_) b.flat = zeros({b.numel}, TensorOptions(b.dtype));
   ready_.assign(params_.size(), 0);
-  used_.assign(params_.size(), 0);
   for (size_t k = 0; k < params_.size(); ++k)
     hook_ids_.push_back(autograd::register_post_accumulate_grad_hook(
         params_[k].second, [this, k](const Tensor&) { on_gradient(k); }));
@@ -80,7 +79,6 @@ void Reducer::prepare_for_backward(bool sync) {
   finalize_queued_ = false;
   next_bucket_ = 0;
   std::fill(ready_.begin(), ready_.end(), 0);
-  std::fill(used_.begin(), used_.end(), 0);
   for (size_t b = 0; b < buckets_.size(); ++b) {
     // A backward that failed before its end may have left an all-reduce running on the
     // bucket's buffer: it ends before the buffer is refilled (its error was reported).
@@ -104,7 +102,6 @@ void Reducer::on_gradient(size_t index) {
   NABLA_CHECK(!ready_[index], "DistributedDataParallel: '", params_[index].first,
               "' got its gradient twice in one backward");
   ready_[index] = 1;
-  used_[index] = 1;
   if (!finalize_queued_) {
     finalize_queued_ = true;
     autograd::queue_callback([this] { finalize(); });
@@ -124,10 +121,12 @@ void Reducer::launch(size_t index) {
   for (size_t i = 0; i < members.size(); ++i) {
     const Tensor& g = params_[members[i]].second.grad();
     Tensor slot = b.flat.narrow(0, b.offsets[i], params_[members[i]].second.numel());
-    if (g.defined())
+    // A parameter this backward did not reach (find_unused_parameters) adds zeros, not
+    // whatever its .grad() still holds.
+    if (ready_[members[i]] && g.defined())
       slot.copy_(g.reshape({-1}));
     else
-      slot.zero_();  // unused here (find_unused_parameters)
+      slot.zero_();
   }
   b.flat.div_(pg_->getSize());
   std::vector<Tensor> one{b.flat};
@@ -157,7 +156,8 @@ void Reducer::finalize() {
   Tensor used_anywhere;
   if (options_.find_unused_parameters) {
     used_anywhere =
-        from_blob(used_.data(), {static_cast<int64_t>(used_.size())}, TensorOptions(kByte)).clone();
+        from_blob(ready_.data(), {static_cast<int64_t>(ready_.size())}, TensorOptions(kByte))
+            .clone();
     std::vector<Tensor> one{used_anywhere};
     AllreduceOptions o;
     o.reduceOp = ReduceOp::MAX;

@@ -196,6 +196,8 @@ void check_ddp_unused_parameters(std::shared_ptr<dist::ProcessGroup> pg) {
   dist::DistributedDataParallelOptions o;
   o.find_unused_parameters = true;
   dist::DistributedDataParallel<TwoBranch> ddp(net, pg, o);
+  // A stale gradient on the ranks that leave b unused must not enter the average.
+  if (rank != 0) net->b->weight.mutable_grad() = full_like(net->b->weight, 42.0);
   ddp.forward(x, rank == 0).sum().backward();  // only rank 0 uses b
   reference->forward(x, true).sum().backward();
   // a: every rank's gradient, averaged (the same x); b: rank 0's over the world size.

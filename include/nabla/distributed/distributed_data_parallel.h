@@ -84,8 +84,7 @@ class Reducer {
   std::vector<std::vector<size_t>> bucket_params_;
   std::vector<Bucket> buckets_;
   std::vector<size_t> bucket_of_;  // parameter index → bucket
-  std::vector<uint8_t> ready_;     // per parameter, this backward
-  std::vector<uint8_t> used_;      // per parameter, got a gradient this backward
+  std::vector<uint8_t> ready_;     // per parameter: got its gradient in this backward
   size_t next_bucket_ = 0;
   bool armed_ = false;
   bool sync_ = true;
