@@ -1,8 +1,6 @@
 // .npy and .npz (a zip of .npy files) reading and writing.
 #include "nabla/serialize/numpy.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -14,6 +12,7 @@
 #include "nabla/ops/factories.h"
 #include "safetensors.h"
 #include "serialize/format_utils.h"
+#include "serialize/zip.h"
 
 namespace nabla {
 
@@ -164,125 +163,29 @@ Tensor decode_npy(const std::string& b, const std::string& source) {
 }
 
 std::string encode_npz(const std::vector<std::pair<std::string, Tensor>>& arrays) {
-  std::string out, central;
-  uint16_t count = 0;
+  std::vector<std::string> files;  // the .npy encodings, alive while the zip is written
+  std::vector<std::pair<std::string, std::string_view>> entries;
+  files.reserve(arrays.size());
   for (const auto& [name, tensor] : arrays) {
     NABLA_CHECK(!name.empty(), "save_npz: an array name is empty");
-    const std::string file = name + ".npy";
-    const std::string data = encode_npy(tensor);
-    NABLA_CHECK(data.size() < 0xffffffffu && out.size() < 0xffffffffu,
-                "save_npz: archive too large for zip32");
-    const uint32_t crc = static_cast<uint32_t>(
-        crc32(0L, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
-    const uint32_t offset = static_cast<uint32_t>(out.size());
-    // The fields the local and the central header share, from the version needed to
-    // extract: stored (method 0), no data descriptor, no time or date.
-    auto put_entry_fields = [&](std::string& dst) {
-      put_le(dst, 20, 2);  // version needed
-      put_le(dst, 0, 2);   // flags
-      put_le(dst, 0, 2);   // method
-      put_le(dst, 0, 4);   // time, date
-      put_le(dst, crc, 4);
-      put_le(dst, static_cast<uint32_t>(data.size()), 4);  // compressed
-      put_le(dst, static_cast<uint32_t>(data.size()), 4);  // uncompressed
-      put_le(dst, static_cast<uint32_t>(file.size()), 2);
-      put_le(dst, 0, 2);  // extra field length
-    };
-    put_le(out, 0x04034b50, 4);  // local file header
-    put_entry_fields(out);
-    out += file;
-    out += data;
-    put_le(central, 0x02014b50, 4);  // central directory header
-    put_le(central, 20, 2);          // version made by
-    put_entry_fields(central);
-    put_le(central, 0, 2);  // comment length
-    put_le(central, 0, 2);  // disk number
-    put_le(central, 0, 2);  // internal attributes
-    put_le(central, 0, 4);  // external attributes
-    put_le(central, offset, 4);
-    central += file;
-    ++count;
+    files.push_back(encode_npy(tensor));
   }
-  const uint32_t central_offset = static_cast<uint32_t>(out.size());
-  out += central;
-  put_le(out, 0x06054b50, 4);
-  put_le(out, 0, 2);
-  put_le(out, 0, 2);
-  put_le(out, count, 2);
-  put_le(out, count, 2);
-  put_le(out, static_cast<uint32_t>(central.size()), 4);
-  put_le(out, central_offset, 4);
-  put_le(out, 0, 2);
-  return out;
+  for (size_t i = 0; i < arrays.size(); ++i)
+    entries.emplace_back(arrays[i].first + ".npy", files[i]);
+  return encode_zip(entries, /*alignment=*/0, "save_npz");
 }
 
 OrderedDict<std::string, Tensor> decode_npz(const std::string& b, const std::string& source) {
-  auto fail = [&](const std::string& what) {
-    NABLA_CHECK(false, "load_npz: ", source, ": ", what);
-  };
-  // The end-of-central-directory record: within the last 64 KiB + 22 bytes.
-  if (b.size() < 22) fail("too short for a zip archive");
-  size_t eocd = std::string::npos;
-  const size_t lowest = b.size() > 22 + 65535 ? b.size() - 22 - 65535 : 0;
-  for (size_t i = b.size() - 22 + 1; i-- > lowest;)
-    if (le(b, i, 4) == 0x06054b50) {
-      eocd = i;
-      break;
-    }
-  if (eocd == std::string::npos) fail("no zip end-of-central-directory record (not an .npz file?)");
-  const uint32_t count = le(b, eocd + 10, 2);
-  const uint32_t dir_size = le(b, eocd + 12, 4), dir_offset = le(b, eocd + 16, 4);
-  if (uint64_t{dir_offset} + dir_size > eocd) fail("central directory outside the file");
+  ZipArchive zip(b, source, "load_npz");
   OrderedDict<std::string, Tensor> out("Array");
-  size_t pos = dir_offset;
-  for (uint32_t k = 0; k < count; ++k) {
-    if (pos + 46 > eocd || le(b, pos, 4) != 0x02014b50) fail("bad central directory entry");
-    const uint32_t method = le(b, pos + 10, 2);
-    const uint32_t crc = le(b, pos + 16, 4);
-    const uint32_t csize = le(b, pos + 20, 4), usize = le(b, pos + 24, 4);
-    const uint32_t name_len = le(b, pos + 28, 2), extra_len = le(b, pos + 30, 2),
-                   comment_len = le(b, pos + 32, 2);
-    const uint32_t local = le(b, pos + 42, 4);
-    if (pos + 46 + name_len > eocd) fail("bad central directory entry");
-    std::string name = b.substr(pos + 46, name_len);
-    pos += 46 + name_len + extra_len + comment_len;
-    if (uint64_t{local} + 30 > b.size() || le(b, local, 4) != 0x04034b50)
-      fail("bad local header for " + name);
-    const uint64_t data_at = uint64_t{local} + 30 + le(b, local + 26, 2) + le(b, local + 28, 2);
-    if (data_at + csize > b.size()) fail("entry " + name + " extends past the end of the file");
-    std::string data;
-    if (method == 0) {
-      if (csize != usize) fail("stored entry " + name + " has different sizes");
-      data = b.substr(data_at, csize);
-    } else if (method == 8) {
-      // Deflated: bounded by the declared size, which a real deflate stream cannot exceed
-      // by more than 1032:1 — refuse larger claims instead of allocating them.
-      if (usize > uint64_t{csize} * 1032 + 1024)
-        fail("entry " + name + " claims an impossible size");
-      data.resize(usize);
-      z_stream z{};
-      if (inflateInit2(&z, -MAX_WBITS) != Z_OK) fail("zlib init failed");
-      z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(b.data() + data_at));
-      z.avail_in = csize;
-      z.next_out = reinterpret_cast<Bytef*>(data.data());
-      z.avail_out = usize;
-      const int rc = inflate(&z, Z_FINISH);
-      const uLong produced = z.total_out;
-      inflateEnd(&z);
-      if (rc != Z_STREAM_END || produced != usize) fail("entry " + name + " is corrupt (deflate)");
-    } else {
-      fail("entry " + name + " uses zip method " + std::to_string(method) +
-           " (only stored and deflate)");
-    }
-    const uint32_t actual = static_cast<uint32_t>(
-        crc32(0L, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
-    if (actual != crc) fail("entry " + name + " fails its CRC check");
+  for (const std::string& entry : zip.names()) {
+    std::string name = entry;
     if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0)
       name.resize(name.size() - 4);
     // save_npz refuses an empty name, so a file with one cannot be written back.
-    if (name.empty()) fail("an entry has an empty name");
-    if (out.contains(name)) fail("duplicate entry " + name);
-    out.insert(name, decode_npy(data, source + " entry '" + name + "'"));
+    NABLA_CHECK(!name.empty(), "load_npz: ", source, ": an entry has an empty name");
+    NABLA_CHECK(!out.contains(name), "load_npz: ", source, ": duplicate entry ", name);
+    out.insert(name, decode_npy(std::string(zip.read(entry)), source + " entry '" + name + "'"));
   }
   return out;
 }
