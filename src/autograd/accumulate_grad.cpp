@@ -63,18 +63,8 @@ unsigned register_post_accumulate_grad_hook(const Tensor& leaf,
 
 void remove_post_accumulate_grad_hook(const Tensor& leaf, unsigned handle) {
   auto* meta = leaf.defined() ? leaf.unsafeGetTensorImpl()->autograd_meta() : nullptr;
-  bool removed = false;
-  if (meta) {
-    auto& hooks = meta->post_accumulate_hooks;
-    for (auto it = hooks.begin(); it != hooks.end(); ++it)
-      if (it->first == handle) {
-        hooks.erase(it);
-        removed = true;
-        break;
-      }
-  }
-  NABLA_CHECK(removed, "remove_post_accumulate_grad_hook: no hook with handle ", handle,
-              " on this tensor");
+  NABLA_CHECK(meta && erase_hook(meta->post_accumulate_hooks, handle),
+              "remove_post_accumulate_grad_hook: no hook with handle ", handle, " on this tensor");
 }
 
 std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {

@@ -101,13 +101,7 @@ void Tensor::remove_hook(unsigned handle) const {
   if (!is_leaf()) {
     removed = grad_fn()->remove_tensor_pre_hook(handle);
   } else if (auto* m = checked().autograd_meta()) {
-    auto& hooks = m->hooks;
-    for (auto it = hooks.begin(); it != hooks.end(); ++it)
-      if (it->first == handle) {
-        hooks.erase(it);
-        removed = true;
-        break;
-      }
+    removed = autograd::erase_hook(m->hooks, handle);
   }
   NABLA_CHECK(removed, "remove_hook: no hook with handle ", handle, " on this tensor");
 }

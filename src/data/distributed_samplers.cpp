@@ -1,5 +1,5 @@
 // The distributed samplers: each replica's share of the dataset's indices, the same
-// partition as LibTorch's (tests/data/test_distributed_samplers.cpp compares them).
+// partition as LibTorch's (tests/libtorch/test_samplers_libtorch.cpp compares them).
 #include <algorithm>
 #include <numeric>
 #include <random>
@@ -22,11 +22,17 @@ size_t DistributedSampler::local_sample_count() const {
   return allow_duplicates_ ? (size_ + num_replicas_ - 1) / num_replicas_ : size_ / num_replicas_;
 }
 
-// Take a batch from [index, end) of a replica's share.
-static size_t take(size_t& index, size_t end, size_t batch_size) {
-  const size_t from = index;
-  index = std::min(end, index + batch_size);
-  return from;
+void DistributedSampler::place_share() {
+  begin_index_ = rank_ * local_sample_count();
+  end_index_ = begin_index_ + local_sample_count();
+  sample_index_ = begin_index_;
+}
+
+optional<std::pair<size_t, size_t>> DistributedSampler::take(size_t batch_size) {
+  if (sample_index_ >= end_index_) return nullopt;
+  const size_t from = sample_index_;
+  sample_index_ = std::min(end_index_, sample_index_ + batch_size);
+  return std::make_pair(from, sample_index_);
 }
 
 DistributedRandomSampler::DistributedRandomSampler(size_t size, size_t num_replicas, size_t rank,
@@ -47,40 +53,32 @@ void DistributedRandomSampler::reset(optional<size_t> new_size) {
   for (size_t i = size_; i < total; ++i) indices_[i] = i - size_;
   std::mt19937 engine(static_cast<std::mt19937::result_type>(epoch_));
   std::shuffle(indices_.begin(), indices_.end(), engine);
-  begin_index_ = rank_ * local;
-  end_index_ = begin_index_ + local;
-  sample_index_ = begin_index_;
+  place_share();
 }
 
 optional<std::vector<size_t>> DistributedRandomSampler::next(size_t batch_size) {
-  if (sample_index_ >= end_index_) return nullopt;
-  const size_t from = take(sample_index_, end_index_, batch_size);
-  return std::vector<size_t>(indices_.begin() + static_cast<ptrdiff_t>(from),
-                             indices_.begin() + static_cast<ptrdiff_t>(sample_index_));
+  const auto range = take(batch_size);
+  if (!range) return nullopt;
+  return std::vector<size_t>(indices_.begin() + static_cast<ptrdiff_t>(range->first),
+                             indices_.begin() + static_cast<ptrdiff_t>(range->second));
 }
 
 DistributedSequentialSampler::DistributedSequentialSampler(size_t size, size_t num_replicas,
                                                            size_t rank, bool allow_duplicates)
     : DistributedSampler(size, num_replicas, rank, allow_duplicates) {
-  place();
-}
-
-void DistributedSequentialSampler::place() {
-  begin_index_ = rank_ * local_sample_count();
-  end_index_ = begin_index_ + local_sample_count();
-  sample_index_ = begin_index_;
+  place_share();
 }
 
 void DistributedSequentialSampler::reset(optional<size_t> new_size) {
   size_ = new_size.value_or(size_);
-  place();
+  place_share();
 }
 
 optional<std::vector<size_t>> DistributedSequentialSampler::next(size_t batch_size) {
-  if (sample_index_ >= end_index_) return nullopt;
-  const size_t from = take(sample_index_, end_index_, batch_size);
-  std::vector<size_t> out(sample_index_ - from);
-  for (size_t i = 0; i < out.size(); ++i) out[i] = (from + i) % size_;
+  const auto range = take(batch_size);
+  if (!range) return nullopt;
+  std::vector<size_t> out(range->second - range->first);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = (range->first + i) % size_;
   return out;
 }
 

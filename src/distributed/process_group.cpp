@@ -71,8 +71,10 @@ void unstage(const Staged& s) {
   if (!s.buffer.is_same(s.user)) s.user.copy_(s.buffer.view(s.user.sizes()));
 }
 
-// On bool tensors (0/1 bytes) a sum is an or, a product an and.
+// What the backend runs for `op`: AVG is a SUM (the group divides after), and on bool
+// tensors (0/1 bytes) a sum is an or, a product an and.
 ReduceOp wire_op(ReduceOp op, ScalarType dtype) {
+  if (op == ReduceOp::AVG) return ReduceOp::SUM;
   if (dtype != kBool) return op;
   if (op == ReduceOp::SUM) return ReduceOp::MAX;
   if (op == ReduceOp::PRODUCT) return ReduceOp::MIN;
@@ -217,9 +219,8 @@ std::shared_ptr<Work> ProcessGroup::allreduce(std::vector<Tensor>& tensors,
   ReduceOp op = opts.reduceOp;
   return enqueue("allreduce", tensors, [this, t, timeout, op] {
     Staged s = stage(t);
-    const ReduceOp w = op == ReduceOp::AVG ? ReduceOp(ReduceOp::SUM) : wire_op(op, t.scalar_type());
     run_allreduce(s.buffer.data_ptr(), static_cast<size_t>(s.buffer.numel()),
-                  s.buffer.scalar_type(), w, timeout);
+                  s.buffer.scalar_type(), wire_op(op, t.scalar_type()), timeout);
     if (op == ReduceOp::AVG) s.buffer.div_(size_);
     unstage(s);
   });
@@ -266,10 +267,8 @@ std::shared_ptr<Work> ProcessGroup::reduce_scatter(std::vector<Tensor>& outputTe
     Tensor all = empty({size_ * n}, TensorOptions(w));
     for (int r = 0; r < size_; ++r) all.narrow(0, r * n, n).copy_(ins[r].reshape({n}));
     Staged s = stage(out);
-    const ReduceOp wop =
-        op == ReduceOp::AVG ? ReduceOp(ReduceOp::SUM) : wire_op(op, out.scalar_type());
-    run_reduce_scatter(all.data_ptr(), s.buffer.data_ptr(), static_cast<size_t>(n), w, wop,
-                       timeout);
+    run_reduce_scatter(all.data_ptr(), s.buffer.data_ptr(), static_cast<size_t>(n), w,
+                       wire_op(op, out.scalar_type()), timeout);
     if (op == ReduceOp::AVG) s.buffer.div_(size_);
     unstage(s);
   });

@@ -7,6 +7,7 @@
 #include "nabla/core/error.h"
 #include "nabla/distributed/distributed_data_parallel.h"
 #include "nabla/ops/factories.h"
+#include "nabla/ops/functions.h"
 
 namespace nabla::distributed {
 
@@ -20,14 +21,28 @@ struct Reducer::Bucket {
 };
 
 void broadcast_tensors(ProcessGroup& pg, const std::vector<Tensor>& tensors, int root) {
-  std::vector<std::shared_ptr<Work>> works;
+  // One collective per dtype, not per tensor (a model with batch norms has three buffers a
+  // layer): the tensors flattened into one buffer, broadcast, and copied back.
+  AutoGradMode no_grad(false);
+  std::vector<ScalarType> dtypes;
+  for (const Tensor& t : tensors)
+    if (std::find(dtypes.begin(), dtypes.end(), t.scalar_type()) == dtypes.end())
+      dtypes.push_back(t.scalar_type());
   BroadcastOptions o;
   o.rootRank = root;
-  for (const Tensor& t : tensors) {
-    std::vector<Tensor> one{t};
-    works.push_back(pg.broadcast(one, o));
+  for (ScalarType dtype : dtypes) {
+    std::vector<Tensor> members;
+    for (const Tensor& t : tensors)
+      if (t.scalar_type() == dtype) members.push_back(t.reshape({-1}));
+    std::vector<Tensor> flat{cat(members)};
+    pg.broadcast(flat, o)->wait();
+    int64_t at = 0;
+    for (const Tensor& t : tensors)
+      if (t.scalar_type() == dtype) {
+        t.copy_(flat[0].narrow(0, at, t.numel()).view(t.sizes()));
+        at += t.numel();
+      }
   }
-  for (auto& w : works) w->wait();
 }
 
 Reducer::Reducer(std::vector<std::pair<std::string, Tensor>> named_parameters,

@@ -36,6 +36,13 @@ bool dtype_of_code(const DtypeCode (&table)[N], std::string_view code, ScalarTyp
   return false;
 }
 
+/// The `n`-byte little-endian unsigned integer at `at` (the caller checks the bounds).
+inline uint64_t get_le(std::string_view b, uint64_t at, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(b[at + i]);
+  return v;
+}
+
 /// Appends the `n` low bytes of `v`, least significant first.
 inline void put_le(std::string& out, uint64_t v, int n) {
   for (int i = 0; i < n; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));

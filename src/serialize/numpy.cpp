@@ -25,13 +25,6 @@ namespace {
 constexpr DtypeCode kDescrs[] = {{kFloat, "<f4"}, {kDouble, "<f8"}, {kLong, "<i8"}, {kInt, "<i4"},
                                  {kByte, "|u1"},  {kBool, "|b1"},   {kHalf, "<f2"}, {kByte, "<u1"}};
 
-uint32_t le(const std::string& b, size_t at, int n) {
-  uint32_t v = 0;
-  for (int i = n - 1; i >= 0; --i)
-    v = (v << 8) | static_cast<unsigned char>(b[at + static_cast<size_t>(i)]);
-  return v;
-}
-
 std::string read_all(const std::string& path, const char* who) {
   std::ifstream in(path, std::ios::binary);
   NABLA_CHECK(in.is_open(), who, ": cannot open '", path, "'");
@@ -102,7 +95,7 @@ Tensor decode_npy(const std::string& b, const std::string& source) {
               major);
   const size_t len_bytes = major == 1 ? 2 : 4;
   NABLA_CHECK(b.size() >= 8 + len_bytes, "load_npy: ", source, " is truncated");
-  const size_t header_len = le(b, 8, static_cast<int>(len_bytes));
+  const size_t header_len = get_le(b, 8, static_cast<int>(len_bytes));
   const size_t data_start = 8 + len_bytes + header_len;
   NABLA_CHECK(data_start <= b.size(), "load_npy: ", source, ": header length ", header_len,
               " exceeds the file");

@@ -17,12 +17,6 @@ constexpr uint32_t kLocalHeader = 0x04034b50, kCentralHeader = 0x02014b50,
 // PyTorch's writer pads with an extra field of this id ("FB"); any id would do.
 constexpr uint16_t kPaddingField = 0x4246;
 
-uint64_t le(std::string_view b, uint64_t at, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(b[at + i]);
-  return v;
-}
-
 uint32_t crc_of(std::string_view data) {
   uLong crc = crc32(0L, Z_NULL, 0);
   // zlib takes sizes as uInt: feed large entries in pieces.
@@ -110,47 +104,48 @@ ZipArchive::ZipArchive(std::string_view bytes, std::string source, const char* o
   uint64_t eocd = b.size();
   const uint64_t lowest = b.size() > 22 + 65535 ? b.size() - 22 - 65535 : 0;
   for (uint64_t i = b.size() - 22 + 1; i-- > lowest;)
-    if (le(b, i, 4) == kEndOfDirectory) {
+    if (get_le(b, i, 4) == kEndOfDirectory) {
       eocd = i;
       break;
     }
   if (eocd == b.size()) fail("no zip end-of-central-directory record (not a zip archive?)");
-  uint64_t count = le(b, eocd + 10, 2), dir_size = le(b, eocd + 12, 4),
-           dir_at = le(b, eocd + 16, 4);
+  uint64_t count = get_le(b, eocd + 10, 2), dir_size = get_le(b, eocd + 12, 4),
+           dir_at = get_le(b, eocd + 16, 4);
   uint64_t dir_end = eocd;
   // ZIP64: a locator just before the record points at the ZIP64 end record.
-  if (eocd >= 20 && le(b, eocd - 20, 4) == kZip64Locator) {
-    const uint64_t at = le(b, eocd - 20 + 8, 8);
-    if (at + 56 > eocd - 20 || le(b, at, 4) != kZip64End) fail("bad ZIP64 end record");
-    count = le(b, at + 32, 8);
-    dir_size = le(b, at + 40, 8);
-    dir_at = le(b, at + 48, 8);
+  if (eocd >= 20 && get_le(b, eocd - 20, 4) == kZip64Locator) {
+    const uint64_t at = get_le(b, eocd - 20 + 8, 8);
+    if (at + 56 > eocd - 20 || get_le(b, at, 4) != kZip64End) fail("bad ZIP64 end record");
+    count = get_le(b, at + 32, 8);
+    dir_size = get_le(b, at + 40, 8);
+    dir_at = get_le(b, at + 48, 8);
     dir_end = at;
   }
   if (dir_at > dir_end || dir_size > dir_end - dir_at) fail("central directory outside the file");
   uint64_t pos = dir_at;
   for (uint64_t k = 0; k < count; ++k) {
-    if (pos + 46 > dir_end || le(b, pos, 4) != kCentralHeader) fail("bad central directory entry");
+    if (pos + 46 > dir_end || get_le(b, pos, 4) != kCentralHeader)
+      fail("bad central directory entry");
     Entry e;
-    e.method = static_cast<uint16_t>(le(b, pos + 10, 2));
-    e.crc = static_cast<uint32_t>(le(b, pos + 16, 4));
-    e.compressed = le(b, pos + 20, 4);
-    e.size = le(b, pos + 24, 4);
-    const uint64_t name_len = le(b, pos + 28, 2), extra_len = le(b, pos + 30, 2),
-                   comment_len = le(b, pos + 32, 2);
-    uint64_t local = le(b, pos + 42, 4);
+    e.method = static_cast<uint16_t>(get_le(b, pos + 10, 2));
+    e.crc = static_cast<uint32_t>(get_le(b, pos + 16, 4));
+    e.compressed = get_le(b, pos + 20, 4);
+    e.size = get_le(b, pos + 24, 4);
+    const uint64_t name_len = get_le(b, pos + 28, 2), extra_len = get_le(b, pos + 30, 2),
+                   comment_len = get_le(b, pos + 32, 2);
+    uint64_t local = get_le(b, pos + 42, 4);
     if (pos + 46 + name_len + extra_len > dir_end) fail("bad central directory entry");
     std::string name(b.substr(pos + 46, name_len));
     // The ZIP64 extra field holds, in order, those of the three that are 0xffffffff.
     for (uint64_t x = pos + 46 + name_len; x + 4 <= pos + 46 + name_len + extra_len;) {
-      const uint64_t id = le(b, x, 2), len = le(b, x + 2, 2);
+      const uint64_t id = get_le(b, x, 2), len = get_le(b, x + 2, 2);
       if (x + 4 + len > pos + 46 + name_len + extra_len) fail("bad extra field of " + name);
       if (id == 1) {
         uint64_t y = x + 4;
         auto take = [&](uint64_t& field) {
           if (field != 0xffffffffu) return;
           if (y + 8 > x + 4 + len) fail("short ZIP64 field of " + name);
-          field = le(b, y, 8);
+          field = get_le(b, y, 8);
           y += 8;
         };
         take(e.size);
@@ -160,9 +155,9 @@ ZipArchive::ZipArchive(std::string_view bytes, std::string source, const char* o
       x += 4 + len;
     }
     pos += 46 + name_len + extra_len + comment_len;
-    if (local > b.size() || b.size() - local < 30 || le(b, local, 4) != kLocalHeader)
+    if (local > b.size() || b.size() - local < 30 || get_le(b, local, 4) != kLocalHeader)
       fail("bad local header for " + name);
-    e.data_at = local + 30 + le(b, local + 26, 2) + le(b, local + 28, 2);
+    e.data_at = local + 30 + get_le(b, local + 26, 2) + get_le(b, local + 28, 2);
     if (e.data_at > b.size() || e.compressed > b.size() - e.data_at)
       fail("entry " + name + " extends past the end of the file");
     if (e.method == 0 && e.compressed != e.size)

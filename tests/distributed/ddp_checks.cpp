@@ -166,6 +166,26 @@ void check_ddp_overlap(std::shared_ptr<dist::ProcessGroup> pg) {
   EXPECT_GE(early, 1);
 }
 
+void check_ddp_buffers(std::shared_ptr<dist::ProcessGroup> pg) {
+  const double rank = pg->getRank();
+  nn::BatchNorm1d bn(3);
+  {
+    NoGradGuard no_grad;
+    bn->running_mean.fill_(rank + 1);
+    bn->weight.fill_(rank + 5);
+  }
+  dist::DistributedDataParallel<nn::BatchNorm1d> ddp(bn, pg);
+  EXPECT_EQ(values(bn->running_mean), std::vector<double>(3, 1.0)) << "buffers are rank 0's";
+  EXPECT_EQ(values(bn->weight), std::vector<double>(3, 5.0)) << "parameters are rank 0's";
+  bn->eval();  // the forward below leaves the statistics as they are
+  {
+    NoGradGuard no_grad;
+    bn->running_var.fill_(rank + 2);
+  }
+  ddp.forward(ones({4, 3}));  // broadcasts rank 0's buffers first
+  EXPECT_EQ(values(bn->running_var), std::vector<double>(3, 2.0));
+}
+
 // Two branches; `use_b` decides whether branch b takes part in the loss.
 struct TwoBranchImpl : nn::Module {
   TwoBranchImpl() {

@@ -68,6 +68,7 @@ TEST(DDP, SgdOnSharesEqualsOneProcessOnTheWholeBatch) { nabla::testing::check_dd
 TEST(DDP, AdamOnSharesEqualsOneProcessOnTheWholeBatch) { nabla::testing::check_ddp_adam(g_pg); }
 TEST(DDP, NoSyncAccumulationEqualsTheSummedBatch) { nabla::testing::check_ddp_no_sync(g_pg); }
 TEST(DDP, FirstBucketStartsBeforeBackwardEnds) { nabla::testing::check_ddp_overlap(g_pg); }
+TEST(DDP, BuffersAndParametersComeFromRankZero) { nabla::testing::check_ddp_buffers(g_pg); }
 TEST(DDP, UnusedParameters) { nabla::testing::check_ddp_unused_parameters(g_pg); }
 
 int main(int argc, char** argv) {

@@ -48,4 +48,15 @@ struct AutogradMeta {
   std::vector<std::weak_ptr<TensorImpl>> views;
 };
 
+/// Removes the hook with handle `id` from one of a leaf's hook lists; whether it was there.
+template <class Hooks>
+bool erase_hook(Hooks& hooks, unsigned id) {
+  for (auto it = hooks.begin(); it != hooks.end(); ++it)
+    if (it->first == id) {
+      hooks.erase(it);
+      return true;
+    }
+  return false;
+}
+
 }  // namespace nabla::autograd

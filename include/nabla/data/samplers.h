@@ -3,6 +3,7 @@
 // RandomSampler draws its permutation from nabla's generator, so the order is fixed by
 // manual_seed (or the generator passed in) and independent of the thread count.
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "nabla/core/generator.h"
@@ -59,10 +60,17 @@ class DistributedSampler : public Sampler {
   /// (every replica with the same value) to get a new order per epoch.
   void set_epoch(size_t epoch) { epoch_ = epoch; }
   size_t epoch() const { return epoch_; }
+  /// Where in its share this replica is (LibTorch's index()).
+  size_t index() const noexcept { return sample_index_; }
 
  protected:
   size_t local_sample_count() const;
+  /// Places this replica's share at [rank * n, (rank + 1) * n) and rewinds to its start.
+  void place_share();
+  /// The next [from, to) of at most `batch_size` positions of the share; nullopt at its end.
+  optional<std::pair<size_t, size_t>> take(size_t batch_size);
 
+  size_t begin_index_ = 0, end_index_ = 0, sample_index_ = 0;
   size_t size_;
   size_t num_replicas_;
   size_t rank_;
@@ -79,11 +87,9 @@ class DistributedRandomSampler : public DistributedSampler {
                            bool allow_duplicates = true);
   void reset(optional<size_t> new_size = nullopt) override;
   optional<std::vector<size_t>> next(size_t batch_size) override;
-  size_t index() const noexcept { return sample_index_; }
 
  private:
   std::vector<size_t> indices_;  // the whole permutation; this replica reads its slice
-  size_t begin_index_ = 0, end_index_ = 0, sample_index_ = 0;
 };
 
 /// This replica's contiguous share, in order: [rank * n, (rank + 1) * n) modulo size.
@@ -93,11 +99,6 @@ class DistributedSequentialSampler : public DistributedSampler {
                                bool allow_duplicates = true);
   void reset(optional<size_t> new_size = nullopt) override;
   optional<std::vector<size_t>> next(size_t batch_size) override;
-  size_t index() const noexcept { return sample_index_; }
-
- private:
-  void place();
-  size_t begin_index_ = 0, end_index_ = 0, sample_index_ = 0;
 };
 
 }  // namespace nabla::data::samplers

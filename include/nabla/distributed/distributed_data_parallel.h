@@ -92,7 +92,8 @@ class Reducer {
   DdpStepTimeline timeline_;
 };
 
-/// Broadcasts `tensors` from rank `root` (one collective per tensor, all waited).
+/// Broadcasts `tensors` from rank `root`: one collective per dtype over the tensors
+/// flattened together, waited.
 void broadcast_tensors(ProcessGroup& pg, const std::vector<Tensor>& tensors, int root = 0);
 
 /// Wraps a module (a module holder such as nn::Linear or a std::shared_ptr to a module
