@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -84,6 +85,27 @@ inline std::string read_text(const std::filesystem::path& p) {
   ss << in.rdbuf();
   return ss.str();
 }
+
+/// A python3 that imports torch (Debian's python3-torch, which the test command installs;
+/// /usr/bin/python3 first, as a pyenv or venv python3 on PATH may lack it), or "" if none.
+inline const std::string& torch_python() {
+  static const std::string found = [] {
+    for (std::string python : {"/usr/bin/python3", "python3"})
+      if (std::system((python + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0) return python;
+    return std::string();
+  }();
+  return found;
+}
+
+/// Skips the calling test when no python3 imports torch, or fails it when
+/// NABLA_REQUIRE_TORCH_PYTHON is set (the README's test command sets it, so CI cannot
+/// pass by skipping).
+#define NABLA_REQUIRE_TORCH_PYTHON()                                                       \
+  do {                                                                                     \
+    if (!::nabla::testing::torch_python().empty()) break;                                  \
+    if (std::getenv("NABLA_REQUIRE_TORCH_PYTHON")) FAIL() << "no python3 imports torch";   \
+    GTEST_SKIP() << "no python3 imports torch (apt-get install python3-torch)";            \
+  } while (0)
 
 /// The PyTorch name of t's grad_fn, or "none".
 inline std::string name_of(const Tensor& t) { return t.grad_fn() ? t.grad_fn()->name() : "none"; }

@@ -1,4 +1,4 @@
-// Custom autograd functions: IValue, AutogradContext, CustomNode, and the graph wiring
+// Custom autograd functions: AutogradContext, CustomNode, and the graph wiring
 // of Function<T>::apply.
 #include "nabla/autograd/function.h"
 
@@ -10,29 +10,6 @@
 #include "nabla/autograd/record.h"
 
 namespace nabla::autograd {
-
-namespace {
-template <class V, class T>
-const T& get_as(const V& v, const char* want) {
-  const T* p = std::get_if<T>(&v);
-  NABLA_CHECK(p != nullptr, "IValue: expected ", want, " but the value holds another type");
-  return *p;
-}
-}  // namespace
-
-double IValue::toDouble() const {
-  if (auto* i = std::get_if<int64_t>(&v_)) return static_cast<double>(*i);
-  return get_as<decltype(v_), double>(v_, "a double");
-}
-int64_t IValue::toInt() const { return get_as<decltype(v_), int64_t>(v_, "an int"); }
-bool IValue::toBool() const { return get_as<decltype(v_), bool>(v_, "a bool"); }
-const Tensor& IValue::toTensor() const { return get_as<decltype(v_), Tensor>(v_, "a Tensor"); }
-const std::string& IValue::toStringRef() const {
-  return get_as<decltype(v_), std::string>(v_, "a string");
-}
-const std::vector<int64_t>& IValue::toIntVector() const {
-  return get_as<decltype(v_), std::vector<int64_t>>(v_, "an int list");
-}
 
 void AutogradContext::save_for_backward(variable_list to_save) { to_save_ = std::move(to_save); }
 

@@ -14,6 +14,7 @@
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/ops/factories.h"
 #include "safetensors.h"
+#include "serialize/torch_file.h"
 
 namespace nabla::serialize {
 
@@ -48,6 +49,13 @@ void OutputArchive::write_metadata(const std::string& key, const std::string& va
 }
 
 void OutputArchive::save_to(const std::string& filename) const {
+  if (detail::has_torch_extension(filename)) {
+    GenericDict dict;
+    for (const auto& item : tensors_) dict.insert_or_assign(item.key(), item.value());
+    for (const auto& [k, v] : metadata_) dict.insert_or_assign(k, v);
+    nabla::detail::write_file_atomically(filename, detail::encode_torch_file(IValue(dict)), "save");
+    return;
+  }
   nabla::detail::write_file_atomically(filename, detail::encode_safetensors(tensors_, metadata_),
                                        "save");
 }
@@ -65,13 +73,87 @@ struct InputArchive::State {
   std::map<std::string, std::string> metadata;
   std::set<std::string> read;
   std::string source = "<empty archive>";
+  bool collect = false;
+  IncompatibleKeys problems;  // missing and mismatched keys, when collecting
 };
 
 InputArchive::InputArchive() : state_(std::make_shared<State>()) {}
 
+namespace {
+// A torch.save file's value as an archive's flat entries: dict keys and list indices
+// joined by dots.
+void flatten(const IValue& v, const std::string& key, OrderedDict<std::string, Tensor>& tensors,
+             std::map<std::string, std::string>& metadata) {
+  auto child = [&](const std::string& k) { return key.empty() ? k : key + "." + k; };
+  auto sequence = [&](const std::vector<IValue>& items) {
+    for (size_t i = 0; i < items.size(); ++i)
+      flatten(items[i], child(std::to_string(i)), tensors, metadata);
+  };
+  auto put = [&](const Tensor& t) {
+    const std::string k = key.empty() ? "0" : key;  // a bare tensor, as save(tensor) writes
+    NABLA_CHECK(!tensors.contains(k), "load: the file has the key '", k, "' twice");
+    tensors.insert(k, t);
+  };
+  switch (v.tag()) {
+    case IValue::Tag::Tensor: return put(v.toTensor());
+    case IValue::Tag::Int: return put(scalar_tensor(v.toInt(), TensorOptions(kLong)));
+    case IValue::Tag::Double: return put(scalar_tensor(v.toDouble(), TensorOptions(kDouble)));
+    case IValue::Tag::Bool: return put(scalar_tensor(v.toBool(), TensorOptions(kBool)));
+    case IValue::Tag::String: metadata[key] = v.toStringRef(); return;
+    case IValue::Tag::None: return;
+    case IValue::Tag::IntList: {
+      const auto ints = v.toIntVector();
+      return sequence(GenericList(ints.begin(), ints.end()));
+    }
+    case IValue::Tag::List: return sequence(v.toList());
+    case IValue::Tag::Tuple: return sequence(v.toTuple()->elements());
+    case IValue::Tag::GenericDict:
+      for (const auto& e : v.toGenericDict()) {
+        const IValue& k = e.key();
+        NABLA_CHECK(k.isString() || k.isInt() || k.isBool(), "load: a dict key is a ",
+                    k.tagKind(), "; archives have string keys");
+        flatten(e.value(), child(k.isString() ? k.toStringRef()
+                                 : k.isInt()  ? std::to_string(k.toInt())
+                                              : (k.toBool() ? "True" : "False")),
+                tensors, metadata);
+      }
+      return;
+  }
+}
+}  // namespace
+
+void InputArchive::load_from_torch_file(std::string_view bytes, const std::string& source,
+                                        std::shared_ptr<const void> keep_alive) {
+  const IValue value = detail::decode_torch_file(bytes, source, "load", std::move(keep_alive));
+  NABLA_CHECK(value.isTensor() || value.isList() || value.isTuple() || value.isGenericDict(),
+              "load: ", source, " holds a ", value.tagKind(), ", not tensors");
+  state_ = std::make_shared<State>();
+  flatten(value, "", state_->tensors, state_->metadata);
+  state_->source = source;
+  prefix_.clear();
+}
+
 void InputArchive::load_from(const std::string& filename) {
   std::ifstream in(filename, std::ios::binary);
   NABLA_CHECK(in.is_open(), "load: cannot open '", filename, "'");
+  std::string head(512, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  in.clear();
+  const std::string source = "'" + filename + "'";
+  switch (detail::sniff_file(head)) {
+    case detail::FileKind::TorchZip: {
+      auto file = detail::MappedFile::open(filename, "load");
+      const std::string_view bytes = file->bytes();
+      return load_from_torch_file(bytes, source, std::move(file));
+    }
+    case detail::FileKind::LegacyTorch:
+      throw Error(str("load: ", source, " is in the legacy torch.save format of PyTorch before "
+                      "1.6 (not a zip archive), which nabla does not read; load it in Python "
+                      "and save it again with torch.save (PyTorch >= 1.6 writes the zip format)"));
+    case detail::FileKind::Other:
+      break;
+  }
   in.seekg(0, std::ios::end);
   const auto size = static_cast<uint64_t>(in.tellg());
   auto read_at = [&](uint64_t offset, uint64_t bytes, void* dst) {
@@ -89,7 +171,14 @@ void InputArchive::load_from(const std::string& filename) {
 }
 
 void InputArchive::load_from(std::istream& stream) {
-  std::string bytes((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
+  auto owned = std::make_shared<std::string>((std::istreambuf_iterator<char>(stream)),
+                                             std::istreambuf_iterator<char>());
+  const std::string& bytes = *owned;
+  NABLA_CHECK(detail::sniff_file(bytes) != detail::FileKind::LegacyTorch,
+              "load: the stream is in the legacy torch.save format of PyTorch before 1.6, which "
+              "nabla does not read; load it in Python and save it again with torch.save");
+  if (detail::sniff_file(bytes) == detail::FileKind::TorchZip)
+    return load_from_torch_file(bytes, "stream", std::move(owned));
   auto read_at = [&](uint64_t offset, uint64_t n, void* dst) {
     std::memcpy(dst, bytes.data() + offset, n);  // offsets validated against the size
   };
@@ -114,6 +203,14 @@ bool InputArchive::try_read(const std::string& key, Tensor& tensor, bool /*is_bu
   if (!tensor.defined()) {
     tensor = *stored;
   } else {
+    state_->read.insert(full);
+    if (state_->collect && (tensor.sizes() != stored->sizes() ||
+                            tensor.scalar_type() != stored->scalar_type())) {
+      state_->problems.mismatched_keys.push_back(
+          {full, str(stored->sizes(), " ", stored->scalar_type()),
+           str(tensor.sizes(), " ", tensor.scalar_type())});
+      return true;
+    }
     NABLA_CHECK(tensor.sizes() == stored->sizes(), "load: ", state_->source, ": '", full,
                 "' has shape ", stored->sizes(), " in the file, but the destination has shape ",
                 tensor.sizes());
@@ -128,7 +225,12 @@ bool InputArchive::try_read(const std::string& key, Tensor& tensor, bool /*is_bu
 }
 
 void InputArchive::read(const std::string& key, Tensor& tensor, bool is_buffer) {
-  NABLA_CHECK(try_read(key, tensor, is_buffer), "load: ", state_->source, " has no entry '",
+  if (try_read(key, tensor, is_buffer)) return;
+  if (state_->collect && tensor.defined()) {
+    state_->problems.missing_keys.push_back(prefix_ + key);
+    return;
+  }
+  NABLA_CHECK(false, "load: ", state_->source, " has no entry '",
               prefix_ + key, "'", (tensor.defined() ? " (expected by the destination)" : ""));
 }
 
@@ -181,6 +283,31 @@ optional<std::string> InputArchive::read_metadata(const std::string& key) const 
   auto it = state_->metadata.find(prefix_ + key);
   if (it == state_->metadata.end()) return nullopt;
   return it->second;
+}
+
+void InputArchive::collect_mismatches(bool on) { state_->collect = on; }
+
+IncompatibleKeys InputArchive::incompatible_keys() const {
+  IncompatibleKeys out = state_->problems;
+  for (const auto& k : unread_keys()) out.unexpected_keys.push_back(prefix_ + k);
+  return out;
+}
+
+std::string IncompatibleKeys::describe() const {
+  std::string out;
+  auto group = [&](const char* title, size_t n, auto&& item) {
+    if (n == 0) return;
+    out += str(out.empty() ? "" : "\n", "  ", title, " (", n, "): ");
+    for (size_t i = 0; i < n; ++i) out += (i ? ", " : "") + item(i);
+  };
+  group("missing from the file", missing_keys.size(), [&](size_t i) { return missing_keys[i]; });
+  group("unexpected in the file", unexpected_keys.size(),
+        [&](size_t i) { return unexpected_keys[i]; });
+  group("shape or dtype differs", mismatched_keys.size(), [&](size_t i) {
+    const auto& m = mismatched_keys[i];
+    return str(m.key, ": ", m.in_file, " in the file, ", m.in_module, " in the module");
+  });
+  return out;
 }
 
 std::vector<std::string> InputArchive::keys() const {

@@ -1,7 +1,9 @@
 // nabla::save / nabla::load of tensors, and the unread-entry check of module loading.
 #include <string>
 
+#include "core/atomic_file.h"
 #include "nabla/serialize.h"
+#include "serialize/torch_file.h"
 
 namespace nabla {
 
@@ -15,11 +17,30 @@ void serialize::detail::check_all_read(const InputArchive& archive, const std::s
   NABLA_CHECK(false, "load: '", path, "' has entries that ", what, " does not have: ", list);
 }
 
+void serialize::detail::check_compatible(const IncompatibleKeys& problems,
+                                         const std::string& module, const std::string& path) {
+  if (problems.empty()) return;
+  throw Error(str("load: '", path, "' does not match ", module,
+                  " (nabla::load(module, path, /*strict=*/false) loads what matches):\n",
+                  problems.describe()));
+}
+
+// A .pt file of a tensor or a vector holds it as Python would: a tensor, a list.
 void save(const Tensor& tensor, const std::string& path) {
+  if (serialize::detail::has_torch_extension(path)) {
+    nabla::detail::write_file_atomically(path, serialize::detail::encode_torch_file(tensor),
+                                         "save");
+    return;
+  }
   save(std::vector<Tensor>{tensor}, path);
 }
 
 void save(const std::vector<Tensor>& tensors, const std::string& path) {
+  if (serialize::detail::has_torch_extension(path)) {
+    nabla::detail::write_file_atomically(
+        path, serialize::detail::encode_torch_file(IValue(tensors)), "save");
+    return;
+  }
   serialize::OutputArchive archive;
   for (size_t i = 0; i < tensors.size(); ++i) archive.write(std::to_string(i), tensors[i]);
   archive.save_to(path);

@@ -18,44 +18,16 @@
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
-#include <variant>
 
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/autograd/node.h"
 #include "nabla/autograd/saved_variable.h"
+#include "nabla/core/ivalue.h"
 
 namespace nabla::autograd {
 
-/// A small tagged value for AutogradContext::saved_data (c10::IValue's common uses).
-class IValue {
- public:
-  IValue() = default;
-  IValue(double v) : v_(v) {}
-  IValue(float v) : v_(static_cast<double>(v)) {}
-  IValue(int64_t v) : v_(v) {}
-  IValue(int v) : v_(static_cast<int64_t>(v)) {}
-  IValue(bool v) : v_(v) {}
-  IValue(Tensor v) : v_(std::move(v)) {}
-  IValue(std::string v) : v_(std::move(v)) {}
-  IValue(const char* v) : v_(std::string(v)) {}
-  IValue(std::vector<int64_t> v) : v_(std::move(v)) {}
-
-  bool isNone() const { return v_.index() == 0; }
-  bool isDouble() const { return std::holds_alternative<double>(v_); }
-  bool isInt() const { return std::holds_alternative<int64_t>(v_); }
-  bool isBool() const { return std::holds_alternative<bool>(v_); }
-  bool isTensor() const { return std::holds_alternative<Tensor>(v_); }
-  bool isString() const { return std::holds_alternative<std::string>(v_); }
-  double toDouble() const;
-  int64_t toInt() const;
-  bool toBool() const;
-  const Tensor& toTensor() const;
-  const std::string& toStringRef() const;
-  const std::vector<int64_t>& toIntVector() const;
-
- private:
-  std::variant<std::monostate, double, int64_t, bool, Tensor, std::string, std::vector<int64_t>> v_;
-};
+/// ctx->saved_data holds IValues (nabla/core/ivalue.h), as in LibTorch.
+using nabla::IValue;
 
 class AutogradContext {
  public:
@@ -171,7 +143,3 @@ struct Function {
 
 }  // namespace nabla::autograd
 
-namespace nabla {
-/// c10::IValue's spelling at namespace level (the same small tagged value).
-using autograd::IValue;
-}  // namespace nabla

@@ -4,6 +4,9 @@
 // safetensors file (SPEC.md §7): every tensor under its dotted key ("conv1.weight",
 // "state.0.exp_avg"), scalars as 0-d tensors, and string metadata in "__metadata__".
 // Nested archives flatten: writing archive B under key "opt" stores B's "lr" as "opt.lr".
+// A file named *.pt or *.pth is written in torch.save's format instead (an OrderedDict
+// of key to tensor, metadata as strings: Python's torch.load reads it as a state_dict),
+// and either format is read by its content.
 //
 // Modules write their parameters and buffers (Module::save), optimizers their state; the
 // free functions nabla::save / nabla::load (nabla/serialize.h) wrap them.
@@ -12,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nabla/core/optional.h"
@@ -19,6 +23,25 @@
 #include "nabla/core/tensor.h"
 
 namespace nabla::serialize {
+
+/// What loading a module found different (torch.nn.Module.load_state_dict's result, plus
+/// the entries whose shape or dtype differs, which PyTorch raises on): nabla::load(module,
+/// path, /*strict=*/false) returns it.
+struct IncompatibleKeys {
+  struct Mismatch {
+    std::string key;
+    std::string in_file;    // "[3, 2] Float"
+    std::string in_module;  // "[4, 2] Float"
+  };
+  std::vector<std::string> missing_keys;     // the module's, absent from the file
+  std::vector<std::string> unexpected_keys;  // the file's, absent from the module
+  std::vector<Mismatch> mismatched_keys;     // in both, with a different shape or dtype
+  bool empty() const {
+    return missing_keys.empty() && unexpected_keys.empty() && mismatched_keys.empty();
+  }
+  /// Every difference, one group per line.
+  std::string describe() const;
+};
 
 class OutputArchive {
  public:
@@ -33,7 +56,7 @@ class OutputArchive {
   /// A string stored in the safetensors "__metadata__" map (not a tensor).
   void write_metadata(const std::string& key, const std::string& value);
 
-  /// Writes the archive as a safetensors file, atomically: a temporary file in the same
+  /// Writes the archive as a safetensors file (torch.save's format for *.pt, *.pth), atomically: a temporary file in the same
   /// directory, fsync, rename. A failure leaves any previous file untouched and raises
   /// nabla::Error naming the path and the reason.
   void save_to(const std::string& filename) const;
@@ -51,16 +74,22 @@ class InputArchive {
  public:
   InputArchive();
 
-  /// Reads a safetensors file. Malformed, truncated or hostile files (huge declared
-  /// lengths, offsets past the end, bad JSON, unknown dtypes, overlapping ranges) raise
-  /// nabla::Error naming the file and the problem, without large allocations.
+  /// Reads a safetensors file or a torch.save file (by its first bytes). Malformed,
+  /// truncated or hostile files (huge declared lengths, offsets past the end, bad JSON,
+  /// unknown dtypes, overlapping ranges, pickles naming code) raise nabla::Error naming
+  /// the file and the problem, without large allocations. A torch.save file is mapped,
+  /// not read: its tensors use the file's pages until written (copy-on-write), so loading
+  /// a module makes one copy of the weights, into the module. Its nested dicts and lists
+  /// flatten to dotted keys ({"model": {"fc.weight": t}} gives "model.fc.weight"), ints,
+  /// floats and bools to 0-d tensors, strings to metadata.
   void load_from(const std::string& filename);
   void load_from(std::istream& stream);
 
   /// Reads `key` into `tensor`: an undefined tensor is assigned the stored one; a
   /// defined tensor (a parameter) must have the stored shape and dtype and receives its
   /// values in place, under no_grad, keeping requires_grad. Missing key, shape or dtype
-  /// mismatch raise nabla::Error naming the key, what was stored and what was expected.
+  /// mismatch raise nabla::Error naming the key, what was stored and what was expected
+  /// (unless collect_mismatches is on).
   void read(const std::string& key, Tensor& tensor, bool is_buffer = false);
   bool try_read(const std::string& key, Tensor& tensor, bool is_buffer = false);
   /// The entries under "key." as an archive of their own (keys without the prefix). It
@@ -72,6 +101,13 @@ class InputArchive {
   /// A "__metadata__" string (empty optional when absent).
   optional<std::string> read_metadata(const std::string& key) const;
 
+  /// With `on`, read() of a missing key or of a different shape or dtype records it and
+  /// leaves the destination as it is, instead of raising (nabla::load of a module reports
+  /// them all at once). Shared with nested archives.
+  void collect_mismatches(bool on);
+  /// The recorded differences, and the entries nothing read as unexpected keys.
+  IncompatibleKeys incompatible_keys() const;
+
   /// The tensor keys under this archive's prefix, in file order; and those no read()
   /// has asked for yet (nabla::load reports them as unexpected entries).
   std::vector<std::string> keys() const;
@@ -81,6 +117,8 @@ class InputArchive {
  private:
   struct State;
   const Tensor* find(const std::string& key) const;
+  void load_from_torch_file(std::string_view bytes, const std::string& source,
+                            std::shared_ptr<const void> keep_alive);
   std::shared_ptr<State> state_;
   std::string prefix_;  // "" at the top, "conv1." for a nested archive
 };
