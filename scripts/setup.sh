@@ -9,7 +9,9 @@ packages=(cmake g++ make pkg-config libopenblas-dev libdnnl-dev zlib1g-dev nlohm
           libgloo-dev libopenmpi-dev openmpi-bin)
 for arg in "$@"; do
   case "$arg" in
-    --with-libtorch) packages+=(libtorch-dev python3-numpy) ;;  # tests and benchmarks only (numpy: .npy interchange tests)
+    # tests and benchmarks only (numpy: .npy interchange tests; python3-torch and
+    # python3-torchvision: torch.save fixtures and the models they are compared with)
+    --with-libtorch) packages+=(libtorch-dev python3-numpy python3-torch python3-torchvision) ;;
     --with-data) packages+=(dataset-fashion-mnist libpng-dev) ;;  # examples: data and PNG output
     --with-bench) packages+=(libtorch-dev libbenchmark-dev) ;;
     --with-checks) packages+=(clang-format python3) ;;  # scripts/check_format.sh, check_layers.py

@@ -33,7 +33,8 @@ cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Release -DNABLA_BUILD_TESTS=ON \
   -DNABLA_CONFORMANCE=ON -DNABLA_BUILD_EXAMPLES=ON -DNABLA_QUICK_EXAMPLES=ON \
   ${NABLA_CMAKE_ARGS:-} >/dev/null
 cmake --build build-test -j"$jobs"
-ctest --test-dir build-test --output-on-failure -j"$jobs" --timeout 600
+# Tests that compare with Python's torch fail, instead of skipping, if it is missing.
+NABLA_REQUIRE_TORCH_PYTHON=1 ctest --test-dir build-test --output-on-failure -j"$jobs" --timeout 600
 if [ $full -eq 1 ]; then
   part "AddressSanitizer + UBSan"
   bash scripts/test_sanitizers.sh asan
