@@ -100,11 +100,11 @@ inline const std::string& torch_python() {
 /// Skips the calling test when no python3 imports torch, or fails it when
 /// NABLA_REQUIRE_TORCH_PYTHON is set (the README's test command sets it, so CI cannot
 /// pass by skipping).
-#define NABLA_REQUIRE_TORCH_PYTHON()                                                       \
-  do {                                                                                     \
-    if (!::nabla::testing::torch_python().empty()) break;                                  \
-    if (std::getenv("NABLA_REQUIRE_TORCH_PYTHON")) FAIL() << "no python3 imports torch";   \
-    GTEST_SKIP() << "no python3 imports torch (apt-get install python3-torch)";            \
+#define NABLA_REQUIRE_TORCH_PYTHON()                                                     \
+  do {                                                                                   \
+    if (!::nabla::testing::torch_python().empty()) break;                                \
+    if (std::getenv("NABLA_REQUIRE_TORCH_PYTHON")) FAIL() << "no python3 imports torch"; \
+    GTEST_SKIP() << "no python3 imports torch (apt-get install python3-torch)";          \
   } while (0)
 
 /// The PyTorch name of t's grad_fn, or "none".

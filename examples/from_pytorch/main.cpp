@@ -53,12 +53,18 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
-    if (a == "--data" && has_value) root = argv[++i];
-    else if (a == "--limit" && has_value) limit = std::stoll(argv[++i]);
-    else if (a == "--lr" && has_value) lr = std::stod(argv[++i]);
-    else if (a == "--threads" && has_value) nabla::set_num_threads(std::stoi(argv[++i]));
-    else if (in.empty()) in = a;
-    else out = a;
+    if (a == "--data" && has_value)
+      root = argv[++i];
+    else if (a == "--limit" && has_value)
+      limit = std::stoll(argv[++i]);
+    else if (a == "--lr" && has_value)
+      lr = std::stod(argv[++i]);
+    else if (a == "--threads" && has_value)
+      nabla::set_num_threads(std::stoi(argv[++i]));
+    else if (in.empty())
+      in = a;
+    else
+      out = a;
   }
   if (in.empty() || out.empty()) {
     std::cerr << "usage: from_pytorch IN.pt OUT.pt [--data DIR] [--limit N] [--lr LR] "
@@ -83,8 +89,8 @@ int main(int argc, char** argv) {
       auto loss = F::cross_entropy(model->forward(batch.data), batch.target);
       loss.backward();
       optimizer.step();
-      if (step++ % 200 == 0) std::printf("nabla: step %lld, loss %.4f\n", (long long)step - 1,
-                                         loss.item<double>());
+      if (step++ % 200 == 0)
+        std::printf("nabla: step %lld, loss %.4f\n", (long long)step - 1, loss.item<double>());
     }
     report("after one more epoch", test_correct(model, root));
     nabla::save(model, out);  // .pt: torch.save's format, for torch.load in Python

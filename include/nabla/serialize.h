@@ -75,8 +75,6 @@ serialize::IncompatibleKeys load(T& handle, const std::string& path, bool strict
 }
 template <class T>
 requires requires(T& v, serialize::InputArchive& a) { v->load(a); }
-void load(T& handle, const std::string& path) {
-  load(handle, path, /*strict=*/true);
-}
+void load(T& handle, const std::string& path) { load(handle, path, /*strict=*/true); }
 
 }  // namespace nabla

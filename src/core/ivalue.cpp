@@ -77,8 +77,7 @@ std::vector<int64_t> IValue::toIntVector() const {
 std::vector<Tensor> IValue::toTensorVector() const {
   std::vector<Tensor> out;
   for (const auto& e : sequence(*this, "a tensor list")) {
-    NABLA_CHECK(e.isTensor(), "IValue: expected a tensor list but an element holds ",
-                e.tagKind());
+    NABLA_CHECK(e.isTensor(), "IValue: expected a tensor list but an element holds ", e.tagKind());
     out.push_back(e.toTensor());
   }
   return out;

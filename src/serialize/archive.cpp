@@ -95,26 +95,36 @@ void flatten(const IValue& v, const std::string& key, OrderedDict<std::string, T
     tensors.insert(k, t);
   };
   switch (v.tag()) {
-    case IValue::Tag::Tensor: return put(v.toTensor());
-    case IValue::Tag::Int: return put(scalar_tensor(v.toInt(), TensorOptions(kLong)));
-    case IValue::Tag::Double: return put(scalar_tensor(v.toDouble(), TensorOptions(kDouble)));
-    case IValue::Tag::Bool: return put(scalar_tensor(v.toBool(), TensorOptions(kBool)));
-    case IValue::Tag::String: metadata[key] = v.toStringRef(); return;
-    case IValue::Tag::None: return;
+    case IValue::Tag::Tensor:
+      return put(v.toTensor());
+    case IValue::Tag::Int:
+      return put(scalar_tensor(v.toInt(), TensorOptions(kLong)));
+    case IValue::Tag::Double:
+      return put(scalar_tensor(v.toDouble(), TensorOptions(kDouble)));
+    case IValue::Tag::Bool:
+      return put(scalar_tensor(v.toBool(), TensorOptions(kBool)));
+    case IValue::Tag::String:
+      metadata[key] = v.toStringRef();
+      return;
+    case IValue::Tag::None:
+      return;
     case IValue::Tag::IntList: {
       const auto ints = v.toIntVector();
       return sequence(GenericList(ints.begin(), ints.end()));
     }
-    case IValue::Tag::List: return sequence(v.toList());
-    case IValue::Tag::Tuple: return sequence(v.toTuple()->elements());
+    case IValue::Tag::List:
+      return sequence(v.toList());
+    case IValue::Tag::Tuple:
+      return sequence(v.toTuple()->elements());
     case IValue::Tag::GenericDict:
       for (const auto& e : v.toGenericDict()) {
         const IValue& k = e.key();
-        NABLA_CHECK(k.isString() || k.isInt() || k.isBool(), "load: a dict key is a ",
-                    k.tagKind(), "; archives have string keys");
-        flatten(e.value(), child(k.isString() ? k.toStringRef()
-                                 : k.isInt()  ? std::to_string(k.toInt())
-                                              : (k.toBool() ? "True" : "False")),
+        NABLA_CHECK(k.isString() || k.isInt() || k.isBool(), "load: a dict key is a ", k.tagKind(),
+                    "; archives have string keys");
+        flatten(e.value(),
+                child(k.isString() ? k.toStringRef()
+                      : k.isInt()  ? std::to_string(k.toInt())
+                                   : (k.toBool() ? "True" : "False")),
                 tensors, metadata);
       }
       return;
@@ -148,7 +158,8 @@ void InputArchive::load_from(const std::string& filename) {
       return load_from_torch_file(bytes, source, std::move(file));
     }
     case detail::FileKind::LegacyTorch:
-      throw Error(str("load: ", source, " is in the legacy torch.save format of PyTorch before "
+      throw Error(str("load: ", source,
+                      " is in the legacy torch.save format of PyTorch before "
                       "1.6 (not a zip archive), which nabla does not read; load it in Python "
                       "and save it again with torch.save (PyTorch >= 1.6 writes the zip format)"));
     case detail::FileKind::Other:
@@ -204,11 +215,11 @@ bool InputArchive::try_read(const std::string& key, Tensor& tensor, bool /*is_bu
     tensor = *stored;
   } else {
     state_->read.insert(full);
-    if (state_->collect && (tensor.sizes() != stored->sizes() ||
-                            tensor.scalar_type() != stored->scalar_type())) {
-      state_->problems.mismatched_keys.push_back(
-          {full, str(stored->sizes(), " ", stored->scalar_type()),
-           str(tensor.sizes(), " ", tensor.scalar_type())});
+    if (state_->collect &&
+        (tensor.sizes() != stored->sizes() || tensor.scalar_type() != stored->scalar_type())) {
+      state_->problems.mismatched_keys.push_back({full,
+                                                  str(stored->sizes(), " ", stored->scalar_type()),
+                                                  str(tensor.sizes(), " ", tensor.scalar_type())});
       return true;
     }
     NABLA_CHECK(tensor.sizes() == stored->sizes(), "load: ", state_->source, ": '", full,
@@ -230,8 +241,8 @@ void InputArchive::read(const std::string& key, Tensor& tensor, bool is_buffer) 
     state_->problems.missing_keys.push_back(prefix_ + key);
     return;
   }
-  NABLA_CHECK(false, "load: ", state_->source, " has no entry '",
-              prefix_ + key, "'", (tensor.defined() ? " (expected by the destination)" : ""));
+  NABLA_CHECK(false, "load: ", state_->source, " has no entry '", prefix_ + key, "'",
+              (tensor.defined() ? " (expected by the destination)" : ""));
 }
 
 bool InputArchive::try_read(const std::string& key, InputArchive& nested) const {

@@ -46,8 +46,7 @@ struct StorageRecord {
 using LoadStorage = std::function<Tensor(const StorageRecord&)>;
 
 /// Runs the restricted pickle machine over `bytes`; `source` names the file in errors.
-IValue unpickle(std::string_view bytes, const LoadStorage& load_storage,
-                const std::string& source);
+IValue unpickle(std::string_view bytes, const LoadStorage& load_storage, const std::string& source);
 
 /// A storage the writer references: its bytes are numel elements of dtype at
 /// storage->data().

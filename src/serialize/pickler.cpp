@@ -11,11 +11,10 @@ namespace nabla::serialize::detail {
 namespace {
 // First row per dtype: the class it is written as.
 constexpr StorageType kStorageTypes[] = {
-    {"FloatStorage", kFloat, 4},     {"DoubleStorage", kDouble, 8},
-    {"HalfStorage", kHalf, 2},       {"BFloat16Storage", kBFloat16, 2},
-    {"LongStorage", kLong, 8},       {"IntStorage", kInt, 4},
-    {"ByteStorage", kByte, 1},       {"BoolStorage", kBool, 1},
-    {"ShortStorage", kInt, 2},       {"CharStorage", kInt, 1},
+    {"FloatStorage", kFloat, 4},       {"DoubleStorage", kDouble, 8}, {"HalfStorage", kHalf, 2},
+    {"BFloat16Storage", kBFloat16, 2}, {"LongStorage", kLong, 8},     {"IntStorage", kInt, 4},
+    {"ByteStorage", kByte, 1},         {"BoolStorage", kBool, 1},     {"ShortStorage", kInt, 2},
+    {"CharStorage", kInt, 1},
 };
 }  // namespace
 

@@ -75,13 +75,12 @@ Tensor storage_tensor(std::string_view data, const StorageRecord& r, bool big_en
              std::to_string(uint8_t(data[i])));
   const size_t size = elementSize(type.dtype);
   const bool in_file = data.data() >= file.data() && data.data() < file.data() + file.size();
-  if (keep_alive && in_file && size == type.file_element_size &&
-      (size == 1 || !big_endian) && reinterpret_cast<uintptr_t>(data.data()) % size == 0) {
+  if (keep_alive && in_file && size == type.file_element_size && (size == 1 || !big_endian) &&
+      reinterpret_cast<uintptr_t>(data.data()) % size == 0) {
     auto storage = std::make_shared<StorageImpl>(const_cast<char*>(data.data()), n * size,
                                                  Device(kCPU), [keep_alive](void*) {});
-    return Tensor(std::make_shared<TensorImpl>(std::move(storage), type.dtype,
-                                               std::vector<int64_t>{r.numel},
-                                               std::vector<int64_t>{1}, 0));
+    return Tensor(std::make_shared<TensorImpl>(
+        std::move(storage), type.dtype, std::vector<int64_t>{r.numel}, std::vector<int64_t>{1}, 0));
   }
   Tensor out = empty({r.numel}, TensorOptions(type.dtype));
   auto* dst = static_cast<char*>(out.data_ptr());
@@ -112,9 +111,7 @@ Tensor storage_tensor(std::string_view data, const StorageRecord& r, bool big_en
 IValue decode_torch_file(std::string_view bytes, const std::string& source, const char* op,
                          std::shared_ptr<const void> keep_alive) {
   ZipArchive zip(bytes, source, op);
-  auto fail = [&](const std::string& what) {
-    NABLA_CHECK(false, op, ": ", source, ": ", what);
-  };
+  auto fail = [&](const std::string& what) { NABLA_CHECK(false, op, ": ", source, ": ", what); };
   if (zip.names().empty()) fail("the zip archive is empty (not a torch.save file)");
   const std::string& first = zip.names().front();
   const std::string prefix = first.substr(0, first.find('/') + 1);
@@ -124,8 +121,9 @@ IValue decode_torch_file(std::string_view bytes, const std::string& source, cons
     fail("a zip archive without " + prefix + "data.pkl (not a torch.save file)");
   }
   if (zip.contains(prefix + "constants.pkl"))
-    fail("a TorchScript archive (torch.jit.save): nabla reads torch.save files; in Python, "
-         "torch.save(model.state_dict(), path) writes one");
+    fail(
+        "a TorchScript archive (torch.jit.save): nabla reads torch.save files; in Python, "
+        "torch.save(model.state_dict(), path) writes one");
   for (const char* name : {"version", ".data/version"}) {
     if (!zip.contains(prefix + name)) continue;
     const std::string_view v = zip.read(prefix + name);

@@ -125,8 +125,7 @@ class Unpickler {
     auto [h, first] = height_.try_emplace(target, 0);
     if (first) alive_.push_back(into);
     h->second = std::max(h->second, item_height);
-    if (h->second > kMaxNesting)
-      fail("containers nest deeper than " + std::to_string(kMaxNesting));
+    if (h->second > kMaxNesting) fail("containers nest deeper than " + std::to_string(kMaxNesting));
   }
   IValue make_tuple(std::vector<Obj> items) {
     std::vector<IValue> values;

@@ -172,6 +172,23 @@ void checkpoint_seeds() {
   train(ada, "adagrad");
 }
 
+void torch_file_seeds() {
+  const auto ts = samples();
+  GenericDict state;
+  for (size_t i = 0; i < ts.size(); ++i) state.insert_or_assign("t" + std::to_string(i), ts[i]);
+  state.insert_or_assign("view", ts[0].t());
+  state.insert_or_assign(
+      "nested", GenericList{1, 2.5, "s", IValue(), true, IValue(ivalue::Tuple::create({-70000}))});
+  auto write = [](const std::string& name, const IValue& v) {
+    const auto bytes = pickle_save(v);
+    write_bytes(path_of("torch_file", name), std::string(bytes.begin(), bytes.end()));
+  };
+  write("state_dict", IValue(state));
+  write("tensor", ts[0]);
+  nn::Linear model(3, 2);
+  save(model, path_of("torch_file", "module.pt"));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -186,5 +203,6 @@ int main(int argc, char** argv) {
   idx_seeds();
   csv_seeds();
   checkpoint_seeds();
+  torch_file_seeds();
   return 0;
 }

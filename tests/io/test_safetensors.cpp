@@ -172,7 +172,8 @@ TEST(Safetensors, ModuleRoundTripAndChecks) {
   partial.write("count", a->named_buffers()["count"]);
   partial.write("fc.weight", a->fc->weight);
   partial.save_to(path);
-  expect_error([&] { nabla::load(b, path); }, {"missing from the file (3): fc.bias, head.0.weight"});
+  expect_error([&] { nabla::load(b, path); },
+               {"missing from the file (3): fc.bias, head.0.weight"});
   // Dtype mismatch.
   SmallNet dbl;
   dbl->to(nabla::kDouble);

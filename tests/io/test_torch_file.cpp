@@ -35,8 +35,8 @@ const std::string& fixtures() {
   static const std::string dir = [] {
     const std::string d = temp_path("torch_fixtures");
     std::filesystem::create_directories(d);
-    const std::string cmd = torch_python() + " " + NABLA_TEST_SOURCE_DIR +
-                            "/io/torch_fixtures.py make " + d;
+    const std::string cmd =
+        torch_python() + " " + NABLA_TEST_SOURCE_DIR + "/io/torch_fixtures.py make " + d;
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     return d;
   }();
@@ -110,9 +110,9 @@ TEST(TorchFile, NestedValuesAndTheirArchiveKeys) {
   // As an archive: nested keys joined by dots, numbers as 0-d tensors, strings as metadata.
   serialize::InputArchive archive;
   archive.load_from(fixtures() + "/nested.pt");
-  EXPECT_EQ(archive.keys(), (std::vector<std::string>{"model.w", "epoch", "lr", "flags.0",
-                                                      "flags.2", "pair.0", "pair.1", "big",
-                                                      "neg"}));
+  EXPECT_EQ(archive.keys(),
+            (std::vector<std::string>{"model.w", "epoch", "lr", "flags.0", "flags.2", "pair.0",
+                                      "pair.1", "big", "neg"}));
   EXPECT_EQ(archive.read_metadata("name").value(), "run-1");
   int64_t epoch = 0;
   archive.read("epoch", epoch);
@@ -146,8 +146,8 @@ TEST(TorchFile, DeflatedAndBigEndianArchives) {
   const IValue deflated = load_fixture("deflated.pt");
   const auto& d = deflated.toGenericDict();
   EXPECT_TRUE(d.at("t").toTensor().equal(value(12, kFloat).reshape({3, 4}).t()));
-  EXPECT_TRUE(load_fixture("bigendian.pt").toGenericDict().at("w").toTensor().equal(
-      value(5, kFloat)));
+  EXPECT_TRUE(
+      load_fixture("bigendian.pt").toGenericDict().at("w").toTensor().equal(value(5, kFloat)));
 }
 
 TEST(TorchFile, RefusesLegacyTorchScriptAndCode) {
@@ -165,9 +165,15 @@ TEST(TorchFile, RefusesLegacyTorchScriptAndCode) {
 
 IValue written_by_nabla() {
   GenericDict d;
-  for (const auto& [key, dtype] : std::vector<std::pair<std::string, ScalarType>>{
-           {"f32", kFloat}, {"f64", kDouble}, {"f16", kHalf}, {"bf16", kBFloat16},
-           {"i64", kLong}, {"i32", kInt}, {"u8", kByte}, {"b", kBool}})
+  for (const auto& [key, dtype] :
+       std::vector<std::pair<std::string, ScalarType>>{{"f32", kFloat},
+                                                       {"f64", kDouble},
+                                                       {"f16", kHalf},
+                                                       {"bf16", kBFloat16},
+                                                       {"i64", kLong},
+                                                       {"i32", kInt},
+                                                       {"u8", kByte},
+                                                       {"b", kBool}})
     d.insert_or_assign(key, value(6, dtype).reshape({2, 3}));
   const Tensor base = value(12, kFloat).reshape({3, 4});
   d.insert_or_assign("base", base);
@@ -190,8 +196,8 @@ TEST(TorchFile, PythonReadsWhatNablaWrites) {
   const std::string path = temp_path("nabla_written.pt");
   const auto bytes = pickle_save(written_by_nabla());
   write_bytes(path, std::string(bytes.begin(), bytes.end()));
-  const std::string cmd = torch_python() + " " + NABLA_TEST_SOURCE_DIR +
-                          "/io/torch_fixtures.py check " + path;
+  const std::string cmd =
+      torch_python() + " " + NABLA_TEST_SOURCE_DIR + "/io/torch_fixtures.py check " + path;
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
 }
 
@@ -258,7 +264,9 @@ std::vector<char> archive_with(const std::string& pkl, const std::string& storag
 
 // ('storage', torch.<type>, '0', 'cpu', numel) BINPERSID
 std::string storage_pid(int numel, const std::string& type = "FloatStorage") {
-  return "(X\x07\0\0\0storagectorch\n"s + type + "\nX\x01\0\0\0" "0X\x03\0\0\0cpuK"s +
+  return "(X\x07\0\0\0storagectorch\n"s + type +
+         "\nX\x01\0\0\0"
+         "0X\x03\0\0\0cpuK"s +
          char(numel) + "tQ";
 }
 
@@ -282,16 +290,35 @@ TEST(TorchFile, HostilePicklesAreClearErrors) {
   EXPECT_EQ(shape(pickle_load(archive_with(tensor_pkl("K\x01K\x03\x85K\x01\x85"), f4)).toTensor()),
             (std::vector<int64_t>{3}));
   const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
-      {"\x80\x02" "cos\nsystem\n(X\x02\0\0\0lstR."s, {"'os.system'", "not allowed"}},
-      {"\x80\x02" "cbuiltins\neval\n."s, {"'builtins.eval'", "not allowed"}},
-      {"\x80\x02" "ctorch\nFloatStorage\n)R."s, {"only valid inside a persistent id"}},
-      {"\x80\x02]q\0h\0" "a."s, {"placed inside itself"}},
-      {"\x80\x02](]q\0" "eh\0K\x01" "a."s, {"changed after being placed"}},
+      {"\x80\x02"
+       "cos\nsystem\n(X\x02\0\0\0lstR."s,
+       {"'os.system'", "not allowed"}},
+      {"\x80\x02"
+       "cbuiltins\neval\n."s,
+       {"'builtins.eval'", "not allowed"}},
+      {"\x80\x02"
+       "ctorch\nFloatStorage\n)R."s,
+       {"only valid inside a persistent id"}},
+      {"\x80\x02]q\0h\0"
+       "a."s,
+       {"placed inside itself"}},
+      {"\x80\x02](]q\0"
+       "eh\0K\x01"
+       "a."s,
+       {"changed after being placed"}},
       {"\x80\x02h\x05."s, {"memo entry 5"}},
-      {"\x80\x02" "a."s, {"stack is empty"}},
-      {"\x80\x02" "e."s, {"no MARK"}},
-      {"\x80\x02\x8a\x09" "123456789."s, {"9 bytes"}},
-      {"\x80\x02X\xff\xff\xff\x7f" "abc."s, {"truncated"}},
+      {"\x80\x02"
+       "a."s,
+       {"stack is empty"}},
+      {"\x80\x02"
+       "e."s,
+       {"no MARK"}},
+      {"\x80\x02\x8a\x09"
+       "123456789."s,
+       {"9 bytes"}},
+      {"\x80\x02X\xff\xff\xff\x7f"
+       "abc."s,
+       {"truncated"}},
       {"\x80\x02K\x01"s, {"truncated"}},
       {"\x80\x09."s, {"protocol 9"}},
       {"\x80\x02I1\n."s, {"opcode 0x49 ('I')", "not supported"}},
@@ -305,11 +332,13 @@ TEST(TorchFile, HostilePicklesAreClearErrors) {
        {"backward hooks"}},
       {"\x80\x02" + storage_pid(9) + ".", {"should hold 9 FloatStorage elements"}},
       {"\x80\x02" + storage_pid(2, "BoolStorage") + ".", {"BoolStorage", "holds the byte 2"}},
-      {"\x80\x02" + storage_pid(2, "ComplexFloatStorage") + ".", {"ComplexFloatStorage", "not allowed"}},
+      {"\x80\x02" + storage_pid(2, "ComplexFloatStorage") + ".",
+       {"ComplexFloatStorage", "not allowed"}},
       {"."s, {"stack is empty"}},
   };
   for (const auto& [pkl, fragments] : cases) {
-    const std::string storage = pkl.find("BoolStorage") != std::string::npos ? "\x01\x02\x00\x00"s : f4;
+    const std::string storage =
+        pkl.find("BoolStorage") != std::string::npos ? "\x01\x02\x00\x00"s : f4;
     const std::string msg = error_of([&] { pickle_load(archive_with(pkl, storage)); });
     EXPECT_NE(msg.find("pickle_load"), std::string::npos) << msg;
     for (const auto& f : fragments)

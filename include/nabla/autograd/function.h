@@ -142,4 +142,3 @@ struct Function {
 };
 
 }  // namespace nabla::autograd
-

@@ -56,9 +56,9 @@ class OutputArchive {
   /// A string stored in the safetensors "__metadata__" map (not a tensor).
   void write_metadata(const std::string& key, const std::string& value);
 
-  /// Writes the archive as a safetensors file (torch.save's format for *.pt, *.pth), atomically: a temporary file in the same
-  /// directory, fsync, rename. A failure leaves any previous file untouched and raises
-  /// nabla::Error naming the path and the reason.
+  /// Writes the archive as a safetensors file (torch.save's format for *.pt, *.pth), atomically: a
+  /// temporary file in the same directory, fsync, rename. A failure leaves any previous file
+  /// untouched and raises nabla::Error naming the path and the reason.
   void save_to(const std::string& filename) const;
   void save_to(std::ostream& stream) const;
 
