@@ -54,9 +54,10 @@ int main(int argc, char** argv) {
                      .count());
   }
   std::sort(ms.begin(), ms.end());
-  std::printf("%s: weights %.1f MB; first load %.1f ms; load min %.1f / median %.1f / max %.1f ms "
-              "(%d runs); peak added by the first load: resident %.1f MB, nabla allocator %.1f MB\n",
-              path.c_str(), weight_bytes / 1048576.0, first_ms, ms.front(), ms[ms.size() / 2],
-              ms.back(), runs, rss_added, allocator_added);
+  std::printf(
+      "%s: weights %.1f MB; first load %.1f ms; load min %.1f / median %.1f / max %.1f ms "
+      "(%d runs); peak added by the first load: resident %.1f MB, nabla allocator %.1f MB\n",
+      path.c_str(), weight_bytes / 1048576.0, first_ms, ms.front(), ms[ms.size() / 2], ms.back(),
+      runs, rss_added, allocator_added);
   if (!save_as.empty()) nabla::save(model, save_as);
 }

@@ -6,7 +6,8 @@
 // A pickle is a program for a stack machine whose REDUCE opcode calls any Python callable
 // the file names. The reader never calls anything: it knows a fixed set of globals
 // (collections.OrderedDict, torch._utils._rebuild_tensor_v2 and its siblings, the typed
-// storage classes, torch.Size, torch.nn.parameter.Parameter) and what each builds; any
+// storage classes, torch.Size, torch.nn.parameter.Parameter, the type tags of LibTorch's
+// pickle_save) and what each builds; any
 // other global, opcode or argument shape is a nabla::Error naming it and its byte offset.
 // Containers accept items only until they are placed inside another container (as
 // Python's pickler writes them), which keeps results acyclic; nesting is bounded, so
@@ -57,9 +58,11 @@ struct PickledStorage {
   int64_t numel;
 };
 
-/// Protocol-2 pickle of `value` as torch.save writes it: dicts as collections.OrderedDict,
-/// tensors through torch._utils._rebuild_tensor_v2 with persistent ids naming storages.
-/// Tensors sharing a storage reference it once (appended to `storages`, keys "0", "1",
+/// Protocol-2 pickle of `value` as torch.save writes it, but dicts as plain dicts (which
+/// Python reads as state_dicts too, and LibTorch's pickle_load reads at all: it turns an
+/// OrderedDict into None), tensors through torch._utils._rebuild_tensor_v2 with persistent ids
+/// naming storages. Tensors sharing a storage reference it once (appended to `storages`, keys "0",
+/// "1",
 /// ...), keeping their offsets and strides. Doubles are written as BINFLOAT, which
 /// torch 1.13's weights_only reader does not accept (its later versions do).
 std::string pickle(const IValue& value, std::vector<PickledStorage>& storages);

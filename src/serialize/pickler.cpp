@@ -189,9 +189,7 @@ void Pickler::write(const IValue& v, int depth) {
     case IValue::Tag::Tuple:
       return tuple(v.toTuple()->elements(), depth + 1);
     case IValue::Tag::GenericDict: {
-      global("collections.OrderedDict");
-      op(')');
-      op('R');
+      op('}');  // a dict (LibTorch's pickle_load reads an OrderedDict as None)
       const auto& dict = v.toGenericDict();
       auto it = dict.begin();
       for (size_t i = 0; i < dict.size(); i += kBatch) {

@@ -16,8 +16,10 @@ namespace {
 constexpr int kMaxNesting = 64;  // state_dicts nest 1-4 deep; optimizer states a little more
 constexpr int64_t kMaxDims = 64;
 
-// The callables and classes a file may name (torch.load(weights_only=True)'s set, minus
-// sparse, quantized and meta tensors, which nabla has no use for).
+// The callables and classes a file may name: torch.load(weights_only=True)'s set, minus
+// sparse, quantized and meta tensors, which nabla has no use for; plus the type
+// annotations LibTorch's torch::pickle_save writes (torch.jit._pickle.restore_type_tag and
+// build_*list: each returns its argument).
 enum class Global {
   OrderedDict,
   RebuildTensorV2,
@@ -26,6 +28,8 @@ enum class Global {
   RebuildParameterWithState,
   Parameter,
   TorchSize,
+  RestoreTypeTag,
+  BuildList,
   StorageClass
 };
 
@@ -190,6 +194,11 @@ void Unpickler::global(const std::string& module, const std::string& name) {
       {"torch._utils._rebuild_parameter_with_state", Global::RebuildParameterWithState},
       {"torch.nn.parameter.Parameter", Global::Parameter},
       {"torch.Size", Global::TorchSize},
+      {"torch.jit._pickle.restore_type_tag", Global::RestoreTypeTag},
+      {"torch.jit._pickle.build_intlist", Global::BuildList},
+      {"torch.jit._pickle.build_tensorlist", Global::BuildList},
+      {"torch.jit._pickle.build_doublelist", Global::BuildList},
+      {"torch.jit._pickle.build_boollist", Global::BuildList},
   };
   const std::string full = module + "." + name;
   Obj o;
@@ -343,6 +352,15 @@ IValue Unpickler::call(const Obj& callable, std::vector<Obj> args) {
       arg_count(1, 1, callable.name.c_str());
       IValue v = value_of(args[0], "as torch.Size's argument");
       if (!v.isTuple()) fail("torch.Size called with a " + std::string(v.tagKind()));
+      return v;
+    }
+    case Global::RestoreTypeTag:  // (value, "Dict[str, Tensor]")
+      arg_count(2, 2, callable.name.c_str());
+      return value_of(args[0], "as a typed value");
+    case Global::BuildList: {
+      arg_count(1, 1, callable.name.c_str());
+      IValue v = value_of(args[0], "as a list");
+      if (!v.isList()) fail(callable.name + " called with a " + v.tagKind());
       return v;
     }
     case Global::StorageClass:

@@ -82,7 +82,7 @@ def make(d):
 
 def check(path):
     got = torch.load(path, weights_only=True)
-    assert isinstance(got, collections.OrderedDict), type(got)
+    assert isinstance(got, dict), type(got)
     for k, t in DTYPES.items():
         if t in (torch.int16, torch.int8):
             continue  # nabla has neither dtype

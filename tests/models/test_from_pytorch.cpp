@@ -16,8 +16,8 @@ namespace {
 std::string run_python(const std::string& mode, const std::string& name) {
   const std::string dir = temp_path("torch_models");
   std::filesystem::create_directories(dir);
-  const std::string cmd = torch_python() + " " + NABLA_TEST_SOURCE_DIR + "/models/torch_models.py " +
-                          mode + " " + dir + " " + name;
+  const std::string cmd = torch_python() + " " + NABLA_TEST_SOURCE_DIR +
+                          "/models/torch_models.py " + mode + " " + dir + " " + name;
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   return dir;
 }

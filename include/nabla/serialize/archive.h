@@ -4,8 +4,8 @@
 // safetensors file (SPEC.md §7): every tensor under its dotted key ("conv1.weight",
 // "state.0.exp_avg"), scalars as 0-d tensors, and string metadata in "__metadata__".
 // Nested archives flatten: writing archive B under key "opt" stores B's "lr" as "opt.lr".
-// A file named *.pt or *.pth is written in torch.save's format instead (an OrderedDict
-// of key to tensor, metadata as strings: Python's torch.load reads it as a state_dict),
+// A file named *.pt or *.pth is written in torch.save's format instead (a dict of key to
+// tensor, metadata as strings: Python's torch.load reads it as a state_dict),
 // and either format is read by its content.
 //
 // Modules write their parameters and buffers (Module::save), optimizers their state; the
