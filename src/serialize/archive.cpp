@@ -1,10 +1,8 @@
 // OutputArchive / InputArchive over safetensors files.
 #include "nabla/serialize/archive.h"
 
-#include <sys/stat.h>
 
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <set>
 #include <sstream>
@@ -14,6 +12,7 @@
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/ops/factories.h"
 #include "safetensors.h"
+#include "serialize/mapped_file.h"
 #include "serialize/torch_file.h"
 
 namespace nabla::serialize {
@@ -132,73 +131,50 @@ void flatten(const IValue& v, const std::string& key, OrderedDict<std::string, T
 }
 }  // namespace
 
-void InputArchive::load_from_torch_file(std::string_view bytes, const std::string& source,
-                                        std::shared_ptr<const void> keep_alive) {
-  const IValue value = detail::decode_torch_file(bytes, source, "load", std::move(keep_alive));
-  NABLA_CHECK(value.isTensor() || value.isList() || value.isTuple() || value.isGenericDict(),
-              "load: ", source, " holds a ", value.tagKind(), ", not tensors");
-  state_ = std::make_shared<State>();
-  flatten(value, "", state_->tensors, state_->metadata);
-  state_->source = source;
+// Either format, told by its first bytes; tensors are views into `bytes` (owned by
+// `keep_alive`) where their bytes can be used as they are.
+void InputArchive::load_from_bytes(std::string_view bytes, const std::string& source,
+                                   std::shared_ptr<const void> keep_alive) {
+  auto state = std::make_shared<State>();
+  state->source = source;
+  switch (detail::sniff_file(bytes)) {
+    case detail::FileKind::TorchZip: {
+      const IValue value = detail::decode_torch_file(bytes, source, "load", std::move(keep_alive));
+      NABLA_CHECK(value.isTensor() || value.isList() || value.isTuple() || value.isGenericDict(),
+                  "load: ", source, " holds a ", value.tagKind(), ", not tensors");
+      flatten(value, "", state->tensors, state->metadata);
+      break;
+    }
+    case detail::FileKind::LegacyTorch:
+      throw Error(str("load: ", source,
+                      " is in the legacy torch.save format of PyTorch before 1.6 (not a zip "
+                      "archive), which nabla does not read; load it in Python and save it again "
+                      "with torch.save (PyTorch >= 1.6 writes the zip format)"));
+    case detail::FileKind::Other: {
+      auto read_at = [&](uint64_t offset, uint64_t n, void* dst) {
+        std::memcpy(dst, bytes.data() + offset, n);  // offsets validated against the size
+      };
+      auto contents = detail::decode_safetensors(bytes.size(), read_at, source, bytes, keep_alive);
+      state->tensors = std::move(contents.tensors);
+      state->metadata = std::move(contents.metadata);
+      break;
+    }
+  }
+  state_ = std::move(state);
   prefix_.clear();
 }
 
 void InputArchive::load_from(const std::string& filename) {
-  std::ifstream in(filename, std::ios::binary);
-  NABLA_CHECK(in.is_open(), "load: cannot open '", filename, "'");
-  std::string head(512, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
-  in.clear();
-  const std::string source = "'" + filename + "'";
-  switch (detail::sniff_file(head)) {
-    case detail::FileKind::TorchZip: {
-      auto file = detail::MappedFile::open(filename, "load");
-      const std::string_view bytes = file->bytes();
-      return load_from_torch_file(bytes, source, std::move(file));
-    }
-    case detail::FileKind::LegacyTorch:
-      throw Error(str("load: ", source,
-                      " is in the legacy torch.save format of PyTorch before "
-                      "1.6 (not a zip archive), which nabla does not read; load it in Python "
-                      "and save it again with torch.save (PyTorch >= 1.6 writes the zip format)"));
-    case detail::FileKind::Other:
-      break;
-  }
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<uint64_t>(in.tellg());
-  auto read_at = [&](uint64_t offset, uint64_t bytes, void* dst) {
-    in.seekg(static_cast<std::streamoff>(offset));
-    in.read(static_cast<char*>(dst), static_cast<std::streamsize>(bytes));
-    NABLA_CHECK(in.good(), "load: '", filename, "': read of ", bytes, " bytes at offset ", offset,
-                " failed");
-  };
-  auto contents = detail::decode_safetensors(size, read_at, "'" + filename + "'");
-  state_ = std::make_shared<State>();
-  state_->tensors = std::move(contents.tensors);
-  state_->metadata = std::move(contents.metadata);
-  state_->source = "'" + filename + "'";
-  prefix_.clear();
+  auto file = detail::MappedFile::open(filename, "load");
+  const std::string_view bytes = file->bytes();
+  load_from_bytes(bytes, "'" + filename + "'", std::move(file));
 }
 
 void InputArchive::load_from(std::istream& stream) {
   auto owned = std::make_shared<std::string>((std::istreambuf_iterator<char>(stream)),
                                              std::istreambuf_iterator<char>());
-  const std::string& bytes = *owned;
-  NABLA_CHECK(detail::sniff_file(bytes) != detail::FileKind::LegacyTorch,
-              "load: the stream is in the legacy torch.save format of PyTorch before 1.6, which "
-              "nabla does not read; load it in Python and save it again with torch.save");
-  if (detail::sniff_file(bytes) == detail::FileKind::TorchZip)
-    return load_from_torch_file(bytes, "stream", std::move(owned));
-  auto read_at = [&](uint64_t offset, uint64_t n, void* dst) {
-    std::memcpy(dst, bytes.data() + offset, n);  // offsets validated against the size
-  };
-  auto contents = detail::decode_safetensors(bytes.size(), read_at, "stream");
-  state_ = std::make_shared<State>();
-  state_->tensors = std::move(contents.tensors);
-  state_->metadata = std::move(contents.metadata);
-  state_->source = "stream";
-  prefix_.clear();
+  const std::string_view bytes = *owned;
+  load_from_bytes(bytes, "stream", std::move(owned));
 }
 
 const Tensor* InputArchive::find(const std::string& key) const {

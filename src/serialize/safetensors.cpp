@@ -1,5 +1,6 @@
 // safetensors encoding and validated decoding.
 #include "safetensors.h"
+#include "serialize/mapped_file.h"
 
 #include <algorithm>
 #include <cstring>
@@ -52,7 +53,8 @@ std::string encode_safetensors(const OrderedDict<std::string, Tensor>& tensors,
 }
 
 SafetensorsContents decode_safetensors(uint64_t size, const ReadAt& read_at,
-                                       const std::string& source) {
+                                       const std::string& source, std::string_view mapped,
+                                       const std::shared_ptr<const void>& keep_alive) {
   auto fail = [&](const std::string& what) { NABLA_CHECK(false, "load: ", source, ": ", what); };
   if (size < 8)
     fail("file of " + std::to_string(size) + " bytes is too short for a safetensors header");
@@ -155,8 +157,14 @@ SafetensorsContents decode_safetensors(uint64_t size, const ReadAt& read_at,
   // Header valid and every size bounded by the file: allocate and read, in file order.
   std::vector<std::pair<std::string, Tensor>> loaded;
   for (const Entry* e : by_offset) {
-    Tensor t = empty(e->shape, TensorOptions(e->dtype));
-    if (e->end > e->begin) read_at(data_start + e->begin, e->end - e->begin, t.data_ptr());
+    const char* in_place = keep_alive ? mapped.data() + data_start + e->begin : nullptr;
+    Tensor t;
+    if (in_place && reinterpret_cast<uintptr_t>(in_place) % elementSize(e->dtype) == 0) {
+      t = borrowed_tensor(in_place, e->shape, e->dtype, keep_alive);
+    } else {
+      t = empty(e->shape, TensorOptions(e->dtype));
+      if (e->end > e->begin) read_at(data_start + e->begin, e->end - e->begin, t.data_ptr());
+    }
     if (e->dtype == kBool) {
       const auto* p = static_cast<const uint8_t*>(t.data_ptr());
       for (int64_t i = 0; i < t.numel(); ++i)

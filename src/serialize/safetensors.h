@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nabla/core/ordered_dict.h"
@@ -27,9 +29,12 @@ std::string encode_safetensors(const OrderedDict<std::string, Tensor>& tensors,
 
 /// Parses a file of `size` bytes read through `read_at(offset, bytes, dst)`; `source`
 /// names it in errors. Validates the header completely before allocating tensors, so a
-/// hostile header cannot make it allocate more than the file holds.
+/// hostile header cannot make it allocate more than the file holds. With `mapped` (the
+/// whole file in memory, owned by `keep_alive`), tensors whose bytes are aligned to their
+/// element size are views of it instead of copies.
 using ReadAt = std::function<void(uint64_t offset, uint64_t bytes, void* dst)>;
 SafetensorsContents decode_safetensors(uint64_t size, const ReadAt& read_at,
-                                       const std::string& source);
+                                       const std::string& source, std::string_view mapped = {},
+                                       const std::shared_ptr<const void>& keep_alive = nullptr);
 
 }  // namespace nabla::serialize::detail

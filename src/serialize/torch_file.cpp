@@ -1,17 +1,12 @@
 // torch.save files (torch_file.h): the ZIP layout around data.pkl and the storages.
 #include "serialize/torch_file.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cctype>
-#include <cerrno>
 #include <cstring>
 
 #include "nabla/ops/factories.h"
 #include "serialize/format_utils.h"
+#include "serialize/mapped_file.h"
 #include "serialize/pickle.h"
 #include "serialize/zip.h"
 
@@ -144,40 +139,6 @@ IValue decode_torch_file(std::string_view bytes, const std::string& source, cons
     return storage_tensor(zip.read(name), r, big_endian, keep_alive, bytes, fail);
   };
   return unpickle(zip.read(prefix + "data.pkl"), load_storage, source);
-}
-
-// ---- MappedFile --------------------------------------------------------------------------
-
-std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, const char* op) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  NABLA_CHECK(fd >= 0, op, ": cannot open '", path, "': ", std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    NABLA_CHECK(false, op, ": '", path, "' is not a regular file");
-  }
-  const auto size = static_cast<size_t>(st.st_size);
-  void* data = nullptr;
-  if (size > 0) {
-    // Populated read-only in one call (faulting 4 KiB pages one by one costs more than the
-    // rest of a load), then made writable: a write copies its page, the file is untouched.
-    data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    const int err = errno;
-    ::close(fd);
-    NABLA_CHECK(data != MAP_FAILED, op, ": cannot map '", path, "': ", std::strerror(err));
-    if (::mprotect(data, size, PROT_READ | PROT_WRITE) != 0) {
-      const int perr = errno;
-      ::munmap(data, size);
-      NABLA_CHECK(false, op, ": cannot map '", path, "' copy-on-write: ", std::strerror(perr));
-    }
-  } else {
-    ::close(fd);
-  }
-  return std::shared_ptr<MappedFile>(new MappedFile(data, size));
-}
-
-MappedFile::~MappedFile() {
-  if (size_ > 0) ::munmap(data_, size_);
 }
 
 }  // namespace nabla::serialize::detail

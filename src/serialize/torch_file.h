@@ -33,20 +33,4 @@ std::string encode_torch_file(const IValue& value);
 IValue decode_torch_file(std::string_view bytes, const std::string& source, const char* op,
                          std::shared_ptr<const void> keep_alive = nullptr);
 
-/// A file mapped copy-on-write: its pages are read on demand and writes through a view
-/// stay private. The file must not be truncated while mapped (the reader would fault).
-class MappedFile {
- public:
-  static std::shared_ptr<MappedFile> open(const std::string& path, const char* op);
-  ~MappedFile();
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
-
- private:
-  MappedFile(void* data, size_t size) : data_(data), size_(size) {}
-  void* data_;
-  size_t size_;
-};
-
 }  // namespace nabla::serialize::detail

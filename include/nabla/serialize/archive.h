@@ -77,9 +77,9 @@ class InputArchive {
   /// Reads a safetensors file or a torch.save file (by its first bytes). Malformed,
   /// truncated or hostile files (huge declared lengths, offsets past the end, bad JSON,
   /// unknown dtypes, overlapping ranges, pickles naming code) raise nabla::Error naming
-  /// the file and the problem, without large allocations. A torch.save file is mapped,
-  /// not read: its tensors use the file's pages until written (copy-on-write), so loading
-  /// a module makes one copy of the weights, into the module. Its nested dicts and lists
+  /// the file and the problem, without large allocations. The file is mapped, not read:
+  /// its tensors use the file's pages until written (copy-on-write), so loading a module
+  /// makes one copy of the weights, into the module. A torch.save file's nested dicts and lists
   /// flatten to dotted keys ({"model": {"fc.weight": t}} gives "model.fc.weight"), ints,
   /// floats and bools to 0-d tensors, strings to metadata.
   void load_from(const std::string& filename);
@@ -117,8 +117,8 @@ class InputArchive {
  private:
   struct State;
   const Tensor* find(const std::string& key) const;
-  void load_from_torch_file(std::string_view bytes, const std::string& source,
-                            std::shared_ptr<const void> keep_alive);
+  void load_from_bytes(std::string_view bytes, const std::string& source,
+                       std::shared_ptr<const void> keep_alive);
   std::shared_ptr<State> state_;
   std::string prefix_;  // "" at the top, "conv1." for a nested archive
 };
