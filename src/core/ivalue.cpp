@@ -99,14 +99,42 @@ bool IValue::is(const IValue& other) const {
 
 // ---- GenericDict -------------------------------------------------------------------------
 
-IValue* GenericDict::find(const IValue& key) {
-  if (key.isString()) {
-    auto it = string_index_.find(key.toStringRef());
-    return it == string_index_.end() ? nullptr : &entries_[it->second].value_;
+namespace {
+// A key's kind and value as bytes: the index's key. Containers cannot be keys.
+std::string index_key(const IValue& key) {
+  std::string k(1, static_cast<char>(key.tag()));
+  auto bytes = [&](const auto& v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  switch (key.tag()) {
+    case IValue::Tag::None:
+      break;
+    case IValue::Tag::Bool:
+      bytes(key.toBool());
+      break;
+    case IValue::Tag::Int:
+      bytes(key.toInt());
+      break;
+    case IValue::Tag::Double:
+      bytes(key.toDouble());
+      break;
+    case IValue::Tag::String:
+      k += key.toStringRef();
+      break;
+    case IValue::Tag::Tensor:
+      bytes(key.toTensor().unsafeGetTensorImpl());
+      break;
+    default:
+      NABLA_CHECK(false,
+                  "GenericDict: a key must be None, a bool, an int, a double, a string or "
+                  "a tensor, got ",
+                  key.tagKind());
   }
-  for (auto& e : entries_)
-    if (e.key_.is(key)) return &e.value_;
-  return nullptr;
+  return k;
+}
+}  // namespace
+
+IValue* GenericDict::find(const IValue& key) {
+  auto it = index_.find(index_key(key));
+  return it == index_.end() ? nullptr : &entries_[it->second].value_;
 }
 
 const IValue* GenericDict::find(const IValue& key) const {
@@ -114,15 +142,11 @@ const IValue* GenericDict::find(const IValue& key) const {
 }
 
 void GenericDict::insert_or_assign(IValue key, IValue value) {
-  NABLA_CHECK(!key.isList() && !key.isTuple() && !key.isGenericDict() && !key.isIntList(),
-              "GenericDict: a key must be None, a bool, an int, a double, a string or a "
-              "tensor, got ",
-              key.tagKind());
-  if (IValue* existing = find(key)) {
-    *existing = std::move(value);
+  auto [it, fresh] = index_.try_emplace(index_key(key), entries_.size());
+  if (!fresh) {
+    entries_[it->second].value_ = std::move(value);
     return;
   }
-  if (key.isString()) string_index_.emplace(key.toStringRef(), entries_.size());
   entries_.emplace_back(std::move(key), std::move(value));
 }
 

@@ -1,7 +1,6 @@
 // OutputArchive / InputArchive over safetensors files.
 #include "nabla/serialize/archive.h"
 
-
 #include <cstring>
 #include <iterator>
 #include <set>

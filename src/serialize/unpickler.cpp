@@ -41,7 +41,9 @@ struct Obj {
   Global global{};
   std::string name;  // the global's "module.name"
   const StorageType* storage = nullptr;
-  std::vector<Obj> items;  // GlobalTuple
+  // GlobalTuple: shared, so that memo copies cost nothing; nesting bounded by `depth`.
+  std::shared_ptr<const std::vector<Obj>> items;
+  int depth = 0;
 
   static Obj of(IValue v) {
     Obj o;
@@ -139,20 +141,26 @@ class Unpickler {
     return t;
   }
   void push_tuple(std::vector<Obj> items) {
+    int depth = -1;
     for (const auto& o : items)
-      if (o.kind != Obj::Kind::Value) {
-        Obj tuple;
-        tuple.kind = Obj::Kind::GlobalTuple;
-        tuple.items = std::move(items);
-        stack_.push_back(std::move(tuple));
-        return;
-      }
-    push(make_tuple(std::move(items)));
+      if (o.kind != Obj::Kind::Value) depth = std::max(depth, o.depth);
+    if (depth < 0) return push(make_tuple(std::move(items)));
+    Obj tuple;
+    tuple.kind = Obj::Kind::GlobalTuple;
+    tuple.depth = depth + 1;
+    if (tuple.depth > kMaxNesting) fail("tuples nest deeper than " + std::to_string(kMaxNesting));
+    tuple.items = std::make_shared<const std::vector<Obj>>(std::move(items));
+    stack_.push_back(std::move(tuple));
   }
-  std::vector<Obj> args_of(Obj o, const char* op) {
-    if (o.kind == Obj::Kind::GlobalTuple) return std::move(o.items);
-    if (o.kind != Obj::Kind::Value || !o.value.isTuple())
-      fail(std::string(op) + "'s arguments are not a tuple");
+  // A call's arguments; no allowed callable takes more than 7, so longer tuples are refused
+  // before being copied.
+  std::vector<Obj> args_of(const Obj& o, const char* op) {
+    const size_t n = o.kind == Obj::Kind::GlobalTuple                  ? o.items->size()
+                     : o.kind == Obj::Kind::Value && o.value.isTuple() ? o.value.toTuple()->size()
+                                                                       : SIZE_MAX;
+    if (n == SIZE_MAX) fail(std::string(op) + "'s arguments are not a tuple");
+    if (n > 7) fail(std::string(op) + " called with " + std::to_string(n) + " arguments");
+    if (o.kind == Obj::Kind::GlobalTuple) return *o.items;
     std::vector<Obj> out;
     for (const auto& v : o.value.toTuple()->elements()) out.push_back(Obj::of(v));
     return out;
@@ -236,7 +244,8 @@ void Unpickler::append(Obj& list, const Obj& item) {
 
 void Unpickler::persistent_id() {
   Obj pid = pop();
-  std::vector<Obj> f = pid.kind == Obj::Kind::GlobalTuple ? pid.items : std::vector<Obj>{};
+  static const std::vector<Obj> none;
+  const std::vector<Obj>& f = pid.kind == Obj::Kind::GlobalTuple ? *pid.items : none;
   const bool ok = f.size() == 5 && f[0].kind == Obj::Kind::Value && f[0].value.isString() &&
                   f[0].value.toStringRef() == "storage" && f[1].kind == Obj::Kind::Global &&
                   f[1].global == Global::StorageClass && f[2].kind == Obj::Kind::Value &&
@@ -373,7 +382,7 @@ void Unpickler::reduce() {
   Obj args = pop();
   Obj& callable = top();
   if (callable.kind != Obj::Kind::Global) fail("REDUCE calls something that is not a global");
-  IValue result = call(callable, args_of(std::move(args), callable.name.c_str()));
+  IValue result = call(callable, args_of(args, callable.name.c_str()));
   callable = Obj::of(std::move(result));
 }
 
@@ -522,7 +531,7 @@ IValue Unpickler::run() {
         Obj& cls = top();
         if (cls.kind != Obj::Kind::Global || cls.global != Global::Parameter)
           fail("NEWOBJ of something other than torch.nn.Parameter");
-        cls = Obj::of(call(cls, args_of(std::move(args), "NEWOBJ")));
+        cls = Obj::of(call(cls, args_of(args, "NEWOBJ")));
         break;
       }
       case 'b':

@@ -40,7 +40,8 @@ uint32_t crc_of(std::string_view data) {
   std::vector<uint32_t> crcs(static_cast<size_t>(chunks));
   parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
     for (int64_t c = begin; c < end; ++c)
-      crcs[static_cast<size_t>(c)] = crc_of_piece(data.substr(static_cast<size_t>(c) * kChunk, kChunk));
+      crcs[static_cast<size_t>(c)] =
+          crc_of_piece(data.substr(static_cast<size_t>(c) * kChunk, kChunk));
   });
   uLong crc = crcs[0];
   for (int64_t c = 1; c < chunks; ++c) {

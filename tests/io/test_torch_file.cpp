@@ -2,6 +2,7 @@
 // Debian's python3-torch at test time (tests/io/torch_fixtures.py) read into nabla; files
 // nabla writes read by torch.load(weights_only=True); and every malformed or hostile case
 // a clear nabla::Error (Note [Restricted unpickling]).
+#include <chrono>
 #include <cstdlib>
 #include <random>
 
@@ -349,9 +350,36 @@ TEST(TorchFile, HostilePicklesAreClearErrors) {
   for (int i = 0; i < 100; ++i) deep += "]";
   for (int i = 0; i < 100; ++i) deep += "a";
   expect_error([&] { pickle_load(archive_with(deep + ".")); }, {"nest deeper than 64"});
+  // Tuples around a global, nested past the bound.
+  std::string nested =
+      "\x80\x02"
+      "ctorch\nFloatStorage\n"s;
+  for (int i = 0; i < 100; ++i) nested += "\x85";
+  expect_error([&] { pickle_load(archive_with(nested + ".")); }, {"tuples nest deeper than 64"});
+  // A call with a long argument tuple is refused before its arguments are copied.
+  std::string many = "\x80\x02" + rebuild + "(";
+  for (int i = 0; i < 1000; ++i) many += "K\x01";
+  expect_error([&] { pickle_load(archive_with(many + "tR.")); }, {"called with 1000 arguments"});
   expect_error([&] { pickle_load({'P', 'K', 3, 4}); }, {"pickle_load", "zip"});
   const auto no_pkl = serialize::detail::encode_zip({{"a/other", "x"}}, 64, "test");
   expect_error([&] { pickle_load({no_pkl.begin(), no_pkl.end()}); }, {"without a/data.pkl"});
+}
+
+// A dict of 200,000 int keys (about 1 MB of pickle) reads in linear time: keys of every
+// kind are hashed.
+TEST(TorchFile, LargeDictsReadInLinearTime) {
+  std::string pkl = "\x80\x02}("s;
+  for (uint32_t i = 0; i < 200000; ++i) {
+    pkl += 'J';
+    for (int b = 0; b < 4; ++b) pkl += static_cast<char>((i >> (8 * b)) & 0xff);
+    pkl += "N";
+  }
+  pkl += "u.";
+  const auto start = std::chrono::steady_clock::now();
+  const IValue v = pickle_load(archive_with(pkl));
+  EXPECT_EQ(v.toGenericDict().size(), 200000u);
+  EXPECT_TRUE(v.toGenericDict().at(199999).isNone());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60)) << "quadratic?";
 }
 
 // Every truncation and many single-byte changes of a real file: a value or a nabla::Error,

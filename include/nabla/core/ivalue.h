@@ -101,7 +101,8 @@ class IValue {
 };
 
 /// c10::Dict<IValue, IValue>: insertion-ordered, keys of kind None, Bool, Int, Double,
-/// String or Tensor (tensors by identity). Iterating gives entries with key() and value().
+/// String or Tensor (tensors by identity; keys of different kinds are different keys, so
+/// 1 and 1.0 are two). Lookups are O(1). Iterating gives entries with key() and value().
 class GenericDict {
  public:
   class Entry {
@@ -134,7 +135,7 @@ class GenericDict {
 
  private:
   std::vector<Entry> entries_;
-  std::unordered_map<std::string, size_t> string_index_;  // string keys: O(1) lookup
+  std::unordered_map<std::string, size_t> index_;  // key's kind and value -> entry
 };
 
 /// Python-like text: {'fc.weight': Tensor[Float [10, 4]], 'step': 3}.
