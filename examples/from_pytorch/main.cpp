@@ -4,7 +4,8 @@
 //   from_pytorch w3_pytorch.pt w3_nabla.pt         nabla loads it, reports the same test
 //                                                  accuracy, trains one more epoch, saves .pt
 //   python3 train.py eval w3_nabla.pt              PyTorch evaluates nabla's weights
-// Flags: --data DIR (Fashion-MNIST), --limit N (training examples), --lr, --threads N.
+// Flags: --data DIR (Fashion-MNIST), --limit N (training examples), --test-limit N (test
+// images), --lr, --threads N.
 #include <nabla/nabla.h>
 
 #include <algorithm>
@@ -25,22 +26,20 @@ auto fashion_mnist(const std::string& root, data::datasets::MNIST::Mode mode) {
       .map(data::transforms::Stack<>());
 }
 
-// Correct predictions on the 10,000 test images.
-int64_t test_correct(Cnn& model, const std::string& root) {
+// Prints the accuracy on the first `limit` test images (all 10,000 for 0).
+void report_accuracy(Cnn& model, const std::string& root, size_t limit, const char* what) {
   nabla::NoGradGuard no_grad;
   model->eval();
-  auto loader = data::make_data_loader<data::samplers::SequentialSampler>(
-      fashion_mnist(root, data::datasets::MNIST::Mode::kTest), data::DataLoaderOptions(1000));
+  auto test = fashion_mnist(root, data::datasets::MNIST::Mode::kTest);
+  const size_t size = limit > 0 ? std::min<size_t>(limit, *test.size()) : *test.size();
+  auto loader = data::make_data_loader(std::move(test), data::samplers::SequentialSampler(size),
+                                       data::DataLoaderOptions(1000));
   int64_t correct = 0;
   for (auto& batch : *loader)
     correct += model->forward(batch.data).argmax(1).eq(batch.target).sum().item<int64_t>();
   model->train();
-  return correct;
-}
-
-void report(const char* what, int64_t correct) {
-  std::printf("nabla, %s: test accuracy %.2f%% (%lld/10000)\n", what, correct / 100.0,
-              static_cast<long long>(correct));
+  std::printf("nabla, %s: test accuracy %.2f%% (%lld/%zu)\n", what, 100.0 * correct / size,
+              static_cast<long long>(correct), size);
   std::fflush(stdout);
 }
 
@@ -48,7 +47,7 @@ void report(const char* what, int64_t correct) {
 
 int main(int argc, char** argv) {
   std::string in, out, root = data::fashion_mnist_root();
-  int64_t limit = 0;
+  int64_t limit = 0, test_limit = 0;
   double lr = 1e-3;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -57,6 +56,8 @@ int main(int argc, char** argv) {
       root = argv[++i];
     else if (a == "--limit" && has_value)
       limit = std::stoll(argv[++i]);
+    else if (a == "--test-limit" && has_value)
+      test_limit = std::stoll(argv[++i]);
     else if (a == "--lr" && has_value)
       lr = std::stod(argv[++i]);
     else if (a == "--threads" && has_value)
@@ -67,8 +68,8 @@ int main(int argc, char** argv) {
       out = a;
   }
   if (in.empty() || out.empty()) {
-    std::cerr << "usage: from_pytorch IN.pt OUT.pt [--data DIR] [--limit N] [--lr LR] "
-                 "[--threads N]\n";
+    std::cerr << "usage: from_pytorch IN.pt OUT.pt [--data DIR] [--limit N] [--test-limit N] "
+                 "[--lr LR] [--threads N]\n";
     return 2;
   }
   try {
@@ -76,7 +77,7 @@ int main(int argc, char** argv) {
     nabla::manual_seed(0);
     Cnn model;
     nabla::load(model, in);  // PyTorch's state_dict: same module names, same keys
-    report("PyTorch's weights", test_correct(model, root));
+    report_accuracy(model, root, test_limit, "PyTorch's weights");
 
     auto train = fashion_mnist(root, data::datasets::MNIST::Mode::kTrain);
     const size_t size = limit > 0 ? std::min<size_t>(limit, *train.size()) : *train.size();
@@ -92,7 +93,7 @@ int main(int argc, char** argv) {
       if (step++ % 200 == 0)
         std::printf("nabla: step %lld, loss %.4f\n", (long long)step - 1, loss.item<double>());
     }
-    report("after one more epoch", test_correct(model, root));
+    report_accuracy(model, root, test_limit, "after one more epoch");
     nabla::save(model, out);  // .pt: torch.save's format, for torch.load in Python
     std::cout << "saved " << out << "\n";
   } catch (const nabla::Error& e) {

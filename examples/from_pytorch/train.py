@@ -1,9 +1,11 @@
 """The PyTorch half of examples/from_pytorch (run.sh runs both halves).
 
-  train.py train OUT.pt [--limit N]   trains the W3 CNN one epoch on Fashion-MNIST, prints
-                                      its test accuracy, saves its state_dict to OUT.pt
+  train.py train OUT.pt [--limit N]   trains the W3 CNN one epoch on Fashion-MNIST (its
+                                      first N images), prints its test accuracy, saves its
+                                      state_dict to OUT.pt
   train.py eval MODEL.pt              loads a state_dict (nabla's, say) with
                                       torch.load(weights_only=True), prints test accuracy
+  --test-limit N: the first N test images only.
 
 Data: Debian's dataset-fashion-mnist (/usr/share/datasets/fashion-mnist), or --data DIR.
 """
@@ -48,8 +50,10 @@ def load(root, split):
     return x, labels.long()
 
 
-def accuracy(model, root):
+def accuracy(model, root, limit):
     x, y = load(root, "t10k")
+    if limit:
+        x, y = x[:limit], y[:limit]
     model.eval()
     with torch.no_grad():
         correct = sum(int((model(x[i:i + 100]).argmax(1) == y[i:i + 100]).sum())
@@ -62,6 +66,7 @@ def main():
     p.add_argument("mode", choices=["train", "eval"])
     p.add_argument("path")
     p.add_argument("--limit", type=int, default=0)
+    p.add_argument("--test-limit", type=int, default=0)
     p.add_argument("--data", default="/usr/share/datasets/fashion-mnist")
     a = p.parse_args()
     torch.manual_seed(0)
@@ -85,7 +90,7 @@ def main():
     else:
         model.load_state_dict(torch.load(a.path, weights_only=True), strict=True)
         what = "PyTorch, " + os.path.basename(a.path)
-    correct, total = accuracy(model, a.data)
+    correct, total = accuracy(model, a.data, a.test_limit)
     print(f"{what}: test accuracy {100.0 * correct / total:.2f}% ({correct}/{total})")
 
 
