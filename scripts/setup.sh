@@ -5,8 +5,9 @@ set -euo pipefail
 
 # g++ brings the sanitizer runtimes (libasan8, libubsan1, libtsan2) for scripts/test_sanitizers.sh.
 # libgloo-dev, libopenmpi-dev and openmpi-bin: the distributed layer's backends (issue 16).
+# libonnx-dev and libprotobuf-dev: graph::load_onnx (issue 18).
 packages=(cmake g++ make pkg-config libopenblas-dev libdnnl-dev zlib1g-dev nlohmann-json3-dev libgtest-dev
-          libgloo-dev libopenmpi-dev openmpi-bin)
+          libgloo-dev libopenmpi-dev openmpi-bin libonnx-dev libprotobuf-dev)
 for arg in "$@"; do
   case "$arg" in
     # tests and benchmarks only (numpy: .npy interchange tests; python3-torch and

@@ -1,0 +1,381 @@
+// graph::load_onnx (nabla/graph/import.h): the ModelProto parsed by libonnx-dev's protobuf
+// classes, then each node mapped to op-table nodes by the table in `Importer::map`.
+//
+// Note [Imported weights]
+// An initializer read as data (a Conv's weight, an Add's bias) becomes a parameter when it
+// is floating point, so the imported model trains; an integer one becomes a constant. An
+// initializer or Constant that an operator reads as a setting (a Reshape's shape, a Clip's
+// bound) is read at import time and never becomes a node.
+#include "nabla/graph/import.h"
+
+#include <fstream>
+#include <unordered_map>
+
+#include "nabla/ops/factories.h"
+
+#if NABLA_HAVE_ONNX
+#include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h (ONNX_ML=1)
+#endif
+
+namespace nabla::graph {
+
+bool onnx_available() { return NABLA_HAVE_ONNX != 0; }
+
+#if !NABLA_HAVE_ONNX
+
+Graph load_onnx(const std::string& path) {
+  NABLA_CHECK(false, "load_onnx: '", path,
+              "': this nabla was built without ONNX support (install Debian's libonnx-dev and "
+              "libprotobuf-dev, then rebuild)");
+}
+
+#else
+
+namespace {
+
+using Attrs = ops::Attributes;
+
+class Importer {
+ public:
+  Importer(const onnx::GraphProto& graph, std::string path)
+      : onnx_(graph), path_(std::move(path)) {}
+  Graph run();
+
+ private:
+  using Node = onnx::NodeProto;
+  [[noreturn]] void fail(const Node& n, const std::string& what) const {
+    NABLA_CHECK(false, "load_onnx: '", path_, "': node '", n.name(), "' (", n.op_type(),
+                "): ", what);
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    NABLA_CHECK(false, "load_onnx: '", path_, "': ", what);
+  }
+  Tensor tensor_of(const onnx::TensorProto& t, const std::string& what) const;
+
+  // ---- inputs
+  bool has_input(const Node& n, int i) const { return i < n.input_size() && !n.input(i).empty(); }
+  Value input(const Node& n, int i);
+  const Tensor& constant(const Node& n, int i) const;
+  std::vector<int64_t> constant_ints(const Node& n, int i) const;
+  double constant_scalar(const Node& n, int i) const;
+  // ---- attributes
+  const onnx::AttributeProto* attr(const Node& n, const char* name) const {
+    for (const auto& a : n.attribute())
+      if (a.name() == name) return &a;
+    return nullptr;
+  }
+  int64_t attr_int(const Node& n, const char* name, int64_t fallback) const {
+    const auto* a = attr(n, name);
+    return a ? a->i() : fallback;
+  }
+  double attr_float(const Node& n, const char* name, double fallback) const {
+    const auto* a = attr(n, name);
+    return a ? a->f() : fallback;
+  }
+  std::vector<int64_t> attr_ints(const Node& n, const char* name,
+                                 std::vector<int64_t> fallback) const {
+    const auto* a = attr(n, name);
+    return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : fallback;
+  }
+  // ---- outputs
+  Value call(const Node& n, const std::string& op, std::vector<Value> in, Attrs attrs = {},
+             bool final = true) {
+    return g_.call(op, std::move(in), std::move(attrs), final ? n.output(0) : "");
+  }
+  void define(const Node& n, Value v) {
+    if (n.output_size() > 1)
+      for (int i = 1; i < n.output_size(); ++i)
+        if (!n.output(i).empty()) fail(n, "its output " + std::to_string(i) + " is not supported");
+    values_[n.output(0)] = v;
+  }
+
+  // ---- operators
+  void map(const Node& n);
+  void conv(const Node& n);
+  void pool(const Node& n, bool max);
+  void gemm(const Node& n);
+  void flatten(const Node& n);
+  void batch_norm(const Node& n);
+  std::vector<int64_t> symmetric_pads(const Node& n, size_t dims) const;
+
+  const onnx::GraphProto& onnx_;
+  std::string path_;
+  Graph g_;
+  std::unordered_map<std::string, Value> values_;      // value name -> node
+  std::unordered_map<std::string, Tensor> constants_;  // initializers and Constant outputs
+  std::unordered_map<std::string, bool> initializers_;
+};
+
+ScalarType dtype_of(int32_t type, bool& known) {
+  known = true;
+  switch (type) {
+    case onnx::TensorProto::FLOAT: return kFloat;
+    case onnx::TensorProto::DOUBLE: return kDouble;
+    case onnx::TensorProto::INT64: return kLong;
+    case onnx::TensorProto::INT32: return kInt;
+    case onnx::TensorProto::UINT8: return kByte;
+    case onnx::TensorProto::BOOL: return kBool;
+    case onnx::TensorProto::FLOAT16: return kHalf;
+    case onnx::TensorProto::BFLOAT16: return kBFloat16;
+    default: known = false; return kFloat;
+  }
+}
+
+Tensor Importer::tensor_of(const onnx::TensorProto& t, const std::string& what) const {
+  bool known = false;
+  const ScalarType dtype = dtype_of(t.data_type(), known);
+  if (!known) fail(what + " has ONNX data type " + std::to_string(t.data_type()) +
+                   " (nabla reads float32/64, float16, bfloat16, int64, int32, uint8, bool)");
+  if (t.data_location() == onnx::TensorProto::EXTERNAL)
+    fail(what + " keeps its data in an external file, which nabla does not read yet");
+  std::vector<int64_t> dims;
+  int64_t numel = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0 || (d > 0 && numel > (int64_t{1} << 40) / d))
+      fail(what + " has an impossible shape");
+    dims.push_back(d);
+    numel *= d;
+  }
+  Tensor out = empty(dims, TensorOptions(dtype));
+  const size_t bytes = static_cast<size_t>(numel) * elementSize(dtype);
+  if (t.has_raw_data()) {
+    if (t.raw_data().size() != bytes)
+      fail(what + " holds " + std::to_string(t.raw_data().size()) + " bytes, its shape needs " +
+           std::to_string(bytes));
+    std::memcpy(out.data_ptr(), t.raw_data().data(), bytes);  // little-endian, as ONNX's
+    return out;
+  }
+  // Typed fields (writers other than torch's): float_data, int64_data, int32_data, double_data.
+  auto fill = [&](const auto& field) {
+    if (static_cast<int64_t>(field.size()) != numel)
+      fail(what + " holds " + std::to_string(field.size()) + " values, its shape needs " +
+           std::to_string(numel));
+    std::vector<double> values(field.begin(), field.end());
+    out.copy_(tensor(values, TensorOptions(kDouble)).view(dims));
+  };
+  if (dtype == kFloat) fill(t.float_data());
+  else if (dtype == kDouble) fill(t.double_data());
+  else if (dtype == kLong) fill(t.int64_data());
+  else fill(t.int32_data());  // int32, uint8, bool, float16 bits: ONNX keeps them in int32_data
+  return out;
+}
+
+// Note [Imported weights].
+Value Importer::input(const Node& n, int i) {
+  if (!has_input(n, i)) fail(n, "input " + std::to_string(i) + " is missing");
+  const std::string& name = n.input(i);
+  if (auto it = values_.find(name); it != values_.end()) return it->second;
+  auto c = constants_.find(name);
+  if (c == constants_.end()) fail(n, "input '" + name + "' is defined by no earlier node");
+  const bool trainable = initializers_.count(name) && c->second.is_floating_point();
+  Value v = trainable ? g_.parameter(name, c->second) : g_.constant(c->second, name);
+  values_[name] = v;
+  return v;
+}
+
+const Tensor& Importer::constant(const Node& n, int i) const {
+  if (!has_input(n, i)) fail(n, "input " + std::to_string(i) + " is missing");
+  auto c = constants_.find(n.input(i));
+  if (c == constants_.end())
+    fail(n, "input '" + n.input(i) + "' must be a constant (an initializer or a Constant node)");
+  return c->second;
+}
+
+std::vector<int64_t> Importer::constant_ints(const Node& n, int i) const {
+  const Tensor& t = constant(n, i);
+  if (t.scalar_type() != kLong && t.scalar_type() != kInt)
+    fail(n, "input " + std::to_string(i) + " must hold integers");
+  const Tensor l = t.to(kLong).contiguous();
+  return std::vector<int64_t>(l.data_ptr<int64_t>(), l.data_ptr<int64_t>() + l.numel());
+}
+
+double Importer::constant_scalar(const Node& n, int i) const {
+  const Tensor& t = constant(n, i);
+  if (t.numel() != 1) fail(n, "input " + std::to_string(i) + " must be a single number");
+  return t.to(kDouble).item<double>();
+}
+
+std::vector<int64_t> Importer::symmetric_pads(const Node& n, size_t dims) const {
+  if (const auto* a = attr(n, "auto_pad"); a && a->s() != "NOTSET")
+    fail(n, "auto_pad=" + a->s() + " (only explicit pads are supported)");
+  const auto pads = attr_ints(n, "pads", std::vector<int64_t>(2 * dims, 0));
+  if (pads.size() != 2 * dims) fail(n, "pads has " + std::to_string(pads.size()) + " values");
+  for (size_t d = 0; d < dims; ++d)
+    if (pads[d] != pads[d + dims]) fail(n, "pads differ at the two ends of a dimension");
+  return {pads.begin(), pads.begin() + static_cast<int64_t>(dims)};
+}
+
+void Importer::conv(const Node& n) {
+  const auto kernel = attr_ints(n, "kernel_shape", {});
+  const size_t dims = kernel.empty() ? static_cast<size_t>(constant(n, 1).dim() - 2) : kernel.size();
+  if (dims != 1 && dims != 2) fail(n, std::to_string(dims) + "-d convolutions are not mapped yet");
+  std::vector<Value> in = {input(n, 0), input(n, 1)};
+  if (has_input(n, 2)) in.push_back(input(n, 2));
+  define(n, call(n, dims == 2 ? "conv2d" : "conv1d", std::move(in),
+                 {{"stride", attr_ints(n, "strides", std::vector<int64_t>(dims, 1))},
+                  {"padding", symmetric_pads(n, dims)},
+                  {"dilation", attr_ints(n, "dilations", std::vector<int64_t>(dims, 1))},
+                  {"groups", attr_int(n, "group", 1)}}));
+}
+
+void Importer::pool(const Node& n, bool max) {
+  const auto kernel = attr_ints(n, "kernel_shape", {});
+  if (kernel.size() != 2) fail(n, "only 2-d pooling is mapped yet");
+  Attrs a = {{"kernel_size", kernel},
+             {"stride", attr_ints(n, "strides", {1, 1})},
+             {"padding", symmetric_pads(n, 2)},
+             {"ceil_mode", attr_int(n, "ceil_mode", 0) != 0}};
+  if (max)
+    a.push_back({"dilation", attr_ints(n, "dilations", {1, 1})});
+  else
+    a.push_back({"count_include_pad", attr_int(n, "count_include_pad", 0) != 0});
+  define(n, call(n, max ? "max_pool2d" : "avg_pool2d", {input(n, 0)}, std::move(a)));
+}
+
+// Y = alpha * A' B' + beta * C; torch's Linear is the plain case (transB, alpha = beta = 1).
+void Importer::gemm(const Node& n) {
+  const bool ta = attr_int(n, "transA", 0), tb = attr_int(n, "transB", 0);
+  const double alpha = attr_float(n, "alpha", 1.0), beta = attr_float(n, "beta", 1.0);
+  Value a = input(n, 0), b = input(n, 1);
+  if (!ta && tb && alpha == 1.0 && beta == 1.0) {
+    std::vector<Value> in = {a, b};
+    if (has_input(n, 2)) in.push_back(input(n, 2));
+    return define(n, call(n, "linear", std::move(in)));
+  }
+  if (ta) a = call(n, "t", {a}, {}, false);
+  if (tb) b = call(n, "t", {b}, {}, false);
+  const bool bias = has_input(n, 2) && beta != 0.0;
+  Value y = call(n, "matmul", {a, b}, {}, !bias && alpha == 1.0);
+  if (alpha != 1.0) y = call(n, "mul", {y}, {{"other", alpha}}, !bias);
+  if (bias) {
+    Value c = input(n, 2);
+    if (beta != 1.0) c = call(n, "mul", {c}, {{"other", beta}}, false);
+    y = call(n, "add", {y, c});
+  }
+  define(n, y);
+}
+
+// [d0, ..., dk-1, dk, ...] -> [d0 * ... * dk-1, dk * ...]: the tail merged, then the head.
+void Importer::flatten(const Node& n) {
+  const int64_t axis = attr_int(n, "axis", 1);
+  if (axis < 0) fail(n, "a negative axis is not mapped yet");
+  if (axis == 0) return define(n, call(n, "reshape", {input(n, 0)}, {{"shape", std::vector<int64_t>{1, -1}}}));
+  Value tail = call(n, "flatten", {input(n, 0)}, {{"start_dim", axis}, {"end_dim", -1}}, axis == 1);
+  if (axis == 1) return define(n, tail);
+  define(n, call(n, "flatten", {tail}, {{"start_dim", 0}, {"end_dim", axis - 1}}));
+}
+
+// Inference form: X, scale, B, mean, var (the statistics constants, scale and B trainable).
+void Importer::batch_norm(const Node& n) {
+  if (attr_int(n, "training_mode", 0) != 0) fail(n, "training_mode=1 is not supported");
+  for (int i = 3; i <= 4; ++i)
+    if (!constants_.count(n.input(i))) fail(n, "its running statistics must be initializers");
+  std::vector<Value> in = {input(n, 0), input(n, 1), input(n, 2),
+                           g_.constant(constant(n, 3), n.input(3) + ".stat"),
+                           g_.constant(constant(n, 4), n.input(4) + ".stat")};
+  define(n, call(n, "batch_norm", std::move(in),
+                 {{"training", false}, {"eps", attr_float(n, "epsilon", 1e-5)}}));
+}
+
+void Importer::map(const Node& n) {
+  static const std::unordered_map<std::string, std::string> unary = {
+      {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Erf", "erf"},
+      {"Sqrt", "sqrt"}, {"Exp", "exp"},         {"Log", "log"},   {"Neg", "neg"},
+      {"Abs", "abs"}};
+  static const std::unordered_map<std::string, std::string> binary = {
+      {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "div"}, {"MatMul", "matmul"}};
+  const std::string& op = n.op_type();
+  if (!n.domain().empty() && n.domain() != "ai.onnx") fail(n, "domain '" + n.domain() + "'");
+  if (auto u = unary.find(op); u != unary.end()) return define(n, call(n, u->second, {input(n, 0)}));
+  if (auto b = binary.find(op); b != binary.end())
+    return define(n, call(n, b->second, {input(n, 0), input(n, 1)}));
+  if (op == "Identity" || op == "Dropout") {  // Dropout: inference, its mask output unused
+    if (auto c = constants_.find(n.input(0)); c != constants_.end() && !values_.count(n.input(0)))
+      return void(constants_[n.output(0)] = c->second);
+    return define(n, input(n, 0));
+  }
+  if (op == "Constant") {
+    const auto* v = attr(n, "value");
+    if (v == nullptr || !v->has_t()) fail(n, "only the tensor form (value=) is supported");
+    constants_[n.output(0)] = tensor_of(v->t(), "Constant '" + n.output(0) + "'");
+    return;
+  }
+  if (op == "Conv") return conv(n);
+  if (op == "MaxPool" || op == "AveragePool") return pool(n, op == "MaxPool");
+  if (op == "GlobalAveragePool")
+    return define(n, call(n, "adaptive_avg_pool2d", {input(n, 0)}, {{"output_size", std::vector<int64_t>{1, 1}}}));
+  if (op == "Gemm") return gemm(n);
+  if (op == "Flatten") return flatten(n);
+  if (op == "BatchNormalization") return batch_norm(n);
+  if (op == "Clip") {
+    Attrs a;
+    if (has_input(n, 1)) a.push_back({"min", constant_scalar(n, 1)});
+    if (has_input(n, 2)) a.push_back({"max", constant_scalar(n, 2)});
+    return define(n, call(n, "clamp", {input(n, 0)}, std::move(a)));
+  }
+  if (op == "Softmax")
+    return define(n, call(n, "softmax", {input(n, 0)}, {{"dim", attr_int(n, "axis", -1)}}));
+  if (op == "Concat") {
+    std::vector<Value> in;
+    for (int i = 0; i < n.input_size(); ++i) in.push_back(input(n, i));
+    return define(n, call(n, "cat", std::move(in), {{"dim", attr_int(n, "axis", 0)}}));
+  }
+  if (op == "Transpose") {
+    const auto perm = attr_ints(n, "perm", {});
+    if (perm.empty()) fail(n, "a Transpose without perm is not mapped yet");
+    return define(n, call(n, "permute", {input(n, 0)}, {{"dims", perm}}));
+  }
+  if (op == "Reshape") {
+    const auto shape = constant_ints(n, 1);
+    for (int64_t d : shape)
+      if (d == 0) fail(n, "a 0 in the shape (copy a dimension) is not mapped yet");
+    return define(n, call(n, "reshape", {input(n, 0)}, {{"shape", shape}}));
+  }
+  if (op == "Pow" && constants_.count(n.input(1)))
+    return define(n, call(n, "pow", {input(n, 0)}, {{"exponent", constant_scalar(n, 1)}}));
+  fail(n, "the operator is not supported by nabla's importer yet");
+}
+
+Graph Importer::run() {
+  for (const auto& t : onnx_.initializer()) {
+    constants_[t.name()] = tensor_of(t, "initializer '" + t.name() + "'");
+    initializers_[t.name()] = true;
+  }
+  std::vector<Value> inputs;
+  for (const auto& in : onnx_.input()) {
+    if (constants_.count(in.name())) continue;  // an initializer listed as an input too
+    values_[in.name()] = g_.input(in.name());
+  }
+  for (const auto& n : onnx_.node()) {
+    if (n.output_size() == 0) fail(n, "no outputs");
+    map(n);
+  }
+  std::vector<Value> outputs;
+  for (const auto& out : onnx_.output()) {
+    auto it = values_.find(out.name());
+    if (it == values_.end()) fail("output '" + out.name() + "' is computed by no node");
+    outputs.push_back(it->second);
+  }
+  g_.set_outputs(std::move(outputs));
+  return std::move(g_);
+}
+
+}  // namespace
+
+Graph load_onnx(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  NABLA_CHECK(in.is_open(), "load_onnx: cannot open '", path, "'");
+  onnx::ModelProto model;
+  NABLA_CHECK(model.ParseFromIstream(&in), "load_onnx: '", path,
+              "' is not an ONNX model (its protobuf does not parse)");
+  NABLA_CHECK(model.has_graph(), "load_onnx: '", path, "' has no graph");
+  for (const auto& opset : model.opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx")
+      NABLA_CHECK(opset.version() >= 7 && opset.version() <= 17, "load_onnx: '", path,
+                  "' uses opset ", opset.version(), "; nabla maps opsets 7-17");
+  return Importer(model.graph(), path).run();
+}
+
+#endif
+
+}  // namespace nabla::graph

@@ -1,0 +1,63 @@
+"""ONNX files for test_import_onnx.cpp, exported at test time by Debian's python3-torch.
+
+  onnx_models.py DIR NAME [OPSET]   writes DIR/NAME.onnx (torch.onnx.export, eval mode) and
+                                    DIR/NAME_io.pt ({"input": x, "output": model(x)})
+
+NAME: w2, w3, resnet18, mobilenet_v2 (random weights, batch-norm statistics moved away from
+their defaults; no downloads), or unsupported (a model using GridSample, which nabla does
+not map).
+"""
+import sys
+
+import torch
+import torchvision
+
+
+def w2():
+    return torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(),
+                               torch.nn.Linear(256, 128), torch.nn.ReLU(),
+                               torch.nn.Linear(128, 10)), (4, 784)
+
+
+def w3():
+    return torch.nn.Sequential(
+        torch.nn.Conv2d(1, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Conv2d(32, 64, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Flatten(), torch.nn.Linear(3136, 128), torch.nn.ReLU(),
+        torch.nn.Linear(128, 10)), (4, 1, 28, 28)
+
+
+class Unsupported(torch.nn.Module):
+    def forward(self, x):
+        grid = torch.zeros(x.shape[0], 2, 2, 2)
+        return torch.nn.functional.grid_sample(x, grid, align_corners=False)
+
+
+MODELS = {
+    "w2": w2,
+    "w3": w3,
+    "resnet18": lambda: (torchvision.models.resnet18(weights=None), (2, 3, 224, 224)),
+    "mobilenet_v2": lambda: (torchvision.models.mobilenet_v2(weights=None), (2, 3, 224, 224)),
+    "unsupported": lambda: (Unsupported(), (1, 1, 4, 4)),
+}
+
+
+def main(d, name, opset=13):
+    torch.manual_seed(0)
+    model, shape = MODELS[name]()
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.2, 0.2)
+                m.running_var.uniform_(0.5, 1.5)
+    model.eval()
+    x = torch.rand(shape)
+    with torch.no_grad():
+        y = model(x)
+    torch.onnx.export(model, x, f"{d}/{name}.onnx", opset_version=int(opset),
+                      input_names=["input"], output_names=["output"])
+    torch.save({"input": x, "output": y}, f"{d}/{name}_io.pt")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

@@ -1,0 +1,120 @@
+// graph::load_onnx against PyTorch: models exported at test time by python3-torch's
+// torch.onnx.export (tests/graph/onnx_models.py) give PyTorch's outputs as graphs; their
+// weights are parameters that train; unsupported operators and malformed files are clear
+// errors naming what was found.
+#include <cstdlib>
+
+#include "test_util.h"
+
+namespace nabla::testing {
+namespace {
+
+std::vector<char> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Exports model `name` into this process's scratch directory; returns the path stem.
+std::string export_model(const std::string& name, int opset) {
+  const std::string dir = temp_path("onnx_models");
+  std::filesystem::create_directories(dir);
+  const std::string cmd = torch_python() + " " + NABLA_TEST_SOURCE_DIR +
+                          "/graph/onnx_models.py " + dir + " " + name + " " + std::to_string(opset);
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  return dir + "/" + name;
+}
+
+#define NABLA_REQUIRE_ONNX()                                                          \
+  do {                                                                                \
+    NABLA_REQUIRE_TORCH_PYTHON();                                                     \
+    if (graph::onnx_available()) break;                                               \
+    if (std::getenv("NABLA_REQUIRE_TORCH_PYTHON")) FAIL() << "built without ONNX";    \
+    GTEST_SKIP() << "nabla was built without libonnx-dev";                            \
+  } while (0)
+
+// The imported graph's output on PyTorch's input, against PyTorch's output.
+void expect_pytorch_outputs(const std::string& name, int opset) {
+  const std::string stem = export_model(name, opset);
+  graph::Graph g = graph::load_onnx(stem + ".onnx");
+  ASSERT_EQ(g.inputs().size(), 1u);
+  ASSERT_EQ(g.outputs().size(), 1u);
+  const IValue io = pickle_load(read_bytes(stem + "_io.pt"));
+  g.set_value(g.inputs()[0], io.toGenericDict().at("input").toTensor());
+  NoGradGuard no_grad;
+  const Tensor got = g.forward(g.outputs()[0]);
+  const Tensor want = io.toGenericDict().at("output").toTensor();
+  ASSERT_EQ(shape(got), shape(want));
+  const double err = (got - want).abs().max().item<double>() /
+                     std::max(1.0, want.abs().max().item<double>());
+  EXPECT_LT(err, 1e-4) << name << " opset " << opset;
+  std::cout << name << " (opset " << opset << ", " << g.size()
+            << " nodes): max relative difference from PyTorch " << err << "\n";
+}
+
+TEST(ImportOnnx, W2) {
+  NABLA_REQUIRE_ONNX();
+  expect_pytorch_outputs("w2", 13);
+}
+
+TEST(ImportOnnx, W3AtOpsets13And17) {
+  NABLA_REQUIRE_ONNX();
+  expect_pytorch_outputs("w3", 13);
+  expect_pytorch_outputs("w3", 17);
+}
+
+TEST(ImportOnnx, ResNet18) {
+  NABLA_REQUIRE_ONNX();
+  expect_pytorch_outputs("resnet18", 13);
+}
+
+TEST(ImportOnnx, MobileNetV2) {
+  NABLA_REQUIRE_ONNX();
+  expect_pytorch_outputs("mobilenet_v2", 13);
+}
+
+// Note [Imported weights]: the initializers are parameters; gradient steps through the
+// graph lower the loss on a fixed batch.
+TEST(ImportOnnx, WeightsAreTrainableParameters) {
+  NABLA_REQUIRE_ONNX();
+  graph::Graph g = graph::load_onnx(export_model("w3", 13) + ".onnx");
+  std::vector<Tensor> params;
+  for (const auto& p : g.parameters()) params.push_back(p.value());
+  ASSERT_EQ(params.size(), 8u);  // two convolutions, two linears: weight and bias each
+  for (const auto& p : params) EXPECT_TRUE(p.requires_grad());
+  manual_seed(0);
+  const Tensor x = rand({4, 1, 28, 28}), y = randint(0, 10, {4}, kLong);
+  graph::Value target = g.input("target");
+  graph::Value loss = g.call("cross_entropy_loss", {g.outputs()[0], target});
+  g.set_value(g.inputs()[0], x);
+  g.set_value(target, y);
+  optim::SGD sgd(params, optim::SGDOptions(0.05));
+  double first = 0, last = 0;
+  for (int step = 0; step < 5; ++step) {
+    sgd.zero_grad();
+    g.zero_grad();
+    last = g.forward(loss).item<double>();
+    if (step == 0) first = last;
+    g.backward(loss);
+    for (const auto& p : params) ASSERT_TRUE(p.grad().defined());
+    sgd.step();
+  }
+  EXPECT_LT(last, first);
+}
+
+TEST(ImportOnnx, UnsupportedOperatorsAndMalformedFilesAreNamed) {
+  NABLA_REQUIRE_ONNX();
+  const std::string stem = export_model("unsupported", 16);
+  expect_error([&] { graph::load_onnx(stem + ".onnx"); },
+               {"load_onnx", "unsupported.onnx", "(GridSample)", "not supported"});
+  expect_error([&] { graph::load_onnx(stem + "_missing.onnx"); }, {"cannot open"});
+  const std::string junk = temp_path("junk.onnx");
+  std::ofstream(junk, std::ios::binary) << std::string(1000, '\xff');
+  expect_error([&] { graph::load_onnx(junk); }, {"not an ONNX model"});
+  const auto w2 = read_bytes(export_model("w2", 13) + ".onnx");
+  const std::string cut = temp_path("cut.onnx");
+  std::ofstream(cut, std::ios::binary).write(w2.data(), static_cast<std::streamsize>(w2.size() / 2));
+  expect_error([&] { graph::load_onnx(cut); }, {"load_onnx", "cut.onnx"});
+}
+
+}  // namespace
+}  // namespace nabla::testing
