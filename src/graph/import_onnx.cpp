@@ -8,9 +8,12 @@
 // bound) is read at import time and never becomes a node.
 #include "nabla/graph/import.h"
 
+#include <algorithm>
 #include <fstream>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "nabla/autograd/grad_mode.h"
 #include "nabla/ops/factories.h"
 
 #if NABLA_HAVE_ONNX
@@ -55,9 +58,13 @@ class Importer {
   // ---- inputs
   bool has_input(const Node& n, int i) const { return i < n.input_size() && !n.input(i).empty(); }
   Value input(const Node& n, int i);
-  const Tensor& constant(const Node& n, int i) const;
-  std::vector<int64_t> constant_ints(const Node& n, int i) const;
-  double constant_scalar(const Node& n, int i) const;
+  const Tensor& constant(const Node& n, int i);
+  std::vector<int64_t> constant_ints(const Node& n, int i);
+  double constant_scalar(const Node& n, int i);
+  bool is_constant(const Node& n, int i) const {
+    return has_input(n, i) && (constants_.count(n.input(i)) ||
+                               (values_.count(n.input(i)) && !dynamic_.count(n.input(i))));
+  }
   // ---- attributes
   const onnx::AttributeProto* attr(const Node& n, const char* name) const {
     for (const auto& a : n.attribute())
@@ -87,6 +94,8 @@ class Importer {
       for (int i = 1; i < n.output_size(); ++i)
         if (!n.output(i).empty()) fail(n, "its output " + std::to_string(i) + " is not supported");
     values_[n.output(0)] = v;
+    for (const auto& in : n.input())
+      if (dynamic_.count(in)) dynamic_.insert(n.output(0));
   }
 
   // ---- operators
@@ -97,6 +106,14 @@ class Importer {
   void flatten(const Node& n);
   void batch_norm(const Node& n);
   std::vector<int64_t> symmetric_pads(const Node& n, size_t dims) const;
+  void fold(const Node& n);
+  void shape_op(const Node& n);
+  void gather(const Node& n);
+  void unsqueeze(const Node& n, bool squeeze);
+  void slice(const Node& n);
+  void layer_norm(const Node& n);
+  // The value of input i on the example inputs (the file's input shapes): its shape.
+  std::vector<int64_t> shape_of(const Node& n, int i);
 
   const onnx::GraphProto& onnx_;
   std::string path_;
@@ -104,35 +121,46 @@ class Importer {
   std::unordered_map<std::string, Value> values_;      // value name -> node
   std::unordered_map<std::string, Tensor> constants_;  // initializers and Constant outputs
   std::unordered_map<std::string, bool> initializers_;
+  std::unordered_set<std::string> dynamic_;  // values that depend on the graph's inputs
 };
 
 ScalarType dtype_of(int32_t type, bool& known) {
   known = true;
   switch (type) {
-    case onnx::TensorProto::FLOAT: return kFloat;
-    case onnx::TensorProto::DOUBLE: return kDouble;
-    case onnx::TensorProto::INT64: return kLong;
-    case onnx::TensorProto::INT32: return kInt;
-    case onnx::TensorProto::UINT8: return kByte;
-    case onnx::TensorProto::BOOL: return kBool;
-    case onnx::TensorProto::FLOAT16: return kHalf;
-    case onnx::TensorProto::BFLOAT16: return kBFloat16;
-    default: known = false; return kFloat;
+    case onnx::TensorProto::FLOAT:
+      return kFloat;
+    case onnx::TensorProto::DOUBLE:
+      return kDouble;
+    case onnx::TensorProto::INT64:
+      return kLong;
+    case onnx::TensorProto::INT32:
+      return kInt;
+    case onnx::TensorProto::UINT8:
+      return kByte;
+    case onnx::TensorProto::BOOL:
+      return kBool;
+    case onnx::TensorProto::FLOAT16:
+      return kHalf;
+    case onnx::TensorProto::BFLOAT16:
+      return kBFloat16;
+    default:
+      known = false;
+      return kFloat;
   }
 }
 
 Tensor Importer::tensor_of(const onnx::TensorProto& t, const std::string& what) const {
   bool known = false;
   const ScalarType dtype = dtype_of(t.data_type(), known);
-  if (!known) fail(what + " has ONNX data type " + std::to_string(t.data_type()) +
-                   " (nabla reads float32/64, float16, bfloat16, int64, int32, uint8, bool)");
+  if (!known)
+    fail(what + " has ONNX data type " + std::to_string(t.data_type()) +
+         " (nabla reads float32/64, float16, bfloat16, int64, int32, uint8, bool)");
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
     fail(what + " keeps its data in an external file, which nabla does not read yet");
   std::vector<int64_t> dims;
   int64_t numel = 1;
   for (int64_t d : t.dims()) {
-    if (d < 0 || (d > 0 && numel > (int64_t{1} << 40) / d))
-      fail(what + " has an impossible shape");
+    if (d < 0 || (d > 0 && numel > (int64_t{1} << 40) / d)) fail(what + " has an impossible shape");
     dims.push_back(d);
     numel *= d;
   }
@@ -153,10 +181,14 @@ Tensor Importer::tensor_of(const onnx::TensorProto& t, const std::string& what) 
     std::vector<double> values(field.begin(), field.end());
     out.copy_(tensor(values, TensorOptions(kDouble)).view(dims));
   };
-  if (dtype == kFloat) fill(t.float_data());
-  else if (dtype == kDouble) fill(t.double_data());
-  else if (dtype == kLong) fill(t.int64_data());
-  else fill(t.int32_data());  // int32, uint8, bool, float16 bits: ONNX keeps them in int32_data
+  if (dtype == kFloat)
+    fill(t.float_data());
+  else if (dtype == kDouble)
+    fill(t.double_data());
+  else if (dtype == kLong)
+    fill(t.int64_data());
+  else
+    fill(t.int32_data());  // int32, uint8, bool, float16 bits: ONNX keeps them in int32_data
   return out;
 }
 
@@ -173,15 +205,25 @@ Value Importer::input(const Node& n, int i) {
   return v;
 }
 
-const Tensor& Importer::constant(const Node& n, int i) const {
+// An initializer, a Constant, or a node computed from those alone (shape arithmetic),
+// evaluated now.
+const Tensor& Importer::constant(const Node& n, int i) {
   if (!has_input(n, i)) fail(n, "input " + std::to_string(i) + " is missing");
-  auto c = constants_.find(n.input(i));
-  if (c == constants_.end())
-    fail(n, "input '" + n.input(i) + "' must be a constant (an initializer or a Constant node)");
-  return c->second;
+  const std::string& name = n.input(i);
+  if (auto c = constants_.find(name); c != constants_.end()) return c->second;
+  if (!is_constant(n, i))
+    fail(n, "input '" + name + "' must be known at import (it depends on the model's inputs)");
+  NoGradGuard no_grad;
+  return constants_[name] = g_.forward(values_.at(name));
 }
 
-std::vector<int64_t> Importer::constant_ints(const Node& n, int i) const {
+std::vector<int64_t> Importer::shape_of(const Node& n, int i) {
+  if (is_constant(n, i)) return constant(n, i).sizes().vec();
+  NoGradGuard no_grad;
+  return g_.forward(input(n, i)).sizes().vec();
+}
+
+std::vector<int64_t> Importer::constant_ints(const Node& n, int i) {
   const Tensor& t = constant(n, i);
   if (t.scalar_type() != kLong && t.scalar_type() != kInt)
     fail(n, "input " + std::to_string(i) + " must hold integers");
@@ -189,7 +231,7 @@ std::vector<int64_t> Importer::constant_ints(const Node& n, int i) const {
   return std::vector<int64_t>(l.data_ptr<int64_t>(), l.data_ptr<int64_t>() + l.numel());
 }
 
-double Importer::constant_scalar(const Node& n, int i) const {
+double Importer::constant_scalar(const Node& n, int i) {
   const Tensor& t = constant(n, i);
   if (t.numel() != 1) fail(n, "input " + std::to_string(i) + " must be a single number");
   return t.to(kDouble).item<double>();
@@ -207,7 +249,8 @@ std::vector<int64_t> Importer::symmetric_pads(const Node& n, size_t dims) const 
 
 void Importer::conv(const Node& n) {
   const auto kernel = attr_ints(n, "kernel_shape", {});
-  const size_t dims = kernel.empty() ? static_cast<size_t>(constant(n, 1).dim() - 2) : kernel.size();
+  const size_t dims =
+      kernel.empty() ? static_cast<size_t>(constant(n, 1).dim() - 2) : kernel.size();
   if (dims != 1 && dims != 2) fail(n, std::to_string(dims) + "-d convolutions are not mapped yet");
   std::vector<Value> in = {input(n, 0), input(n, 1)};
   if (has_input(n, 2)) in.push_back(input(n, 2));
@@ -259,7 +302,8 @@ void Importer::gemm(const Node& n) {
 void Importer::flatten(const Node& n) {
   const int64_t axis = attr_int(n, "axis", 1);
   if (axis < 0) fail(n, "a negative axis is not mapped yet");
-  if (axis == 0) return define(n, call(n, "reshape", {input(n, 0)}, {{"shape", std::vector<int64_t>{1, -1}}}));
+  if (axis == 0)
+    return define(n, call(n, "reshape", {input(n, 0)}, {{"shape", std::vector<int64_t>{1, -1}}}));
   Value tail = call(n, "flatten", {input(n, 0)}, {{"start_dim", axis}, {"end_dim", -1}}, axis == 1);
   if (axis == 1) return define(n, tail);
   define(n, call(n, "flatten", {tail}, {{"start_dim", 0}, {"end_dim", axis - 1}}));
@@ -277,23 +321,139 @@ void Importer::batch_norm(const Node& n) {
                  {{"training", false}, {"eps", attr_float(n, "epsilon", 1e-5)}}));
 }
 
+// Shape arithmetic on integers (ONNX's Div truncates them), computed at import.
+void Importer::fold(const Node& n) {
+  const Tensor a = constant(n, 0), b = constant(n, 1);
+  const std::string& op = n.op_type();
+  Tensor out = op == "Add" ? a + b : op == "Sub" ? a - b : op == "Mul" ? a * b : a / b;
+  if (op == "Div") out = (a.to(kDouble) / b.to(kDouble)).trunc().to(a.scalar_type());
+  constants_[n.output(0)] = out;
+}
+
+// The example shapes are the file's: Shape of a value is known at import.
+void Importer::shape_op(const Node& n) {
+  std::vector<int64_t> shape = shape_of(n, 0);
+  const auto rank = static_cast<int64_t>(shape.size());
+  int64_t start = attr_int(n, "start", 0), end = attr_int(n, "end", rank);
+  start = std::clamp(start < 0 ? start + rank : start, int64_t{0}, rank);
+  end = std::clamp(end < 0 ? end + rank : end, int64_t{0}, rank);
+  shape = std::vector<int64_t>(shape.begin() + start, shape.begin() + std::max(start, end));
+  constants_[n.output(0)] =
+      tensor(shape, TensorOptions(kLong)).view({static_cast<int64_t>(shape.size())});
+}
+
+// Gather(data, indices) along `axis`, negative indices counted from the end (ONNX's rule).
+void Importer::gather(const Node& n) {
+  const auto shape = shape_of(n, 0);
+  const auto rank = static_cast<int64_t>(shape.size());
+  int64_t axis = attr_int(n, "axis", 0);
+  axis = axis < 0 ? axis + rank : axis;
+  if (axis < 0 || axis >= rank) fail(n, "axis out of range");
+  Tensor idx = constant(n, 1).to(kLong);
+  if (idx.dim() > 1) fail(n, "indices of more than one dimension are not mapped yet");
+  const int64_t size = shape[static_cast<size_t>(axis)];
+  idx = idx + idx.lt(0).to(kLong) * size;
+  Value data = input(n, 0);
+  if (idx.dim() == 0)
+    return define(n, call(n, "select", {data}, {{"dim", axis}, {"index", idx.item<int64_t>()}}));
+  define(n, call(n, "index_select", {data, g_.constant(idx)}, {{"dim", axis}}));
+}
+
+// Unsqueeze: each axis of the output, ascending; Squeeze: each axis of the input, descending.
+void Importer::unsqueeze(const Node& n, bool squeeze) {
+  std::vector<int64_t> axes = has_input(n, 1) ? constant_ints(n, 1) : attr_ints(n, "axes", {});
+  const auto in_rank = static_cast<int64_t>(shape_of(n, 0).size());
+  if (squeeze && axes.empty()) {
+    const auto shape = shape_of(n, 0);
+    for (int64_t d = 0; d < in_rank; ++d)
+      if (shape[d] == 1) axes.push_back(d);
+  }
+  const int64_t rank = squeeze ? in_rank : in_rank + static_cast<int64_t>(axes.size());
+  for (auto& a : axes) a = a < 0 ? a + rank : a;
+  std::sort(axes.begin(), axes.end());
+  if (squeeze) std::reverse(axes.begin(), axes.end());
+  Value v = input(n, 0);
+  for (size_t k = 0; k < axes.size(); ++k)
+    v = call(n, squeeze ? "squeeze" : "unsqueeze", {v}, {{"dim", axes[k]}}, k + 1 == axes.size());
+  define(n, v);
+}
+
+// Slice(data, starts, ends[, axes[, steps]]), bounds clamped as ONNX's (INT64_MAX: the end).
+void Importer::slice(const Node& n) {
+  const auto shape = shape_of(n, 0);
+  const auto starts = constant_ints(n, 1), ends = constant_ints(n, 2);
+  std::vector<int64_t> axes(starts.size()), steps(starts.size(), 1);
+  for (size_t k = 0; k < axes.size(); ++k) axes[k] = static_cast<int64_t>(k);
+  if (has_input(n, 3)) axes = constant_ints(n, 3);
+  if (has_input(n, 4)) steps = constant_ints(n, 4);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    fail(n, "starts, ends, axes and steps differ in length");
+  Value v = input(n, 0);
+  for (size_t k = 0; k < starts.size(); ++k) {
+    const auto rank = static_cast<int64_t>(shape.size());
+    const int64_t axis = axes[k] < 0 ? axes[k] + rank : axes[k];
+    if (axis < 0 || axis >= rank) fail(n, "axis " + std::to_string(axes[k]) + " out of range");
+    if (steps[k] <= 0) fail(n, "a step of " + std::to_string(steps[k]) + " is not mapped yet");
+    const int64_t size = shape[static_cast<size_t>(axis)];
+    auto clampi = [&](int64_t x) { return std::clamp(x < 0 ? x + size : x, int64_t{0}, size); };
+    v = call(
+        n, "slice", {v},
+        {{"dim", axis}, {"start", clampi(starts[k])}, {"end", clampi(ends[k])}, {"step", steps[k]}},
+        k + 1 == starts.size());
+  }
+  define(n, v);
+}
+
+void Importer::layer_norm(const Node& n) {
+  const auto shape = shape_of(n, 0);
+  const auto rank = static_cast<int64_t>(shape.size());
+  int64_t axis = attr_int(n, "axis", -1);
+  axis = axis < 0 ? axis + rank : axis;
+  if (axis < 0 || axis >= rank) fail(n, "axis out of range");
+  std::vector<Value> in = {input(n, 0), input(n, 1)};
+  if (has_input(n, 2)) in.push_back(input(n, 2));
+  define(n, call(n, "layer_norm", std::move(in),
+                 {{"normalized_shape", std::vector<int64_t>(shape.begin() + axis, shape.end())},
+                  {"eps", attr_float(n, "epsilon", 1e-5)}}));
+}
+
 void Importer::map(const Node& n) {
   static const std::unordered_map<std::string, std::string> unary = {
-      {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Erf", "erf"},
-      {"Sqrt", "sqrt"}, {"Exp", "exp"},         {"Log", "log"},   {"Neg", "neg"},
-      {"Abs", "abs"}};
+      {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Erf", "erf"}, {"Sqrt", "sqrt"},
+      {"Exp", "exp"},   {"Log", "log"},         {"Neg", "neg"},   {"Abs", "abs"}};
   static const std::unordered_map<std::string, std::string> binary = {
       {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "div"}, {"MatMul", "matmul"}};
   const std::string& op = n.op_type();
   if (!n.domain().empty() && n.domain() != "ai.onnx") fail(n, "domain '" + n.domain() + "'");
-  if (auto u = unary.find(op); u != unary.end()) return define(n, call(n, u->second, {input(n, 0)}));
+  if (auto u = unary.find(op); u != unary.end())
+    return define(n, call(n, u->second, {input(n, 0)}));
+  if (op != "MatMul" && binary.count(op) && is_constant(n, 0) && is_constant(n, 1) &&
+      !constant(n, 0).is_floating_point())
+    return fold(n);
   if (auto b = binary.find(op); b != binary.end())
     return define(n, call(n, b->second, {input(n, 0), input(n, 1)}));
-  if (op == "Identity" || op == "Dropout") {  // Dropout: inference, its mask output unused
-    if (auto c = constants_.find(n.input(0)); c != constants_.end() && !values_.count(n.input(0)))
-      return void(constants_[n.output(0)] = c->second);
+  // Dropout: inference, its mask output unused. torch's exporter replaces an initializer
+  // equal to another by an Identity of it: a copy, so that the two train apart.
+  if (op == "Identity" || op == "Dropout") {
+    if (auto c = constants_.find(n.input(0)); c != constants_.end() && !values_.count(n.input(0))) {
+      constants_[n.output(0)] = c->second.clone();
+      if (initializers_.count(n.input(0))) initializers_[n.output(0)] = true;
+      return;
+    }
     return define(n, input(n, 0));
   }
+  if (op == "Shape") return shape_op(n);
+  if (op == "Gather") return gather(n);
+  if (op == "Unsqueeze" || op == "Squeeze") return unsqueeze(n, op == "Squeeze");
+  if (op == "Slice") return slice(n);
+  if (op == "LayerNormalization") return layer_norm(n);
+  if (op == "ReduceMean") {
+    auto axes = has_input(n, 1) ? constant_ints(n, 1) : attr_ints(n, "axes", {});
+    if (axes.empty()) fail(n, "a mean over every axis is not mapped yet");
+    return define(n, call(n, "mean", {input(n, 0)},
+                          {{"dim", axes}, {"keepdim", attr_int(n, "keepdims", 1) != 0}}));
+  }
+  if (op == "Where") return define(n, call(n, "where", {input(n, 0), input(n, 1), input(n, 2)}));
   if (op == "Constant") {
     const auto* v = attr(n, "value");
     if (v == nullptr || !v->has_t()) fail(n, "only the tensor form (value=) is supported");
@@ -303,7 +463,8 @@ void Importer::map(const Node& n) {
   if (op == "Conv") return conv(n);
   if (op == "MaxPool" || op == "AveragePool") return pool(n, op == "MaxPool");
   if (op == "GlobalAveragePool")
-    return define(n, call(n, "adaptive_avg_pool2d", {input(n, 0)}, {{"output_size", std::vector<int64_t>{1, 1}}}));
+    return define(n, call(n, "adaptive_avg_pool2d", {input(n, 0)},
+                          {{"output_size", std::vector<int64_t>{1, 1}}}));
   if (op == "Gemm") return gemm(n);
   if (op == "Flatten") return flatten(n);
   if (op == "BatchNormalization") return batch_norm(n);
@@ -326,9 +487,15 @@ void Importer::map(const Node& n) {
     return define(n, call(n, "permute", {input(n, 0)}, {{"dims", perm}}));
   }
   if (op == "Reshape") {
-    const auto shape = constant_ints(n, 1);
-    for (int64_t d : shape)
-      if (d == 0) fail(n, "a 0 in the shape (copy a dimension) is not mapped yet");
+    auto shape = constant_ints(n, 1);
+    if (std::count(shape.begin(), shape.end(), 0) && !attr_int(n, "allowzero", 0)) {
+      const auto in = shape_of(n, 0);  // 0: copy the input's dimension
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (shape[d] == 0) {
+          if (d >= in.size()) fail(n, "a 0 in the shape past the input's rank");
+          shape[d] = in[d];
+        }
+    }
     return define(n, call(n, "reshape", {input(n, 0)}, {{"shape", shape}}));
   }
   if (op == "Pow" && constants_.count(n.input(1)))
@@ -344,7 +511,18 @@ Graph Importer::run() {
   std::vector<Value> inputs;
   for (const auto& in : onnx_.input()) {
     if (constants_.count(in.name())) continue;  // an initializer listed as an input too
-    values_[in.name()] = g_.input(in.name());
+    Value v = g_.input(in.name());
+    values_[in.name()] = v;
+    dynamic_.insert(in.name());
+    // An example of the file's shape (zeros), for the shapes shape arithmetic reads.
+    const auto& type = in.type().tensor_type();
+    bool known = false;
+    const ScalarType dtype = dtype_of(type.elem_type(), known);
+    std::vector<int64_t> shape;
+    for (const auto& d : type.shape().dim())
+      shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    if (known && std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d >= 0; }))
+      g_.set_value(v, zeros(shape, TensorOptions(dtype)));
   }
   for (const auto& n : onnx_.node()) {
     if (n.output_size() == 0) fail(n, "no outputs");

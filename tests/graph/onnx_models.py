@@ -3,8 +3,8 @@
   onnx_models.py DIR NAME [OPSET]   writes DIR/NAME.onnx (torch.onnx.export, eval mode) and
                                     DIR/NAME_io.pt ({"input": x, "output": model(x)})
 
-NAME: w2, w3, resnet18, mobilenet_v2 (random weights, batch-norm statistics moved away from
-their defaults; no downloads), or unsupported (a model using GridSample, which nabla does
+NAME: w2, w3, resnet18, mobilenet_v2, transformer (a TransformerEncoderLayer; random
+weights, batch-norm statistics moved away from their defaults; no downloads), or unsupported (a model using GridSample, which nabla does
 not map).
 """
 import sys
@@ -38,6 +38,8 @@ MODELS = {
     "w3": w3,
     "resnet18": lambda: (torchvision.models.resnet18(weights=None), (2, 3, 224, 224)),
     "mobilenet_v2": lambda: (torchvision.models.mobilenet_v2(weights=None), (2, 3, 224, 224)),
+    "transformer": lambda: (torch.nn.TransformerEncoderLayer(
+        d_model=32, nhead=4, dim_feedforward=64, batch_first=True), (2, 5, 32)),
     "unsupported": lambda: (Unsupported(), (1, 1, 4, 4)),
 }
 

@@ -18,18 +18,18 @@ std::vector<char> read_bytes(const std::string& path) {
 std::string export_model(const std::string& name, int opset) {
   const std::string dir = temp_path("onnx_models");
   std::filesystem::create_directories(dir);
-  const std::string cmd = torch_python() + " " + NABLA_TEST_SOURCE_DIR +
-                          "/graph/onnx_models.py " + dir + " " + name + " " + std::to_string(opset);
+  const std::string cmd = torch_python() + " " + NABLA_TEST_SOURCE_DIR + "/graph/onnx_models.py " +
+                          dir + " " + name + " " + std::to_string(opset);
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   return dir + "/" + name;
 }
 
-#define NABLA_REQUIRE_ONNX()                                                          \
-  do {                                                                                \
-    NABLA_REQUIRE_TORCH_PYTHON();                                                     \
-    if (graph::onnx_available()) break;                                               \
-    if (std::getenv("NABLA_REQUIRE_TORCH_PYTHON")) FAIL() << "built without ONNX";    \
-    GTEST_SKIP() << "nabla was built without libonnx-dev";                            \
+#define NABLA_REQUIRE_ONNX()                                                       \
+  do {                                                                             \
+    NABLA_REQUIRE_TORCH_PYTHON();                                                  \
+    if (graph::onnx_available()) break;                                            \
+    if (std::getenv("NABLA_REQUIRE_TORCH_PYTHON")) FAIL() << "built without ONNX"; \
+    GTEST_SKIP() << "nabla was built without libonnx-dev";                         \
   } while (0)
 
 // The imported graph's output on PyTorch's input, against PyTorch's output.
@@ -44,8 +44,8 @@ void expect_pytorch_outputs(const std::string& name, int opset) {
   const Tensor got = g.forward(g.outputs()[0]);
   const Tensor want = io.toGenericDict().at("output").toTensor();
   ASSERT_EQ(shape(got), shape(want));
-  const double err = (got - want).abs().max().item<double>() /
-                     std::max(1.0, want.abs().max().item<double>());
+  const double err =
+      (got - want).abs().max().item<double>() / std::max(1.0, want.abs().max().item<double>());
   EXPECT_LT(err, 1e-4) << name << " opset " << opset;
   std::cout << name << " (opset " << opset << ", " << g.size()
             << " nodes): max relative difference from PyTorch " << err << "\n";
@@ -70,6 +70,14 @@ TEST(ImportOnnx, ResNet18) {
 TEST(ImportOnnx, MobileNetV2) {
   NABLA_REQUIRE_ONNX();
   expect_pytorch_outputs("mobilenet_v2", 13);
+}
+
+// Multi-head attention's shape arithmetic (Shape, Gather, integer Div, Slice) folded at
+// import; LayerNormalization at opset 17, decomposed (ReduceMean, Pow, Sqrt) at 13.
+TEST(ImportOnnx, TransformerEncoderLayerAtOpsets13And17) {
+  NABLA_REQUIRE_ONNX();
+  expect_pytorch_outputs("transformer", 13);
+  expect_pytorch_outputs("transformer", 17);
 }
 
 // Note [Imported weights]: the initializers are parameters; gradient steps through the
@@ -112,7 +120,8 @@ TEST(ImportOnnx, UnsupportedOperatorsAndMalformedFilesAreNamed) {
   expect_error([&] { graph::load_onnx(junk); }, {"not an ONNX model"});
   const auto w2 = read_bytes(export_model("w2", 13) + ".onnx");
   const std::string cut = temp_path("cut.onnx");
-  std::ofstream(cut, std::ios::binary).write(w2.data(), static_cast<std::streamsize>(w2.size() / 2));
+  std::ofstream(cut, std::ios::binary)
+      .write(w2.data(), static_cast<std::streamsize>(w2.size() / 2));
   expect_error([&] { graph::load_onnx(cut); }, {"load_onnx", "cut.onnx"});
 }
 
