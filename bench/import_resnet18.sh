@@ -7,8 +7,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build-bench}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-python=python3
-/usr/bin/python3 -c 'import torchvision' 2>/dev/null && python=/usr/bin/python3
+python=$(bash "scripts/torch_python.sh")
 "$python" - "$dir" <<'PY'
 import sys, torch, torchvision
 torch.onnx.export(torchvision.models.resnet18(weights=None).eval(), torch.rand(1, 3, 224, 224),

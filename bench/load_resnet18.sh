@@ -9,8 +9,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build-bench}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-python=python3
-/usr/bin/python3 -c 'import torchvision' 2>/dev/null && python=/usr/bin/python3
+python=$(bash "scripts/torch_python.sh")
 "$python" - "$dir" <<'PY'
 import resource, statistics, sys, time
 import torch, torchvision

@@ -11,8 +11,7 @@ set -euo pipefail
 program=$1
 shift
 here=$(cd "$(dirname "$0")" && pwd)
-python=python3
-/usr/bin/python3 -c 'import torch' 2>/dev/null && python=/usr/bin/python3
+python=$(bash "$here/../../scripts/torch_python.sh")
 count() { sed -n 's/.*(\([0-9]*\)\/[0-9]*).*/\1/p' "$1" | tail -1; }
 agree() {
   local a b

@@ -5,8 +5,8 @@
 set -euo pipefail
 program=$1
 shift
-python=python3
-/usr/bin/python3 -c 'import torchvision' 2>/dev/null && python=/usr/bin/python3
+here=$(cd "$(dirname "$0")" && pwd)
+python=$(bash "$here/../../scripts/torch_python.sh")
 "$python" - <<'PY'
 import torch, torchvision
 torch.onnx.export(torchvision.models.resnet18(weights=None).eval(), torch.rand(1, 3, 224, 224),
