@@ -15,6 +15,7 @@
 
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/ops/factories.h"
+#include "nabla/ops/functions.h"
 
 #if NABLA_HAVE_ONNX
 #include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h (ONNX_ML=1)
@@ -112,6 +113,8 @@ class Importer {
   void unsqueeze(const Node& n, bool squeeze);
   void slice(const Node& n);
   void layer_norm(const Node& n);
+  void expand(const Node& n);
+  void lstm(const Node& n);
   // The value of input i on the example inputs (the file's input shapes): its shape.
   std::vector<int64_t> shape_of(const Node& n, int i);
 
@@ -349,6 +352,9 @@ void Importer::gather(const Node& n) {
   int64_t axis = attr_int(n, "axis", 0);
   axis = axis < 0 ? axis + rank : axis;
   if (axis < 0 || axis >= rank) fail(n, "axis out of range");
+  // An embedding: a table (an initializer) indexed by the model's input.
+  if (axis == 0 && !is_constant(n, 1) && initializers_.count(n.input(0)))
+    return define(n, call(n, "embedding", {input(n, 0), input(n, 1)}));
   Tensor idx = constant(n, 1).to(kLong);
   if (idx.dim() > 1) fail(n, "indices of more than one dimension are not mapped yet");
   const int64_t size = shape[static_cast<size_t>(axis)];
@@ -417,6 +423,76 @@ void Importer::layer_norm(const Node& n) {
                   {"eps", attr_float(n, "epsilon", 1e-5)}}));
 }
 
+// Expand broadcasts both ways: the result's shape is that of x and `shape` broadcast.
+void Importer::expand(const Node& n) {
+  std::vector<int64_t> x = shape_of(n, 0), to = constant_ints(n, 1);
+  const size_t rank = std::max(x.size(), to.size());
+  x.insert(x.begin(), rank - x.size(), 1);
+  to.insert(to.begin(), rank - to.size(), 1);
+  for (size_t d = 0; d < rank; ++d) {
+    if (x[d] != 1 && to[d] != 1 && x[d] != to[d]) fail(n, "shapes that do not broadcast");
+    to[d] = x[d] == 1 ? to[d] : x[d];
+  }
+  Value v = input(n, 0);
+  if (shape_of(n, 0).size() < rank) v = call(n, "reshape", {v}, {{"shape", x}}, false);
+  define(n, call(n, "expand", {v}, {{"size", to}}));
+}
+
+// ONNX's LSTM (layout 0: X [seq, batch, input]) as nabla's lstm op. Gates are stored in
+// the order i, o, f, c, PyTorch's are i, f, g, o: the weights are reordered once at import
+// into new parameters (W, R and B's halves per direction). Y [seq, dirs, batch, hidden].
+void Importer::lstm(const Node& n) {
+  const int64_t hidden = attr_int(n, "hidden_size", 0);
+  const auto* direction = attr(n, "direction");
+  const std::string dir = direction ? direction->s() : "forward";
+  if (dir == "reverse" || attr(n, "activations") || attr(n, "clip") ||
+      attr_int(n, "input_forget", 0) || attr_int(n, "layout", 0))
+    fail(n,
+         "only forward or bidirectional LSTMs with the default activations, no clip and "
+         "layout 0 are mapped");
+  if (has_input(n, 4)) fail(n, "sequence_lens is not mapped yet");
+  const bool bidirectional = dir == "bidirectional";
+  const int64_t dirs = bidirectional ? 2 : 1;
+  const auto x_shape = shape_of(n, 0);
+  if (x_shape.size() != 3) fail(n, "X must have 3 dimensions");
+  const Tensor w = constant(n, 1), r = constant(n, 2);
+  const Tensor b =
+      has_input(n, 3) ? constant(n, 3) : zeros({dirs, 8 * hidden}, TensorOptions(w.scalar_type()));
+  auto reorder = [](const Tensor& t) {
+    const auto g = t.chunk(4, 0);
+    return cat({g[0], g[2], g[3], g[1]}, 0).contiguous();
+  };
+  std::vector<Value> in = {input(n, 0)};
+  for (int i : {5, 6}) {
+    if (has_input(n, i)) {
+      in.push_back(input(n, i));
+    } else {
+      in.push_back(g_.constant(zeros({dirs, x_shape[1], hidden}, TensorOptions(w.scalar_type()))));
+    }
+  }
+  for (int64_t d = 0; d < dirs; ++d) {
+    const std::string at = n.name() + (d ? ".reverse" : "");
+    in.push_back(g_.parameter(at + ".weight_ih", reorder(w[d])));
+    in.push_back(g_.parameter(at + ".weight_hh", reorder(r[d])));
+    in.push_back(g_.parameter(at + ".bias_ih", reorder(b[d].slice(0, 0, 4 * hidden))));
+    in.push_back(g_.parameter(at + ".bias_hh", reorder(b[d].slice(0, 4 * hidden, 8 * hidden))));
+  }
+  Value out = g_.call("lstm", std::move(in),
+                      {{"has_biases", true},
+                       {"num_layers", int64_t{1}},
+                       {"dropout", 0.0},
+                       {"train", false},
+                       {"bidirectional", bidirectional},
+                       {"batch_first", false}});
+  // [seq, batch, dirs * hidden] -> [seq, dirs, batch, hidden]
+  Value y = call(n, "reshape", {out.output(0)},
+                 {{"shape", std::vector<int64_t>{x_shape[0], x_shape[1], dirs, hidden}}}, false);
+  values_[n.output(0)] = call(n, "transpose", {y}, {{"dim0", int64_t{1}}, {"dim1", int64_t{2}}});
+  for (int i = 1; i < std::min(n.output_size(), 3); ++i)
+    if (!n.output(i).empty()) values_[n.output(i)] = out.output(i);
+  for (const auto& o : n.output()) dynamic_.insert(o);
+}
+
 void Importer::map(const Node& n) {
   static const std::unordered_map<std::string, std::string> unary = {
       {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Erf", "erf"}, {"Sqrt", "sqrt"},
@@ -447,6 +523,8 @@ void Importer::map(const Node& n) {
   if (op == "Unsqueeze" || op == "Squeeze") return unsqueeze(n, op == "Squeeze");
   if (op == "Slice") return slice(n);
   if (op == "LayerNormalization") return layer_norm(n);
+  if (op == "Expand") return expand(n);
+  if (op == "LSTM") return lstm(n);
   if (op == "ReduceMean") {
     auto axes = has_input(n, 1) ? constant_ints(n, 1) : attr_ints(n, "axes", {});
     if (axes.empty()) fail(n, "a mean over every axis is not mapped yet");

@@ -3,7 +3,8 @@
   onnx_models.py DIR NAME [OPSET]   writes DIR/NAME.onnx (torch.onnx.export, eval mode) and
                                     DIR/NAME_io.pt ({"input": x, "output": model(x)})
 
-NAME: w2, w3, resnet18, mobilenet_v2, transformer (a TransformerEncoderLayer; random
+NAME: w2, w3, resnet18, mobilenet_v2, transformer (a TransformerEncoderLayer), lstm (an
+embedding, an LSTM and a linear layer on the last step, over int64 tokens; random
 weights, batch-norm statistics moved away from their defaults; no downloads), or unsupported (a model using GridSample, which nabla does
 not map).
 """
@@ -27,6 +28,18 @@ def w3():
         torch.nn.Linear(128, 10)), (4, 1, 28, 28)
 
 
+class LstmClassifier(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(100, 32)
+        self.lstm = torch.nn.LSTM(32, 64, batch_first=True)
+        self.fc = torch.nn.Linear(64, 5)
+
+    def forward(self, tokens):
+        out, _ = self.lstm(self.emb(tokens))
+        return self.fc(out[:, -1])
+
+
 class Unsupported(torch.nn.Module):
     def forward(self, x):
         grid = torch.zeros(x.shape[0], 2, 2, 2)
@@ -40,6 +53,7 @@ MODELS = {
     "mobilenet_v2": lambda: (torchvision.models.mobilenet_v2(weights=None), (2, 3, 224, 224)),
     "transformer": lambda: (torch.nn.TransformerEncoderLayer(
         d_model=32, nhead=4, dim_feedforward=64, batch_first=True), (2, 5, 32)),
+    "lstm": lambda: (LstmClassifier(), (2, 7)),
     "unsupported": lambda: (Unsupported(), (1, 1, 4, 4)),
 }
 
@@ -53,7 +67,7 @@ def main(d, name, opset=13):
                 m.running_mean.uniform_(-0.2, 0.2)
                 m.running_var.uniform_(0.5, 1.5)
     model.eval()
-    x = torch.rand(shape)
+    x = torch.randint(0, 100, shape) if name == "lstm" else torch.rand(shape)
     with torch.no_grad():
         y = model(x)
     torch.onnx.export(model, x, f"{d}/{name}.onnx", opset_version=int(opset),

@@ -80,6 +80,14 @@ TEST(ImportOnnx, TransformerEncoderLayerAtOpsets13And17) {
   expect_pytorch_outputs("transformer", 17);
 }
 
+// An embedding (Gather of a table by the input), an LSTM with its gates reordered, and the
+// zero initial states the exporter builds from Shape -> Gather -> Concat -> Expand.
+TEST(ImportOnnx, LstmClassifierAtOpsets13And17) {
+  NABLA_REQUIRE_ONNX();
+  expect_pytorch_outputs("lstm", 13);
+  expect_pytorch_outputs("lstm", 17);
+}
+
 // Note [Imported weights]: the initializers are parameters; gradient steps through the
 // graph lower the loss on a fixed batch.
 TEST(ImportOnnx, WeightsAreTrainableParameters) {
