@@ -328,9 +328,11 @@ void Importer::batch_norm(const Node& n) {
 void Importer::fold(const Node& n) {
   const Tensor a = constant(n, 0), b = constant(n, 1);
   const std::string& op = n.op_type();
-  Tensor out = op == "Add" ? a + b : op == "Sub" ? a - b : op == "Mul" ? a * b : a / b;
-  if (op == "Div") out = (a.to(kDouble) / b.to(kDouble)).trunc().to(a.scalar_type());
-  constants_[n.output(0)] = out;
+  constants_[n.output(0)] = op == "Add"   ? a + b
+                            : op == "Sub" ? a - b
+                            : op == "Mul"
+                                ? a * b
+                                : (a.to(kDouble) / b.to(kDouble)).trunc().to(a.scalar_type());
 }
 
 // The example shapes are the file's: Shape of a value is known at import.
@@ -426,7 +428,7 @@ void Importer::layer_norm(const Node& n) {
 // Expand broadcasts both ways: the result's shape is that of x and `shape` broadcast.
 void Importer::expand(const Node& n) {
   std::vector<int64_t> x = shape_of(n, 0), to = constant_ints(n, 1);
-  const size_t rank = std::max(x.size(), to.size());
+  const size_t in_rank = x.size(), rank = std::max(x.size(), to.size());
   x.insert(x.begin(), rank - x.size(), 1);
   to.insert(to.begin(), rank - to.size(), 1);
   for (size_t d = 0; d < rank; ++d) {
@@ -434,7 +436,7 @@ void Importer::expand(const Node& n) {
     to[d] = x[d] == 1 ? to[d] : x[d];
   }
   Value v = input(n, 0);
-  if (shape_of(n, 0).size() < rank) v = call(n, "reshape", {v}, {{"shape", x}}, false);
+  if (in_rank < rank) v = call(n, "reshape", {v}, {{"shape", x}}, false);
   define(n, call(n, "expand", {v}, {{"size", to}}));
 }
 
