@@ -3,6 +3,7 @@
 // operator becomes nodes of op-table ops, each stored weight a parameter, so an imported
 // model runs, re-evaluates partially and fine-tunes like any graph::Graph.
 //   auto g = nabla::graph::load_onnx("resnet18.onnx");
+//   auto h = nabla::graph::load_pnnx("resnet18.pnnx.param", "resnet18.pnnx.bin");
 //   g.set_value(g.inputs()[0], images);
 //   nabla::Tensor logits = g.forward(g.outputs()[0]);
 #include <string>
@@ -23,5 +24,17 @@ bool onnx_available();
 /// exported with a fixed batch keeps it. An operator or attribute nabla does not map, a
 /// malformed file, or a build without libonnx-dev is a nabla::Error naming it.
 Graph load_onnx(const std::string& path);
+
+/// The model pnnx (Tencent/ncnn's tools/pnnx) converted into `param_path` (the graph, text)
+/// and `bin_path` (the weights, a stored ZIP) as a Graph: inputs() are its pnnx.Input
+/// operators in order, outputs() the values of its pnnx.Output operators (a returned tuple
+/// flattened). Module weights (`@weight` of nn.Conv2d, nn.Linear, ...) and pnnx.Attribute
+/// tensors are parameters named "<operator>.<weight>" (an attribute by its operator's
+/// name), trainable when floating point; batch-norm running statistics and pnnx's folded
+/// constants (pnnx_fold_*) are constants. Shapes are those annotated on the inputs (pnnx's
+/// `inputshape=`): sizes pnnx kept as expressions are fixed at import. An operator type or
+/// setting nabla does not map, or a malformed file, is a nabla::Error naming the file, the
+/// line and the operator.
+Graph load_pnnx(const std::string& param_path, const std::string& bin_path);
 
 }  // namespace nabla::graph
