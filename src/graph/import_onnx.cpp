@@ -27,7 +27,7 @@ bool onnx_available() { return NABLA_HAVE_ONNX != 0; }
 
 #if !NABLA_HAVE_ONNX
 
-Graph load_onnx(const std::string& path) {
+Graph load_onnx(const std::string& path, const std::vector<std::vector<int64_t>>&) {
   NABLA_CHECK(false, "load_onnx: '", path,
               "': this nabla was built without ONNX support (install Debian's libonnx-dev and "
               "libprotobuf-dev, then rebuild)");
@@ -41,8 +41,9 @@ using Attrs = ops::Attributes;
 
 class Importer {
  public:
-  Importer(const onnx::GraphProto& graph, std::string path)
-      : onnx_(graph), path_(std::move(path)) {}
+  Importer(const onnx::GraphProto& graph, std::string path,
+           std::vector<std::vector<int64_t>> input_shapes)
+      : onnx_(graph), path_(std::move(path)), input_shapes_(std::move(input_shapes)) {}
   Graph run();
 
  private:
@@ -115,16 +116,21 @@ class Importer {
   void layer_norm(const Node& n);
   void expand(const Node& n);
   void lstm(const Node& n);
+  void reduce(const Node& n);
+  void split(const Node& n);
+  void cast(const Node& n);
   // The value of input i on the example inputs (the file's input shapes): its shape.
   std::vector<int64_t> shape_of(const Node& n, int i);
 
   const onnx::GraphProto& onnx_;
   std::string path_;
+  std::vector<std::vector<int64_t>> input_shapes_;
   Graph g_;
   std::unordered_map<std::string, Value> values_;      // value name -> node
   std::unordered_map<std::string, Tensor> constants_;  // initializers and Constant outputs
   std::unordered_map<std::string, bool> initializers_;
   std::unordered_set<std::string> dynamic_;  // values that depend on the graph's inputs
+  std::unordered_map<std::string, std::string> unknown_shape_;  // inputs without an example
 };
 
 ScalarType dtype_of(int32_t type, bool& known) {
@@ -222,6 +228,9 @@ const Tensor& Importer::constant(const Node& n, int i) {
 
 std::vector<int64_t> Importer::shape_of(const Node& n, int i) {
   if (is_constant(n, i)) return constant(n, i).sizes().vec();
+  for (const auto& [name, shape] : unknown_shape_)
+    fail(n, "it needs the shape of the input '" + name + "', which the file gives as " + shape +
+                " (-1: any size): pass the input shapes to load_onnx");
   NoGradGuard no_grad;
   return g_.forward(input(n, i)).sizes().vec();
 }
@@ -495,6 +504,55 @@ void Importer::lstm(const Node& n) {
   for (const auto& o : n.output()) dynamic_.insert(o);
 }
 
+// ReduceSum's axes are an input from opset 13, the others' from opset 18; no axes: all
+// of them, unless noop_with_empty_axes.
+void Importer::reduce(const Node& n) {
+  static const std::unordered_map<std::string, std::string> ops = {
+      {"ReduceMean", "mean"}, {"ReduceSum", "sum"}, {"ReduceMax", "amax"}, {"ReduceMin", "amin"}};
+  auto axes = has_input(n, 1) ? constant_ints(n, 1) : attr_ints(n, "axes", {});
+  if (axes.empty()) {
+    if (attr_int(n, "noop_with_empty_axes", 0)) return define(n, input(n, 0));
+    for (int64_t d = 0; d < static_cast<int64_t>(shape_of(n, 0).size()); ++d) axes.push_back(d);
+  }
+  define(n, call(n, ops.at(n.op_type()), {input(n, 0)},
+                 {{"dim", axes}, {"keepdim", attr_int(n, "keepdims", 1) != 0}}));
+}
+
+// Split(input[, split]) along `axis`: the sizes from the input (opset 13), the attribute
+// (before), or equal parts, one per output.
+void Importer::split(const Node& n) {
+  const auto shape = shape_of(n, 0);
+  const auto rank = static_cast<int64_t>(shape.size());
+  int64_t axis = attr_int(n, "axis", 0);
+  axis = axis < 0 ? axis + rank : axis;
+  if (axis < 0 || axis >= rank) fail(n, "axis out of range");
+  std::vector<int64_t> sizes = has_input(n, 1) ? constant_ints(n, 1) : attr_ints(n, "split", {});
+  const int64_t parts = n.output_size(), size = shape[static_cast<size_t>(axis)];
+  if (sizes.empty()) {
+    if (size % parts != 0) fail(n, "the axis does not split into equal parts");
+    sizes.assign(static_cast<size_t>(parts), size / parts);
+  }
+  if (static_cast<int64_t>(sizes.size()) != parts)
+    fail(n, "split sizes and outputs differ in number");
+  Value v = call(n, "split_with_sizes", {input(n, 0)}, {{"split_sizes", sizes}, {"dim", axis}});
+  for (int i = 0; i < n.output_size(); ++i) {
+    values_[n.output(i)] = v.output(i);
+    if (dynamic_.count(n.input(0))) dynamic_.insert(n.output(i));
+  }
+}
+
+// Cast to `to`: computed at import on constants (shape arithmetic), else a node.
+void Importer::cast(const Node& n) {
+  bool known = false;
+  const ScalarType dtype = dtype_of(static_cast<int32_t>(attr_int(n, "to", 0)), known);
+  if (!known) fail(n, "a cast to ONNX type " + std::to_string(attr_int(n, "to", 0)));
+  if (is_constant(n, 0)) {
+    constants_[n.output(0)] = constant(n, 0).to(dtype);
+    return;
+  }
+  define(n, call(n, "to", {input(n, 0)}, {{"dtype", dtype}}));
+}
+
 void Importer::map(const Node& n) {
   static const std::unordered_map<std::string, std::string> unary = {
       {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Erf", "erf"}, {"Sqrt", "sqrt"},
@@ -527,12 +585,10 @@ void Importer::map(const Node& n) {
   if (op == "LayerNormalization") return layer_norm(n);
   if (op == "Expand") return expand(n);
   if (op == "LSTM") return lstm(n);
-  if (op == "ReduceMean") {
-    auto axes = has_input(n, 1) ? constant_ints(n, 1) : attr_ints(n, "axes", {});
-    if (axes.empty()) fail(n, "a mean over every axis is not mapped yet");
-    return define(n, call(n, "mean", {input(n, 0)},
-                          {{"dim", axes}, {"keepdim", attr_int(n, "keepdims", 1) != 0}}));
-  }
+  if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin")
+    return reduce(n);
+  if (op == "Split") return split(n);
+  if (op == "Cast") return cast(n);
   if (op == "Where") return define(n, call(n, "where", {input(n, 0), input(n, 1), input(n, 2)}));
   if (op == "Constant") {
     const auto* v = attr(n, "value");
@@ -601,8 +657,19 @@ Graph Importer::run() {
     std::vector<int64_t> shape;
     for (const auto& d : type.shape().dim())
       shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    if (const size_t i = g_.inputs().size() - 1; i < input_shapes_.size()) {  // the caller's
+      const auto& given = input_shapes_[i];
+      bool fits = given.size() == shape.size();
+      for (size_t d = 0; fits && d < given.size(); ++d) fits = shape[d] < 0 || shape[d] == given[d];
+      if (!fits)
+        fail("the shape given for input '" + in.name() + "', " + str(IntArrayRef(given)) +
+             ", does not fit the file's " + str(IntArrayRef(shape)) + " (-1: any size)");
+      shape = given;
+    }
     if (known && std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d >= 0; }))
       g_.set_value(v, zeros(shape, TensorOptions(dtype)));
+    else
+      unknown_shape_[in.name()] = str(IntArrayRef(shape));
   }
   for (const auto& n : onnx_.node()) {
     if (n.output_size() == 0) fail(n, "no outputs");
@@ -620,7 +687,7 @@ Graph Importer::run() {
 
 }  // namespace
 
-Graph load_onnx(const std::string& path) {
+Graph load_onnx(const std::string& path, const std::vector<std::vector<int64_t>>& input_shapes) {
   std::ifstream in(path, std::ios::binary);
   NABLA_CHECK(in.is_open(), "load_onnx: cannot open '", path, "'");
   onnx::ModelProto model;
@@ -631,7 +698,7 @@ Graph load_onnx(const std::string& path) {
     if (opset.domain().empty() || opset.domain() == "ai.onnx")
       NABLA_CHECK(opset.version() >= 7 && opset.version() <= 17, "load_onnx: '", path,
                   "' uses opset ", opset.version(), "; nabla maps opsets 7-17");
-  return Importer(model.graph(), path).run();
+  return Importer(model.graph(), path, input_shapes).run();
 }
 
 #endif

@@ -147,6 +147,13 @@ bool number_op(const std::string& f, const Term& a, const Term& b, Term& out) {
   return true;
 }
 
+std::string shape_text(const std::vector<int64_t>& dims) {
+  std::string out = "(";
+  for (size_t d = 0; d < dims.size(); ++d)
+    out += (d ? "," : "") + (dims[d] < 0 ? "?" : std::to_string(dims[d]));
+  return out + ")";
+}
+
 }  // namespace
 
 void PnnxImporter::fail(const Op& op, const std::string& what) const {
@@ -353,6 +360,13 @@ Value PnnxImporter::weight(const Op& op, const std::string& key, bool trainable)
 }
 
 Tensor PnnxImporter::example_of(Value v) {
+  for (const Value& in : g_.inputs()) {
+    auto s = pnnx_.operand_shapes.find(operand_of_input_.at(in.name()));
+    NABLA_CHECK(in.value().defined(), "it needs the shape of the input '", in.name(),
+                "', which the file gives as ",
+                s == pnnx_.operand_shapes.end() ? "unknown" : shape_text(s->second.dims),
+                ": pass the input shapes to load_pnnx");
+  }
   NoGradGuard no_grad;
   return g_.forward(v);
 }
@@ -372,15 +386,32 @@ void PnnxImporter::define(const Op& op, size_t i, Term t) {
 
 // ---- pnnx's own operators
 
+// Note [PNNX operands]: the example input, zeros of the annotated shape or the given one.
 void PnnxImporter::input_op(const Op& op) {
   if (op.outputs.size() != 1) fail(op, "an input has one output");
+  const size_t index = g_.inputs().size();
   Value v = g_.input(op.name);
-  auto s = pnnx_.operand_shapes.find(op.outputs[0]);
-  ScalarType dtype = kFloat;
-  if (s != pnnx_.operand_shapes.end() && pnnx_dtype(s->second.dtype, dtype) &&
-      std::all_of(s->second.dims.begin(), s->second.dims.end(), [](int64_t d) { return d >= 0; }))
-    g_.set_value(v, zeros(s->second.dims, TensorOptions(dtype)));  // Note [PNNX operands]
   define(op, v);
+  operand_of_input_[op.name] = op.outputs[0];
+  auto s = pnnx_.operand_shapes.find(op.outputs[0]);
+  PnnxShape shape = s != pnnx_.operand_shapes.end() ? s->second : PnnxShape{};
+  ScalarType dtype = kFloat;
+  if (!shape.dtype.empty() && !pnnx_dtype(shape.dtype, dtype))
+    fail(op, "the input's dtype '" + shape.dtype + "' is not one nabla reads");
+  if (index < input_shapes_.size()) {
+    const auto& given = input_shapes_[index];
+    bool fits = s == pnnx_.operand_shapes.end() || given.size() == shape.dims.size();
+    for (size_t d = 0; fits && d < given.size() && d < shape.dims.size(); ++d)
+      fits = shape.dims[d] < 0 || shape.dims[d] == given[d];
+    if (!fits)
+      fail(op, "the input shape given, " + shape_text(given) + ", does not fit the file's " +
+                   shape_text(shape.dims));
+    shape.dims = given;
+  } else if (s == pnnx_.operand_shapes.end() ||
+             std::any_of(shape.dims.begin(), shape.dims.end(), [](int64_t d) { return d < 0; })) {
+    return;  // no example: an operator that needs a shape says so (example_of)
+  }
+  g_.set_value(v, zeros(shape.dims, TensorOptions(dtype)));
 }
 
 Term PnnxImporter::binary(const Op& op, const std::string& f, const Term& a, const Term& b) {
@@ -572,7 +603,8 @@ Graph PnnxImporter::run() {
 
 }  // namespace detail
 
-Graph load_pnnx(const std::string& param_path, const std::string& bin_path) {
+Graph load_pnnx(const std::string& param_path, const std::string& bin_path,
+                const std::vector<std::vector<int64_t>>& input_shapes) {
   std::ifstream in(param_path, std::ios::binary);
   NABLA_CHECK(in.is_open(), "load_pnnx: cannot open '", param_path, "'");
   std::stringstream text;
@@ -580,7 +612,7 @@ Graph load_pnnx(const std::string& param_path, const std::string& bin_path) {
   detail::PnnxGraph parsed = detail::parse_pnnx_param(text.str(), param_path);
   auto file = serialize::detail::MappedFile::open(bin_path, "load_pnnx");
   serialize::detail::ZipArchive bin(file->bytes(), bin_path, "load_pnnx");
-  return detail::PnnxImporter(std::move(parsed), bin, param_path).run();
+  return detail::PnnxImporter(std::move(parsed), bin, param_path, input_shapes).run();
 }
 
 }  // namespace nabla::graph

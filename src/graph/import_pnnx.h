@@ -7,8 +7,8 @@
 // An operand is a node of the graph (a tensor) or a value known at import: a number or a
 // list of them, which pnnx.Expression computes from shapes (`size(@0,1)`) and literals and
 // which the ops read as settings (a reshape's `$shape`). Shapes are those of the example
-// inputs (zeros of each pnnx.Input's annotated shape), as in load_onnx: a size that pnnx
-// left as an expression is fixed at import.
+// inputs (zeros of each pnnx.Input's annotated shape, or of the shape the caller gives), as
+// in load_onnx: a size that pnnx left as an expression is fixed at import.
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -34,8 +34,12 @@ struct Term {
 class PnnxImporter {
  public:
   using Op = PnnxOperator;
-  PnnxImporter(PnnxGraph graph, serialize::detail::ZipArchive& bin, std::string source)
-      : pnnx_(std::move(graph)), bin_(bin), source_(std::move(source)) {}
+  PnnxImporter(PnnxGraph graph, serialize::detail::ZipArchive& bin, std::string source,
+               std::vector<std::vector<int64_t>> input_shapes)
+      : pnnx_(std::move(graph)),
+        bin_(bin),
+        source_(std::move(source)),
+        input_shapes_(std::move(input_shapes)) {}
   Graph run();
 
   // ---- for the operator table
@@ -91,6 +95,8 @@ class PnnxImporter {
   Graph g_;
   std::unordered_map<std::string, Term> operands_;
   std::vector<Value> outputs_;
+  std::vector<std::vector<int64_t>> input_shapes_;
+  std::unordered_map<std::string, std::string> operand_of_input_;  // input name -> operand
   Term scratch_;
   int64_t helper_nodes_ = 0;
 };

@@ -1,12 +1,14 @@
 """ONNX files for test_import_onnx.cpp, exported at test time by Debian's python3-torch.
 
-  onnx_models.py DIR NAME [OPSET]   writes DIR/NAME.onnx (torch.onnx.export, eval mode) and
-                                    DIR/NAME_io.pt ({"input": x, "output": model(x)})
+  onnx_models.py DIR NAME [OPSET [dynamic]]
+      writes DIR/NAME.onnx (torch.onnx.export, eval mode; with `dynamic`, the batch
+      dimension a dynamic axis) and DIR/NAME_io.pt ({"input": x, "output": model(x)})
 
 NAME: w2, w3, resnet18, mobilenet_v2, transformer (a TransformerEncoderLayer), lstm (an
 embedding, an LSTM and a linear layer on the last step, over int64 tokens; random
-weights, batch-norm statistics moved away from their defaults; no downloads), or unsupported (a model using GridSample, which nabla does
-not map).
+weights, batch-norm statistics moved away from their defaults; no downloads), cnn_view
+(W3 flattened by view(x.size(0), -1)), split_cast (Split and Cast), bilstm (a two-layer
+bidirectional LSTM), or unsupported (a model using GridSample, which nabla does not map).
 """
 import sys
 
@@ -40,6 +42,43 @@ class LstmClassifier(torch.nn.Module):
         return self.fc(out[:, -1])
 
 
+class CnnView(torch.nn.Module):
+    """W3 flattened by x.view(x.size(0), -1): with a dynamic batch, shape arithmetic."""
+
+    def __init__(self):
+        super().__init__()
+        self.body, _ = w3()
+        self.features = self.body[:6]
+        self.head = self.body[7:]
+
+    def forward(self, x):
+        h = self.features(x)
+        return self.head(h.view(h.size(0), -1))
+
+
+class SplitCast(torch.nn.Module):
+    """Split (equal and uneven), Cast to float64 and back, to int64 and back."""
+
+    def forward(self, x):
+        a, b = torch.split(x, [3, 5], dim=1)
+        c, d = torch.chunk(x, 2, dim=1)
+        e = (a.double() * 2).float() + b.sum(1, keepdim=True)
+        f = (c * 10).long().float() / 10 - d
+        return torch.cat([e, f], dim=1)
+
+
+class BiLstm(torch.nn.Module):
+    """A two-layer bidirectional LSTM (ONNX: one bidirectional LSTM node per layer)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(6, 8, num_layers=2, bidirectional=True)
+
+    def forward(self, x):
+        out, (h, c) = self.lstm(x)
+        return out + torch.cat([h.sum(0), c.sum(0)], 1)
+
+
 class Unsupported(torch.nn.Module):
     def forward(self, x):
         grid = torch.zeros(x.shape[0], 2, 2, 2)
@@ -54,11 +93,14 @@ MODELS = {
     "transformer": lambda: (torch.nn.TransformerEncoderLayer(
         d_model=32, nhead=4, dim_feedforward=64, batch_first=True), (2, 5, 32)),
     "lstm": lambda: (LstmClassifier(), (2, 7)),
+    "cnn_view": lambda: (CnnView(), (4, 1, 28, 28)),
+    "split_cast": lambda: (SplitCast(), (2, 8, 3)),
+    "bilstm": lambda: (BiLstm(), (5, 2, 6)),
     "unsupported": lambda: (Unsupported(), (1, 1, 4, 4)),
 }
 
 
-def main(d, name, opset=13):
+def main(d, name, opset=13, dynamic_batch=""):
     torch.manual_seed(0)
     model, shape = MODELS[name]()
     with torch.no_grad():
@@ -70,8 +112,9 @@ def main(d, name, opset=13):
     x = torch.randint(0, 100, shape) if name == "lstm" else torch.rand(shape)
     with torch.no_grad():
         y = model(x)
+    axes = {"input": {0: "batch"}, "output": {0: "batch"}} if dynamic_batch else None
     torch.onnx.export(model, x, f"{d}/{name}.onnx", opset_version=int(opset),
-                      input_names=["input"], output_names=["output"])
+                      input_names=["input"], output_names=["output"], dynamic_axes=axes)
     torch.save({"input": x, "output": y}, f"{d}/{name}_io.pt")
 
 

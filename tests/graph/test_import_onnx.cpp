@@ -32,10 +32,8 @@ std::string export_model(const std::string& name, int opset) {
     GTEST_SKIP() << "nabla was built without libonnx-dev";                         \
   } while (0)
 
-// The imported graph's output on PyTorch's input, against PyTorch's output.
-void expect_pytorch_outputs(const std::string& name, int opset) {
-  const std::string stem = export_model(name, opset);
-  graph::Graph g = graph::load_onnx(stem + ".onnx");
+// The imported graph's output on the input in STEM_io.pt, against PyTorch's output there.
+void expect_outputs(graph::Graph& g, const std::string& stem, const std::string& what) {
   ASSERT_EQ(g.inputs().size(), 1u);
   ASSERT_EQ(g.outputs().size(), 1u);
   const IValue io = pickle_load(read_bytes(stem + "_io.pt"));
@@ -46,9 +44,15 @@ void expect_pytorch_outputs(const std::string& name, int opset) {
   ASSERT_EQ(shape(got), shape(want));
   const double err =
       (got - want).abs().max().item<double>() / std::max(1.0, want.abs().max().item<double>());
-  EXPECT_LT(err, 1e-4) << name << " opset " << opset;
-  std::cout << name << " (opset " << opset << ", " << g.size()
-            << " nodes): max relative difference from PyTorch " << err << "\n";
+  EXPECT_LT(err, 1e-4) << what;
+  std::cout << what << " (" << g.size() << " nodes): max relative difference from PyTorch " << err
+            << "\n";
+}
+
+void expect_pytorch_outputs(const std::string& name, int opset) {
+  const std::string stem = export_model(name, opset);
+  graph::Graph g = graph::load_onnx(stem + ".onnx");
+  expect_outputs(g, stem, name + " opset " + std::to_string(opset));
 }
 
 TEST(ImportOnnx, W2) {
@@ -86,6 +90,44 @@ TEST(ImportOnnx, LstmClassifierAtOpsets13And17) {
   NABLA_REQUIRE_ONNX();
   expect_pytorch_outputs("lstm", 13);
   expect_pytorch_outputs("lstm", 17);
+}
+
+// Split (sizes from an input; equal parts), Cast folded on shapes and computed on tensors,
+// ReduceSum with its axes an input.
+TEST(ImportOnnx, SplitCastReduceSum) {
+  NABLA_REQUIRE_ONNX();
+  expect_pytorch_outputs("split_cast", 13);
+}
+
+// Two bidirectional LSTM nodes, each output reshaped into the next one's input.
+TEST(ImportOnnx, BidirectionalTwoLayerLstm) {
+  NABLA_REQUIRE_ONNX();
+  expect_pytorch_outputs("bilstm", 13);
+  expect_pytorch_outputs("bilstm", 17);
+}
+
+// Exported with a dynamic batch (Shape -> Gather -> Concat -> Reshape): imported for the
+// batch asked for, at two batch sizes; without one the error says what to pass.
+TEST(ImportOnnx, DynamicBatchImportedForTheShapeGiven) {
+  NABLA_REQUIRE_ONNX();
+  const std::string dir = temp_path("onnx_models");
+  const std::string stem = export_model("cnn_view", 13) + "_dyn";
+  const std::string cmd = torch_python() + " " + NABLA_TEST_SOURCE_DIR + "/graph/onnx_models.py " +
+                          dir + " cnn_view 13 dynamic && mv " + dir + "/cnn_view.onnx " + stem +
+                          ".onnx && mv " + dir + "/cnn_view_io.pt " + stem + "_io.pt";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  graph::Graph g = graph::load_onnx(stem + ".onnx", {{4, 1, 28, 28}});
+  expect_outputs(g, stem, "cnn_view, dynamic batch, imported for 4");
+  graph::Graph one = graph::load_onnx(stem + ".onnx", {{1, 1, 28, 28}});
+  const IValue io = pickle_load(read_bytes(stem + "_io.pt"));
+  const Tensor x = io.toGenericDict().at("input").toTensor();
+  one.set_value(one.inputs()[0], x.slice(0, 2, 3));
+  NoGradGuard no_grad;
+  const Tensor want = io.toGenericDict().at("output").toTensor().slice(0, 2, 3);
+  EXPECT_LT((one.forward(one.outputs()[0]) - want).abs().max().item<double>(), 1e-4);
+  expect_error([&] { graph::load_onnx(stem + ".onnx"); },
+               {"(Shape)", "the input 'input'", "[-1, 1, 28, 28]", "pass the input shapes"});
+  expect_error([&] { graph::load_onnx(stem + ".onnx", {{4, 3, 28, 28}}); }, {"does not fit"});
 }
 
 // Note [Imported weights]: the initializers are parameters; gradient steps through the

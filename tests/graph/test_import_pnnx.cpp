@@ -68,6 +68,30 @@ TEST(ImportPnnx, ModuleOperators) { expect_pnnx_outputs("layers"); }
 // torch.* / Tensor.* / F.* operators and pnnx.Expression arithmetic, 17 outputs.
 TEST(ImportPnnx, FunctionOperatorsAndExpressions) { expect_pnnx_outputs("functions"); }
 
+// Converted with two input shapes, pnnx keeps the sizes as expressions (a reshape's $shape
+// list, a slice's $end, a division by a width): fixed at import for the shape asked for.
+TEST(ImportPnnx, SizesKeptAsExpressionsAreFixedForTheShapesGiven) {
+  const auto io = load_npz(kPnnxFixtures + "dynamic_io.npz");
+  for (const std::string prefix : {"", "second_"}) {
+    const Tensor x = io[prefix + "input0"], want = io[prefix + "output0"];
+    graph::Graph g =
+        graph::load_pnnx(kPnnxFixtures + "dynamic.pnnx.param", pnnx_bin("dynamic"), {shape(x)});
+    g.set_value(g.inputs()[0], x);
+    NoGradGuard no_grad;
+    const Tensor got = g.forward(g.outputs()[0]);
+    ASSERT_EQ(shape(got), shape(want));
+    EXPECT_LT(pnnx_difference(got, want), 1e-4) << x.sizes();
+  }
+  expect_error(
+      [] { load_fixture("dynamic"); },
+      {"line 5", "pnnx_expr_18", "the input 'pnnx_input_0'", "(?,3,?,?)", "pass the input shapes"});
+  expect_error(
+      [] {
+        graph::load_pnnx(kPnnxFixtures + "dynamic.pnnx.param", pnnx_bin("dynamic"), {{2, 4, 8, 8}});
+      },
+      {"line 3", "(2,4,8,8)", "does not fit the file's (?,3,?,?)"});
+}
+
 // Module weights are parameters named "<operator>.<weight>"; gradient steps through the
 // graph lower the loss on a fixed batch.
 TEST(ImportPnnx, WeightsAreTrainableParameters) {

@@ -6,7 +6,9 @@
 //   auto h = nabla::graph::load_pnnx("resnet18.pnnx.param", "resnet18.pnnx.bin");
 //   g.set_value(g.inputs()[0], images);
 //   nabla::Tensor logits = g.forward(g.outputs()[0]);
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "nabla/graph/graph.h"
 
@@ -20,10 +22,14 @@ bool onnx_available();
 /// inputs() are the model's inputs in order, outputs() its outputs; each initializer a
 /// parameter named as in the file (trainable: an optimizer over the parameters' tensors
 /// fine-tunes the model), or a constant where an operator reads it as a setting (a
-/// Reshape's shape, a Clip's bounds). Shapes are those of the file's inputs: a model
-/// exported with a fixed batch keeps it. An operator or attribute nabla does not map, a
-/// malformed file, or a build without libonnx-dev is a nabla::Error naming it.
-Graph load_onnx(const std::string& path);
+/// Reshape's shape, a Clip's bounds). Shapes are those of the file's inputs, or
+/// `input_shapes` (one per input, in order) where given, which a model exported with
+/// dynamic axes needs: shape arithmetic is computed at import for them, so the graph runs
+/// on inputs of those shapes (a model exported with a fixed batch keeps it). An operator
+/// or attribute nabla does not map, a malformed file, or a build without libonnx-dev is a
+/// nabla::Error naming it.
+Graph load_onnx(const std::string& path,
+                const std::vector<std::vector<int64_t>>& input_shapes = {});
 
 /// The model pnnx (Tencent/ncnn's tools/pnnx) converted into `param_path` (the graph, text)
 /// and `bin_path` (the weights, a stored ZIP) as a Graph: inputs() are its pnnx.Input
@@ -32,9 +38,11 @@ Graph load_onnx(const std::string& path);
 /// tensors are parameters named "<operator>.<weight>" (an attribute by its operator's
 /// name), trainable when floating point; batch-norm running statistics and pnnx's folded
 /// constants (pnnx_fold_*) are constants. Shapes are those annotated on the inputs (pnnx's
-/// `inputshape=`): sizes pnnx kept as expressions are fixed at import. An operator type or
-/// setting nabla does not map, or a malformed file, is a nabla::Error naming the file, the
-/// line and the operator.
-Graph load_pnnx(const std::string& param_path, const std::string& bin_path);
+/// `inputshape=`), or `input_shapes` (one per input, in order) where given: sizes pnnx kept
+/// as expressions (a model converted with `inputshape2=`) are fixed at import, so the graph
+/// runs on inputs of those shapes. An operator type or setting nabla does not map, or a
+/// malformed file, is a nabla::Error naming the file, the line and the operator.
+Graph load_pnnx(const std::string& param_path, const std::string& bin_path,
+                const std::vector<std::vector<int64_t>>& input_shapes = {});
 
 }  // namespace nabla::graph
