@@ -1,8 +1,13 @@
-// Runs a model exported to ONNX by another tool as a nabla static graph (docs/import.md):
-//   import_model model.onnx [--input 1x3x224x224] [--runs N] [--threads N]
+// Runs a model exported by another tool as a nabla static graph (docs/import.md):
+//   import_model MODEL.onnx [--input 1x3x224x224] [--runs N] [--threads N]
+//   import_model MODEL.pnnx.param [--bin MODEL.pnnx.bin] [--input ...] ...
 // prints the graph (operators and how often each occurs, parameters), runs it on a random
-// input of the given shape (default: the file's input shape) and times a forward pass.
-// run.sh exports a torchvision resnet18 with python3-torch and runs this on it.
+// input of the given shape (default: the file's input shape; a model with dynamic sizes
+// is imported for the shape given) and times a forward pass. With --finetune [--data DIR]
+// [--limit N] [--test-limit N] [--lr LR] it trains a Fashion-MNIST classifier one epoch
+// instead and reports its test accuracy before and after (finetune.h).
+// run.sh exports a torchvision resnet18 with python3-torch and runs this on it;
+// finetune.sh fine-tunes a W3 CNN that PyTorch trained briefly.
 #include <nabla/graph.h>
 #include <nabla/nabla.h>
 
@@ -14,6 +19,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+#include "finetune.h"
 
 namespace g = nabla::graph;
 
@@ -49,13 +56,27 @@ std::map<std::string, int> count_ops(const g::Graph& graph) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string path, input;
+  std::string path, bin, input;
   int runs = 20;
+  bool tune = false;
+  FinetuneOptions tuning{nabla::data::fashion_mnist_root()};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
     if (a == "--input" && has_value)
       input = argv[++i];
+    else if (a == "--bin" && has_value)
+      bin = argv[++i];
+    else if (a == "--finetune")
+      tune = true;
+    else if (a == "--data" && has_value)
+      tuning.data = argv[++i];
+    else if (a == "--limit" && has_value)
+      tuning.limit = std::stoll(argv[++i]);
+    else if (a == "--test-limit" && has_value)
+      tuning.test_limit = std::stoll(argv[++i]);
+    else if (a == "--lr" && has_value)
+      tuning.lr = std::stod(argv[++i]);
     else if (a == "--runs" && has_value)
       runs = std::max(1, std::stoi(argv[++i]));
     else if (a == "--threads" && has_value)
@@ -64,12 +85,18 @@ int main(int argc, char** argv) {
       path = a;
   }
   if (path.empty()) {
-    std::cerr << "usage: import_model MODEL.onnx [--input 1x3x224x224] [--runs N] [--threads N]\n";
+    std::cerr << "usage: import_model MODEL.onnx|MODEL.pnnx.param [--bin MODEL.pnnx.bin] "
+                 "[--input 1x3x224x224] [--runs N] [--threads N]\n"
+                 "       import_model MODEL --finetune [--data DIR] [--limit N] [--test-limit N] [--lr LR]\n";
     return 2;
   }
   try {
     std::cout << nabla::show_config();
-    g::Graph graph = g::load_onnx(path);
+    std::vector<std::vector<int64_t>> shapes;
+    if (!input.empty()) shapes.push_back(parse_shape(input));
+    const bool pnnx = path.ends_with(".param");
+    if (pnnx && bin.empty()) bin = path.substr(0, path.size() - 6) + ".bin";
+    g::Graph graph = pnnx ? g::load_pnnx(path, bin, shapes) : g::load_onnx(path, shapes);
     int64_t weights = 0;
     for (const auto& p : graph.parameters()) weights += p.value().numel();
     std::cout << path << ": " << graph.size() << " nodes, " << graph.parameters().size()
@@ -77,6 +104,7 @@ int main(int argc, char** argv) {
               << " input(s), " << graph.outputs().size() << " output(s)\n  ops:";
     for (const auto& [op, n] : count_ops(graph)) std::cout << " " << op << " x" << n;
     std::cout << "\n";
+    if (tune) return finetune(graph, tuning);
     const g::Value in = graph.inputs().at(0);
     // The importer sets each input to zeros of the file's shape when the file fixes it.
     NABLA_CHECK(!input.empty() || in.value().defined(), "import_model: '", path,
