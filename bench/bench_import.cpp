@@ -72,14 +72,16 @@ TORCH_MODULE(ResNet18);
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: bench_import resnet18.onnx | resnet18.pnnx.param resnet18.pnnx.bin\n");
+    std::fprintf(stderr,
+                 "usage: bench_import resnet18.onnx | resnet18.pnnx.param resnet18.pnnx.bin\n");
     return 2;
   }
   std::printf("%s", nabla::show_config().c_str());
   const std::string path = argv[1];
   std::printf("model: %s\n", path.c_str());
-  nabla::graph::Graph graph = path.ends_with(".param") && argc > 2 ? nabla::graph::load_pnnx(path, argv[2])
-                                                                   : nabla::graph::load_onnx(path);
+  nabla::graph::Graph graph = path.ends_with(".param") && argc > 2
+                                  ? nabla::graph::load_pnnx(path, argv[2])
+                                  : nabla::graph::load_onnx(path);
   const nabla::graph::Value in = graph.inputs().at(0), out = graph.outputs().at(0);
   ResNet18 theirs;
   theirs->eval();

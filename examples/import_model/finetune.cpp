@@ -22,13 +22,15 @@ auto fashion_mnist(const std::string& root, data::datasets::MNIST::Mode mode) {
 std::pair<int64_t, size_t> accuracy(g::Graph& graph, const FinetuneOptions& o) {
   nabla::NoGradGuard no_grad;
   auto test = fashion_mnist(o.data, data::datasets::MNIST::Mode::kTest);
-  const size_t size = o.test_limit > 0 ? std::min<size_t>(o.test_limit, *test.size()) : *test.size();
+  const size_t size =
+      o.test_limit > 0 ? std::min<size_t>(o.test_limit, *test.size()) : *test.size();
   auto loader = data::make_data_loader(std::move(test), data::samplers::SequentialSampler(size),
                                        data::DataLoaderOptions(500));
   int64_t correct = 0;
   for (auto& batch : *loader) {
     graph.set_value(graph.inputs().at(0), batch.data);
-    correct += graph.forward(graph.outputs().at(0)).argmax(1).eq(batch.target).sum().item<int64_t>();
+    correct +=
+        graph.forward(graph.outputs().at(0)).argmax(1).eq(batch.target).sum().item<int64_t>();
   }
   return {correct, size};
 }
@@ -62,9 +64,13 @@ int finetune(g::Graph& graph, const FinetuneOptions& o) {
     const double value = graph.forward(loss).item<double>();
     graph.backward(loss);
     adam.step();
-    if (step++ % 200 == 0) std::printf("step %lld, loss %.4f\n", static_cast<long long>(step - 1), value);
+    if (step++ % 200 == 0)
+      std::printf("step %lld, loss %.4f\n", static_cast<long long>(step - 1), value);
   }
   const auto after = accuracy(graph, o);
   print_accuracy("after one epoch in nabla", after);
-  return after.first * static_cast<int64_t>(before.second) > before.first * static_cast<int64_t>(after.second) ? 0 : 1;
+  return after.first * static_cast<int64_t>(before.second) >
+                 before.first * static_cast<int64_t>(after.second)
+             ? 0
+             : 1;
 }

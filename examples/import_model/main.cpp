@@ -87,7 +87,8 @@ int main(int argc, char** argv) {
   if (path.empty()) {
     std::cerr << "usage: import_model MODEL.onnx|MODEL.pnnx.param [--bin MODEL.pnnx.bin] "
                  "[--input 1x3x224x224] [--runs N] [--threads N]\n"
-                 "       import_model MODEL --finetune [--data DIR] [--limit N] [--test-limit N] [--lr LR]\n";
+                 "       import_model MODEL --finetune [--data DIR] [--limit N] [--test-limit N] "
+                 "[--lr LR]\n";
     return 2;
   }
   try {

@@ -411,6 +411,11 @@ void pieces(I& im, const Op& op, const std::string& name) {
     v = im.call(op, "chunk", {x}, {{"chunks", im.int_of(op, "chunks")}, {"dim", dim}});
   } else if (name == "unbind") {
     v = im.call(op, "unbind", {x}, {{"dim", dim}});
+  } else if (name == "tensor_split") {
+    v = im.has(op, "indices") ? im.call(op, "tensor_split", {x},
+                                        {{"indices", im.ints_of(op, "indices")}, {"dim", dim}})
+                              : im.call(op, "tensor_split", {x},
+                                        {{"sections", im.int_of(op, "sections")}, {"dim", dim}});
   } else {
     const Ints sizes = im.ints_of(op, "split_size_or_sections");
     v = sizes.size() == 1 && op.outputs.size() != 1
@@ -685,6 +690,7 @@ std::unordered_map<std::string, PnnxHandler> make_table() {
   t["torch.logical_not"] = [](I& im, const Op& op) { unary(im, op, "logical_not"); };
   t["torch.bitwise_not"] = [](I& im, const Op& op) { unary(im, op, "bitwise_not"); };
   t["torch.clone"] = [](I& im, const Op& op) { unary(im, op, "clone"); };
+  t["torch.t"] = [](I& im, const Op& op) { unary(im, op, "t"); };
   t["torch.flip"] = [](I& im, const Op& op) {
     unary(im, op, "flip", {{"dims", im.ints_of(op, "dims")}});
   };

@@ -67,6 +67,9 @@ TEST(ImportPnnx, RecurrentLayers) { expect_pnnx_outputs("rnns"); }
 TEST(ImportPnnx, ModuleOperators) { expect_pnnx_outputs("layers"); }
 // torch.* / Tensor.* / F.* operators and pnnx.Expression arithmetic, 17 outputs.
 TEST(ImportPnnx, FunctionOperatorsAndExpressions) { expect_pnnx_outputs("functions"); }
+// The rest of the operator table: pad modules, circular/replicate padded and transposed
+// 1-d convolutions, more activations, upsampling modes, reductions, comparisons, casts.
+TEST(ImportPnnx, MoreOperators) { expect_pnnx_outputs("extras"); }
 
 // Converted with two input shapes, pnnx keeps the sizes as expressions (a reshape's $shape
 // list, a slice's $end, a division by a width): fixed at import for the shape asked for.
