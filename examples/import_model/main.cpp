@@ -1,7 +1,8 @@
 // Runs a model exported by another tool as a nabla static graph (docs/import.md):
 //   import_model MODEL.onnx [--input 1x3x224x224] [--runs N] [--threads N]
 //   import_model MODEL.pnnx.param [--bin MODEL.pnnx.bin] [--input ...] ...
-// prints the graph (operators and how often each occurs, parameters), runs it on a random
+// prints the graph (operators and how often each occurs, parameters and their shapes: the
+// first few, all with --params), runs it on a random
 // input of the given shape (default: the file's input shape; a model with dynamic sizes
 // is imported for the shape given) and times a forward pass. With --finetune [--data DIR]
 // [--limit N] [--test-limit N] [--lr LR] it trains a Fashion-MNIST classifier one epoch
@@ -58,7 +59,7 @@ std::map<std::string, int> count_ops(const g::Graph& graph) {
 int main(int argc, char** argv) {
   std::string path, bin, input;
   int runs = 20;
-  bool tune = false;
+  bool tune = false, all_params = false;
   FinetuneOptions tuning{nabla::data::fashion_mnist_root()};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -69,6 +70,8 @@ int main(int argc, char** argv) {
       bin = argv[++i];
     else if (a == "--finetune")
       tune = true;
+    else if (a == "--params")
+      all_params = true;
     else if (a == "--data" && has_value)
       tuning.data = argv[++i];
     else if (a == "--limit" && has_value)
@@ -86,7 +89,7 @@ int main(int argc, char** argv) {
   }
   if (path.empty()) {
     std::cerr << "usage: import_model MODEL.onnx|MODEL.pnnx.param [--bin MODEL.pnnx.bin] "
-                 "[--input 1x3x224x224] [--runs N] [--threads N]\n"
+                 "[--input 1x3x224x224] [--params] [--runs N] [--threads N]\n"
                  "       import_model MODEL --finetune [--data DIR] [--limit N] [--test-limit N] "
                  "[--lr LR]\n";
     return 2;
@@ -104,6 +107,13 @@ int main(int argc, char** argv) {
               << " parameters (" << weights << " weights), " << graph.inputs().size()
               << " input(s), " << graph.outputs().size() << " output(s)\n  ops:";
     for (const auto& [op, n] : count_ops(graph)) std::cout << " " << op << " x" << n;
+    std::cout << "\n  parameters:";
+    const auto params = graph.parameters();
+    const size_t listed = all_params ? params.size() : std::min<size_t>(params.size(), 6);
+    for (size_t i = 0; i < listed; ++i)
+      std::cout << " " << params[i].name() << params[i].value().sizes();
+    if (listed < params.size())
+      std::cout << " ... (" << params.size() - listed << " more: --params lists all)";
     std::cout << "\n";
     if (tune) return finetune(graph, tuning);
     const g::Value in = graph.inputs().at(0);

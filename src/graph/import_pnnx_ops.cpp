@@ -689,6 +689,34 @@ std::unordered_map<std::string, PnnxHandler> make_table() {
     };
   t["torch.logical_not"] = [](I& im, const Op& op) { unary(im, op, "logical_not"); };
   t["torch.bitwise_not"] = [](I& im, const Op& op) { unary(im, op, "bitwise_not"); };
+  for (const char* name : {"var", "std"})  // unbiased (torch 1) or correction (torch 2)
+    t[std::string("torch.") + name] = [name = std::string(name)](I& im, const Op& op) {
+      const bool unbiased = im.has(op, "correction") ? im.int_of(op, "correction") != 0
+                                                     : im.bool_of(op, "unbiased", true);
+      Attrs a = {{"unbiased", unbiased}, {"keepdim", im.bool_of(op, "keepdim", false)}};
+      if (im.has(op, "dim")) a.push_back({"dim", im.ints_of(op, "dim")});
+      unary(im, op, name, std::move(a));
+    };
+  t["torch.norm"] = [](I& im, const Op& op) {
+    const std::string p = im.str_of(op, "p", "fro");
+    Attrs a = {{"p", p == "fro" ? 2.0 : im.float_of(op, "p", 2.0)},
+               {"keepdim", im.bool_of(op, "keepdim", false)}};
+    if (im.has(op, "dim")) a.push_back({"dim", im.ints_of(op, "dim")});
+    unary(im, op, "norm", std::move(a));
+  };
+  for (const char* name : {"index_select", "gather"})
+    t[std::string("torch.") + name] = [name = std::string(name)](I& im, const Op& op) {
+      im.define(op, im.call(op, name, {im.in(op, size_t{0}), im.in(op, "index")},
+                            {{"dim", im.int_of(op, "dim")}}));
+    };
+  t["torch.scatter_add"] = [](I& im, const Op& op) {
+    im.define(
+        op, im.call(op, "scatter_add", {im.in(op, size_t{0}), im.in(op, "index"), im.in(op, "src")},
+                    {{"dim", im.int_of(op, "dim")}}));
+  };
+  t["torch.masked_select"] = [](I& im, const Op& op) {
+    im.define(op, im.call(op, "masked_select", {im.in(op, size_t{0}), im.in(op, "mask")}));
+  };
   t["torch.clone"] = [](I& im, const Op& op) { unary(im, op, "clone"); };
   t["torch.t"] = [](I& im, const Op& op) { unary(im, op, "t"); };
   t["torch.flip"] = [](I& im, const Op& op) {

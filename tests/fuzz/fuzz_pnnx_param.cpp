@@ -10,7 +10,8 @@ using namespace nabla;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   graph::detail::PnnxGraph g;
-  if (!fuzz::accepts({"load_pnnx: "}, [&] { g = graph::detail::parse_pnnx_param(text, "fuzz"); })) return 0;
+  if (!fuzz::accepts({"load_pnnx: "}, [&] { g = graph::detail::parse_pnnx_param(text, "fuzz"); }))
+    return 0;
   for (const auto& op : g.operators) {
     if (op.input_args.size() != op.inputs.size()) fuzz::fail("input arguments lost their inputs");
     for (const auto& [key, value] : op.params)
@@ -18,7 +19,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         fuzz::fail("an integer without its value: " + key);
     auto expr = op.params.find("expr");
     if (op.type == "pnnx.Expression" && expr != op.params.end())
-      fuzz::accepts({"load_pnnx: "}, [&] { graph::detail::parse_pnnx_expression(expr->second.text, "load_pnnx: fuzz"); });
+      fuzz::accepts({"load_pnnx: "}, [&] {
+        graph::detail::parse_pnnx_expression(expr->second.text, "load_pnnx: fuzz");
+      });
   }
   return 0;
 }
