@@ -81,6 +81,13 @@ class Importer {
     const auto* a = attr(n, name);
     return a ? a->f() : fallback;
   }
+  // The attribute `axis` (default `fallback`) of an input of `rank` dimensions, negative
+  // counted from the end.
+  int64_t axis_of(const Node& n, int64_t rank, int64_t fallback) const {
+    const int64_t a = attr_int(n, "axis", fallback);
+    if (a < -rank || a >= rank) fail(n, "axis " + std::to_string(a) + " out of range");
+    return a < 0 ? a + rank : a;
+  }
   std::vector<int64_t> attr_ints(const Node& n, const char* name,
                                  std::vector<int64_t> fallback) const {
     const auto* a = attr(n, name);
@@ -359,10 +366,7 @@ void Importer::shape_op(const Node& n) {
 // Gather(data, indices) along `axis`, negative indices counted from the end (ONNX's rule).
 void Importer::gather(const Node& n) {
   const auto shape = shape_of(n, 0);
-  const auto rank = static_cast<int64_t>(shape.size());
-  int64_t axis = attr_int(n, "axis", 0);
-  axis = axis < 0 ? axis + rank : axis;
-  if (axis < 0 || axis >= rank) fail(n, "axis out of range");
+  const int64_t axis = axis_of(n, static_cast<int64_t>(shape.size()), 0);
   // An embedding: a table (an initializer) indexed by the model's input.
   if (axis == 0 && !is_constant(n, 1) && initializers_.count(n.input(0)))
     return define(n, call(n, "embedding", {input(n, 0), input(n, 1)}));
@@ -423,10 +427,7 @@ void Importer::slice(const Node& n) {
 
 void Importer::layer_norm(const Node& n) {
   const auto shape = shape_of(n, 0);
-  const auto rank = static_cast<int64_t>(shape.size());
-  int64_t axis = attr_int(n, "axis", -1);
-  axis = axis < 0 ? axis + rank : axis;
-  if (axis < 0 || axis >= rank) fail(n, "axis out of range");
+  const int64_t axis = axis_of(n, static_cast<int64_t>(shape.size()), -1);
   std::vector<Value> in = {input(n, 0), input(n, 1)};
   if (has_input(n, 2)) in.push_back(input(n, 2));
   define(n, call(n, "layer_norm", std::move(in),
@@ -522,10 +523,7 @@ void Importer::reduce(const Node& n) {
 // (before), or equal parts, one per output.
 void Importer::split(const Node& n) {
   const auto shape = shape_of(n, 0);
-  const auto rank = static_cast<int64_t>(shape.size());
-  int64_t axis = attr_int(n, "axis", 0);
-  axis = axis < 0 ? axis + rank : axis;
-  if (axis < 0 || axis >= rank) fail(n, "axis out of range");
+  const int64_t axis = axis_of(n, static_cast<int64_t>(shape.size()), 0);
   std::vector<int64_t> sizes = has_input(n, 1) ? constant_ints(n, 1) : attr_ints(n, "split", {});
   const int64_t parts = n.output_size(), size = shape[static_cast<size_t>(axis)];
   if (sizes.empty()) {

@@ -474,52 +474,41 @@ std::unordered_map<std::string, PnnxHandler> make_table() {
     if (!module.empty()) t["nn." + module] = h;
     if (!function.empty()) t[function] = h;
   };
-  // Activations without settings.
-  for (const auto& [module, function, name] :
-       std::vector<std::array<std::string, 3>>{{"ReLU", "F.relu", "relu"},
-                                               {"ReLU6", "F.relu6", "relu6"},
-                                               {"Sigmoid", "F.sigmoid", "sigmoid"},
-                                               {"Tanh", "F.tanh", "tanh"},
-                                               {"SiLU", "F.silu", "silu"},
-                                               {"Hardswish", "F.hardswish", "hardswish"},
-                                               {"Hardsigmoid", "F.hardsigmoid", "hardsigmoid"},
-                                               {"Mish", "F.mish", "mish"},
-                                               {"SELU", "F.selu", "selu"},
-                                               {"Softsign", "F.softsign", "softsign"},
-                                               {"LogSigmoid", "F.logsigmoid", "log_sigmoid"},
-                                               {"Tanhshrink", "F.tanhshrink", "tanhshrink"}})
-    both(module, function, [name = name](I& im, const Op& op) { unary(im, op, name); });
+  // Activations: the module, the function, the op, and the settings read as numbers with
+  // PyTorch's defaults.
+  struct Activation {
+    const char *module, *function, *op;
+    std::vector<std::pair<const char*, double>> settings;
+  };
+  for (const Activation& a : std::vector<Activation>{
+           {"ReLU", "F.relu", "relu", {}},
+           {"ReLU6", "F.relu6", "relu6", {}},
+           {"Sigmoid", "F.sigmoid", "sigmoid", {}},
+           {"Tanh", "F.tanh", "tanh", {}},
+           {"SiLU", "F.silu", "silu", {}},
+           {"Hardswish", "F.hardswish", "hardswish", {}},
+           {"Hardsigmoid", "F.hardsigmoid", "hardsigmoid", {}},
+           {"Mish", "F.mish", "mish", {}},
+           {"SELU", "F.selu", "selu", {}},
+           {"Softsign", "F.softsign", "softsign", {}},
+           {"LogSigmoid", "F.logsigmoid", "log_sigmoid", {}},
+           {"Tanhshrink", "F.tanhshrink", "tanhshrink", {}},
+           {"LeakyReLU", "F.leaky_relu", "leaky_relu", {{"negative_slope", 0.01}}},
+           {"ELU", "F.elu", "elu", {{"alpha", 1.0}}},
+           {"CELU", "F.celu", "celu", {{"alpha", 1.0}}},
+           {"Hardtanh", "F.hardtanh", "hardtanh", {{"min_val", -1.0}, {"max_val", 1.0}}},
+           {"Softplus", "F.softplus", "softplus", {{"beta", 1.0}, {"threshold", 20.0}}},
+           {"Hardshrink", "F.hardshrink", "hardshrink", {{"lambd", 0.5}}},
+           {"Softshrink", "F.softshrink", "softshrink", {{"lambd", 0.5}}},
+           {"Threshold", "F.threshold", "threshold", {{"threshold", 0.0}, {"value", 0.0}}}})
+    both(a.module, a.function, [a](I& im, const Op& op) {
+      Attrs attrs;
+      for (const auto& [key, fallback] : a.settings)
+        attrs.push_back({key, im.float_of(op, key, fallback)});
+      unary(im, op, a.op, std::move(attrs));
+    });
   both("GELU", "F.gelu", [](I& im, const Op& op) {
     unary(im, op, "gelu", {{"approximate", im.str_of(op, "approximate", "none")}});
-  });
-  both("LeakyReLU", "F.leaky_relu", [](I& im, const Op& op) {
-    unary(im, op, "leaky_relu", {{"negative_slope", im.float_of(op, "negative_slope", 0.01)}});
-  });
-  both("ELU", "F.elu", [](I& im, const Op& op) {
-    unary(im, op, "elu", {{"alpha", im.float_of(op, "alpha", 1.0)}});
-  });
-  both("CELU", "F.celu", [](I& im, const Op& op) {
-    unary(im, op, "celu", {{"alpha", im.float_of(op, "alpha", 1.0)}});
-  });
-  both("Hardtanh", "F.hardtanh", [](I& im, const Op& op) {
-    unary(im, op, "hardtanh",
-          {{"min_val", im.float_of(op, "min_val", -1.0)},
-           {"max_val", im.float_of(op, "max_val", 1.0)}});
-  });
-  both("Softplus", "F.softplus", [](I& im, const Op& op) {
-    unary(im, op, "softplus",
-          {{"beta", im.float_of(op, "beta", 1.0)},
-           {"threshold", im.float_of(op, "threshold", 20.0)}});
-  });
-  both("Hardshrink", "F.hardshrink", [](I& im, const Op& op) {
-    unary(im, op, "hardshrink", {{"lambd", im.float_of(op, "lambd", 0.5)}});
-  });
-  both("Softshrink", "F.softshrink", [](I& im, const Op& op) {
-    unary(im, op, "softshrink", {{"lambd", im.float_of(op, "lambd", 0.5)}});
-  });
-  both("Threshold", "F.threshold", [](I& im, const Op& op) {
-    unary(im, op, "threshold",
-          {{"threshold", im.float_of(op, "threshold", 0)}, {"value", im.float_of(op, "value", 0)}});
   });
   for (const auto& [module, name] :
        std::vector<std::pair<std::string, std::string>>{{"Softmax", "softmax"},

@@ -5,6 +5,7 @@
 // unmapped operators are errors naming the file, the line and the operator.
 #include <nabla/graph/import.h>
 
+#include "graph/imported_training.h"
 #include "graph/pnnx_param.h"
 #include "test_util.h"
 
@@ -99,29 +100,8 @@ TEST(ImportPnnx, SizesKeptAsExpressionsAreFixedForTheShapesGiven) {
 // graph lower the loss on a fixed batch.
 TEST(ImportPnnx, WeightsAreTrainableParameters) {
   graph::Graph g = load_fixture("w3");
-  std::vector<Tensor> params;
-  for (const auto& p : g.parameters()) params.push_back(p.value());
-  ASSERT_EQ(params.size(), 8u);  // two convolutions, two linears: weight and bias each
   EXPECT_EQ(g.find("0.weight").value().sizes().vec(), (std::vector<int64_t>{32, 1, 3, 3}));
-  for (const auto& p : params) EXPECT_TRUE(p.requires_grad());
-  manual_seed(0);
-  const Tensor x = rand({4, 1, 28, 28}), y = randint(0, 10, {4}, kLong);
-  graph::Value target = g.input("target");
-  graph::Value loss = g.call("cross_entropy_loss", {g.outputs()[0], target});
-  g.set_value(g.inputs()[0], x);
-  g.set_value(target, y);
-  optim::SGD sgd(params, optim::SGDOptions(0.02));
-  double first = 0, last = 0;
-  for (int step = 0; step < 5; ++step) {
-    sgd.zero_grad();
-    g.zero_grad();
-    last = g.forward(loss).item<double>();
-    if (step == 0) first = last;
-    g.backward(loss);
-    for (const auto& p : params) ASSERT_TRUE(p.grad().defined());
-    sgd.step();
-  }
-  EXPECT_LT(last, first);
+  expect_imported_w3_trains(g);
 }
 
 // ---- the text format, on hand-written files
