@@ -92,20 +92,21 @@ void instance_norm(I& im, const Op& op) {
                         {{"use_input_stats", stats}, {"eps", im.float_of(op, "eps", 1e-5)}}));
 }
 
-void layer_norm(I& im, const Op& op) {
+// LayerNorm and GroupNorm: input, optional weight and bias, `eps` and the norm's own setting.
+void affine_norm(I& im, const Op& op, const std::string& name, Attrs a) {
+  a.push_back({"eps", im.float_of(op, "eps", 1e-5)});
   im.define(
-      op, im.call(op, "layer_norm",
+      op, im.call(op, name,
                   {im.in(op, size_t{0}), tensor_arg(im, op, "weight"), tensor_arg(im, op, "bias")},
-                  {{"normalized_shape", im.ints_of(op, "normalized_shape")},
-                   {"eps", im.float_of(op, "eps", 1e-5)}}));
+                  std::move(a)));
+}
+
+void layer_norm(I& im, const Op& op) {
+  affine_norm(im, op, "layer_norm", {{"normalized_shape", im.ints_of(op, "normalized_shape")}});
 }
 
 void group_norm(I& im, const Op& op) {
-  im.define(
-      op, im.call(op, "group_norm",
-                  {im.in(op, size_t{0}), tensor_arg(im, op, "weight"), tensor_arg(im, op, "bias")},
-                  {{"num_groups", im.int_of(op, "num_groups")},
-                   {"eps", im.float_of(op, "eps", 1e-5)}}));
+  affine_norm(im, op, "group_norm", {{"num_groups", im.int_of(op, "num_groups")}});
 }
 
 void pool(I& im, const Op& op, bool max) {
