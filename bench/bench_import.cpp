@@ -37,8 +37,10 @@ struct BlockImpl : torch::nn::Module {
     auto y = bn2(conv2(torch::relu(bn1(conv1(x)))));
     return torch::relu(y + (down ? down->forward(x) : x));
   }
-  torch::nn::Conv2d conv1, conv2;
-  torch::nn::BatchNorm2d bn1, bn2;
+  torch::nn::Conv2d conv1;  // declared in the order the constructor registers them
+  torch::nn::BatchNorm2d bn1;
+  torch::nn::Conv2d conv2;
+  torch::nn::BatchNorm2d bn2;
   torch::nn::Sequential down = nullptr;
 };
 TORCH_MODULE(Block);

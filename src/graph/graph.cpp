@@ -174,10 +174,24 @@ void Graph::set_value(Value leaf, Tensor value) {
   NABLA_CHECK(n.kind != NodeKind::Op, "set_value: '", n.name, "' is an ", n.op,
               " node; only inputs, parameters and constants take a value");
   NABLA_CHECK(value.defined(), "set_value('", n.name, "'): got an undefined tensor");
+  NABLA_CHECK(!n.shape_fixed || value.sizes() == IntArrayRef(n.fixed_shape), "set_value('", n.name,
+              "'): got a tensor of shape ", value.sizes(), ", but the graph was built for ",
+              IntArrayRef(n.fixed_shape), " (sizes computed from it are fixed in the graph)");
   if (n.kind == NodeKind::Parameter && !value.requires_grad()) value.set_requires_grad(true);
   n.tensor_version = value._version();
   n.values = {std::move(value)};
   ++n.value_version;
+}
+
+void Graph::fix_shape(Value input, std::vector<int64_t> shape) {
+  Node& n = state_->node(input, "fix_shape");
+  NABLA_CHECK(n.kind == NodeKind::Input, "fix_shape: '", n.name, "' is not an input");
+  NABLA_CHECK(
+      n.values.empty() || !n.values[0].defined() || n.values[0].sizes() == IntArrayRef(shape),
+      "fix_shape('", n.name, "'): its value has the shape ", n.values[0].sizes(), ", not ",
+      IntArrayRef(shape));
+  n.shape_fixed = true;
+  n.fixed_shape = std::move(shape);
 }
 
 void Graph::set_requires_grad(Value leaf, bool requires_grad) {

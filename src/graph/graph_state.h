@@ -27,6 +27,8 @@ struct Node {
   bool removed = false;
   bool detached = false;
   bool requires_grad = false;  // leaves: as set; op nodes: any input's, at the last compute
+  bool shape_fixed = false;    // inputs: set_value takes only `fixed_shape` (Graph::fix_shape)
+  std::vector<int64_t> fixed_shape;
 
   // Op nodes: what to compute.
   std::string op;

@@ -138,6 +138,7 @@ class Importer {
   std::unordered_map<std::string, bool> initializers_;
   std::unordered_set<std::string> dynamic_;  // values that depend on the graph's inputs
   std::unordered_map<std::string, std::string> unknown_shape_;  // inputs without an example
+  bool shapes_used_ = false;  // a shape was read from the example inputs (Graph::fix_shape)
 };
 
 ScalarType dtype_of(int32_t type, bool& known) {
@@ -238,6 +239,7 @@ std::vector<int64_t> Importer::shape_of(const Node& n, int i) {
   for (const auto& [name, shape] : unknown_shape_)
     fail(n, "it needs the shape of the input '" + name + "', which the file gives as " + shape +
                 " (-1: any size): pass the input shapes to load_onnx");
+  shapes_used_ = true;  // the graph now depends on the example inputs' shapes
   NoGradGuard no_grad;
   return g_.forward(input(n, i)).sizes().vec();
 }
@@ -680,6 +682,9 @@ Graph Importer::run() {
     outputs.push_back(it->second);
   }
   g_.set_outputs(std::move(outputs));
+  if (shapes_used_)  // sizes were computed from the example inputs: only those shapes run
+    for (const Value& in : g_.inputs())
+      if (in.value().defined()) g_.fix_shape(in, in.value().sizes().vec());
   return std::move(g_);
 }
 

@@ -149,8 +149,10 @@ bool number_op(const std::string& f, const Term& a, const Term& b, Term& out) {
 
 std::string shape_text(const std::vector<int64_t>& dims) {
   std::string out = "(";
-  for (size_t d = 0; d < dims.size(); ++d)
-    out += (d ? "," : "") + (dims[d] < 0 ? "?" : std::to_string(dims[d]));
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (d) out += ",";
+    out += dims[d] < 0 ? "?" : std::to_string(dims[d]);
+  }
   return out + ")";
 }
 
@@ -371,7 +373,10 @@ Tensor PnnxImporter::example_of(Value v) {
   return g_.forward(v);
 }
 
-std::vector<int64_t> PnnxImporter::shape_of(Value v) { return example_of(v).sizes().vec(); }
+std::vector<int64_t> PnnxImporter::shape_of(Value v) {
+  shapes_used_ = true;  // the graph now depends on the example inputs' shapes
+  return example_of(v).sizes().vec();
+}
 
 Value PnnxImporter::call(const Op& op, const std::string& name, std::vector<Value> inputs,
                          ops::Attributes attrs, bool final) {
@@ -598,6 +603,9 @@ Graph PnnxImporter::run() {
         fail(op, "its output " + std::to_string(i) + " is not mapped");
   }
   g_.set_outputs(std::move(outputs_));
+  if (shapes_used_)  // sizes were computed from the example inputs: only those shapes run
+    for (const Value& in : g_.inputs())
+      if (in.value().defined()) g_.fix_shape(in, in.value().sizes().vec());
   return std::move(g_);
 }
 

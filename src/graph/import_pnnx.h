@@ -8,7 +8,8 @@
 // list of them, which pnnx.Expression computes from shapes (`size(@0,1)`) and literals and
 // which the ops read as settings (a reshape's `$shape`). Shapes are those of the example
 // inputs (zeros of each pnnx.Input's annotated shape, or of the shape the caller gives), as
-// in load_onnx: a size that pnnx left as an expression is fixed at import.
+// in load_onnx: a size that pnnx left as an expression is fixed at import, and the graph's
+// inputs are then fixed to those shapes (Graph::fix_shape).
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -99,6 +100,7 @@ class PnnxImporter {
   std::unordered_map<std::string, std::string> operand_of_input_;  // input name -> operand
   Term scratch_;
   int64_t helper_nodes_ = 0;
+  bool shapes_used_ = false;  // a size was read from the example inputs (Graph::fix_shape)
 };
 
 /// The handler of each nn.*, F.*, torch.* and Tensor.* operator type (import_pnnx_ops.cpp).

@@ -69,6 +69,24 @@ TEST(GraphForward, InPlaceChangesOfAParameterAreSeen) {
   EXPECT_TRUE(allclose(y, a.x.value().matmul(a.w.value()) + a.b.value()));
 }
 
+// Graph::fix_shape: an input fixed to a shape refuses values of another, by name.
+TEST(GraphForward, AFixedShapeInputRefusesOtherShapes) {
+  graph::Graph g;
+  graph::Value x = g.input("x"), w = g.parameter("w", ones({3, 2}));
+  graph::Value y = graph::matmul(x, w);
+  g.set_value(x, ones({4, 3}));
+  g.fix_shape(x, {4, 3});
+  expect_error(
+      [&] {
+        g.set_value(x, ones({5, 3}));
+      },
+      {"set_value('x')", "shape [5, 3]", "built for [4, 3]"});
+  g.set_value(x, zeros({4, 3}));
+  EXPECT_EQ(g.forward(y).sizes().vec(), (std::vector<int64_t>{4, 2}));
+  expect_error([&] { g.fix_shape(w, {3, 2}); }, {"fix_shape", "'w' is not an input"});
+  expect_error([&] { g.fix_shape(x, {2, 3}); }, {"fix_shape('x')", "[4, 3]", "not [2, 3]"});
+}
+
 TEST(GraphForward, SharedNodesAreComputedOnce) {
   g::Graph graph;
   g::Value x = graph.input("x");

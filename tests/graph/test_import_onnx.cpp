@@ -126,6 +126,9 @@ TEST(ImportOnnx, DynamicBatchImportedForTheShapeGiven) {
   NoGradGuard no_grad;
   const Tensor want = io.toGenericDict().at("output").toTensor().slice(0, 2, 3);
   EXPECT_LT((one.forward(one.outputs()[0]) - want).abs().max().item<double>(), 1e-4);
+  // imported for a batch of 1 (its Reshape computed for it): a batch of 4 is refused
+  expect_error([&] { one.set_value(one.inputs()[0], x); },
+               {"set_value('input')", "[4, 1, 28, 28]", "[1, 1, 28, 28]"});
   expect_error([&] { graph::load_onnx(stem + ".onnx"); },
                {"(Shape)", "the input 'input'", "[-1, 1, 28, 28]", "pass the input shapes"});
   expect_error([&] { graph::load_onnx(stem + ".onnx", {{4, 3, 28, 28}}); }, {"does not fit"});

@@ -56,7 +56,15 @@ void expect_pnnx_outputs(const std::string& name) {
 TEST(ImportPnnx, W2) { expect_pnnx_outputs("w2"); }
 TEST(ImportPnnx, W3) { expect_pnnx_outputs("w3"); }
 // Batch norms folded into the convolutions by pnnx (its convbn2d_* operators).
-TEST(ImportPnnx, ResNet18) { expect_pnnx_outputs("resnet18"); }
+TEST(ImportPnnx, ResNet18) {
+  expect_pnnx_outputs("resnet18");
+  // converted at 64x64, but nothing in it depends on the size: it runs on other batches
+  // and image sizes (as bench/import_resnet18.sh runs it at 224x224)
+  graph::Graph g = load_fixture("resnet18");
+  g.set_value(g.inputs()[0], rand({2, 3, 96, 96}));
+  NoGradGuard no_grad;
+  EXPECT_EQ(shape(g.forward(g.outputs()[0])), (std::vector<int64_t>{2, 1000}));
+}
 TEST(ImportPnnx, MobileNetV2) { expect_pnnx_outputs("mobilenet_v2"); }
 // nn.MultiheadAttention decomposed, pnnx.Expression residual additions, nn.LayerNorm.
 TEST(ImportPnnx, TransformerEncoderLayer) { expect_pnnx_outputs("transformer"); }
@@ -85,6 +93,11 @@ TEST(ImportPnnx, SizesKeptAsExpressionsAreFixedForTheShapesGiven) {
     const Tensor got = g.forward(g.outputs()[0]);
     ASSERT_EQ(shape(got), shape(want));
     EXPECT_LT(pnnx_difference(got, want), 1e-4) << x.sizes();
+    // its sizes were computed for x's shape: another shape is refused, not run
+    const Tensor other = io[(prefix.empty() ? "second_" : "") + std::string("input0")];
+    expect_error(
+        [&] { g.set_value(g.inputs()[0], other); },
+        {"set_value('pnnx_input_0')", "got a tensor of shape", "but the graph was built for"});
   }
   expect_error(
       [] { load_fixture("dynamic"); },
@@ -102,6 +115,26 @@ TEST(ImportPnnx, WeightsAreTrainableParameters) {
   graph::Graph g = load_fixture("w3");
   EXPECT_EQ(g.find("0.weight").value().sizes().vec(), (std::vector<int64_t>{32, 1, 3, 3}));
   expect_imported_w3_trains(g);
+}
+
+// An imported graph re-evaluates only what changed: nothing when nothing did, only the
+// last layer when its weight changes in place (as an optimizer's step changes it).
+TEST(ImportPnnx, PartialReevaluation) {
+  graph::Graph g = load_fixture("w3");
+  g.set_value(g.inputs()[0], rand({4, 1, 28, 28}));
+  NoGradGuard no_grad;
+  const Tensor before = g.forward(g.outputs()[0]).clone();
+  EXPECT_EQ(g.last_forward_computed(), 10);  // 2 conv, 3 relu, 2 pool, flatten, 2 linear
+  g.forward(g.outputs()[0]);
+  EXPECT_EQ(g.last_forward_computed(), 0);
+  g.find("9.weight").value().mul_(2.0);  // the last nn.Linear, operator "9"
+  const Tensor after = g.forward(g.outputs()[0]);
+  EXPECT_EQ(g.last_forward_computed(), 1);
+  const Tensor bias = g.find("9.bias").value();
+  EXPECT_LT(((after - bias) - (before - bias) * 2.0).abs().max().item<double>(), 1e-4);
+  // nothing in W3 depends on the batch size: its input stays free to take another one
+  g.set_value(g.inputs()[0], rand({2, 1, 28, 28}));
+  EXPECT_EQ(shape(g.forward(g.outputs()[0])), (std::vector<int64_t>{2, 10}));
 }
 
 // ---- the text format, on hand-written files

@@ -104,8 +104,14 @@ class Graph {
   Value call(std::string_view op, std::vector<Value> inputs, ops::Attributes attrs = {},
              std::string name = "");
 
-  /// Sets a leaf's value and bumps its value_version.
+  /// Sets a leaf's value and bumps its value_version. An input whose shape is fixed
+  /// (fix_shape) takes only a value of that shape.
   void set_value(Value leaf, Tensor value);
+  /// Fixes the shape of an input: set_value refuses a value of another shape with a
+  /// nabla::Error naming the input and both shapes. Model import fixes the inputs whose
+  /// shapes it computed sizes from (docs/import.md), so that a graph built for one shape
+  /// is never run silently on another.
+  void fix_shape(Value input, std::vector<int64_t> shape);
   /// Marks whether backward computes the leaf's gradient; dependent nodes are recomputed.
   void set_requires_grad(Value leaf, bool requires_grad);
 
