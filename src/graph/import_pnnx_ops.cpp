@@ -28,8 +28,7 @@ Value tensor_arg(I& im, const Op& op, const char* key, bool trainable = true) {
 
 // The spatial dimensions of an operator type: "nn.Conv2d" and "F.max_pool2d" are 2.
 size_t dims_of(const Op& op) {
-  const char last = op.type.back();
-  return last == '1' || op.type.ends_with("1d") ? 1 : op.type.ends_with("3d") ? 3 : 2;
+  return op.type.ends_with("1d") ? 1 : op.type.ends_with("3d") ? 3 : 2;
 }
 
 Ints ints_or(I& im, const Op& op, const char* key, size_t n, int64_t fallback) {
