@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "graph/import_shapes.h"
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
@@ -135,10 +136,10 @@ class Importer {
   Graph g_;
   std::unordered_map<std::string, Value> values_;      // value name -> node
   std::unordered_map<std::string, Tensor> constants_;  // initializers and Constant outputs
-  std::unordered_map<std::string, bool> initializers_;
+  std::unordered_set<std::string> initializers_;
   std::unordered_set<std::string> dynamic_;  // values that depend on the graph's inputs
   std::unordered_map<std::string, std::string> unknown_shape_;  // inputs without an example
-  bool shapes_used_ = false;  // a shape was read from the example inputs (Graph::fix_shape)
+  bool shapes_used_ = false;  // a shape was read from the examples (Note [Import shapes])
 };
 
 ScalarType dtype_of(int32_t type, bool& known) {
@@ -573,7 +574,7 @@ void Importer::map(const Node& n) {
   if (op == "Identity" || op == "Dropout") {
     if (auto c = constants_.find(n.input(0)); c != constants_.end() && !values_.count(n.input(0))) {
       constants_[n.output(0)] = c->second.clone();
-      if (initializers_.count(n.input(0))) initializers_[n.output(0)] = true;
+      if (initializers_.count(n.input(0))) initializers_.insert(n.output(0));
       return;
     }
     return define(n, input(n, 0));
@@ -642,7 +643,7 @@ void Importer::map(const Node& n) {
 Graph Importer::run() {
   for (const auto& t : onnx_.initializer()) {
     constants_[t.name()] = tensor_of(t, "initializer '" + t.name() + "'");
-    initializers_[t.name()] = true;
+    initializers_.insert(t.name());
   }
   std::vector<Value> inputs;
   for (const auto& in : onnx_.input()) {
@@ -659,9 +660,7 @@ Graph Importer::run() {
       shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
     if (const size_t i = g_.inputs().size() - 1; i < input_shapes_.size()) {  // the caller's
       const auto& given = input_shapes_[i];
-      bool fits = given.size() == shape.size();
-      for (size_t d = 0; fits && d < given.size(); ++d) fits = shape[d] < 0 || shape[d] == given[d];
-      if (!fits)
+      if (!detail::shape_fits(shape, given))
         fail("the shape given for input '" + in.name() + "', " + str(IntArrayRef(given)) +
              ", does not fit the file's " + str(IntArrayRef(shape)) + " (-1: any size)");
       shape = given;
@@ -682,9 +681,7 @@ Graph Importer::run() {
     outputs.push_back(it->second);
   }
   g_.set_outputs(std::move(outputs));
-  if (shapes_used_)  // sizes were computed from the example inputs: only those shapes run
-    for (const Value& in : g_.inputs())
-      if (in.value().defined()) g_.fix_shape(in, in.value().sizes().vec());
+  if (shapes_used_) detail::fix_example_shapes(g_);  // Note [Import shapes]
   return std::move(g_);
 }
 

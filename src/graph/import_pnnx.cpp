@@ -3,10 +3,13 @@
 // operators and expressions here, the others by the table of import_pnnx_ops.cpp.
 #include "graph/import_pnnx.h"
 
+#include "graph/import_shapes.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "nabla/autograd/grad_mode.h"
@@ -31,7 +34,8 @@ bool pnnx_dtype(const std::string& name, ScalarType& dtype) {
   return true;
 }
 
-// torch's dtype names, as pnnx writes them in casts and `dtype=` parameters.
+}  // namespace
+
 bool torch_dtype(const std::string& name, ScalarType& dtype) {
   static const std::unordered_map<std::string, ScalarType> table = {
       {"torch.float", kFloat},       {"torch.float32", kFloat}, {"torch.double", kDouble},
@@ -44,6 +48,8 @@ bool torch_dtype(const std::string& name, ScalarType& dtype) {
   dtype = it->second;
   return true;
 }
+
+namespace {
 
 using UnaryFn = double (*)(double);
 const std::unordered_map<std::string, UnaryFn>& unary_functions() {
@@ -209,49 +215,45 @@ Value PnnxImporter::in(const Op& op, const char* arg) {
   return in(op, static_cast<size_t>(i));
 }
 
-// Note [PNNX operands]: a parameter, or an input known at import.
-const Term* PnnxImporter::setting(const Op& op, const char* key) {
+// Note [PNNX operands]: a parameter, or an input known at import; nullopt when absent or
+// None.
+std::optional<Term> PnnxImporter::setting(const Op& op, const char* key) {
   if (auto p = op.params.find(key); p != op.params.end()) {
     const PnnxValue& v = p->second;
     using K = PnnxValue::Kind;
-    if (v.kind == K::None) return nullptr;
+    if (v.kind == K::None) return std::nullopt;
     if (v.kind == K::String || v.kind == K::StringList)
       fail(op, std::string("parameter ") + key + "=" + v.text + " is not a number");
-    scratch_ = Term{};
-    if (v.is_list()) {
-      scratch_.kind = Term::Kind::List;
-      for (double x : v.floats) scratch_.items.push_back(Term::num(x, v.kind == K::IntList));
-    } else {
-      scratch_ = Term::num(v.floats.at(0), v.kind != K::Float);
-    }
-    return &scratch_;
+    if (!v.is_list()) return Term::num(v.floats.at(0), v.kind != K::Float);
+    Term list{Term::Kind::List, {}, 0, false, {}};
+    for (double x : v.floats) list.items.push_back(Term::num(x, v.kind == K::IntList));
+    return list;
   }
   const int i = arg_index(op, key);
-  if (i < 0) return nullptr;
+  if (i < 0) return std::nullopt;
   const Term& t = term(op, static_cast<size_t>(i));
-  if (t.kind == Term::Kind::Value) {
-    const auto inputs = g_.inputs();
-    if (!t.value.op().empty() || std::find(inputs.begin(), inputs.end(), t.value) != inputs.end())
-      fail(op, std::string("its argument '") + key +
-                   "' is computed from the model's inputs; nabla needs it known at import");
-    // A constant tensor (pnnx.Attribute): its numbers.
-    const Tensor v = example_of(t.value).to(kDouble).contiguous();
-    scratch_ = Term{};
-    scratch_.kind = Term::Kind::List;
-    const bool ints = !example_of(t.value).is_floating_point();
-    for (int64_t k = 0; k < v.numel(); ++k)
-      scratch_.items.push_back(Term::num(v.data_ptr<double>()[k], ints));
-    if (v.dim() == 0) scratch_ = scratch_.items[0];
-    return &scratch_;
-  }
-  return t.kind == Term::Kind::None ? nullptr : &t;
+  if (t.kind == Term::Kind::None) return std::nullopt;
+  if (t.kind != Term::Kind::Value) return t;
+  const auto inputs = g_.inputs();
+  if (!t.value.op().empty() || std::find(inputs.begin(), inputs.end(), t.value) != inputs.end())
+    fail(op, std::string("its argument '") + key +
+                 "' is computed from the model's inputs; nabla needs it known at import");
+  // A constant tensor (pnnx.Attribute): its numbers.
+  const Tensor value = example_of(t.value);
+  const Tensor v = value.to(kDouble).contiguous();
+  const bool ints = !value.is_floating_point();
+  if (v.dim() == 0) return Term::num(v.item<double>(), ints);
+  Term list{Term::Kind::List, {}, 0, false, {}};
+  for (int64_t k = 0; k < v.numel(); ++k)
+    list.items.push_back(Term::num(v.data_ptr<double>()[k], ints));
+  return list;
 }
 
-bool PnnxImporter::has(const Op& op, const char* key) { return setting(op, key) != nullptr; }
+bool PnnxImporter::has(const Op& op, const char* key) { return setting(op, key).has_value(); }
 
 std::vector<double> PnnxImporter::numbers_of(const Op& op, const char* key, bool integral) {
-  const Term* t = setting(op, key);
-  if (t == nullptr) fail(op, std::string("the setting '") + key + "' is missing");
+  const std::optional<Term> t = setting(op, key);
+  if (!t) fail(op, std::string("the setting '") + key + "' is missing");
   std::vector<double> out;
   const std::vector<Term> items = t->kind == Term::Kind::List ? t->items : std::vector<Term>{*t};
   for (const Term& x : items) {
@@ -292,8 +294,8 @@ int64_t PnnxImporter::int_of(const Op& op, const char* key, int64_t fallback) {
 }
 
 double PnnxImporter::float_of(const Op& op, const char* key, double fallback) {
-  const Term* t = setting(op, key);
-  if (t == nullptr) return fallback;
+  const std::optional<Term> t = setting(op, key);
+  if (!t) return fallback;
   if (t->kind != Term::Kind::Number)
     fail(op, std::string("the setting '") + key + "' must be a number");
   return t->number;
@@ -405,10 +407,7 @@ void PnnxImporter::input_op(const Op& op) {
     fail(op, "the input's dtype '" + shape.dtype + "' is not one nabla reads");
   if (index < input_shapes_.size()) {
     const auto& given = input_shapes_[index];
-    bool fits = s == pnnx_.operand_shapes.end() || given.size() == shape.dims.size();
-    for (size_t d = 0; fits && d < given.size() && d < shape.dims.size(); ++d)
-      fits = shape.dims[d] < 0 || shape.dims[d] == given[d];
-    if (!fits)
+    if (s != pnnx_.operand_shapes.end() && !shape_fits(shape.dims, given))
       fail(op, "the input shape given, " + shape_text(given) + ", does not fit the file's " +
                    shape_text(shape.dims));
     shape.dims = given;
@@ -603,9 +602,7 @@ Graph PnnxImporter::run() {
         fail(op, "its output " + std::to_string(i) + " is not mapped");
   }
   g_.set_outputs(std::move(outputs_));
-  if (shapes_used_)  // sizes were computed from the example inputs: only those shapes run
-    for (const Value& in : g_.inputs())
-      if (in.value().defined()) g_.fix_shape(in, in.value().sizes().vec());
+  if (shapes_used_) fix_example_shapes(g_);  // Note [Import shapes]
   return std::move(g_);
 }
 

@@ -7,10 +7,11 @@
 // An operand is a node of the graph (a tensor) or a value known at import: a number or a
 // list of them, which pnnx.Expression computes from shapes (`size(@0,1)`) and literals and
 // which the ops read as settings (a reshape's `$shape`). Shapes are those of the example
-// inputs (zeros of each pnnx.Input's annotated shape, or of the shape the caller gives), as
-// in load_onnx: a size that pnnx left as an expression is fixed at import, and the graph's
-// inputs are then fixed to those shapes (Graph::fix_shape).
+// inputs (zeros of each pnnx.Input's annotated shape, or of the shape the caller gives;
+// Note [Import shapes], src/graph/import_shapes.h): a size that pnnx left as an expression
+// is fixed at import.
 #include <functional>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -87,7 +88,7 @@ class PnnxImporter {
   Term binary(const Op& op, const std::string& f, const Term& a, const Term& b);
   Value as_value(const Op& op, const Term& t);
   const Term& term(const Op& op, size_t i);
-  const Term* setting(const Op& op, const char* key);
+  std::optional<Term> setting(const Op& op, const char* key);
   std::vector<double> numbers_of(const Op& op, const char* key, bool integral);
 
   PnnxGraph pnnx_;
@@ -98,10 +99,12 @@ class PnnxImporter {
   std::vector<Value> outputs_;
   std::vector<std::vector<int64_t>> input_shapes_;
   std::unordered_map<std::string, std::string> operand_of_input_;  // input name -> operand
-  Term scratch_;
   int64_t helper_nodes_ = 0;
-  bool shapes_used_ = false;  // a size was read from the example inputs (Graph::fix_shape)
+  bool shapes_used_ = false;  // a size was read from the examples (Note [Import shapes])
 };
+
+/// torch's dtype names as pnnx writes them in casts and `dtype=` settings ("torch.float").
+bool torch_dtype(const std::string& name, ScalarType& dtype);
 
 /// The handler of each nn.*, F.*, torch.* and Tensor.* operator type (import_pnnx_ops.cpp).
 using PnnxHandler = std::function<void(PnnxImporter&, const PnnxOperator&)>;

@@ -655,14 +655,10 @@ std::unordered_map<std::string, PnnxHandler> make_table() {
                           {{"value", im.float_of(op, "value", 0.0)}}));
   };
   t["Tensor.to"] = [](I& im, const Op& op) {
-    const std::string dtype = im.str_of(op, "dtype", "");
-    static const std::unordered_map<std::string, ScalarType> names = {
-        {"torch.float", kFloat}, {"torch.double", kDouble},    {"torch.half", kHalf},
-        {"torch.long", kLong},   {"torch.int", kInt},          {"torch.bool", kBool},
-        {"torch.uint8", kByte},  {"torch.bfloat16", kBFloat16}};
-    auto it = names.find(dtype);
-    if (it == names.end()) return im.define(op, im.in(op, size_t{0}));  // a device or layout change
-    unary(im, op, "to", {{"dtype", it->second}});
+    ScalarType dtype = kFloat;
+    if (!torch_dtype(im.str_of(op, "dtype", ""), dtype))
+      return im.define(op, im.in(op, size_t{0}));  // a device or layout change
+    unary(im, op, "to", {{"dtype", dtype}});
   };
   // Comparisons: `other` a tensor input or a number.
   for (const char* name : {"eq", "ne", "gt", "ge", "lt", "le"})
