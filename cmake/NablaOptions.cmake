@@ -17,26 +17,28 @@ else()
 endif()
 
 function(nabla_apply_build_flags target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  # The flags are g++/clang's: CUDA sources (nvcc) get their own (cmake/NablaCuda.cmake).
+  set(cxx "$<COMPILE_LANGUAGE:CXX>")
+  target_compile_options(${target} PRIVATE "$<${cxx}:-Wall;-Wextra;-Wno-unused-parameter>")
   # Nothing reads errno or enables floating-point traps: without them std::sqrt,
   # std::floor, ... become inline vector instructions instead of scalar libm calls, and
   # loops with selects (vec_math.h) vectorize. IEEE results (NaN, inf, rounding) are kept.
-  target_compile_options(${target} PRIVATE -fno-math-errno -fno-trapping-math)
+  target_compile_options(${target} PRIVATE "$<${cxx}:-fno-math-errno;-fno-trapping-math>")
   if(NABLA_NATIVE)
-    target_compile_options(${target} PRIVATE -march=native)
+    target_compile_options(${target} PRIVATE "$<${cxx}:-march=native>")
   endif()
   if(NABLA_SANITIZE_FLAGS)
     # Frame pointers: the reports' stack traces are walked through them.
-    target_compile_options(${target} PRIVATE ${NABLA_SANITIZE_FLAGS} -fno-omit-frame-pointer)
+    target_compile_options(${target} PRIVATE
+                           "$<${cxx}:${NABLA_SANITIZE_FLAGS};-fno-omit-frame-pointer>")
     target_link_options(${target} PRIVATE ${NABLA_SANITIZE_FLAGS})
   endif()
   if(NABLA_FUZZ)
     # Every object carries libFuzzer's coverage counters and the sanitizers' checks; the
     # fuzz targets link the fuzzer's main (tests/fuzz/CMakeLists.txt). UB aborts, so the
     # fuzzer sees it as a crash.
-    target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link,address,undefined
-                                             -fno-sanitize-recover=undefined
-                                             -fno-omit-frame-pointer -gline-tables-only)
+    target_compile_options(${target} PRIVATE
+      "$<${cxx}:-fsanitize=fuzzer-no-link,address,undefined;-fno-sanitize-recover=undefined;-fno-omit-frame-pointer;-gline-tables-only>")
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)
   endif()
 endfunction()

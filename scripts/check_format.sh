@@ -3,7 +3,7 @@
 # makes of it, listing the files. `scripts/check_format.sh --fix` rewrites them instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-files=$(git ls-files '*.h' '*.cpp' '*.inc' '*.def' 2>/dev/null || find src include tests bench examples -name '*.h' -o -name '*.cpp')
+files=$(git ls-files '*.h' '*.cpp' '*.cu' '*.cuh' '*.inc' '*.def' 2>/dev/null || find src include tests bench examples -name '*.h' -o -name '*.cpp' -o -name '*.cu')
 if [ "${1:-}" = "--fix" ]; then
   echo "$files" | xargs clang-format -i
   exit 0

@@ -105,7 +105,11 @@ double test_accuracy(Cnn& model, const std::string& root) {
 int run(const Args& args) {
   if (args.threads > 0) nabla::set_num_threads(args.threads);
   std::shared_ptr<dist::ProcessGroup> pg;
-  if (!args.local) pg = dist::init_process_group({args.backend});
+  if (!args.local) {
+    dist::InitOptions init;
+    init.backend = args.backend;
+    pg = dist::init_process_group(init);
+  }
   const int rank = pg ? pg->getRank() : 0, world = pg ? pg->getSize() : 1;
   const bool lead = rank == 0;
   NABLA_CHECK(args.batch_size % world == 0, "distributed: --batch-size ", args.batch_size,

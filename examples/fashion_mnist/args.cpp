@@ -9,6 +9,7 @@ namespace {
   std::cerr << "usage: fashion_mnist [--model mlp|cnn] [--epochs N] [--batch-size N] [--lr X]\n"
                "                     [--threads N] [--data DIR] [--out DIR] [--resume CKPT]\n"
                "                     [--eval-only CKPT] [--seed N] [--limit N]\n"
+               "                     [--device cpu|cuda|cuda:N]\n"
                "Trains on Fashion-MNIST (Debian's dataset-fashion-mnist by default), evaluates on\n"
                "the test set after each epoch, saves OUT/checkpoint-epochN.safetensors and\n"
                "OUT/curves.svg.\n";
@@ -50,6 +51,8 @@ Args parse_args(int argc, char** argv) {
         a.seed = std::stoull(v);
       else if (flag == "--limit")
         a.limit = std::stoll(v);
+      else if (flag == "--device")
+        a.device = v;
       else {
         std::cerr << "fashion_mnist: unknown flag " << flag << "\n";
         usage(2);

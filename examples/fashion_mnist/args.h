@@ -14,7 +14,8 @@ struct Args {
   std::string resume;     // checkpoint to continue from
   std::string eval_only;  // checkpoint to evaluate
   uint64_t seed = 0;
-  int64_t limit = 0;  // train on the first N examples per epoch (0: all); for smoke tests
+  int64_t limit = 0;           // train on the first N examples per epoch (0: all); for smoke tests
+  std::string device = "cpu";  // cpu | cuda | cuda:N
 };
 
 /// Parses argv; prints usage and exits on --help or a bad flag.

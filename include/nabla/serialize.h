@@ -24,8 +24,9 @@ namespace nabla {
 
 void save(const Tensor& tensor, const std::string& path);
 void save(const std::vector<Tensor>& tensors, const std::string& path);
-void load(Tensor& tensor, const std::string& path);
-void load(std::vector<Tensor>& tensors, const std::string& path);
+/// With `device`, the loaded tensors are placed there (torch::load's device argument).
+void load(Tensor& tensor, const std::string& path, optional<Device> device = nullopt);
+void load(std::vector<Tensor>& tensors, const std::string& path, optional<Device> device = nullopt);
 
 namespace serialize::detail {
 /// Raises if `archive` has entries that nothing read (`what` names the destination).
@@ -54,9 +55,9 @@ void save(const T& handle, const std::string& path) {
 
 template <class T>
 requires requires(T& v, serialize::InputArchive& a) { v.load(a); }
-void load(T& value, const std::string& path) {
+void load(T& value, const std::string& path, optional<Device> device = nullopt) {
   serialize::InputArchive archive;
-  archive.load_from(path);
+  archive.load_from(path, device);
   value.load(archive);
   serialize::detail::check_all_read(archive, "the destination", path);
 }
@@ -64,17 +65,21 @@ void load(T& value, const std::string& path) {
 /// them all; without, what matches is loaded and the differences are returned.
 template <class T>
 requires requires(T& v, serialize::InputArchive& a) { v->load(a); }
-serialize::IncompatibleKeys load(T& handle, const std::string& path, bool strict) {
+serialize::IncompatibleKeys load(T& handle, const std::string& path, bool strict,
+                                 optional<Device> device = nullopt) {
   serialize::InputArchive archive;
-  archive.load_from(path);
+  archive.load_from(path, device);
   archive.collect_mismatches(true);
   handle->load(archive);
   auto problems = archive.incompatible_keys();
   if (strict) serialize::detail::check_compatible(problems, handle->name(), path);
   return problems;
 }
+/// A module, strictly; with `device` its parameters and buffers move there (as LibTorch's).
 template <class T>
 requires requires(T& v, serialize::InputArchive& a) { v->load(a); }
-void load(T& handle, const std::string& path) { load(handle, path, /*strict=*/true); }
+void load(T& handle, const std::string& path, optional<Device> device = nullopt) {
+  load(handle, path, /*strict=*/true, device);
+}
 
 }  // namespace nabla

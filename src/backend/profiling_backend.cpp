@@ -1,5 +1,6 @@
 #include "backend/profiling_backend.h"
 
+#include "nabla/core/cuda.h"
 #include "nabla/core/profiler.h"
 
 namespace nabla {
@@ -64,13 +65,33 @@ const char* kernel_name(KernelBackend::Distribution d) {
   return "random";
 }
 
+namespace {
+
+// A GPU kernel is queued, not run, when its call returns: while profiling, the event waits
+// for the device's stream before it ends, so its time is the kernel's (the program runs
+// slower under the profiler, as with CUDA's own blocking launches).
+struct WaitForDevice {
+  DeviceType type;
+  ~WaitForDevice() {
+    if (type == DeviceType::CUDA) {
+      try {
+        cuda::getCurrentCUDAStream().synchronize();
+      } catch (const Error&) {  // the kernel's own error surfaces at its next call
+      }
+    }
+  }
+};
+
+}  // namespace
+
 // Each entry times the forwarded call (`return` of a void call is fine for the void ones).
 #define NABLA_KERNEL_METHOD(Ret, name, params, args, event) \
   Ret ProfilingBackend::name params {                       \
     RecordFunction rec(event, EventKind::Kernel);           \
+    WaitForDevice wait{inner_.device_type()};               \
     return inner_.name args;                                \
   }
-#include "backend/kernel_methods.def"
+#include "nabla/backend/kernel_methods.def"
 #undef NABLA_KERNEL_METHOD
 
 }  // namespace nabla

@@ -3,7 +3,7 @@
 // backend_for() hands out this KernelBackend, which times each kernel call as a Kernel event
 // named after the entry and its op ("binary.Mul", "unary.Tanh", "reduce.Sum", "gemm", ...)
 // and forwards it unchanged to the device's own backend. A new KernelBackend entry must be
-// listed in backend/kernel_methods.def, which declares and forwards it here.
+// listed in nabla/backend/kernel_methods.def, which declares and forwards it here.
 #include "nabla/backend/backend.h"
 
 namespace nabla {
@@ -13,7 +13,7 @@ class ProfilingBackend final : public KernelBackend {
   explicit ProfilingBackend(KernelBackend& inner) : inner_(inner) {}
   DeviceType device_type() const override { return inner_.device_type(); }
 #define NABLA_KERNEL_METHOD(Ret, name, params, args, event) Ret name params override;
-#include "backend/kernel_methods.def"
+#include "nabla/backend/kernel_methods.def"
 #undef NABLA_KERNEL_METHOD
 
  private:

@@ -28,7 +28,10 @@ Device::Device(const std::string& spec) : type_(DeviceType::CPU), index_(-1) {
 
 std::string Device::str() const {
   std::string s = type_ == DeviceType::CPU ? "cpu" : "cuda";
-  if (index_ >= 0) s += ":" + std::to_string(index_);
+  if (index_ >= 0) {
+    s += ':';
+    s += std::to_string(index_);
+  }
   return s;
 }
 
@@ -36,10 +39,5 @@ std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str
 std::ostream& operator<<(std::ostream& os, DeviceType t) {
   return os << (t == DeviceType::CPU ? "cpu" : "cuda");
 }
-
-namespace cuda {
-bool is_available() { return false; }
-int64_t device_count() { return 0; }
-}  // namespace cuda
 
 }  // namespace nabla

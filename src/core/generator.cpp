@@ -2,6 +2,9 @@
 
 #include <random>
 
+#include "nabla/core/cuda.h"
+#include "nabla/core/error.h"
+
 namespace nabla {
 
 Generator::Generator(uint64_t seed) : state_(std::make_shared<State>()) { state_->seed = seed; }
@@ -46,7 +49,19 @@ Generator& default_generator() {
   return gen;
 }
 
-void manual_seed(uint64_t seed) { default_generator().set_current_seed(seed); }
+Generator& default_generator(Device device) {
+  if (device.is_cpu()) return default_generator();
+  // One per CUDA device, as LibTorch's; created on first use with the default seed.
+  static Generator* cuda_generators = new Generator[16];
+  const int index = device.has_index() ? device.index() : static_cast<int>(cuda::current_device());
+  NABLA_CHECK(index >= 0 && index < 16, "default_generator: no CUDA device ", device);
+  return cuda_generators[index];
+}
+
+void manual_seed(uint64_t seed) {
+  default_generator().set_current_seed(seed);
+  cuda::manual_seed_all(seed);  // as torch::manual_seed (nothing without a GPU)
+}
 
 Generator make_generator(uint64_t seed) { return Generator(seed); }
 

@@ -278,9 +278,11 @@ void append_trailer(std::string& out, const Tensor& t) {
 
 std::string render(const Tensor& t) {
   if (!t.defined()) return "[ Tensor (undefined) ]";
-  // 16-bit floats print their values as float32 (the trailer keeps their dtype).
-  if (isReducedFloatingType(t.scalar_type())) {
-    std::string body = render(t.to(kFloat));
+  // 16-bit floats print their values as float32, and a GPU tensor its host copy (the
+  // trailer keeps their dtype and device).
+  if (isReducedFloatingType(t.scalar_type()) || !t.is_cpu()) {
+    const ScalarType printed = isReducedFloatingType(t.scalar_type()) ? kFloat : t.scalar_type();
+    std::string body = render(t.detach().to(Device(kCPU), printed));
     std::string trailer;
     append_trailer(trailer, t);
     return body.substr(0, body.rfind(" Tensor(")) + trailer;

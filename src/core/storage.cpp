@@ -2,15 +2,14 @@
 
 #include <cstring>
 
+#include "core/device_memory.h"
 #include "nabla/core/error.h"
 
 namespace nabla {
 
 StorageImpl::StorageImpl(size_t nbytes, Device device)
-    : data_(nullptr), nbytes_(nbytes), device_(device), owned_(true) {
-  NABLA_CHECK(device.is_cpu(), "Storage: device ", device,
-              " is not available in this build (only cpu)");
-  data_ = cpu_alloc(nbytes);
+    : data_(nullptr), nbytes_(nbytes), device_(detail::resolve_device(device)), owned_(true) {
+  data_ = detail::device_alloc(nbytes, device_);
 }
 
 StorageImpl::StorageImpl(void* data, size_t nbytes, Device device,
@@ -23,16 +22,16 @@ void StorageImpl::grow(size_t nbytes) {
               "Trying to resize storage that is not resizable: it wraps memory given to "
               "from_blob (",
               nbytes_, " bytes; ", nbytes, " needed)");
-  void* fresh = cpu_alloc(nbytes);
-  if (nbytes_ > 0) std::memcpy(fresh, data_, nbytes_);
-  cpu_free(data_, nbytes_);
+  void* fresh = detail::device_alloc(nbytes, device_);
+  detail::copy_bytes(fresh, device_, data_, device_, nbytes_, /*non_blocking=*/false);
+  detail::device_free(data_, nbytes_, device_);
   data_ = fresh;
   nbytes_ = nbytes;
 }
 
 StorageImpl::~StorageImpl() {
   if (owned_)
-    cpu_free(data_, nbytes_);
+    detail::device_free(data_, nbytes_, device_);
   else if (deleter_)
     deleter_(data_);
 }

@@ -140,31 +140,42 @@ void Module::train(bool on) {
   for (auto& child : children_) child.value()->train(on);
 }
 
-void Module::to(Device device, ScalarType dtype, bool non_blocking) {
+namespace {
+
+// Replaces the data of every parameter and buffer (and of a parameter's gradient) of `m`
+// and its descendants by `convert(tensor)`, keeping their identity (set_data), as
+// LibTorch's Module::to.
+template <class Convert>
+void convert_all(Module& m, Convert convert) {
   NoGradGuard no_grad;
-  auto convert = [&](Tensor& t) {
-    if (!t.defined()) return;
-    ScalarType target = t.is_floating_point() ? dtype : t.scalar_type();
-    t.set_data(t.to(device, target, non_blocking));
-    Tensor& g = t.mutable_grad();
-    if (g.defined()) g = g.to(device, target, non_blocking);
-  };
-  apply([&](Module& m) {
-    for (auto& p : m.parameters_) convert(p.value());
-    for (auto& b : m.buffers_) convert(b.value());
+  m.apply([&](Module& sub) {
+    for (auto& t : sub.parameters(/*recurse=*/false)) {
+      t.set_data(convert(t));
+      Tensor& g = t.mutable_grad();
+      if (g.defined()) g = convert(g);
+    }
+    for (auto& t : sub.buffers(/*recurse=*/false))
+      if (t.defined()) t.set_data(convert(t));
   });
 }
 
-void Module::to(ScalarType dtype, bool non_blocking) { to(Device(kCPU), dtype, non_blocking); }
+}  // namespace
+
+// Floating tensors take `dtype`; integer buffers (num_batches_tracked) keep theirs.
+void Module::to(Device device, ScalarType dtype, bool non_blocking) {
+  convert_all(*this, [&](const Tensor& t) {
+    return t.to(device, t.is_floating_point() ? dtype : t.scalar_type(), non_blocking);
+  });
+}
+
+void Module::to(ScalarType dtype, bool non_blocking) {
+  convert_all(*this, [&](const Tensor& t) {
+    return t.to(t.device(), t.is_floating_point() ? dtype : t.scalar_type(), non_blocking);
+  });
+}
 
 void Module::to(Device device, bool non_blocking) {
-  NoGradGuard no_grad;
-  apply([&](Module& m) {
-    for (auto* dict : {&m.parameters_, &m.buffers_})
-      for (auto& t : *dict)
-        if (t.value().defined())
-          t.value().set_data(t.value().to(TensorOptions(device), non_blocking));
-  });
+  convert_all(*this, [&](const Tensor& t) { return t.to(device, t.scalar_type(), non_blocking); });
 }
 
 void Module::zero_grad(bool set_to_none) {

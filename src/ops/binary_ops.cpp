@@ -64,7 +64,8 @@ std::pair<ScalarType, ScalarType> binary_dtypes(BinaryOp op, ScalarType common, 
 void check_integer_divisor(BinaryOp op, const Tensor& b, ScalarType compute, const char* name) {
   if ((op != BinaryOp::Remainder && op != BinaryOp::Fmod) || isFloatingType(compute)) return;
   Tensor bz = empty_tensor(b.sizes(), kBool, b.device());
-  backend_for(b).binary(BinaryOp::Eq, bz, cast(b, compute), ops::scalar_tensor(0, compute), 1);
+  backend_for(b).binary(BinaryOp::Eq, bz, cast(b, compute),
+                        ops::scalar_tensor(0, compute, b.device()), 1);
   NABLA_CHECK(!bz.any().item<bool>(), name, ": ZeroDivisionError (integer remainder by zero)");
 }
 
@@ -236,11 +237,12 @@ Tensor binary_recorded(BinaryOp op, const Tensor& a, const Tensor& b, ScalarType
   return out;
 }
 
-Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const char* name,
+Tensor binary_op(BinaryOp op, const Tensor& a_in, const Tensor& b_in, const char* name,
                  const Scalar& alpha = 1) {
-  ops::check_defined(a, name);
-  ops::check_defined(b, name);
-  ops::check_same_device(a, b, name);
+  ops::check_defined(a_in, name);
+  ops::check_defined(b_in, name);
+  Tensor a = a_in, b = b_in;
+  ops::unify_devices(a, b, name);
   return binary_recorded(op, a, b, ops::result_type(a, b), alpha, name, false, false);
 }
 
@@ -260,10 +262,13 @@ Tensor binary_op(BinaryOp op, const Scalar& a, const Tensor& b, const char* name
 }
 
 // `other_scalar`: other was a Scalar (x.mul_(2) records MulBackward1, as LibTorch).
-const Tensor& binary_op_(BinaryOp op, const Tensor& self, const Tensor& other, const char* name,
+const Tensor& binary_op_(BinaryOp op, const Tensor& self, const Tensor& other_in, const char* name,
                          const Scalar& alpha = 1, bool other_scalar = false) {
   ops::check_defined(self, name);
-  ops::check_defined(other, name);
+  ops::check_defined(other_in, name);
+  Tensor other = other_in;
+  if (other.device() != self.device() && other.dim() == 0 && other.is_cpu())
+    other = other.to(self.device(), other.scalar_type());
   ops::check_same_device(self, other, name);
   ScalarType common = ops::result_type(self, other);
   auto [compute, out_t] = binary_dtypes(op, promoteTypes(common, self.scalar_type()), name);

@@ -531,7 +531,7 @@ Tensor Tensor::floor_divide(const Tensor& o) const {
 }
 Tensor Tensor::floor_divide(const Scalar& o) const {
   NABLA_TRACED("floor_divide", {*this}, {"other", o});
-  return floor_divide(ops::scalar_tensor(o, ops::result_type(*this, o)));
+  return floor_divide(ops::scalar_tensor(o, ops::result_type(*this, o), device()));
 }
 const Tensor& Tensor::floor_divide_(const Tensor& o) const {
   return ops::inplace_from(*this, "floor_divide_",
@@ -660,19 +660,19 @@ Tensor Tensor::positive() const {
 Tensor Tensor::isneginf() const {
   NABLA_TRACED("isneginf", {*this});
   ops::check_defined(*this, "isneginf");
-  if (!is_floating_point()) return zeros(sizes(), TensorOptions(kBool));
+  if (!is_floating_point()) return zeros(sizes(), options().dtype(kBool));
   return *this == -std::numeric_limits<double>::infinity();
 }
 Tensor Tensor::isposinf() const {
   NABLA_TRACED("isposinf", {*this});
   ops::check_defined(*this, "isposinf");
-  if (!is_floating_point()) return zeros(sizes(), TensorOptions(kBool));
+  if (!is_floating_point()) return zeros(sizes(), options().dtype(kBool));
   return *this == std::numeric_limits<double>::infinity();
 }
 Tensor Tensor::isreal() const {
   NABLA_TRACED("isreal", {*this});
   ops::check_defined(*this, "isreal");
-  return ones(sizes(), TensorOptions(kBool));
+  return ones(sizes(), options().dtype(kBool));
 }
 
 Tensor Tensor::nan_to_num(optional<double> nan, optional<double> posinf,

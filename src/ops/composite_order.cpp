@@ -45,7 +45,7 @@ std::tuple<Tensor, Tensor> median_values(const Tensor& x, int64_t d, bool keepdi
   NoGradGuard no_grad;
   const int64_t n = x.dim() == 0 ? 1 : x.size(d);
   auto [sorted, order] =
-      x.dim() == 0 ? std::tuple<Tensor, Tensor>{x.view({1}), zeros({1}, TensorOptions(kLong))}
+      x.dim() == 0 ? std::tuple<Tensor, Tensor>{x.view({1}), zeros({1}, x.options().dtype(kLong))}
                    : x.sort(d);
   const int64_t sd = x.dim() == 0 ? 0 : d;
   // NaN sorts last: the count of non-NaN values per row picks the position.
@@ -92,9 +92,9 @@ std::tuple<Tensor, Tensor> mode_values(const Tensor& self, int64_t d, bool keepd
   auto [sorted, order] = x.sort(sd);
   Rows sr = ops::rows_of(sorted, sd), orr = ops::rows_of(order, sd);
   Tensor pos = empty({sr.rows, 1}, TensorOptions(kLong));
-  const double* sp = sr.data.data_ptr<double>();
-  const double* op = orr.data.data_ptr<double>();
-  int64_t* pp = pos.data_ptr<int64_t>();
+  const double* sp = ops::host_ptr<double>(sr.data);
+  const double* op = ops::host_ptr<double>(orr.data);
+  int64_t* pp = ops::host_ptr<int64_t>(pos);
   for (int64_t r = 0; r < sr.rows; ++r) {
     const double* v = sp + r * sr.n;
     int64_t best = 0, best_len = 0;
@@ -173,7 +173,7 @@ ops::Rows slices_of(const Tensor& x, int64_t d) {
 std::tuple<Tensor, Tensor, Tensor> gather_unique(const Tensor& x, int64_t d, const ops::Rows& r,
                                                  const std::vector<int64_t>& order, bool inverse,
                                                  bool counts) {
-  const double* p = r.data.data_ptr<double>();
+  const double* p = ops::host_ptr<double>(r.data);
   auto same = [&](int64_t a, int64_t b) {
     return std::equal(p + a * r.n, p + (a + 1) * r.n, p + b * r.n);
   };
@@ -203,7 +203,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& x, int64_t dim, bool
   ops::Rows r = slices_of(x, d);
   std::vector<int64_t> order(static_cast<size_t>(r.rows));
   for (int64_t i = 0; i < r.rows; ++i) order[static_cast<size_t>(i)] = i;
-  const double* p = r.data.data_ptr<double>();
+  const double* p = ops::host_ptr<double>(r.data);
   std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
     return std::lexicographical_compare(p + a * r.n, p + (a + 1) * r.n, p + b * r.n,
                                         p + (b + 1) * r.n);

@@ -68,9 +68,9 @@ variable_list cumprod_backward(OpNode<ScanState>& n, const variable_list& grads)
   }
   Rows xr = rows_of(x, d), gr = rows_of(grads[0], d);
   Tensor res = zeros({xr.rows, xr.n}, TensorOptions(kDouble));
-  const double* xp = xr.data.data_ptr<double>();
-  const double* gp = gr.data.data_ptr<double>();
-  double* rp = res.data_ptr<double>();
+  const double* xp = ops::host_ptr<double>(xr.data);
+  const double* gp = ops::host_ptr<double>(gr.data);
+  double* rp = ops::host_ptr<double>(res);
   for (int64_t r = 0; r < xr.rows; ++r) {
     const double* xi = xp + r * xr.n;
     const double* gi = gp + r * xr.n;
@@ -132,8 +132,8 @@ std::tuple<Tensor, Tensor> cum_extreme(const Tensor& x, int64_t dim, bool is_max
   const int64_t d = ops::wrap_dim(dim, x.dim(), op);
   Rows xr = rows_of(x, d);
   Tensor idx = empty({xr.rows, xr.n}, TensorOptions(kLong));
-  const double* xp = xr.data.data_ptr<double>();
-  int64_t* ip = idx.data_ptr<int64_t>();
+  const double* xp = ops::host_ptr<double>(xr.data);
+  int64_t* ip = ops::host_ptr<int64_t>(idx);
   for (int64_t r = 0; r < xr.rows; ++r) {
     int64_t best = 0;
     for (int64_t k = 0; k < xr.n; ++k) {
@@ -258,7 +258,7 @@ Tensor Tensor::cumprod(int64_t dim, optional<ScalarType> dtype) const {
       kCumprodBackward0, {&x},
       [&] {
         Rows xr = rows_of(x, d);
-        double* p = xr.data.data_ptr<double>();
+        double* p = ops::host_ptr<double>(xr.data);
         for (int64_t r = 0; r < xr.rows; ++r)
           for (int64_t k = 1; k < xr.n; ++k) p[r * xr.n + k] *= p[r * xr.n + k - 1];
         return from_rows(xr.data, x, d, t);
@@ -350,7 +350,7 @@ Tensor Tensor::histc(int64_t bins, const Scalar& min, const Scalar& max) const {
   double lo = min.toDouble(), hi = max.toDouble();
   NABLA_CHECK(lo <= hi, "histc: max must be larger than min");
   Tensor flat = detach().to(kDouble).contiguous().view({-1});
-  const double* p = flat.data_ptr<double>();
+  const double* p = ops::host_ptr<double>(flat);
   const int64_t n = flat.numel();
   if (lo == hi && n > 0) {
     lo = *std::min_element(p, p + n);
@@ -387,7 +387,7 @@ Tensor Tensor::bincount(const optional<Tensor>& weights, int64_t minlength) cons
                 "bincount: weights should be 1-d and have the same length as input (got ",
                 weights->sizes(), ")");
   Tensor idx = to(kLong).contiguous();
-  const int64_t* ip = idx.data_ptr<int64_t>();
+  const int64_t* ip = ops::host_ptr<int64_t>(idx);
   int64_t len = minlength;
   for (int64_t i = 0; i < numel(); ++i) {
     NABLA_CHECK(ip[i] >= 0, "bincount only supports 1-d non-negative integral inputs (found ",
@@ -400,7 +400,7 @@ Tensor Tensor::bincount(const optional<Tensor>& weights, int64_t minlength) cons
   std::vector<double> acc(static_cast<size_t>(len), 0.0);
   Tensor w = weighted ? weights->detach().to(kDouble).contiguous() : Tensor();
   for (int64_t i = 0; i < numel(); ++i)
-    acc[static_cast<size_t>(ip[i])] += weighted ? w.data_ptr<double>()[i] : 1.0;
+    acc[static_cast<size_t>(ip[i])] += weighted ? ops::host_ptr<double>(w)[i] : 1.0;
   return tensor(acc, TensorOptions(kDouble)).to(out_type);
 }
 

@@ -278,14 +278,14 @@ Tensor Tensor::repeat_interleave(const Tensor& repeats, optional<int64_t> dim,
               "repeat_interleave: repeats must have the same size as input along "
               "dim (",
               repeats.size(0), " vs ", input.size(d), ")");
-  Tensor r = repeats.to(kLong).contiguous();
-  const int64_t* rp = r.data_ptr<int64_t>();
+  Tensor r = ops::host_values(repeats.to(kLong).contiguous());
+  const int64_t* rp = ops::host_ptr<int64_t>(r);
   std::vector<int64_t> idx;
   for (int64_t i = 0; i < r.numel(); ++i) {
     NABLA_CHECK(rp[i] >= 0, "repeat_interleave: repeats can not be negative");
     idx.insert(idx.end(), static_cast<size_t>(rp[i]), i);
   }
-  return input.index_select(d, tensor(idx, TensorOptions(kLong)));
+  return input.index_select(d, tensor(idx, TensorOptions(kLong).device(input.device())));
 }
 
 Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source,

@@ -19,6 +19,12 @@ Tensor finish(Tensor t, const TensorOptions& o) {
   return t;
 }
 
+// A factory whose values are computed on the host (arange, linspace, randperm) makes them
+// on the CPU and moves them to the requested device once.
+Tensor placed(const Tensor& t, const TensorOptions& o) {
+  return o.device().is_cpu() ? t : t.to(o.device(), t.scalar_type());
+}
+
 Tensor filled(IntArrayRef size, const Scalar& v, const TensorOptions& o, ScalarType dtype) {
   Tensor t = ops::empty_tensor(size, dtype, o.device());
   if (isReducedFloatingType(dtype))
@@ -34,7 +40,7 @@ Tensor random_tensor(KernelBackend::Distribution d, IntArrayRef size, optional<G
   Tensor t = ops::empty_tensor(size, o.dtype(), o.device());
   if (d == KernelBackend::Distribution::Uniform || d == KernelBackend::Distribution::Normal)
     NABLA_CHECK(t.is_floating_point(), op, ": expected a floating dtype, got ", t.scalar_type());
-  Generator& g = gen ? *gen : default_generator();
+  Generator& g = gen ? *gen : default_generator(t.device());
   auto [seed, offset] = g.reserve(static_cast<uint64_t>(t.numel()));
   backend_for(t).random(d, t, seed, offset, a, b);
   return finish(t, o);
@@ -87,24 +93,24 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
   } else {
     n = static_cast<int64_t>(std::ceil((e - s) / st));
   }
-  Tensor t = ops::empty_tensor({n}, dt, o.device());
-  Tensor idx = ops::empty_tensor({n}, kDouble);
-  double* p = idx.data_ptr<double>();
+  Tensor t = ops::empty_tensor({n}, dt, Device(kCPU));
+  Tensor idx = ops::empty_tensor({n}, kDouble, Device(kCPU));
+  double* p = ops::host_ptr<double>(idx);
   for (int64_t i = 0; i < n; ++i) p[i] = s + st * static_cast<double>(i);
   if (all_int && dt == kLong) {
-    int64_t* q = t.data_ptr<int64_t>();
+    int64_t* q = ops::host_ptr<int64_t>(t);
     for (int64_t i = 0; i < n; ++i) q[i] = start.toLong() + step.toLong() * i;
   } else {
     backend_for(t).copy(t, idx);
   }
-  return finish(t, o);
+  return finish(placed(t, o), o);
 }
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const TensorOptions& o) {
   NABLA_CHECK(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
   double s = start.toDouble(), e = end.toDouble();
-  Tensor idx = ops::empty_tensor({steps}, kDouble);
-  double* p = idx.data_ptr<double>();
+  Tensor idx = ops::empty_tensor({steps}, kDouble, Device(kCPU));
+  double* p = ops::host_ptr<double>(idx);
   double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
   if (steps == 1) e = s;  // a single step is `start`, as LibTorch
   // Like LibTorch, fill the second half from the end so `end` is exact.
@@ -112,25 +118,25 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
   for (int64_t i = 0; i < steps; ++i)
     p[i] = i < half ? s + step * static_cast<double>(i)
                     : e - step * static_cast<double>(steps - 1 - i);
-  Tensor t = ops::empty_tensor({steps}, o.dtype(), o.device());
+  Tensor t = ops::empty_tensor({steps}, o.dtype(), Device(kCPU));
   backend_for(t).copy(t, idx);
-  return finish(t, o);
+  return finish(placed(t, o), o);
 }
 
 Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base,
                 const TensorOptions& o) {
   ops::UntracedScope untraced;  // a constant when traced, not its steps
   Tensor lin = linspace(start, end, steps, TensorOptions().dtype(kDouble));
-  double* p = lin.data_ptr<double>();
+  double* p = ops::host_ptr<double>(lin);
   for (int64_t i = 0; i < steps; ++i) p[i] = std::pow(base, p[i]);
-  return finish(lin.to(o.dtype()), o);
+  return finish(lin.to(o.device(), o.dtype()), o);
 }
 
 Tensor eye(int64_t n, const TensorOptions& o) { return eye(n, n, o); }
 Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
   NABLA_CHECK(n >= 0 && m >= 0, "eye: n and m must be non-negative, got n=", n, ", m=", m);
   Tensor t = zeros({n, m}, o.requires_grad(false));
-  Tensor one = ops::scalar_tensor(1, t.scalar_type());
+  Tensor one = ops::scalar_tensor(1, t.scalar_type(), t.device());
   Tensor diag = t.diagonal();
   backend_for(t).copy(diag, one.expand(diag.sizes()));
   return finish(t, o);
@@ -169,14 +175,14 @@ Tensor randperm(int64_t n, optional<Generator> g, const TensorOptions& o) {
   NABLA_CHECK(n >= 0, "randperm: n must be non-negative, got ", n);
   // Fisher-Yates driven by one reserved block of counters: deterministic per seed.
   Tensor r = randint(0, std::numeric_limits<int64_t>::max(), {n}, g, TensorOptions(kLong));
-  const int64_t* rv = r.data_ptr<int64_t>();
+  const int64_t* rv = ops::host_ptr<int64_t>(r);
   std::vector<int64_t> perm(static_cast<size_t>(n));
   std::iota(perm.begin(), perm.end(), 0);
   for (int64_t i = n - 1; i > 0; --i) std::swap(perm[i], perm[rv[i] % (i + 1)]);
-  Tensor t = ops::empty_tensor({n}, kLong);
-  std::copy(perm.begin(), perm.end(), t.data_ptr<int64_t>());
+  Tensor t = ops::empty_tensor({n}, kLong, Device(kCPU));
+  std::copy(perm.begin(), perm.end(), ops::host_ptr<int64_t>(t));
   TensorOptions opts = o.has_dtype() ? o : o.dtype(kLong);
-  return finish(ops::cast(t, opts.dtype()), opts);
+  return finish(placed(ops::cast(t, opts.dtype()), opts), opts);
 }
 
 Tensor bernoulli(const Tensor& p, optional<Generator> g) {
@@ -374,7 +380,7 @@ Tensor TensorDataContainer::convert_to_tensor(const TensorOptions& o) const {
   std::vector<Scalar> flat;
   flatten_into(flat);
   ScalarType dt = o.has_dtype() ? o.dtype() : dtype_;
-  Tensor t = ops::empty_tensor(sizes_, dt, o.device());
+  Tensor t = ops::empty_tensor(sizes_, dt, Device(kCPU));
 
   // Each element converted to the C++ type of the dtype; half and bfloat16 through double.
   auto fill = [&](auto* p) {
@@ -384,11 +390,11 @@ Tensor TensorDataContainer::convert_to_tensor(const TensorOptions& o) const {
   detail::visit_dtype(
       dt, [&](auto tag) { fill(t.data_ptr<typename decltype(tag)::type>()); },
       [&] {
-        Tensor d = ops::empty_tensor(sizes_, kDouble, o.device());
-        fill(d.data_ptr<double>());
+        Tensor d = ops::empty_tensor(sizes_, kDouble, Device(kCPU));
+        fill(ops::host_ptr<double>(d));
         ops::copy_with_reduced(t, d);
       });
-  return finish(t, o);
+  return finish(placed(t, o), o);
 }
 
 Tensor tensor(const TensorDataContainer& data, const TensorOptions& options) {

@@ -172,15 +172,16 @@ bool make_advanced_index(const Tensor& self, const std::vector<optional<Tensor>>
 
   // linear = sum_j wrap(index_j) * (product of the sizes of the indexed dims after j).
   const int64_t n = checked_numel(shape, "index");
-  out.linear = empty_tensor(shape, kLong, self.device());
-  int64_t* lin = out.linear.data_ptr<int64_t>();
+  // Computed on the host (Note [Host reads]: the bounds checks read the indices there).
+  out.linear = empty_tensor(shape, kLong, Device(kCPU));
+  int64_t* lin = ops::host_ptr<int64_t>(out.linear);
   std::fill(lin, lin + n, 0);
   int64_t block_stride = 1;
   for (int64_t j = k - 1; j >= 0; --j) {
     const int64_t d = pos[j];
     const int64_t size = self.size(d);
-    Tensor idx = per_dim[d].expand(shape).contiguous();
-    const int64_t* ip = idx.data_ptr<int64_t>();
+    Tensor idx = ops::host_values(per_dim[d].expand(shape).contiguous());
+    const int64_t* ip = ops::host_ptr<int64_t>(idx);
     for (int64_t i = 0; i < n; ++i) {
       int64_t v = ip[i];
       NABLA_CHECK(v >= -size && v < size, "index: index ", v, " is out of bounds for dimension ", d,
@@ -189,6 +190,7 @@ bool make_advanced_index(const Tensor& self, const std::vector<optional<Tensor>>
     }
     block_stride *= size;
   }
+  if (!self.is_cpu()) out.linear = out.linear.to(self.device(), kLong);
   return true;
 }
 

@@ -32,8 +32,9 @@ void check_index_values(const Tensor& index, int64_t size, int64_t dim, const ch
   DimVector distinct(index.sizes().begin(), index.sizes().end());
   for (int64_t d = 0; d < index.dim(); ++d)
     if (index.stride(d) == 0) distinct[static_cast<size_t>(d)] = 1;
-  Tensor c = ops::make_view(index, distinct, index.strides(), index.storage_offset()).contiguous();
-  const int64_t* p = c.data_ptr<int64_t>();
+  Tensor c = ops::host_values(
+      ops::make_view(index, distinct, index.strides(), index.storage_offset()).contiguous());
+  const int64_t* p = ops::host_ptr<int64_t>(c);
   for (int64_t i = 0, n = c.numel(); i < n; ++i)
     NABLA_CHECK(p[i] >= 0 && p[i] < size, op, ": index ", p[i], " is out of bounds for dimension ",
                 dim, " with size ", size);
@@ -47,7 +48,7 @@ Tensor embed(const Tensor& t, IntArrayRef shape) {
   for (int64_t d = 0; d < t.dim(); ++d) {
     DimVector s(t.dim(), 1);
     s[d] = t.size(d);
-    coords.emplace_back(arange(t.size(d), TensorOptions(kLong)).view(s));
+    coords.emplace_back(arange(t.size(d), t.options().dtype(kLong)).view(s));
   }
   return zeros_like_of(shape, t).index_put(coords, t);
 }

@@ -96,15 +96,16 @@ Tensor masked_select_impl(const Tensor& self, const Tensor& mask) {
   DimVector shape = ops::broadcast_shapes(self.sizes(), mask.sizes(), "masked_select");
   // Row-major positions of the true mask elements in the broadcast shape, then one
   // index_select over self flattened to that shape.
-  Tensor m = ops::cast(mask, kBool).expand(shape).contiguous();
-  const bool* mp = m.data_ptr<bool>();
+  Tensor m = ops::host_values(ops::cast(mask, kBool).expand(shape).contiguous());
+  const bool* mp = ops::host_ptr<bool>(m);
   const int64_t n = m.numel();
   int64_t count = 0;
   for (int64_t i = 0; i < n; ++i) count += mp[i];
-  Tensor pos = empty_tensor({count}, kLong, self.device());
-  int64_t* pp = pos.data_ptr<int64_t>();
+  Tensor pos = empty_tensor({count}, kLong, Device(kCPU));
+  int64_t* pp = ops::host_ptr<int64_t>(pos);
   for (int64_t i = 0; i < n; ++i)
     if (mp[i]) *pp++ = i;
+  if (!self.is_cpu()) pos = pos.to(self.device(), kLong);
   Tensor out = empty_tensor({count}, self.scalar_type(), self.device());
   Tensor flat = reshape_any(self.expand(shape), {-1});
   backend_for(self).index_select(out, flat, 0, pos);
@@ -178,13 +179,13 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
 Tensor Tensor::nonzero() const {
   NABLA_TRACED("nonzero", {*this});
   check_defined_self(*this, "nonzero");
-  Tensor b = to(kBool).contiguous();
-  const bool* p = b.data_ptr<bool>();
+  Tensor b = ops::host_values(to(kBool).contiguous());
+  const bool* p = ops::host_ptr<bool>(b);
   const int64_t n = b.numel(), nd = dim();
   int64_t count = 0;
   for (int64_t i = 0; i < n; ++i) count += p[i];
-  Tensor out = empty_tensor({count, nd}, kLong, device());
-  int64_t* o = out.data_ptr<int64_t>();
+  Tensor out = empty_tensor({count, nd}, kLong, Device(kCPU));
+  int64_t* o = ops::host_ptr<int64_t>(out);
   DimVector coord(nd, 0);
   for (int64_t i = 0; i < n; ++i) {
     if (p[i]) {
@@ -196,7 +197,7 @@ Tensor Tensor::nonzero() const {
       coord[d] = 0;
     }
   }
-  return out;
+  return is_cpu() ? out : out.to(device(), kLong);
 }
 
 // ---- free functions --------------------------------------------------------------------------

@@ -125,7 +125,7 @@ Tensor scalar_tensor(const Scalar& s, ScalarType dtype, Device device) {
     return t;
   }
   // Every `x * 2.0` makes one of these: write the value directly.
-  void* p = t.data_ptr();
+  void* p = ops::host_ptr(t);
   detail::visit_dtype(
       dtype,
       [&](auto tag) {
@@ -144,6 +144,16 @@ void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
   NABLA_CHECK(a.device() == b.device(), op,
               ": expected all tensors to be on the same device, but found tensors on ", a.device(),
               " and ", b.device());
+}
+
+void unify_devices(Tensor& a, Tensor& b, const char* op) {
+  if (a.device() == b.device()) return;
+  if (a.dim() == 0 && a.is_cpu())
+    a = a.to(b.device(), a.scalar_type());
+  else if (b.dim() == 0 && b.is_cpu())
+    b = b.to(a.device(), b.scalar_type());
+  else
+    check_same_device(a, b, op);
 }
 
 void check_inplace(const Tensor& self, IntArrayRef result_shape, ScalarType result_dtype,

@@ -20,7 +20,7 @@ namespace nabla::ops {
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
 
 /// A fresh contiguous tensor (uninitialized).
-inline Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device = Device(kCPU)) {
+inline Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
   return empty_contiguous(sizes, dtype, device);
 }
 /// A fresh dense tensor laid out in `format`; Preserve takes `like`'s strides when it is
@@ -47,7 +47,7 @@ ScalarType result_type(const Tensor& a, const Scalar& b);
 /// The dtype a Scalar becomes as a tensor (bool, int64 or the default float).
 ScalarType scalar_dtype(const Scalar& s);
 /// A 0-d tensor holding `s` in `dtype`.
-Tensor scalar_tensor(const Scalar& s, ScalarType dtype, Device device = Device(kCPU));
+Tensor scalar_tensor(const Scalar& s, ScalarType dtype, Device device);
 /// A 0-d zero of t's dtype and device, as the masked-out branch of a where().
 inline Tensor zero_like_scalar(const Tensor& t) {
   return scalar_tensor(0, t.scalar_type(), t.device());
@@ -62,10 +62,30 @@ Tensor constant_scalar(const Scalar& s, ScalarType dtype, Device device);
 void check_defined(const Tensor& t, const char* what);
 /// Raises when two tensors live on different devices.
 void check_same_device(const Tensor& a, const Tensor& b, const char* op);
+/// As check_same_device, except that a 0-d CPU tensor joins an op on another device by
+/// moving there (LibTorch treats it as a number): a or b is replaced by its moved copy.
+void unify_devices(Tensor& a, Tensor& b, const char* op);
 /// Raises for in-place writes that cannot hold `result_dtype` (int tensor += float) or
 /// whose broadcast shape differs from self's.
 void check_inplace(const Tensor& self, IntArrayRef result_shape, ScalarType result_dtype,
                    const char* op);
+/// Note [Host reads]: some ops read values on the host — index bounds checks, shapes that
+/// depend on values (nonzero, masked_select, repeat_interleave), and the few ops computed
+/// there (multinomial, median, ...). host_values gives a CPU tensor with t's values (t
+/// itself on the CPU; for a CUDA tensor one device-to-host copy, which waits for the
+/// device), and host_ptr is the only way ops take a pointer to read or write on the host:
+/// a device tensor there is a nabla::Error naming the device, never a stray pointer.
+inline Tensor host_values(const Tensor& t) { return t.is_cpu() ? t : t.detach().cpu(); }
+template <class T = void>
+T* host_ptr(const Tensor& t) {
+  NABLA_CHECK(t.is_cpu(), "this op computes on the host and has no ", t.device().type(),
+              " path yet: move its inputs to the CPU (.cpu()) first (Note [Host reads])");
+  if constexpr (std::is_void_v<T>)
+    return t.data_ptr();
+  else
+    return t.data_ptr<T>();
+}
+
 /// Marks an in-place write (Note [Version counter]).
 inline void bump_version(const Tensor& t) { t.unsafeGetTensorImpl()->bump_version(); }
 

@@ -12,8 +12,11 @@ namespace nabla {
 namespace {
 
 const Tensor& fill_random(const Tensor& self, KernelBackend::Distribution d, double a, double b) {
-  Tensor target = self.is_contiguous() ? self : ops::empty_tensor(self.sizes(), self.scalar_type());
-  auto [seed, offset] = default_generator().reserve(static_cast<uint64_t>(self.numel()));
+  Tensor target = self.is_contiguous()
+                      ? self
+                      : ops::empty_tensor(self.sizes(), self.scalar_type(), self.device());
+  auto [seed, offset] =
+      default_generator(self.device()).reserve(static_cast<uint64_t>(self.numel()));
   backend_for(self).random(d, target, seed, offset, a, b);
   if (!target.is_same(self)) backend_for(self).copy(self, target);
   ops::bump_version(self);
@@ -72,13 +75,14 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement,
               "multinomial: cannot sample n_sample > prob_dist.size(-1) "
               "samples without replacement (",
               num_samples, " > ", cats, ")");
-  const Tensor p = probs.detach().reshape({-1, cats}).to(kDouble).contiguous();
+  // Sampled on the host (Note [Host reads]) from the CPU generator, then placed.
+  const Tensor p = ops::host_values(probs.detach().reshape({-1, cats}).to(kDouble).contiguous());
   const int64_t rows = p.size(0);
-  const double* w = p.data_ptr<double>();
+  const double* w = ops::host_ptr<double>(p);
   Tensor u = rand({rows, replacement ? num_samples : cats}, gen, TensorOptions(kDouble));
-  const double* ud = u.data_ptr<double>();
-  Tensor out = ops::empty_tensor({rows, num_samples}, kLong);
-  int64_t* o = out.data_ptr<int64_t>();
+  const double* ud = ops::host_ptr<double>(u);
+  Tensor out = ops::empty_tensor({rows, num_samples}, kLong, Device(kCPU));
+  int64_t* o = ops::host_ptr<int64_t>(out);
   std::vector<double> acc(static_cast<size_t>(cats));
   for (int64_t r = 0; r < rows; ++r) {
     const double* wr = w + r * cats;
@@ -122,6 +126,7 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement,
       for (int64_t s = 0; s < num_samples; ++s) o[r * num_samples + s] = keys[s].second;
     }
   }
+  if (!probs.is_cpu()) out = out.to(probs.device(), kLong);
   return probs.dim() == 1 ? out.view({num_samples}) : out;
 }
 

@@ -43,10 +43,16 @@ uint16_t reduced_bits(ScalarType t, double v) {
 
 }  // namespace
 
+// On a GPU the backend's copy and fill convert 16-bit floats themselves
+// (cuda/elementwise.cu); the host loops below are the CPU's.
 Tensor reduced_to_double(const Tensor& src) {
   Tensor out = empty_tensor(src.sizes(), kDouble, src.device());
-  double* o = out.data_ptr<double>();
-  const void* base = src.data_ptr();
+  if (!src.is_cpu()) {
+    backend_for(src.device()).copy(out, src);
+    return out;
+  }
+  double* o = ops::host_ptr<double>(out);
+  const void* base = ops::host_ptr(src);
   const ScalarType t = src.scalar_type();
   for_each_element(src.sizes(), src.strides(),
                    [&](int64_t i, int64_t off) { o[i] = read_reduced(base, t, off); });
@@ -54,6 +60,7 @@ Tensor reduced_to_double(const Tensor& src) {
 }
 
 void copy_with_reduced(const Tensor& dst, const Tensor& src) {
+  if (!dst.is_cpu()) return backend_for(dst.device()).copy(dst, src);
   // src is already broadcast to dst's sizes.
   Tensor values = isReducedFloatingType(src.scalar_type()) ? reduced_to_double(src) : src;
   if (!isReducedFloatingType(dst.scalar_type())) {
@@ -61,8 +68,8 @@ void copy_with_reduced(const Tensor& dst, const Tensor& src) {
     return;
   }
   Tensor d = values.to(kDouble).contiguous();
-  const double* v = d.data_ptr<double>();
-  void* base = dst.data_ptr();
+  const double* v = ops::host_ptr<double>(d);
+  void* base = ops::host_ptr(dst);
   const ScalarType t = dst.scalar_type();
   for_each_element(dst.sizes(), dst.strides(), [&](int64_t i, int64_t off) {
     static_cast<uint16_t*>(base)[off] = reduced_bits(t, v[i]);
@@ -70,8 +77,9 @@ void copy_with_reduced(const Tensor& dst, const Tensor& src) {
 }
 
 void fill_reduced(const Tensor& t, const Scalar& value) {
+  if (!t.is_cpu()) return backend_for(t.device()).fill(t, value);
   const uint16_t bits = reduced_bits(t.scalar_type(), value.toDouble());
-  void* base = t.data_ptr();
+  void* base = ops::host_ptr(t);
   for_each_element(t.sizes(), t.strides(),
                    [&](int64_t, int64_t off) { static_cast<uint16_t*>(base)[off] = bits; });
 }

@@ -290,10 +290,10 @@ Tensor repeat_interleave(const Tensor& x, int64_t repeats, optional<int64_t> dim
     input = reshape(x, {-1});
   }
   const int64_t n = input.size(d);
-  Tensor idx = empty_tensor({n * repeats}, kLong, x.device());
-  int64_t* p = idx.data_ptr<int64_t>();
+  Tensor idx = empty_tensor({n * repeats}, kLong, Device(kCPU));
+  int64_t* p = ops::host_ptr<int64_t>(idx);
   for (int64_t i = 0; i < n; ++i) std::fill(p + i * repeats, p + (i + 1) * repeats, i);
-  return input.index_select(d, idx);
+  return input.index_select(d, x.is_cpu() ? idx : idx.to(x.device(), kLong));
 }
 
 // ---- free-function forms of the view methods --------------------------------------------

@@ -106,8 +106,8 @@ Tensor map_double(const Tensor& x, const char* op, Fn fn, optional<ScalarType> o
   ops::check_defined(x, op);
   Tensor d = x.detach().to(kDouble).contiguous();
   Tensor r = ops::empty_tensor(x.sizes(), kDouble, x.device());
-  const double* p = d.data_ptr<double>();
-  double* q = r.data_ptr<double>();
+  const double* p = ops::host_ptr<double>(d);
+  double* q = ops::host_ptr<double>(r);
   for (int64_t i = 0; i < d.numel(); ++i) q[i] = fn(p[i]);
   return r.to(out ? *out : (x.is_floating_point() ? x.scalar_type() : get_default_dtype()));
 }

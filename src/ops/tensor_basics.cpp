@@ -2,6 +2,7 @@
 // of clone, to, copy_, fill_ and zero_ (g is the output's gradient).
 #include <iostream>
 
+#include "core/device_memory.h"
 #include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/trace.h"
@@ -30,9 +31,12 @@ constexpr NodeType<NoState> kCloneBackward{"CloneBackward0", clone_backward};
 
 struct ToCopyState {
   ScalarType self_dtype = kFloat;
+  Device self_device = Device(kCPU);
 };
+// The gradient goes back to the input's dtype and device (a CUDA tensor's gradient of a
+// .cpu() copy is computed on the CPU and moved back, as LibTorch's).
 variable_list to_copy_backward(OpNode<ToCopyState>& n, const variable_list& g) {
-  return {g[0].to(n.state.self_dtype)};
+  return {g[0].to(n.state.self_device, n.state.self_dtype)};
 }
 constexpr NodeType<ToCopyState> kToCopyBackward{"ToCopyBackward0", to_copy_backward};
 
@@ -41,11 +45,13 @@ constexpr NodeType<ToCopyState> kToCopyBackward{"ToCopyBackward0", to_copy_backw
 struct CopyState {
   DimVector src_sizes;
   ScalarType src_dtype = kFloat;
+  Device src_device = Device(kCPU);
 };
 variable_list copy_backward(OpNode<CopyState>& n, const variable_list& g) {
   Tensor g_self, g_src;
   if (n.needs_input_grad(0)) g_self = zeros_like(g[0]);
-  if (n.needs_input_grad(1)) g_src = ops::sum_to(g[0], n.state.src_sizes).to(n.state.src_dtype);
+  if (n.needs_input_grad(1))
+    g_src = ops::sum_to(g[0], n.state.src_sizes).to(n.state.src_device, n.state.src_dtype);
   return {g_self, g_src};
 }
 constexpr NodeType<CopyState> kCopyBackwards{"torch::autograd::CopyBackwards", copy_backward};
@@ -85,6 +91,7 @@ TensorOptions Tensor::options() const {
 Scalar Tensor::item() const {
   NABLA_CHECK(numel() == 1, "item: a Tensor with ", numel(),
               " elements cannot be converted to Scalar (sizes ", sizes(), ")");
+  if (!is_cpu()) return ops::host_values(*this).item();  // waits for the device
   const void* p = data_ptr();
   return detail::visit_dtype(
       scalar_type(),
@@ -120,17 +127,56 @@ Tensor Tensor::to(ScalarType dtype, bool non_blocking, bool copy,
   if (isFloatingType(dtype)) {
     if (auto node = autograd::record_node(kToCopyBackward, {this})) {
       node->state.self_dtype = scalar_type();
+      node->state.self_device = device();
       autograd::set_history(out, node);
     }
   }
   return out;
 }
+// Between devices: the bytes of a dense copy move as they are (cudaMemcpy, ordered on the
+// current stream; Note [Current stream]), then the dtype converts on the target device.
+// `non_blocking` lets a copy into pinned host memory return before it completes.
 Tensor Tensor::to(Device device, ScalarType dtype, bool nb, bool copy,
                   optional<MemoryFormat> mf) const {
-  NABLA_CHECK(device.is_cpu(), "to: cannot move a tensor to ", device,
-              ": this build has only the cpu device (cuda::is_available() is false)");
-  return to(dtype, nb, copy, mf);
+  const Device target = detail::resolve_device(device);
+  if (target == this->device()) return to(dtype, nb, copy, mf);
+  ops::refuse_while_tracing("to", "between devices: a static graph runs on one device");
+  NABLA_CHECK(!mf || *mf == MemoryFormat::Preserve || *mf == MemoryFormat::Contiguous,
+              "to: moving between devices supports the contiguous memory format only, got ", *mf);
+  Tensor src = contiguous();
+  Tensor moved = ops::empty_tensor(sizes(), scalar_type(), target);
+  detail::copy_bytes(moved.data_ptr(), target, src.data_ptr(), src.device(),
+                     static_cast<size_t>(numel()) * element_size(), nb);
+  Tensor out = moved;
+  if (dtype != scalar_type()) {
+    out = ops::empty_tensor(sizes(), dtype, target);
+    ops::copy_any(out, moved);
+  }
+  if (isFloatingType(dtype)) {
+    if (auto node = autograd::record_node(kToCopyBackward, {this})) {
+      node->state.self_dtype = scalar_type();
+      node->state.self_device = this->device();
+      autograd::set_history(out, node);
+    }
+  }
+  return out;
 }
+
+Tensor Tensor::pin_memory() const {
+  NABLA_CHECK(is_cpu(), "pin_memory: only dense CPU tensors can be pinned, got a tensor on ",
+              device());
+  NABLA_CHECK(cuda::is_available(),
+              "pin_memory: page-locked memory needs a CUDA device (cuda::is_available() is false)");
+  const size_t nbytes = static_cast<size_t>(numel()) * element_size();
+  void* p = detail::cuda_host_alloc(nbytes);
+  auto storage = std::make_shared<StorageImpl>(p, nbytes, Device(kCPU), detail::cuda_host_free);
+  Tensor out(std::make_shared<TensorImpl>(storage, scalar_type(), sizes(),
+                                          contiguous_strides(sizes()), 0));
+  ops::copy_any(out, *this);
+  return out;
+}
+
+bool Tensor::is_pinned() const { return is_cpu() && detail::cuda_is_pinned(data_ptr()); }
 Tensor Tensor::to(const TensorOptions& o, bool nb, bool copy, optional<MemoryFormat> mf) const {
   NABLA_CHECK(!(mf && o.has_memory_format()),
               "to: cannot set memory_format both in TensorOptions and as an explicit argument; "
@@ -185,7 +231,6 @@ void finish_inplace(const Tensor& self, const std::shared_ptr<OpNode<State>>& no
 
 const Tensor& Tensor::copy_(const Tensor& src, bool) const {
   ops::check_defined(src, "copy_ (src)");
-  ops::check_same_device(*this, src, "copy_");
   for (int64_t d = 0; d < dim(); ++d)
     NABLA_CHECK(strides()[d] != 0 || sizes()[d] <= 1,
                 "copy_: unsupported operation: more than one element of the written-to tensor "
@@ -195,14 +240,18 @@ const Tensor& Tensor::copy_(const Tensor& src, bool) const {
   // An integral destination holds no gradient.
   const bool grad = is_floating_point() && autograd::any_requires_grad(*this, src);
   if (grad) ops::check_inplace_autograd(*this, "copy_");
-  Tensor s = ops::expand_to(src, sizes());
+  // From another device the source moves here first (its values only: the gradient is
+  // moved back by copy_'s own node).
+  Tensor s = ops::expand_to(
+      src.device() == device() ? src : src.detach().to(device(), src.scalar_type()), sizes());
   // A source that overlaps the destination is copied out first.
   if (s.impl()->storage() == impl()->storage()) s = s.detach().clone();
   ops::copy_any(*this, s);
   ops::bump_version(*this);
   if (grad) {
     auto node = autograd::record_node(kCopyBackwards, {this, &src});
-    node->state = {DimVector(src.sizes().begin(), src.sizes().end()), src.scalar_type()};
+    node->state = {DimVector(src.sizes().begin(), src.sizes().end()), src.scalar_type(),
+                   src.device()};
     finish_inplace(*this, node);
   }
   return *this;

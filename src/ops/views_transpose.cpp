@@ -70,9 +70,10 @@ variable_list unfold_backward(OpNode<UnfoldState>& n, const variable_list& g) {
   if (s.self_sizes.empty()) return {g[0].sum()};  // a 0-d input unfolds into one window of 1
   const int64_t d = s.dim, windows = g[0].size(d);
   Tensor gm = g[0].movedim(-1, d + 1).flatten(d, d + 1);  // [..., windows * size, ...]
-  Tensor idx = (arange(windows, TensorOptions(kLong)).mul(s.step).unsqueeze(1) +
-                arange(s.size, TensorOptions(kLong)).unsqueeze(0))
-                   .reshape({-1});
+  const TensorOptions index = gm.options().dtype(kLong);
+  Tensor idx =
+      (arange(windows, index).mul(s.step).unsqueeze(1) + arange(s.size, index).unsqueeze(0))
+          .reshape({-1});
   DimVector idx_shape(gm.dim(), 1);
   idx_shape[d] = idx.numel();
   Tensor grad = zeros(s.self_sizes, g[0].options());

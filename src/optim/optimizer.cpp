@@ -118,9 +118,13 @@ void Optimizer::load(serialize::InputArchive& archive) {
               "optimizer load: the file has more parameter groups than the optimizer (",
               param_groups_.size(), ")");
   state_.clear();
+  // A parameter's state lives on its device, wherever the file's tensors were (as
+  // PyTorch's load_state_dict); the archive's own setting is restored after.
+  const optional<Device> archive_device = archive.device();
   for (size_t i = 0; i < parameters_.size(); ++i) {
     serialize::InputArchive s;
     if (!archive.try_read("state." + std::to_string(i), s)) continue;
+    s.set_device(parameters_[i].device());
     // Buffers must have the parameter's shape (scalars such as step are 0-d).
     for (const auto& key : s.keys()) {
       Tensor t;
@@ -133,6 +137,7 @@ void Optimizer::load(serialize::InputArchive& archive) {
     state->load(s);
     state_[state_key(parameters_[i])] = std::move(state);
   }
+  archive.set_device(archive_device);
 }
 
 }  // namespace nabla::optim

@@ -1,5 +1,6 @@
 // SGD, Adam, AdamW, RMSprop, Adagrad: LibTorch 1.13's update rules
 // (torch/csrc/api/src/optim/*.cpp), step for step.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <tuple>
@@ -109,19 +110,26 @@ void adam_group(OptimizerParamGroup& group, double lr, const betas_t& betas, dou
   h.amsgrad = amsgrad;
   h.weight_decay = decoupled ? 0 : weight_decay;
   h.param_scale = decoupled ? 1 - lr * weight_decay : 1;
-  std::vector<AdamSlot> fused;
+  // One kernel call per device (a group may hold parameters on several).
+  std::vector<std::pair<Device, std::vector<AdamSlot>>> fused;
   for (const auto& p : group.params()) {
     if (!p.grad().defined()) continue;
     AdamSlot slot = adam_slot(p, p.grad(), state(p), lr, betas, amsgrad);
     if (fusable(slot)) {
-      fused.push_back(std::move(slot));
+      auto it = std::find_if(fused.begin(), fused.end(),
+                             [&](const auto& f) { return f.first == p.device(); });
+      if (it == fused.end()) {
+        fused.emplace_back(p.device(), std::vector<AdamSlot>{});
+        it = std::prev(fused.end());
+      }
+      it->second.push_back(std::move(slot));
       continue;
     }
     if (decoupled && weight_decay != 0) p.mul_(h.param_scale);
     if (!decoupled && weight_decay != 0) slot.grad = slot.grad.add(p, weight_decay);
     adam_with_ops(slot, h);
   }
-  if (!fused.empty()) backend_for(fused.front().param.device()).adam_step(fused, h);
+  for (const auto& [device, slots] : fused) backend_for(device).adam_step(slots, h);
 }
 
 // Adam's and AdamW's step over every group: `decoupled` for AdamW's weight decay.

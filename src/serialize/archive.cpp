@@ -73,6 +73,7 @@ struct InputArchive::State {
   std::string source = "<empty archive>";
   bool collect = false;
   IncompatibleKeys problems;  // missing and mismatched keys, when collecting
+  optional<Device> device;    // where read() places a stored tensor (load_from's argument)
 };
 
 InputArchive::InputArchive() : state_(std::make_shared<State>()) {}
@@ -163,18 +164,23 @@ void InputArchive::load_from_bytes(std::string_view bytes, const std::string& so
   prefix_.clear();
 }
 
-void InputArchive::load_from(const std::string& filename) {
+void InputArchive::load_from(const std::string& filename, optional<Device> device) {
   auto file = detail::MappedFile::open(filename, "load");
   const std::string_view bytes = file->bytes();
   load_from_bytes(bytes, "'" + filename + "'", std::move(file));
+  state_->device = device;
 }
 
-void InputArchive::load_from(std::istream& stream) {
+void InputArchive::load_from(std::istream& stream, optional<Device> device) {
   auto owned = std::make_shared<std::string>((std::istreambuf_iterator<char>(stream)),
                                              std::istreambuf_iterator<char>());
   const std::string_view bytes = *owned;
   load_from_bytes(bytes, "stream", std::move(owned));
+  state_->device = device;
 }
+
+void InputArchive::set_device(optional<Device> device) { state_->device = device; }
+optional<Device> InputArchive::device() const { return state_->device; }
 
 const Tensor* InputArchive::find(const std::string& key) const {
   return state_->tensors.find(prefix_ + key);
@@ -187,7 +193,7 @@ bool InputArchive::try_read(const std::string& key, Tensor& tensor, bool /*is_bu
   if (stored == nullptr) return false;
   const std::string full = prefix_ + key;
   if (!tensor.defined()) {
-    tensor = *stored;
+    tensor = state_->device ? stored->to(*state_->device, stored->scalar_type()) : *stored;
   } else {
     state_->read.insert(full);
     if (state_->collect &&
@@ -204,7 +210,10 @@ bool InputArchive::try_read(const std::string& key, Tensor& tensor, bool /*is_bu
                 full, "' has dtype ", stored->scalar_type(),
                 " in the file, but the destination has dtype ", tensor.scalar_type());
     NoGradGuard guard;
-    tensor.copy_(*stored);
+    if (state_->device)  // as LibTorch: the destination moves to the requested device
+      tensor.set_data(stored->to(*state_->device, stored->scalar_type(), false, /*copy=*/true));
+    else
+      tensor.copy_(*stored);
   }
   state_->read.insert(full);
   return true;

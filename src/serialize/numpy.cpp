@@ -69,7 +69,7 @@ std::string encode_npy(const Tensor& tensor) {
   NABLA_CHECK(tensor.defined(), "save_npy: the tensor is undefined");
   NABLA_CHECK(tensor.scalar_type() != kBFloat16,
               "save_npy: NumPy has no bfloat16 dtype; convert with .to(kFloat)");
-  Tensor t = tensor.detach().contiguous();
+  Tensor t = tensor.detach().cpu().contiguous();
   std::string shape = "(";
   for (int64_t d = 0; d < t.dim(); ++d)
     shape += std::to_string(t.size(d)) + (t.dim() == 1 ? "," : (d + 1 < t.dim() ? ", " : ""));

@@ -3,6 +3,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "core/device_memory.h"
 #include "format_utils.h"
 #include "pickle.h"
 
@@ -121,7 +122,9 @@ class Pickler {
 };
 
 // _rebuild_tensor_v2(('storage', torch.<Type>Storage, key, 'cpu', numel), offset, size,
-// stride, requires_grad, OrderedDict()): the storage whole, so views keep sharing it.
+// stride, requires_grad, OrderedDict()): the storage whole, so views keep sharing it. A
+// CUDA storage is copied to the host and written as a CPU one, so the file loads on any
+// machine (torch.load needs no map_location; nabla::load's device argument places it).
 void Pickler::tensor(const Tensor& t) {
   NABLA_CHECK(t.defined(), "pickle_save: an undefined tensor cannot be saved");
   const ScalarType dtype = t.scalar_type();
@@ -131,7 +134,13 @@ void Pickler::tensor(const Tensor& t) {
   auto [it, fresh] = storage_keys_.try_emplace({storage.get(), dtype}, "");
   if (fresh) {
     it->second = std::to_string(storages_.size());
-    storages_.push_back({it->second, storage, dtype, numel});
+    Storage bytes = storage;
+    if (!storage->device().is_cpu()) {
+      bytes = std::make_shared<StorageImpl>(storage->nbytes(), Device(kCPU));
+      nabla::detail::copy_bytes(bytes->data(), Device(kCPU), storage->data(), storage->device(),
+                                storage->nbytes(), /*non_blocking=*/false);
+    }
+    storages_.push_back({it->second, bytes, dtype, numel});
   }
   global("torch._utils._rebuild_tensor_v2");
   op('(');

@@ -30,7 +30,7 @@ std::string encode_safetensors(const OrderedDict<std::string, Tensor>& tensors,
   std::vector<Tensor> data;
   for (const auto& item : tensors) {
     NABLA_CHECK(item.key() != "__metadata__", "save: '__metadata__' cannot be a tensor name");
-    Tensor t = item.value().detach().contiguous();
+    Tensor t = item.value().detach().cpu().contiguous();
     const uint64_t bytes = t.nbytes();
     header[item.key()] = {{"dtype", code_of(kDtypeCodes, t.scalar_type())},
                           {"shape", t.sizes().vec()},

@@ -46,17 +46,17 @@ void save(const std::vector<Tensor>& tensors, const std::string& path) {
   archive.save_to(path);
 }
 
-void load(Tensor& tensor, const std::string& path) {
+void load(Tensor& tensor, const std::string& path, optional<Device> device) {
   std::vector<Tensor> tensors;
-  load(tensors, path);
+  load(tensors, path, device);
   NABLA_CHECK(tensors.size() == 1, "load: '", path, "' holds ", tensors.size(),
               " tensors; load it into a std::vector<Tensor>");
   tensor = tensors[0];
 }
 
-void load(std::vector<Tensor>& tensors, const std::string& path) {
+void load(std::vector<Tensor>& tensors, const std::string& path, optional<Device> device) {
   serialize::InputArchive archive;
-  archive.load_from(path);
+  archive.load_from(path, device);
   const auto keys = archive.keys();
   std::vector<Tensor> out(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {

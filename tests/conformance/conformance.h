@@ -38,8 +38,8 @@ inline constexpr bool kWithLibTorch = NABLA_CONFORMANCE_LIBTORCH;
 /// index_tensor and bool_tensor are in libtorch_side.h.)
 inline nabla::ScalarType dtype_for(const NTensor&, nabla::ScalarType t) { return t; }
 /// A constant int64 tensor of the library of `like`.
-inline NTensor index_tensor(const NTensor&, std::vector<int64_t> v) {
-  return nabla::tensor(v, nabla::kLong);
+inline NTensor index_tensor(const NTensor& like, std::vector<int64_t> v) {
+  return nabla::tensor(v, like.options().dtype(nabla::kLong));
 }
 
 /// A 0-d bool tensor of the library that T belongs to (for ops returning bool).

@@ -25,7 +25,7 @@ TEST(IValue, KindsAndConversions) {
 TEST(IValue, ContainersAreShared) {
   IValue list(GenericList{});
   IValue copy = list;
-  copy.toList().push_back(IValue(7));
+  copy.toList().emplace_back(int64_t{7});
   EXPECT_EQ(list.toList().size(), 1u);
   EXPECT_TRUE(list.is(copy));
   EXPECT_FALSE(list.is(IValue(GenericList{7})));

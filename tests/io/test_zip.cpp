@@ -29,8 +29,9 @@ TEST(Zip, AlignedStoredEntriesRoundTrip) {
     // A stored entry is read in place; aligned, it starts at a multiple of the alignment.
     EXPECT_GE(big.data(), bytes.data());
     EXPECT_LT(big.data(), bytes.data() + bytes.size());
-    if (alignment)
+    if (alignment) {
       for (const auto& n : zip.names()) EXPECT_EQ((zip.read(n).data() - bytes.data()) % 64, 0) << n;
+    }
     expect_error([&] { zip.read("a/missing"); }, {"test", "memory", "no entry 'a/missing'"});
   }
 }

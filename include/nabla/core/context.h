@@ -1,8 +1,9 @@
 #pragma once
 // The global context (at::globalContext()): process-wide switches LibTorch programs set
-// at start-up. nabla runs one CPU backend whose ops are deterministic, so the cuDNN,
-// TF32 and FP16 switches are recorded and reported back but change nothing; the
-// deterministic-algorithms flag is honoured trivially (every op is deterministic), and
+// at start-up. On CUDA, allowTF32CuBLAS (default off) lets float32 products use TF32,
+// allowTF32CuDNN (default on, as LibTorch) lets cuDNN convolutions use it, and the
+// deterministic/benchmark cuDNN flags steer cuDNN's algorithm choice; the CPU's ops are
+// deterministic and ignore them. The FP16 switches are recorded and reported back;
 // setFlushDenormal sets the calling thread's FTZ/DAZ bits as LibTorch does.
 #include <string>
 

@@ -1,6 +1,6 @@
 #pragma once
-// Device: where a tensor's bytes live. Only the CPU exists today; the CUDA type
-// exists so that code asking cuda::is_available() compiles and gets false.
+// Device: where a tensor's bytes live, the CPU or a CUDA device (nabla/core/cuda.h has
+// the CUDA runtime's functions).
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -35,10 +35,5 @@ std::ostream& operator<<(std::ostream& os, DeviceType t);
 
 /// LibTorch's dispatch backends (c10::Backend), for Tensor::toBackend.
 enum class Backend : int8_t { CPU, CUDA, Undefined };
-
-namespace cuda {
-bool is_available();
-int64_t device_count();
-}  // namespace cuda
 
 }  // namespace nabla

@@ -7,6 +7,8 @@
 #include <memory>
 #include <mutex>
 
+#include "nabla/core/device.h"
+
 namespace nabla {
 
 class Generator {
@@ -33,7 +35,11 @@ class Generator {
 
 /// The process-wide generator used when an op is given none.
 Generator& default_generator();
-/// Seeds the default generator (torch::manual_seed).
+/// The default generator of a device: the CPU's above, or one per CUDA device ("cuda":
+/// the current one). Philox streams are the same on every device, so one seed and offset
+/// draw the same numbers on the CPU and on a GPU.
+Generator& default_generator(Device device);
+/// Seeds the default generators of the CPU and of every CUDA device (torch::manual_seed).
 void manual_seed(uint64_t seed);
 /// A new independent generator (torch::make_generator<CPUGeneratorImpl>(seed)).
 Generator make_generator(uint64_t seed);

@@ -15,6 +15,7 @@
 
 #include "nabla/core/accessor.h"
 #include "nabla/core/array_ref.h"
+#include "nabla/core/cuda.h"
 #include "nabla/core/device.h"
 #include "nabla/core/error.h"
 #include "nabla/core/generator.h"
@@ -131,6 +132,13 @@ class Tensor {
   Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false,
             optional<MemoryFormat> memory_format = nullopt) const;
   Tensor cpu() const { return to(TensorOptions(kCPU)); }
+  /// A copy on the current CUDA device (this tensor itself when already there).
+  Tensor cuda() const { return to(TensorOptions(kCUDA)); }
+  /// A copy in page-locked host memory, so copies to a GPU may run asynchronously
+  /// (to(kCUDA, ..., non_blocking = true)); a nabla::Error without CUDA.
+  Tensor pin_memory() const;
+  /// Whether this is a CPU tensor in page-locked memory (false without CUDA).
+  bool is_pinned() const;
   Tensor toType(ScalarType t) const { return to(t); }
   Tensor type_as(const Tensor& other) const { return to(other.scalar_type()); }
   /// This tensor when already dense in `memory_format`, else a copy laid out that way.
@@ -693,8 +701,8 @@ class Tensor {
   Tensor bernoulli(optional<Generator> generator = nullopt) const;
   Tensor bernoulli(double p, optional<Generator> generator = nullopt) const;
   // Identity and conversions of LibTorch's older API.
-  /// -1: the CPU has no device index.
-  int64_t get_device() const { return -1; }
+  /// The CUDA device index, or -1 for the CPU.
+  int64_t get_device() const { return is_cuda() ? device().index() : -1; }
   bool is_inference() const { return false; }
   bool is_meta() const { return false; }
   bool is_sparse() const { return false; }

@@ -34,7 +34,29 @@ struct DataLoaderOptions {
   /// Batches computed ahead at most (default 2 x workers).
   NABLA_ARG(optional<size_t>, max_jobs);
   NABLA_ARG(bool, drop_last) = false;
+  /// Batches land in page-locked memory (Tensor::pin_memory), so their copies to a GPU
+  /// may be asynchronous (.to(kCUDA, ..., non_blocking = true)). PyTorch's DataLoader
+  /// option; needs CUDA (a nabla::Error on the first batch otherwise).
+  NABLA_ARG(bool, pin_memory) = false;
 };
+
+namespace detail {
+inline void pin(Tensor& t) {
+  if (t.defined()) t = t.pin_memory();
+}
+/// Pins the tensors of a batch: an example's data (and target), or each of a vector's.
+template <class Batch>
+void pin(Batch& batch) {
+  if constexpr (requires { batch.data, batch.target; }) {
+    pin(batch.data);
+    pin(batch.target);
+  } else if constexpr (requires { batch.data; }) {
+    pin(batch.data);
+  } else if constexpr (requires { batch.begin(), batch.end(); }) {
+    for (auto& item : batch) pin(item);
+  }
+}
+}  // namespace detail
 
 template <class Dataset, class Sampler>
 class StatelessDataLoader {
@@ -145,7 +167,9 @@ class StatelessDataLoader {
     if (threads_.empty()) {
       auto indices = next_indices();
       if (!indices) return nullopt;
-      return dataset_.get_batch(*indices);
+      Batch batch = dataset_.get_batch(*indices);
+      if (options_.pin_memory()) detail::pin(batch);
+      return batch;
     }
     std::unique_lock<std::mutex> lock(mutex_);
     if (exhausted_ && next_seq_ == issued_) return nullopt;
@@ -170,6 +194,7 @@ class StatelessDataLoader {
       Result r;
       try {
         r.batch = dataset_.get_batch(job.indices);
+        if (options_.pin_memory()) detail::pin(*r.batch);
       } catch (...) {
         r.error = std::current_exception();
       }

@@ -81,9 +81,16 @@ class InputArchive {
   /// its tensors use the file's pages until written (copy-on-write), so loading a module
   /// makes one copy of the weights, into the module. A torch.save file's nested dicts and lists
   /// flatten to dotted keys ({"model": {"fc.weight": t}} gives "model.fc.weight"), ints,
-  /// floats and bools to 0-d tensors, strings to metadata.
-  void load_from(const std::string& filename);
-  void load_from(std::istream& stream);
+  /// floats and bools to 0-d tensors, strings to metadata. With `device`, read() places
+  /// what it reads there (torch::load's device argument: a module's parameters move to it);
+  /// without, a defined destination receives the values on its own device.
+  void load_from(const std::string& filename, optional<Device> device = nullopt);
+  void load_from(std::istream& stream, optional<Device> device = nullopt);
+
+  /// Where read() places what it reads from now on (nullopt: where the file's tensors are,
+  /// the CPU); shared with nested archives. load_from's `device` sets it.
+  void set_device(optional<Device> device);
+  optional<Device> device() const;
 
   /// Reads `key` into `tensor`: an undefined tensor is assigned the stored one; a
   /// defined tensor (a parameter) must have the stored shape and dtype and receives its

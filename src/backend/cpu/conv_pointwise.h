@@ -3,7 +3,7 @@
 // as matrix products per sample, in NCHW order with no reorder: y[n] = W [O, C] @ x[n]
 // [C, H W]. oneDNN's blocked kernels pay a reorder of every activation at these layers
 // (70 GFLOP/s against 110 for the products at 32x256x56x56 -> 64, bench/RESULTS.md); on
-// small images they win, so those stay with them (pays() below).
+// small images they win, so those stay with them (Note [Convolution algorithm] chooses).
 #include <cstdint>
 
 namespace nabla::cpu::pointwise {
@@ -12,13 +12,6 @@ namespace nabla::cpu::pointwise {
 struct Shape {
   int64_t n, c, o, hw;
 };
-
-/// Whether the products beat oneDNN's blocked kernels with their reorders, measured on
-/// one core (bench_kernels; docs/backend.md): from 512 positions per sample (28 x 28 and
-/// up) at any batch; at 14 x 14 only for batches of 8 or more (32x128x14x14 -> 256: 87
-/// against 64 GFLOP/s forward; a single sample loses, 78 against 95); never at 7 x 7
-/// (32x512x7x7 -> 2048: 72 against 92).
-constexpr bool pays(int64_t n, int64_t hw) { return hw >= 512 || (hw >= 196 && n >= 8); }
 
 /// y = conv(x, w) + b (b may be null); contiguous float32.
 void forward(const Shape& s, const float* x, const float* w, const float* b, float* y);

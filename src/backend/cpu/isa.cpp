@@ -7,6 +7,7 @@
 
 #include "backend/cpu/gemm/gemm.h"
 #include "backend/cpu/onednn/conv_dnnl.h"
+#include "backend/device_backends.h"
 #include "nabla/backend/parallel.h"
 #include "nabla/core/error.h"
 #include "nabla/version.h"
@@ -129,7 +130,8 @@ std::string show_config() {
     << "  float32 convolutions: " << cpu::conv::describe() << "\n"
     << "  BLAS: OpenBLAS, core " << openblas_get_corename() << ", " << openblas_get_num_threads()
     << " threads\n"
-    << "  intra-op threads: " << threads << "\n";
+    << "  intra-op threads: " << threads << "\n"
+    << "  CUDA: " << cuda_config() << "\n";
   return s.str();
 }
 

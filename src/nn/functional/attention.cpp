@@ -18,7 +18,7 @@ namespace {
 // Appends one zero column to a [*, S] mask (for the key/value of bias_kv or zero_attn).
 Tensor pad_mask(const Tensor& mask) {
   if (!mask.defined()) return mask;
-  return cat({mask, zeros({mask.size(0), 1}, TensorOptions(mask.scalar_type()))}, 1);
+  return cat({mask, zeros({mask.size(0), 1}, mask.options())}, 1);
 }
 
 }  // namespace

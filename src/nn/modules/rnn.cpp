@@ -130,9 +130,8 @@ Tensor RNNCellImplBase<Derived>::state_or_zeros(const Tensor& input, const Tenso
   if (hx.defined()) return hx;
   NABLA_CHECK(input.defined() && (input.dim() == 1 || input.dim() == 2), kind_,
               ": input must be 1-d or 2-d, got ", input.defined() ? input.dim() : 0, " dims");
-  return input.dim() == 1
-             ? zeros({hidden_size_}, TensorOptions(input.scalar_type()))
-             : zeros({input.size(0), hidden_size_}, TensorOptions(input.scalar_type()));
+  return input.dim() == 1 ? zeros({hidden_size_}, input.options())
+                          : zeros({input.size(0), hidden_size_}, input.options());
 }
 
 template class RNNImplBase<RNNImpl>;

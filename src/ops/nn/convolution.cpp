@@ -98,10 +98,10 @@ constexpr int64_t kLargeImage = 1024;
 Tensor conv_value(const Tensor& x, const Tensor& weight, const Tensor& bias,
                   const WindowGeometry& g, int64_t groups) {
   const int64_t n = x.size(0), out_channels = weight.size(0);
-  if (x.scalar_type() == kFloat && x.numel() > 0 && weight.numel() > 0 &&
-      (!bias.defined() || bias.scalar_type() == kFloat)) {
+  if (const ConvAlgorithm algo = choose_conv_algorithm(x, weight, g, groups);
+      algo != ConvAlgorithm::Im2col && (!bias.defined() || bias.scalar_type() == kFloat)) {
     Tensor out = empty({n, out_channels, g.oh, g.ow}, x.options());
-    if (backend_for(x).conv2d(out, x.contiguous(), weight.contiguous(),
+    if (backend_for(x).conv2d(algo, out, x.contiguous(), weight.contiguous(),
                               bias.defined() ? bias.contiguous() : Tensor(), g, groups))
       return out;
   }
@@ -197,13 +197,16 @@ variable_list convolution_backward(OpNode<ConvolutionState>& n, const variable_l
              need_b = s.has_bias && n.needs_input_grad(2);
   Tensor gx, gw, gb;
   bool done = false;
-  if (!GradMode::is_enabled() && !p.transposed && x.scalar_type() == kFloat && x.numel() > 0 &&
-      w.numel() > 0) {
+  const ConvAlgorithm algo = GradMode::is_enabled() || p.transposed
+                                 ? ConvAlgorithm::Im2col
+                                 : choose_conv_algorithm(x, w, p.window, p.groups);
+  if (algo != ConvAlgorithm::Im2col) {
     Tensor xc = x.contiguous(), wc = w.contiguous();
     gx = need_x ? empty(xc.sizes(), xc.options()) : Tensor();
     gw = need_w ? empty(wc.sizes(), wc.options()) : Tensor();
     gb = need_b ? empty({wc.size(0)}, wc.options()) : Tensor();
-    done = backend_for(x).conv2d_backward(gx, gw, gb, gy.contiguous(), xc, wc, p.window, p.groups);
+    done = backend_for(x).conv2d_backward(algo, gx, gw, gb, gy.contiguous(), xc, wc, p.window,
+                                          p.groups);
   }
   if (!done) {
     if (need_x) gx = convolution(gy, w, Tensor(), {p.window, p.groups, !p.transposed});

@@ -46,7 +46,8 @@ Tensor checked_indices(const Tensor& indices, int64_t bound, const char* op) {
   NABLA_CHECK(indices.scalar_type() == kLong || indices.scalar_type() == kInt, op,
               ": expected indices of scalar type Long or Int, got ", indices.scalar_type());
   Tensor idx = indices.reshape({-1}).to(kLong).contiguous();
-  const int64_t* p = idx.data_ptr<int64_t>();
+  const Tensor host = ops::host_values(idx);  // Note [Host reads]
+  const int64_t* p = ops::host_ptr<int64_t>(host);
   for (int64_t i = 0; i < idx.numel(); ++i)
     NABLA_CHECK(p[i] >= 0 && p[i] < bound, op, ": index ", p[i], " is out of range for ", bound,
                 " rows (expected 0 <= index < ", bound, ")");
@@ -89,12 +90,14 @@ const Tensor& embedding_renorm_(const Tensor& self, const Tensor& indices, doubl
   NABLA_CHECK(self.dim() == 2, op, ": weight must be 2-D, got sizes ", self.sizes());
   Tensor idx = checked_indices(indices, self.size(0), op);
   // Each named row once.
-  std::vector<int64_t> rows(idx.data_ptr<int64_t>(), idx.data_ptr<int64_t>() + idx.numel());
+  const Tensor host = ops::host_values(idx);
+  const int64_t* hp = ops::host_ptr<int64_t>(host);
+  std::vector<int64_t> rows(hp, hp + host.numel());
   std::sort(rows.begin(), rows.end());
   rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
   if (rows.empty()) return self;
   NoGradGuard no_grad;
-  Tensor r = tensor(rows, TensorOptions(kLong));
+  Tensor r = tensor(rows, TensorOptions(kLong).device(self.device()));
   Tensor sub = self.index_select(0, r);
   Tensor norms = sub.norm(norm_type, {1}, true);
   Tensor scale = where(norms > max_norm, max_norm / (norms + 1e-7), ones_like(norms));

@@ -253,7 +253,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
       invstd = (running_var.to(t) + eps).rsqrt();
     }
     Tensor scale = weight.defined() ? invstd * weight.to(t) : invstd;
-    Tensor shift = bias.defined() ? contiguous_param(bias, t) : zeros({C}, TensorOptions(t));
+    Tensor shift = bias.defined() ? contiguous_param(bias, t) : zeros({C}, x.options().dtype(t));
     out = ops::empty_tensor(x.sizes(), t, x.device());
     backend_for(x).channel_affine(out, x, mean, scale.contiguous(), shift, N, C, S);
   }
@@ -300,7 +300,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
       rstd = (var + eps).rsqrt();
       backend_for(x).channel_affine(out, x, mean, rstd, zeros_like(mean), 1, M, K);
       if (weight.defined() || bias.defined()) {
-        Tensor w = weight.defined() ? contiguous_param(weight, t) : ones({K}, TensorOptions(t));
+        Tensor w = weight.defined() ? contiguous_param(weight, t) : ones({K}, x.options().dtype(t));
         Tensor b = bias.defined() ? contiguous_param(bias, t) : zeros_like(w);
         backend_for(x).channel_affine(out, out, zeros_like(w).reshape({K}), w.reshape({K}),
                                       b.reshape({K}), M, K, 1);
@@ -346,8 +346,8 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
       rstd = (var + eps).rsqrt();
       backend_for(x).channel_affine(out, x, mean, rstd, zeros_like(mean), 1, N * G, K);
       if (weight.defined() || bias.defined()) {
-        Tensor w = weight.defined() ? contiguous_param(weight, t) : ones({C}, TensorOptions(t));
-        Tensor b = bias.defined() ? contiguous_param(bias, t) : zeros({C}, TensorOptions(t));
+        Tensor w = weight.defined() ? contiguous_param(weight, t) : ones({C}, x.options().dtype(t));
+        Tensor b = bias.defined() ? contiguous_param(bias, t) : zeros({C}, x.options().dtype(t));
         backend_for(x).channel_affine(out, out, zeros_like(w), w, b, N, C, S);
       }
     } else {

@@ -213,8 +213,8 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
   // The kernel writes the maxima into [..., oh * ow] buffers viewed as [..., oh, ow].
   std::vector<int64_t> flat_out(shape.begin(), shape.end() - 2);
   flat_out.push_back(g.oh * g.ow);
-  Tensor values = empty(flat_out, TensorOptions(input.scalar_type()));
-  Tensor indices = empty(flat_out, TensorOptions(kLong));
+  Tensor values = empty(flat_out, input.options());
+  Tensor indices = empty(flat_out, input.options().dtype(kLong));
   if (values.numel() > 0) backend_for(x).max_pool2d(values.view(shape), indices.view(shape), x, g);
   Tensor out = values.view(shape), idx = indices.view(shape);
   record_max_pool(kMaxPool, input, out, idx);

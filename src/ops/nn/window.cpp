@@ -63,15 +63,16 @@ void record(const NodeType<State>& type, const Tensor& input, const Tensor& out,
 
 // [B, C, h, w] (contiguous) -> [B, C kh kw, L], without history.
 Tensor im2col_value(const Tensor& x, const WindowGeometry& g) {
-  Tensor out =
-      ops::empty_tensor({x.size(0), x.size(1) * g.kh * g.kw, g.oh * g.ow}, x.scalar_type());
+  Tensor out = ops::empty_tensor({x.size(0), x.size(1) * g.kh * g.kw, g.oh * g.ow}, x.scalar_type(),
+                                 x.device());
   if (out.numel() > 0) backend_for(x).im2col(out, x.detach(), g);
   return out;
 }
 
 // [B, C kh kw, L] (contiguous) -> [B, C, h, w], without history.
 Tensor col2im_value(const Tensor& x, const WindowGeometry& g) {
-  Tensor out = ops::empty_tensor({x.size(0), x.size(1) / (g.kh * g.kw), g.h, g.w}, x.scalar_type());
+  Tensor out = ops::empty_tensor({x.size(0), x.size(1) / (g.kh * g.kw), g.h, g.w}, x.scalar_type(),
+                                 x.device());
   if (out.numel() > 0) backend_for(x).col2im(out, x.detach(), g);
   return out;
 }
@@ -139,7 +140,7 @@ Tensor ops::col2im(const Tensor& cols, const WindowGeometry& g) {
 Tensor ops::im2col_batch_inner(const Tensor& image, const WindowGeometry& g) {
   Tensor x = image.contiguous();
   const int64_t n = x.size(0), rows = x.size(1) * g.kh * g.kw, positions = g.oh * g.ow;
-  Tensor out = empty_tensor({rows, n * positions}, x.scalar_type());
+  Tensor out = empty_tensor({rows, n * positions}, x.scalar_type(), x.device());
   // The kernel writes plane b's rows through a [N, rows, L] view of the [rows, N, L] buffer.
   if (out.numel() > 0)
     backend_for(x).im2col(out.view({rows, n, positions}).permute({1, 0, 2}), x.detach(), g);
@@ -154,7 +155,7 @@ Tensor ops::col2im_batch_inner(const Tensor& cols, int64_t batch, const WindowGe
               "col2im: columns of shape ", cols.sizes(), " do not fit ", batch, " images of ",
               positions, " window positions");
   Tensor c = cols.contiguous();
-  Tensor out = empty_tensor({batch, c.size(0) / k, g.h, g.w}, c.scalar_type());
+  Tensor out = empty_tensor({batch, c.size(0) / k, g.h, g.w}, c.scalar_type(), c.device());
   if (out.numel() > 0)
     backend_for(c).col2im(out, c.detach().view({c.size(0), batch, positions}).permute({1, 0, 2}),
                           g);

@@ -1,6 +1,6 @@
-// CpuBackend's direct float32 convolutions: pointwise ones on large images as products
-// per sample (conv_pointwise.h), the others through oneDNN's primitives (conv_dnnl.h)
-// when built in; otherwise the op convolves by im2col + gemm.
+// CpuBackend's direct float32 convolutions, by the algorithm choose_conv_algorithm() picked
+// (Note [Convolution algorithm]): Products per sample (conv_pointwise.h) or oneDNN's
+// primitives (conv_dnnl.h).
 #include "backend/cpu/conv_pointwise.h"
 #include "backend/cpu/kernels/cpu_backend.h"
 #include "backend/cpu/onednn/conv_dnnl.h"
@@ -20,43 +20,38 @@ conv::ConvShape shape_of(const Tensor& image, const Tensor& weight, const Window
 const float* data_or_null(const Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
 float* mutable_or_null(const Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
 
-// A 1x1, stride-1, unpadded, single-group convolution whose shape pointwise::pays().
-bool pointwise_shape(const Tensor& image, const Tensor& weight, const WindowGeometry& g,
-                     int64_t groups, pointwise::Shape& s) {
-  if (groups != 1 || g.kh != 1 || g.kw != 1 || g.sh != 1 || g.sw != 1 || g.ph != 0 || g.pw != 0 ||
-      !pointwise::pays(image.size(0), g.oh * g.ow))
-    return false;
-  s = {image.size(0), image.size(1), weight.size(0), g.oh * g.ow};
-  return true;
+pointwise::Shape pointwise_shape(const Tensor& image, const Tensor& weight,
+                                 const WindowGeometry& g) {
+  return {image.size(0), image.size(1), weight.size(0), g.oh * g.ow};
 }
 
 }  // namespace
 
-bool CpuBackend::conv2d(const Tensor& out, const Tensor& image, const Tensor& weight,
-                        const Tensor& bias, const WindowGeometry& g, int64_t groups) {
-  if (image.scalar_type() != kFloat) return false;
-  if (pointwise::Shape s; pointwise_shape(image, weight, g, groups, s)) {
-    pointwise::forward(s, image.data_ptr<float>(), weight.data_ptr<float>(), data_or_null(bias),
-                       out.data_ptr<float>());
+bool CpuBackend::conv2d(ConvAlgorithm algo, const Tensor& out, const Tensor& image,
+                        const Tensor& weight, const Tensor& bias, const WindowGeometry& g,
+                        int64_t groups) {
+  if (algo == ConvAlgorithm::Products) {
+    pointwise::forward(pointwise_shape(image, weight, g), image.data_ptr<float>(),
+                       weight.data_ptr<float>(), data_or_null(bias), out.data_ptr<float>());
     return true;
   }
-  if (!conv::available()) return false;
+  if (algo != ConvAlgorithm::Library || !conv::available()) return false;
   return conv::forward(shape_of(image, weight, g, groups), image.data_ptr<float>(),
                        weight.data_ptr<float>(), data_or_null(bias), out.data_ptr<float>());
 }
 
-bool CpuBackend::conv2d_backward(const Tensor& grad_image, const Tensor& grad_weight,
-                                 const Tensor& grad_bias, const Tensor& grad_out,
-                                 const Tensor& image, const Tensor& weight, const WindowGeometry& g,
-                                 int64_t groups) {
-  if (image.scalar_type() != kFloat) return false;
-  if (pointwise::Shape s; pointwise_shape(image, weight, g, groups, s)) {
-    pointwise::backward(s, image.data_ptr<float>(), weight.data_ptr<float>(),
-                        grad_out.data_ptr<float>(), mutable_or_null(grad_image),
-                        mutable_or_null(grad_weight), mutable_or_null(grad_bias));
+bool CpuBackend::conv2d_backward(ConvAlgorithm algo, const Tensor& grad_image,
+                                 const Tensor& grad_weight, const Tensor& grad_bias,
+                                 const Tensor& grad_out, const Tensor& image, const Tensor& weight,
+                                 const WindowGeometry& g, int64_t groups) {
+  if (algo == ConvAlgorithm::Products) {
+    pointwise::backward(pointwise_shape(image, weight, g), image.data_ptr<float>(),
+                        weight.data_ptr<float>(), grad_out.data_ptr<float>(),
+                        mutable_or_null(grad_image), mutable_or_null(grad_weight),
+                        mutable_or_null(grad_bias));
     return true;
   }
-  if (!conv::available()) return false;
+  if (algo != ConvAlgorithm::Library || !conv::available()) return false;
   return conv::backward(shape_of(image, weight, g, groups), image.data_ptr<float>(),
                         weight.data_ptr<float>(), grad_out.data_ptr<float>(),
                         mutable_or_null(grad_image), mutable_or_null(grad_weight),

@@ -13,7 +13,7 @@ class CpuBackend final : public KernelBackend {
  public:
   DeviceType device_type() const override { return kCPU; }
 #define NABLA_KERNEL_METHOD(Ret, name, params, args, event) Ret name params override;
-#include "backend/kernel_methods.def"
+#include "nabla/backend/kernel_methods.def"
 #undef NABLA_KERNEL_METHOD
 };
 

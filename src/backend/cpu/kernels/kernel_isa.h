@@ -4,7 +4,7 @@
 // (cmake/NablaKernels.cmake generates the wrappers that define NABLA_KERNEL_ISA_*):
 // its code sits in namespace nabla::cpu::NABLA_KERNEL_NS (avx512, avx2, baseline), and
 // after its last #include it writes NABLA_KERNEL_TARGET, which compiles the functions
-// that follow for that ISA. backend_registry.cpp instantiates the variant that
+// that follow for that ISA. cpu_backends.cpp instantiates the variant that
 // active_isa() names, so the library runs its vector loops at the CPU's width without
 // -march=native, and NABLA_ISA=avx2|scalar runs the lower variants on any machine.
 //

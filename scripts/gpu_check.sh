@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The GPU check (docs/cuda.md), run on the lent GPU machine from the repository root:
+#   bash scripts/gpu_check.sh            (with .gpu-deps carried: scripts/gpu_deps.sh)
+# builds nabla with CUDA for the GPU there, runs every test labelled `cuda` (the CUDA
+# unit tests and the op table against the CPU), the Fashion-MNIST example on the GPU, and
+# bench/bench_gpu against the PyTorch installed there (bench/gpu_torch.py), then prints a
+# short table last. Logs go to $OUT (the device tool's output folder) when set. Designed
+# to finish in under 8 minutes on 16 cores.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/nabla-gpu-check}
+mkdir -p "$out"
+log() { echo "gpu_check: $* (at ${SECONDS} s)"; }
+summary=()
+row() { summary+=("$1|$2"); }
+
+log "machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+nvcc --version | tail -2
+nproc
+
+# Debian's packages, unpacked into a private root (never into /).
+deps=$PWD/.gpu-deps/root
+if [ -d .gpu-deps ] && [ ! -d "$deps" ]; then
+  for f in .gpu-deps/*.deb; do dpkg -x "$f" "$deps"; done
+fi
+lib=$deps/usr/lib/x86_64-linux-gnu
+export LD_LIBRARY_PATH=$lib/openblas-pthread:$lib:${LD_LIBRARY_PATH:-}
+zlib_args=()
+if [ ! -f /usr/include/zlib.h ]; then
+  zlib_so=$(ls /usr/lib/x86_64-linux-gnu/libz.so.1 /lib/x86_64-linux-gnu/libz.so.1 2>/dev/null | head -1)
+  zlib_args=(-DZLIB_INCLUDE_DIR="$deps/usr/include" -DZLIB_LIBRARY="$zlib_so")
+fi
+
+log "configure and build"
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
+cmake -S . -B build-gpu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DNABLA_CUDA=ON \
+  -DNABLA_KERNEL_ISAS=native -DNABLA_WITH_DNNL=OFF -DNABLA_WITH_ONNX=OFF \
+  -DNABLA_DISTRIBUTED=OFF -DNABLA_CONFORMANCE_LIBTORCH=OFF -DNABLA_BUILD_TESTS=ON \
+  -DNABLA_BUILD_EXAMPLES=ON -DNABLA_QUICK_EXAMPLES=ON -DNABLA_BUILD_BENCHMARKS=ON \
+  -DCMAKE_PREFIX_PATH="$deps/usr" -DNABLA_CBLAS_INCLUDE_DIR="$deps/usr/include/x86_64-linux-gnu/openblas-pthread" \
+  -DNABLA_OPENBLAS_LIBRARY="$lib/openblas-pthread/libopenblas.so" \
+  -DNABLA_JSON_INCLUDE_DIR="$deps/usr/include" "${zlib_args[@]}" >"$out/configure.log" 2>&1 ||
+  { tail -30 "$out/configure.log"; exit 1; }
+if cmake --build build-gpu -j"$(nproc)" --target test_cuda test_conformance_cuda test_core \
+    fashion_mnist bench_gpu >"$out/build.log" 2>&1; then
+  row build ok
+else
+  grep -m 20 -E "error|Error" "$out/build.log"
+  row build FAILED
+fi
+
+log "tests labelled cuda"
+NABLA_REQUIRE_GPU=1 ctest --test-dir build-gpu -L cuda --output-on-failure --timeout 300 \
+  -j4 >"$out/ctest.log" 2>&1
+row "ctest -L cuda" "$(grep -E 'tests passed|tests failed' "$out/ctest.log" | tail -1)"
+grep -E "^\[  FAILED  \]" "$out/ctest.log" | sort -u | head -40
+build-gpu/tests/conformance/test_conformance_cuda --gtest_brief=1 >"$out/optable.log" 2>&1
+row "op table on CUDA" "$(grep -E '^\[  PASSED  \]|^\[  FAILED  \] [0-9]+ test' "$out/optable.log" | tr '\n' ' ')"
+
+log "fashion_mnist on the GPU"
+data=$deps/usr/share/datasets/fashion-mnist
+if [ -d "$data" ]; then
+  (cd build-gpu && timeout 120 examples/fashion_mnist/fashion_mnist --device cuda --model cnn --limit 30000 \
+     --epochs 1 --data "$data" --out "$out/run" >"$out/example.log" 2>&1)
+  row "fashion_mnist cnn, 1 epoch" "$(grep -iE 'test accuracy|error' "$out/example.log" | tail -1)"
+fi
+
+log "benchmarks"
+timeout 120 build-gpu/bench/bench_gpu >"$out/bench_nabla.txt" 2>&1
+timeout 120 python3 bench/gpu_torch.py >"$out/bench_torch.txt" 2>&1
+for key in w2_step_ms w3_step_ms matmul_4096x4096x4096_tflops matmul_256x768x3072_tflops \
+    w2_mallocs_per_20_steps w2_host_syncs_per_20_steps w3_mallocs_per_20_steps \
+    w3_host_syncs_per_20_steps; do
+  n=$(awk -v k=$key '$1 == k {print $2}' "$out/bench_nabla.txt")
+  t=$(awk -v k=$key '$1 == k {print $2}' "$out/bench_torch.txt")
+  row "$key" "nabla ${n:-?}  torch ${t:--}"
+done
+
+echo
+echo "==== gpu_check summary ($(head -1 "$out/gpu.txt")) ===="
+for r in "${summary[@]}"; do printf '%-34s %s\n' "${r%%|*}" "${r#*|}"; done

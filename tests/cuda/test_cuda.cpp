@@ -1,0 +1,269 @@
+// nabla on a GPU (label `cuda`): devices, memory, streams and events, copies, modules,
+// optimizers, autograd and saving, each compared with the same work on the CPU. Every
+// test skips, saying why, on a machine without a CUDA device; the op table's CUDA run is
+// tests/conformance/cuda_checks.cpp.
+#include <nabla/nabla.h>
+
+#include <filesystem>
+
+#include "test_util.h"
+
+using namespace nabla;
+using nabla::testing::expect_error;
+
+namespace {
+
+#define NABLA_REQUIRE_GPU()                                                       \
+  do {                                                                            \
+    if (!cuda::is_available())                                                    \
+      GTEST_SKIP() << "no CUDA device: "                                          \
+                   << (show_config().find("CUDA: not built") != std::string::npos \
+                           ? "this build has no CUDA"                             \
+                           : "the build has CUDA, the machine no GPU");           \
+  } while (0)
+
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+  return (a.cpu().to(kDouble) - b.cpu().to(kDouble)).abs().max().item<double>();
+}
+
+TEST(Cuda, DeviceNamesAndCount) {
+  NABLA_REQUIRE_GPU();
+  EXPECT_GE(cuda::device_count(), 1);
+  Tensor t = ones({3}, device(kCUDA));
+  EXPECT_TRUE(t.is_cuda());
+  EXPECT_EQ(t.device(), Device("cuda:0"));  // "cuda" means the current device, resolved
+  EXPECT_EQ(t.get_device(), 0);
+  EXPECT_EQ(t.device().str(), "cuda:0");
+  EXPECT_NE(show_config().find("cuda:0"), std::string::npos) << show_config();
+  expect_error([] { ones({1}, device(Device(kCUDA, 99))); }, {"cuda:99", "does not exist"});
+}
+
+TEST(Cuda, CopiesRoundTripEveryDtype) {
+  NABLA_REQUIRE_GPU();
+  for (ScalarType t : {kFloat, kDouble, kLong, kInt, kByte, kBool, kHalf, kBFloat16}) {
+    Tensor x = arange(24, TensorOptions(kDouble)).sub(7).reshape({2, 3, 4}).to(t);
+    Tensor g = x.to(kCUDA);
+    EXPECT_TRUE(g.is_cuda());
+    EXPECT_EQ(g.scalar_type(), t);
+    EXPECT_TRUE(equal(g.cpu(), x)) << t;
+    // A non-contiguous source and a conversion on the device.
+    Tensor tx = x.transpose(0, 2);
+    EXPECT_TRUE(equal(tx.to(kCUDA).cpu(), tx.contiguous())) << t;
+    if (isFloatingType(t)) {
+      EXPECT_TRUE(equal(g.to(kDouble).cpu(), x.to(kDouble))) << t;
+    }
+  }
+}
+
+TEST(Cuda, ElementwiseAndBroadcastMatchTheCpu) {
+  NABLA_REQUIRE_GPU();
+  manual_seed(3);
+  Tensor a = randn({5, 1, 7}), b = randn({4, 1});
+  Tensor ga = a.cuda(), gb = b.cuda();
+  EXPECT_LT(max_abs_diff((ga * gb + ga.exp() - gb.tanh()).sigmoid(),
+                         (a * b + a.exp() - b.tanh()).sigmoid()),
+            1e-6);
+  EXPECT_LT(max_abs_diff(ga.sum(2), a.sum(2)), 1e-5);
+  EXPECT_LT(max_abs_diff(ga.matmul(ga.transpose(1, 2)), a.matmul(a.transpose(1, 2))), 1e-5);
+  // A CPU scalar tensor joins a GPU op, as in LibTorch.
+  EXPECT_LT(max_abs_diff(ga * scalar_tensor(2.5), a * 2.5), 1e-6);
+}
+
+TEST(Cuda, MixingDevicesNamesBoth) {
+  NABLA_REQUIRE_GPU();
+  Tensor c = ones({2, 2}), g = ones({2, 2}, device(kCUDA));
+  expect_error([&] { (void)(c + g); }, {"cuda:0", "cpu"});
+  expect_error([&] { (void)c.matmul(g); }, {"cuda:0", "cpu"});
+  expect_error([&] { (void)cat({c, g}); }, {"cuda:0", "cpu"});
+}
+
+TEST(Cuda, RandomNumbersMatchTheCpuForASeed) {
+  NABLA_REQUIRE_GPU();
+  manual_seed(11);
+  Tensor c = randn({1000});
+  manual_seed(11);
+  Tensor g = randn({1000}, device(kCUDA));
+  EXPECT_LT(max_abs_diff(c, g), 1e-6);
+  manual_seed(11);
+  Tensor d = dropout(ones({256}, device(kCUDA)), 0.5, true);
+  manual_seed(11);
+  EXPECT_LT(max_abs_diff(dropout(ones({256}), 0.5, true), d), 0);
+}
+
+TEST(Cuda, CachingAllocatorReusesAndCounts) {
+  NABLA_REQUIRE_GPU();
+  cuda::empty_cache();
+  const size_t before = cuda::memory_allocated();
+  {
+    Tensor t = empty({1 << 20}, device(kCUDA));  // 4 MiB
+    EXPECT_EQ(cuda::memory_allocated(), before + (size_t(4) << 20));
+    EXPECT_GE(cuda::max_memory_allocated(), cuda::memory_allocated());
+  }
+  EXPECT_EQ(cuda::memory_allocated(), before);
+  EXPECT_GE(cuda::memory_reserved(), size_t(4) << 20);  // cached, not returned
+  const size_t mallocs = cuda::device_allocations();
+  for (int i = 0; i < 10; ++i) Tensor t = empty({1 << 20}, device(kCUDA));
+  EXPECT_EQ(cuda::device_allocations(), mallocs) << "a cached block of the size was not reused";
+  cuda::reset_peak_memory_stats();
+  EXPECT_EQ(cuda::max_memory_allocated(), cuda::memory_allocated());
+  cuda::empty_cache();
+  EXPECT_EQ(cuda::memory_reserved(), cuda::memory_allocated() == 0 ? 0 : cuda::memory_reserved());
+}
+
+TEST(Cuda, StreamsEventsAndGuards) {
+  NABLA_REQUIRE_GPU();
+  cuda::CUDAStream main = cuda::getCurrentCUDAStream();
+  EXPECT_EQ(main, cuda::getDefaultCUDAStream());
+  cuda::CUDAStream side = cuda::getStreamFromPool();
+  Tensor x = ones({1 << 16}, device(kCUDA));
+  cuda::CUDAEvent ready;
+  ready.record(main);
+  Tensor y;
+  {
+    cuda::CUDAStreamGuard guard(side);
+    EXPECT_EQ(cuda::getCurrentCUDAStream(), side);
+    ready.block(side);  // side waits for x
+    y = x * 3;
+  }
+  EXPECT_EQ(cuda::getCurrentCUDAStream(), main);
+  side.synchronize();
+  EXPECT_EQ(y.sum().item<double>(), 3.0 * (1 << 16));
+  cuda::CUDAEvent start(true), stop(true);
+  start.record();
+  Tensor z = x.exp();
+  stop.record();
+  stop.synchronize();
+  EXPECT_GE(start.elapsed_time(stop), 0.0f);
+  EXPECT_TRUE(stop.query());
+  cuda::synchronize();
+}
+
+TEST(Cuda, PinnedMemoryAndNonBlockingCopies) {
+  NABLA_REQUIRE_GPU();
+  Tensor h = arange(1000, TensorOptions(kFloat)).pin_memory();
+  EXPECT_TRUE(h.is_pinned());
+  EXPECT_FALSE(arange(3).is_pinned());
+  Tensor g = h.to(Device(kCUDA), kFloat, /*non_blocking=*/true);
+  Tensor back = empty({1000}).pin_memory();
+  back.copy_(g);
+  cuda::synchronize();
+  EXPECT_TRUE(equal(back, arange(1000, TensorOptions(kFloat))));
+}
+
+struct MlpImpl : nn::Module {
+  MlpImpl()
+      : fc1(register_module("fc1", nn::Linear(6, 16))),
+        bn(register_module("bn", nn::BatchNorm1d(16))),
+        fc2(register_module("fc2", nn::Linear(16, 3))) {}
+  Tensor forward(Tensor x) { return fc2(relu(bn(fc1(x)))); }
+  nn::Linear fc1;
+  nn::BatchNorm1d bn;
+  nn::Linear fc2;
+};
+NABLA_MODULE(Mlp);
+
+// The same model, data and optimizer on both devices: losses and parameters agree step by
+// step.
+template <class MakeOptimizer>
+void train_on_both(MakeOptimizer make_optimizer) {
+  manual_seed(5);
+  Mlp cpu_net;
+  Mlp gpu_net;
+  {
+    NoGradGuard ng;
+    auto src = cpu_net->parameters(), dst = gpu_net->parameters();
+    for (size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
+  }
+  gpu_net->to(kCUDA);
+  for (const auto& p : gpu_net->parameters()) EXPECT_TRUE(p.is_cuda());
+  for (const auto& b : gpu_net->buffers()) EXPECT_TRUE(b.is_cuda());
+  auto cpu_opt = make_optimizer(cpu_net->parameters());
+  auto gpu_opt = make_optimizer(gpu_net->parameters());
+  Tensor x = randn({32, 6}), y = randint(0, 3, {32});
+  Tensor gx = x.cuda(), gy = y.cuda();
+  for (int step = 0; step < 5; ++step) {
+    cpu_opt->zero_grad();
+    gpu_opt->zero_grad();
+    Tensor lc = nn::functional::cross_entropy(cpu_net->forward(x), y);
+    Tensor lg = nn::functional::cross_entropy(gpu_net->forward(gx), gy);
+    EXPECT_NEAR(lc.item<double>(), lg.item<double>(), 1e-5) << "step " << step;
+    lc.backward();
+    lg.backward();
+    cpu_opt->step();
+    gpu_opt->step();
+  }
+  auto a = cpu_net->parameters(), b = gpu_net->parameters();
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_LT(max_abs_diff(a[i], b[i]), 1e-5) << i;
+  EXPECT_LT(max_abs_diff(cpu_net->bn->running_mean, gpu_net->bn->running_mean), 1e-5);
+}
+
+TEST(Cuda, SgdTrainsAsOnTheCpu) {
+  NABLA_REQUIRE_GPU();
+  train_on_both([](std::vector<Tensor> p) {
+    return std::make_unique<optim::SGD>(p, optim::SGDOptions(0.1).momentum(0.9));
+  });
+}
+
+TEST(Cuda, AdamTrainsAsOnTheCpu) {
+  NABLA_REQUIRE_GPU();
+  train_on_both([](std::vector<Tensor> p) {
+    return std::make_unique<optim::Adam>(p, optim::AdamOptions(1e-2));
+  });
+}
+
+TEST(Cuda, ConvolutionNetworkMatchesTheCpu) {
+  NABLA_REQUIRE_GPU();
+  globalContext().setAllowTF32CuDNN(false);  // full float32, to compare with the CPU
+  manual_seed(7);
+  nn::Conv2d conv(nn::Conv2dOptions(3, 8, 3).padding(1));
+  Tensor x = randn({4, 3, 12, 12}, TensorOptions().requires_grad(true));
+  Tensor yc = max_pool2d(relu(conv->forward(x)), {2});
+  yc.sum().backward();
+  Tensor wc = conv->weight.grad().clone(), xc = x.grad().clone();
+  conv->zero_grad();
+  conv->to(kCUDA);
+  Tensor gx = x.detach().cuda().requires_grad_(true);
+  Tensor yg = max_pool2d(relu(conv->forward(gx)), {2});
+  yg.sum().backward();
+  EXPECT_LT(max_abs_diff(yc, yg), 1e-4);
+  EXPECT_LT(max_abs_diff(wc, conv->weight.grad()), 1e-3);
+  EXPECT_LT(max_abs_diff(xc, gx.grad()), 1e-4);
+  EXPECT_TRUE(gx.grad().is_cuda());
+}
+
+TEST(Cuda, SaveWritesFromTheHostAndLoadPlaces) {
+  NABLA_REQUIRE_GPU();
+  Mlp net;
+  net->to(kCUDA);
+  const auto dir = std::filesystem::temp_directory_path();
+  for (const std::string name : {"cuda_net.safetensors", "cuda_net.pt"}) {
+    const std::string path = (dir / name).string();
+    save(net, path);
+    Mlp cpu_copy;
+    load(cpu_copy, path);
+    for (const auto& p : cpu_copy->parameters()) EXPECT_TRUE(p.is_cpu());
+    auto a = net->parameters(), b = cpu_copy->parameters();
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(equal(a[i].cpu(), b[i])) << name;
+    Mlp placed;
+    load(placed, path, Device(kCUDA));
+    for (const auto& p : placed->parameters()) EXPECT_TRUE(p.is_cuda()) << name;
+    Tensor t;
+    save(a[0], path);
+    load(t, path, Device(kCUDA));
+    EXPECT_TRUE(t.is_cuda());
+    EXPECT_TRUE(equal(t.cpu(), a[0].cpu()));
+    std::filesystem::remove(path);
+  }
+}
+
+TEST(Cuda, BackwardOfACopyReturnsToItsDevice) {
+  NABLA_REQUIRE_GPU();
+  Tensor g = ones({3}, device(kCUDA).requires_grad(true));
+  Tensor c = g.cpu() * 2;
+  c.sum().backward();
+  ASSERT_TRUE(g.grad().defined());
+  EXPECT_TRUE(g.grad().is_cuda());
+  EXPECT_EQ(g.grad().sum().item<double>(), 6.0);
+}
+
+}  // namespace
