@@ -60,7 +60,8 @@ endfunction()
 function(nabla_cuda_layer_setup target)
   string(REPLACE ";" "," archs "${NABLA_CUDA_ARCHITECTURES}")
   target_compile_definitions(${target} PRIVATE NABLA_HAVE_CUDA=${NABLA_HAVE_CUDA}
-                             NABLA_HAVE_CUDNN=${NABLA_HAVE_CUDNN} NABLA_CUDA_ARCHS="${archs}")
+                             NABLA_HAVE_CUDNN=${NABLA_HAVE_CUDNN} NABLA_CUDA_ARCHS="${archs}"
+                             NABLA_CUDA_LIBRARY_DIR="${CUDAToolkit_LIBRARY_DIR}")
   if(NABLA_HAVE_CUDA)
     target_include_directories(${target} SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
     if(NABLA_HAVE_CUDNN)
@@ -73,16 +74,12 @@ function(nabla_cuda_layer_setup target)
   endif()
 endfunction()
 
-# The libraries nabla::nabla links with CUDA: the runtime (static, so a machine without a
-# driver still starts the program and finds no device), cuBLAS, cuBLASLt, cuDNN.
+# What nabla::nabla links with CUDA: the runtime, statically (a machine without a driver
+# still starts the program and finds no device). cuBLAS and cuDNN are opened on first use
+# (Note [CUDA libraries on first use], src/core/cuda/libraries.h), not linked.
 set(NABLA_CUDA_LIBRARIES)
 set(NABLA_CUDA_PC_LIBS "")  # the same for pkg-config's Libs.private
 if(NABLA_HAVE_CUDA)
-  set(NABLA_CUDA_LIBRARIES CUDA::cudart_static CUDA::cublas CUDA::cublasLt)
-  set(NABLA_CUDA_PC_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lcublas -lcublasLt")
-  if(NABLA_HAVE_CUDNN)
-    list(APPEND NABLA_CUDA_LIBRARIES ${NABLA_CUDNN_LIBRARY})
-    string(APPEND NABLA_CUDA_PC_LIBS " ${NABLA_CUDNN_LIBRARY}")
-  endif()
-  string(APPEND NABLA_CUDA_PC_LIBS " -ldl -lrt")
+  set(NABLA_CUDA_LIBRARIES CUDA::cudart_static ${CMAKE_DL_LIBS})
+  set(NABLA_CUDA_PC_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt")
 endif()

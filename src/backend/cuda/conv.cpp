@@ -12,7 +12,7 @@
 #include "backend/cuda/cuda_backend.h"
 
 #if NABLA_HAVE_CUDNN
-#include <cudnn.h>
+#include "core/cuda/libraries.h"
 
 #include <algorithm>
 #include <array>
@@ -30,14 +30,18 @@ namespace nabla::cuda_kernels {
 #if NABLA_HAVE_CUDNN
 namespace {
 
+// cuDNN's functions, opened on first use (Note [CUDA libraries on first use]); the entries
+// below run only once cuda::cudnn_is_available() said it opened.
+const cuda::detail::CudnnApi& dnn() { return *cuda::detail::cudnn(); }
+
 constexpr int kMaxDevices = 16;
 constexpr int kMaxAlgos = 16;  // more than any of the three algorithm enums holds
 // cudnnFind*Ex's scratch is capped here: a candidate that needs more is not timed.
 constexpr size_t kMaxFindWorkspace = size_t(1) << 30;
 
 void check(cudnnStatus_t status, const char* call) {
-  NABLA_CHECK(status == CUDNN_STATUS_SUCCESS, "cuDNN error: ", cudnnGetErrorString(status), " in ",
-              call);
+  NABLA_CHECK(status == CUDNN_STATUS_SUCCESS, "cuDNN error: ", dnn().cudnnGetErrorString(status),
+              " in ", call);
 }
 #define NABLA_CUDNN_CHECK(call) check((call), #call)
 
@@ -80,11 +84,11 @@ struct Descriptors {
   Descriptors(const Descriptors&) = delete;
   Descriptors& operator=(const Descriptors&) = delete;
   ~Descriptors() {
-    if (x) cudnnDestroyTensorDescriptor(x);
-    if (y) cudnnDestroyTensorDescriptor(y);
-    if (bias) cudnnDestroyTensorDescriptor(bias);
-    if (w) cudnnDestroyFilterDescriptor(w);
-    if (conv) cudnnDestroyConvolutionDescriptor(conv);
+    if (x) dnn().cudnnDestroyTensorDescriptor(x);
+    if (y) dnn().cudnnDestroyTensorDescriptor(y);
+    if (bias) dnn().cudnnDestroyTensorDescriptor(bias);
+    if (w) dnn().cudnnDestroyFilterDescriptor(w);
+    if (conv) dnn().cudnnDestroyConvolutionDescriptor(conv);
   }
 };
 
@@ -145,25 +149,27 @@ cudnnStatus_t describe(Descriptors& d, const Problem& p) {
   auto step = [&](cudnnStatus_t r) {
     if (s == CUDNN_STATUS_SUCCESS) s = r;
   };
-  step(cudnnCreateTensorDescriptor(&d.x));
-  step(cudnnCreateTensorDescriptor(&d.y));
-  step(cudnnCreateTensorDescriptor(&d.bias));
-  step(cudnnCreateFilterDescriptor(&d.w));
-  step(cudnnCreateConvolutionDescriptor(&d.conv));
+  step(dnn().cudnnCreateTensorDescriptor(&d.x));
+  step(dnn().cudnnCreateTensorDescriptor(&d.y));
+  step(dnn().cudnnCreateTensorDescriptor(&d.bias));
+  step(dnn().cudnnCreateFilterDescriptor(&d.w));
+  step(dnn().cudnnCreateConvolutionDescriptor(&d.conv));
   if (s != CUDNN_STATUS_SUCCESS) return s;
-  step(cudnnSetTensor4dDescriptor(d.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, p.n, p.c, p.h, p.w));
-  step(cudnnSetTensor4dDescriptor(d.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, p.n, p.o, p.oh, p.ow));
-  step(cudnnSetTensor4dDescriptor(d.bias, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, p.o, 1, 1));
-  step(cudnnSetFilter4dDescriptor(d.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, p.o, p.c / p.groups,
-                                  p.kh, p.kw));
-  step(cudnnSetConvolution2dDescriptor(d.conv, p.ph, p.pw, p.sh, p.sw, p.dh, p.dw,
-                                       CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-  step(cudnnSetConvolutionGroupCount(d.conv, p.groups));
-  step(cudnnSetConvolutionMathType(d.conv, p.tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+  step(dnn().cudnnSetTensor4dDescriptor(d.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, p.n, p.c, p.h,
+                                        p.w));
+  step(dnn().cudnnSetTensor4dDescriptor(d.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, p.n, p.o, p.oh,
+                                        p.ow));
+  step(dnn().cudnnSetTensor4dDescriptor(d.bias, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, p.o, 1, 1));
+  step(dnn().cudnnSetFilter4dDescriptor(d.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, p.o,
+                                        p.c / p.groups, p.kh, p.kw));
+  step(dnn().cudnnSetConvolution2dDescriptor(d.conv, p.ph, p.pw, p.sh, p.sw, p.dh, p.dw,
+                                             CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  step(dnn().cudnnSetConvolutionGroupCount(d.conv, p.groups));
+  step(dnn().cudnnSetConvolutionMathType(d.conv, p.tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
   if (s != CUDNN_STATUS_SUCCESS) return s;
   // The op's geometry must be cuDNN's: otherwise cuDNN would write another shape.
   int n = 0, c = 0, h = 0, w = 0;
-  step(cudnnGetConvolution2dForwardOutputDim(d.conv, d.x, d.w, &n, &c, &h, &w));
+  step(dnn().cudnnGetConvolution2dForwardOutputDim(d.conv, d.x, d.w, &n, &c, &h, &w));
   if (s == CUDNN_STATUS_SUCCESS && (n != p.n || c != p.o || h != p.oh || w != p.ow))
     return CUDNN_STATUS_NOT_SUPPORTED_SHAPE;
   return s;
@@ -219,7 +225,7 @@ Choice choose(DeviceState& state, const Problem& p, Pass pass, Descriptors& d, D
     if (perf.status != CUDNN_STATUS_SUCCESS) continue;
     if (p.deterministic && perf.determinism != CUDNN_DETERMINISTIC) continue;
     if (!p.tf32 && perf.mathType != CUDNN_FMA_MATH) continue;
-    const cudnnStatus_t m = cudnnSetConvolutionMathType(d.conv, perf.mathType);
+    const cudnnStatus_t m = dnn().cudnnSetConvolutionMathType(d.conv, perf.mathType);
     size_t bytes = 0;
     if (m != CUDNN_STATUS_SUCCESS || workspace_of(perf.algo, &bytes) != CUDNN_STATUS_SUCCESS)
       continue;
@@ -235,14 +241,15 @@ Choice choose_forward(DeviceState& state, const Problem& p, Descriptors& d, Devi
   return choose<cudnnConvolutionFwdAlgoPerf_t>(
       state, p, Pass::Forward, d, device,
       [&](int n, int* count, cudnnConvolutionFwdAlgoPerf_t* perfs) {
-        return cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, n, count, perfs);
+        return dnn().cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, n, count,
+                                                            perfs);
       },
       [&](int n, int* count, cudnnConvolutionFwdAlgoPerf_t* perfs, void* ws, size_t ws_size) {
-        return cudnnFindConvolutionForwardAlgorithmEx(h, d.x, x, d.w, w, d.conv, d.y, y, n, count,
-                                                      perfs, ws, ws_size);
+        return dnn().cudnnFindConvolutionForwardAlgorithmEx(h, d.x, x, d.w, w, d.conv, d.y, y, n,
+                                                            count, perfs, ws, ws_size);
       },
       [&](cudnnConvolutionFwdAlgo_t algo, size_t* bytes) {
-        return cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y, algo, bytes);
+        return dnn().cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y, algo, bytes);
       });
 }
 
@@ -252,15 +259,16 @@ Choice choose_backward_data(DeviceState& state, const Problem& p, Descriptors& d
   return choose<cudnnConvolutionBwdDataAlgoPerf_t>(
       state, p, Pass::BackwardData, d, device,
       [&](int n, int* count, cudnnConvolutionBwdDataAlgoPerf_t* perfs) {
-        return cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x, n, count,
-                                                           perfs);
+        return dnn().cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x, n, count,
+                                                                 perfs);
       },
       [&](int n, int* count, cudnnConvolutionBwdDataAlgoPerf_t* perfs, void* ws, size_t ws_size) {
-        return cudnnFindConvolutionBackwardDataAlgorithmEx(h, d.w, w, d.y, dy, d.conv, d.x, dx, n,
-                                                           count, perfs, ws, ws_size);
+        return dnn().cudnnFindConvolutionBackwardDataAlgorithmEx(h, d.w, w, d.y, dy, d.conv, d.x,
+                                                                 dx, n, count, perfs, ws, ws_size);
       },
       [&](cudnnConvolutionBwdDataAlgo_t algo, size_t* bytes) {
-        return cudnnGetConvolutionBackwardDataWorkspaceSize(h, d.w, d.y, d.conv, d.x, algo, bytes);
+        return dnn().cudnnGetConvolutionBackwardDataWorkspaceSize(h, d.w, d.y, d.conv, d.x, algo,
+                                                                  bytes);
       });
 }
 
@@ -270,24 +278,24 @@ Choice choose_backward_filter(DeviceState& state, const Problem& p, Descriptors&
   return choose<cudnnConvolutionBwdFilterAlgoPerf_t>(
       state, p, Pass::BackwardFilter, d, device,
       [&](int n, int* count, cudnnConvolutionBwdFilterAlgoPerf_t* perfs) {
-        return cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w, n, count,
-                                                             perfs);
+        return dnn().cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w, n,
+                                                                   count, perfs);
       },
       [&](int n, int* count, cudnnConvolutionBwdFilterAlgoPerf_t* perfs, void* ws, size_t ws_size) {
-        return cudnnFindConvolutionBackwardFilterAlgorithmEx(h, d.x, x, d.y, dy, d.conv, d.w, dw, n,
-                                                             count, perfs, ws, ws_size);
+        return dnn().cudnnFindConvolutionBackwardFilterAlgorithmEx(
+            h, d.x, x, d.y, dy, d.conv, d.w, dw, n, count, perfs, ws, ws_size);
       },
       [&](cudnnConvolutionBwdFilterAlgo_t algo, size_t* bytes) {
-        return cudnnGetConvolutionBackwardFilterWorkspaceSize(h, d.x, d.y, d.conv, d.w, algo,
-                                                              bytes);
+        return dnn().cudnnGetConvolutionBackwardFilterWorkspaceSize(h, d.x, d.y, d.conv, d.w, algo,
+                                                                    bytes);
       });
 }
 
 // The device's state with its handle created and bound to `stream` (the caller holds the
 // lock; the device is current).
 void bind_handle(DeviceState& state, Stream stream) {
-  if (!state.handle) NABLA_CUDNN_CHECK(cudnnCreate(&state.handle));
-  NABLA_CUDNN_CHECK(cudnnSetStream(state.handle, stream));
+  if (!state.handle) NABLA_CUDNN_CHECK(dnn().cudnnCreate(&state.handle));
+  NABLA_CUDNN_CHECK(dnn().cudnnSetStream(state.handle, stream));
 }
 
 bool all_float(std::initializer_list<const Tensor*> ts) {
@@ -310,7 +318,9 @@ bool CudaBackend::conv2d(ConvAlgorithm algo, const Tensor& out, const Tensor& im
                          const Tensor& weight, const Tensor& bias, const WindowGeometry& g,
                          int64_t groups) {
 #if NABLA_HAVE_CUDNN
-  if (algo != ConvAlgorithm::Library || !all_float({&out, &image, &weight, &bias})) return false;
+  if (algo != ConvAlgorithm::Library || !cuda::detail::cudnn() ||
+      !all_float({&out, &image, &weight, &bias}))
+    return false;
   Problem p;
   if (!make_problem(p, image, weight, g, groups) || p.device < 0 || p.device >= kMaxDevices)
     return false;
@@ -325,19 +335,20 @@ bool CudaBackend::conv2d(ConvAlgorithm algo, const Tensor& out, const Tensor& im
   }
   const Choice c = choose_forward(state, p, d, image.device(), image.data_ptr(), weight.data_ptr(),
                                   out.data_ptr());
-  if (!c.ok || !run(cudnnSetConvolutionMathType(d.conv, c.math), "cudnnSetConvolutionMathType"))
+  if (!c.ok ||
+      !run(dnn().cudnnSetConvolutionMathType(d.conv, c.math), "cudnnSetConvolutionMathType"))
     return false;
   Workspace ws(c.workspace, image.device());
   const float one = 1, zero = 0;
-  if (!run(
-          cudnnConvolutionForward(state.handle, &one, d.x, image.data_ptr(), d.w, weight.data_ptr(),
-                                  d.conv, static_cast<cudnnConvolutionFwdAlgo_t>(c.algo), ws.data,
-                                  ws.size, &zero, d.y, out.data_ptr()),
-          "cudnnConvolutionForward"))
+  if (!run(dnn().cudnnConvolutionForward(state.handle, &one, d.x, image.data_ptr(), d.w,
+                                         weight.data_ptr(), d.conv,
+                                         static_cast<cudnnConvolutionFwdAlgo_t>(c.algo), ws.data,
+                                         ws.size, &zero, d.y, out.data_ptr()),
+           "cudnnConvolutionForward"))
     return false;
   if (bias.defined())
-    NABLA_CUDNN_CHECK(
-        cudnnAddTensor(state.handle, &one, d.bias, bias.data_ptr(), &one, d.y, out.data_ptr()));
+    NABLA_CUDNN_CHECK(dnn().cudnnAddTensor(state.handle, &one, d.bias, bias.data_ptr(), &one, d.y,
+                                           out.data_ptr()));
   return true;
 #else
   return false;
@@ -349,7 +360,7 @@ bool CudaBackend::conv2d_backward(ConvAlgorithm algo, const Tensor& grad_image,
                                   const Tensor& grad_out, const Tensor& image, const Tensor& weight,
                                   const WindowGeometry& g, int64_t groups) {
 #if NABLA_HAVE_CUDNN
-  if (algo != ConvAlgorithm::Library ||
+  if (algo != ConvAlgorithm::Library || !cuda::detail::cudnn() ||
       !all_float({&grad_image, &grad_weight, &grad_bias, &grad_out, &image, &weight}))
     return false;
   Problem p;
@@ -373,29 +384,29 @@ bool CudaBackend::conv2d_backward(ConvAlgorithm algo, const Tensor& grad_image,
     data = choose_backward_data(state, p, dd, image.device(), weight.data_ptr(),
                                 grad_out.data_ptr(), grad_image.data_ptr());
     if (!data.ok ||
-        !run(cudnnSetConvolutionMathType(dd.conv, data.math), "cudnnSetConvolutionMathType"))
+        !run(dnn().cudnnSetConvolutionMathType(dd.conv, data.math), "cudnnSetConvolutionMathType"))
       return false;
   }
   if (grad_weight.defined()) {
     filter = choose_backward_filter(state, p, dw, image.device(), image.data_ptr(),
                                     grad_out.data_ptr(), grad_weight.data_ptr());
-    if (!filter.ok ||
-        !run(cudnnSetConvolutionMathType(dw.conv, filter.math), "cudnnSetConvolutionMathType"))
+    if (!filter.ok || !run(dnn().cudnnSetConvolutionMathType(dw.conv, filter.math),
+                           "cudnnSetConvolutionMathType"))
       return false;
   }
   const float one = 1, zero = 0;
   if (grad_image.defined()) {
     Workspace ws(data.workspace, image.device());
-    if (!run(cudnnConvolutionBackwardData(state.handle, &one, dd.w, weight.data_ptr(), dd.y,
-                                          grad_out.data_ptr(), dd.conv,
-                                          static_cast<cudnnConvolutionBwdDataAlgo_t>(data.algo),
-                                          ws.data, ws.size, &zero, dd.x, grad_image.data_ptr()),
+    if (!run(dnn().cudnnConvolutionBackwardData(
+                 state.handle, &one, dd.w, weight.data_ptr(), dd.y, grad_out.data_ptr(), dd.conv,
+                 static_cast<cudnnConvolutionBwdDataAlgo_t>(data.algo), ws.data, ws.size, &zero,
+                 dd.x, grad_image.data_ptr()),
              "cudnnConvolutionBackwardData"))
       return false;
   }
   if (grad_weight.defined()) {
     Workspace ws(filter.workspace, image.device());
-    if (!run(cudnnConvolutionBackwardFilter(
+    if (!run(dnn().cudnnConvolutionBackwardFilter(
                  state.handle, &one, dw.x, image.data_ptr(), dw.y, grad_out.data_ptr(), dw.conv,
                  static_cast<cudnnConvolutionBwdFilterAlgo_t>(filter.algo), ws.data, ws.size, &zero,
                  dw.w, grad_weight.data_ptr()),
@@ -403,8 +414,8 @@ bool CudaBackend::conv2d_backward(ConvAlgorithm algo, const Tensor& grad_image,
       return false;
   }
   if (grad_bias.defined()) {
-    if (!run(cudnnConvolutionBackwardBias(state.handle, &one, dd.y, grad_out.data_ptr(), &zero,
-                                          dd.bias, grad_bias.data_ptr()),
+    if (!run(dnn().cudnnConvolutionBackwardBias(state.handle, &one, dd.y, grad_out.data_ptr(),
+                                                &zero, dd.bias, grad_bias.data_ptr()),
              "cudnnConvolutionBackwardBias"))
       return false;
   }

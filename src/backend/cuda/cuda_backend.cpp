@@ -2,13 +2,11 @@
 // into kernel arguments (device_args.h) and the elementwise plan.
 #include "backend/cuda/cuda_backend.h"
 
-#include <cublas_api.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#if NABLA_HAVE_CUDNN
-#include <cudnn.h>
-#endif
+
+#include "core/cuda/libraries.h"
 
 #include "backend/device_backends.h"
 #include "nabla/core/cuda.h"
@@ -32,7 +30,10 @@ std::string cuda_config() {
     return s + str(", no device (driver ", driver ? version(driver) : "absent", ")");
   s += str(", driver ", version(driver), ", cuBLAS ", CUBLAS_VER_MAJOR, ".", CUBLAS_VER_MINOR);
 #if NABLA_HAVE_CUDNN
-  s += str(", cuDNN ", cudnnGetVersion());
+  if (cuda::cudnn_is_available())
+    s += str(", cuDNN ", cuda::detail::cudnn()->cudnnGetVersion());
+  else
+    s += ", cuDNN not found (convolutions by im2col + cuBLAS)";
 #else
   s += ", no cuDNN (convolutions by im2col + cuBLAS)";
 #endif

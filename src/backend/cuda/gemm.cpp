@@ -3,12 +3,12 @@
 // agree with the CPU's to float32 rounding), and float64, batched by one strided-batched call.
 // cuBLAS is column-major: a row-major C = A @ B is computed as C^T = B^T @ A^T, where each
 // row-major operand is already its transpose in column-major terms.
-#include <cublas_v2.h>
 
 #include <mutex>
 
 #include "backend/cuda/cuda_backend.h"
 #include "core/cuda/cuda_check.h"
+#include "core/cuda/libraries.h"
 #include "nabla/core/context.h"
 
 namespace nabla::cuda_kernels {
@@ -16,7 +16,7 @@ namespace {
 
 void check_cublas(cublasStatus_t status, const char* call) {
   NABLA_CHECK(status == CUBLAS_STATUS_SUCCESS, "cuBLAS error in ", call, ": ",
-              cublasGetStatusString(status));
+              cuda::detail::cublas().cublasGetStatusString(status));
 }
 
 // One handle per device, created on first use and kept for the process (destroying it at
@@ -25,11 +25,12 @@ cublasHandle_t handle_for(int device) {
   static std::mutex mutex;
   static cublasHandle_t handles[16] = {};
   std::lock_guard<std::mutex> lock(mutex);
-  if (!handles[device]) check_cublas(cublasCreate(&handles[device]), "cublasCreate");
+  if (!handles[device])
+    check_cublas(cuda::detail::cublas().cublasCreate(&handles[device]), "cublasCreate");
   // TF32 rounds the operands to 10 mantissa bits: only when the program asked for it.
-  check_cublas(cublasSetMathMode(handles[device], globalContext().allowTF32CuBLAS()
-                                                      ? CUBLAS_TF32_TENSOR_OP_MATH
-                                                      : CUBLAS_PEDANTIC_MATH),
+  check_cublas(cuda::detail::cublas().cublasSetMathMode(
+                   handles[device], globalContext().allowTF32CuBLAS() ? CUBLAS_TF32_TENSOR_OP_MATH
+                                                                      : CUBLAS_PEDANTIC_MATH),
                "cublasSetMathMode");
   return handles[device];
 }
@@ -104,20 +105,20 @@ void CudaBackend::gemm(const Tensor& c, const Tensor& a, const Tensor& b, const 
   NABLA_CHECK(m <= INT32_MAX && n <= INT32_MAX && k <= INT32_MAX && batch <= INT32_MAX,
               "gemm: sizes beyond cuBLAS's 32-bit limits: ", m, "x", k, " @ ", k, "x", n);
   cublasHandle_t h = handle_for(static_cast<int>(c.device().index()));
-  check_cublas(cublasSetStream(h, on.stream()), "cublasSetStream");
+  check_cublas(cuda::detail::cublas().cublasSetStream(h, on.stream()), "cublasSetStream");
   // C^T [n, m] = B^T [n, k] @ A^T [k, m]
   const int in = static_cast<int>(n), im = static_cast<int>(m), ik = static_cast<int>(k);
   if (t == kFloat) {
     const float al = alpha.to<float>(), be = beta.to<float>();
     check_cublas(
-        cublasSgemmStridedBatched(
+        cuda::detail::cublas().cublasSgemmStridedBatched(
             h, ob.op, oa.op, in, im, ik, &al, B.data_ptr<float>(), static_cast<int>(ob.ld),
             ob.batch_stride, A.data_ptr<float>(), static_cast<int>(oa.ld), oa.batch_stride, &be,
             C.data_ptr<float>(), static_cast<int>(oc.ld), oc.batch_stride, static_cast<int>(batch)),
         "cublasSgemmStridedBatched");
   } else {
     const double al = alpha.to<double>(), be = beta.to<double>();
-    check_cublas(cublasDgemmStridedBatched(
+    check_cublas(cuda::detail::cublas().cublasDgemmStridedBatched(
                      h, ob.op, oa.op, in, im, ik, &al, B.data_ptr<double>(),
                      static_cast<int>(ob.ld), ob.batch_stride, A.data_ptr<double>(),
                      static_cast<int>(oa.ld), oa.batch_stride, &be, C.data_ptr<double>(),

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "core/cuda/cuda_check.h"
+#include "core/cuda/libraries.h"
 #include "nabla/core/cuda.h"
 #include "nabla/core/generator.h"
 
@@ -223,7 +224,8 @@ float CUDAEvent::elapsed_time(const CUDAEvent& later) const {
 
 bool cudnn_is_available() {
 #if NABLA_HAVE_CUDNN
-  return is_available();
+  return is_available() &&
+         detail::cudnn() != nullptr;  // opens it (Note [CUDA libraries on first use])
 #else
   return false;
 #endif
