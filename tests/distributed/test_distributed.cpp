@@ -2,6 +2,7 @@
 // of this process, and the multi-process runs of distributed_worker (Gloo ranks spawned
 // here, MPI ranks by mpirun): collectives, faults, wrong world sizes.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <filesystem>
 #include <thread>
@@ -167,6 +168,22 @@ TEST(GlooThreads, CollectivesOnThreeRanks) {
   run_gloo_threads(3, check_all_collectives);
 }
 
+// Gloo writes with writev: a write to a rank that died would raise SIGPIPE and end this
+// rank before it could report the dead peer. A group ignores SIGPIPE where the program left
+// it at the default (each test runs in its own process, so it starts at the default here).
+TEST(GlooThreads, ADeadPeerCannotEndARankBySigpipe) {
+  REQUIRE_GLOO();
+  struct sigaction before = {};
+  struct sigaction after = {};
+  ASSERT_EQ(::sigaction(SIGPIPE, nullptr, &before), 0);
+  run_gloo_threads(2, [](dist::ProcessGroup& pg) { pg.barrier()->wait(); });
+  ASSERT_EQ(::sigaction(SIGPIPE, nullptr, &after), 0);
+  if (before.sa_handler == SIG_DFL)
+    EXPECT_EQ(after.sa_handler, SIG_IGN);
+  else
+    EXPECT_EQ(after.sa_handler, before.sa_handler) << "a program's own disposition is kept";
+}
+
 TEST(GlooThreads, AbortFailsWhatIsQueued) {
   REQUIRE_GLOO();
   run_gloo_threads(2, [](dist::ProcessGroup& pg) {
@@ -225,9 +242,9 @@ ProcessResult run_mpi(int world, std::vector<std::string> args, std::chrono::sec
 
 void expect_all_passed(const std::vector<ProcessResult>& results) {
   for (size_t r = 0; r < results.size(); ++r)
-    EXPECT_EQ(results[r].exit_code, 0)
-        << "rank " << r << (results[r].timed_out ? " timed out" : "") << ":\n"
-        << results[r].output;
+    EXPECT_EQ(results[r].exit_code, 0) << "rank " << r << (results[r].timed_out ? " timed out" : "")
+                                       << " signal " << results[r].signal << ":\n"
+                                       << results[r].output;
 }
 
 TEST(GlooProcesses, CollectivesOnTwoAndThreeRanks) {
@@ -240,7 +257,8 @@ TEST(GlooProcesses, ARankThatExitsMidStepFailsTheOthers) {
   auto results = run_gloo(3, {"--fault=exit"}, 60s, 5000);
   EXPECT_EQ(results[2].exit_code, 3);
   for (int r : {0, 1}) {
-    EXPECT_EQ(results[r].exit_code, 0) << results[r].output;
+    EXPECT_EQ(results[r].exit_code, 0) << "rank " << r << " signal " << results[r].signal << ":\n"
+                                       << results[r].output;
     EXPECT_NE(results[r].output.find("allreduce (gloo, rank " + std::to_string(r) + " of 3)"),
               std::string::npos)
         << results[r].output;

@@ -4,6 +4,7 @@
 #include "nabla/core/error.h"
 
 #if NABLA_HAVE_GLOO
+#include <signal.h>
 #include <unistd.h>
 
 #include <gloo/allgather.h>
@@ -54,6 +55,26 @@ std::shared_ptr<::gloo::transport::Device> make_device(const ::gloo::transport::
   }
 }
 
+// Gloo writes to its sockets with writev: a write to a rank that has died raises SIGPIPE,
+// whose default action ends this process before Gloo can report the dead peer as an error.
+// A program that left SIGPIPE at its default gets it ignored (writes then fail with EPIPE,
+// which Gloo turns into an exception and the collective into a nabla::Error naming the
+// rank); a program that installed its own handler keeps it. Python, and so PyTorch, runs
+// with SIGPIPE ignored.
+void ignore_sigpipe_once() {
+  static const bool done = [] {
+    struct sigaction current {};
+    if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+      struct sigaction ignore {};
+      ignore.sa_handler = SIG_IGN;
+      ::sigemptyset(&ignore.sa_mask);
+      ::sigaction(SIGPIPE, &ignore, nullptr);
+    }
+    return true;
+  }();
+  (void)done;
+}
+
 }  // namespace
 
 struct ProcessGroupGloo::Impl {
@@ -99,6 +120,7 @@ ProcessGroupGloo::ProcessGroupGloo(const std::shared_ptr<Store>& store, int rank
   NABLA_CHECK(store != nullptr, "ProcessGroupGloo: the store is null");
   NABLA_CHECK(options_ != nullptr, "ProcessGroupGloo: the options are null");
   set_timeout(options_->timeout);
+  ignore_sigpipe_once();
   impl_->store = store;
   auto device = options_->devices.empty() ? createDefaultDevice() : options_->devices.front();
   // Several groups on one store need a PrefixStore each (as in LibTorch): the keys below
