@@ -172,7 +172,23 @@ bool make_advanced_index(const Tensor& self, const std::vector<optional<Tensor>>
 
   // linear = sum_j wrap(index_j) * (product of the sizes of the indexed dims after j).
   const int64_t n = checked_numel(shape, "index");
-  // Computed on the host (Note [Host reads]: the bounds checks read the indices there).
+  if (!self.is_cpu()) {
+    // On a device, as tensor ops with a deferred bounds check: no wait for the device.
+    NoGradGuard no_grad;
+    Tensor lin = zeros(shape, TensorOptions(kLong).device(self.device()));
+    int64_t block_stride = 1;
+    for (int64_t j = k - 1; j >= 0; --j) {
+      const int64_t d = pos[j];
+      const int64_t size = self.size(d);
+      const Tensor idx = per_dim[d].expand(shape);
+      ops::check_index_range(idx, -size, size,
+                             {"index", "index", str("dimension ", d, " with size ", size)});
+      lin = lin + where(idx < 0, idx + size, idx) * block_stride;
+      block_stride *= size;
+    }
+    out.linear = lin;
+    return true;
+  }
   out.linear = empty_tensor(shape, kLong, Device(kCPU));
   int64_t* lin = ops::host_ptr<int64_t>(out.linear);
   std::fill(lin, lin + n, 0);
@@ -180,7 +196,7 @@ bool make_advanced_index(const Tensor& self, const std::vector<optional<Tensor>>
   for (int64_t j = k - 1; j >= 0; --j) {
     const int64_t d = pos[j];
     const int64_t size = self.size(d);
-    Tensor idx = ops::host_values(per_dim[d].expand(shape).contiguous());
+    Tensor idx = per_dim[d].expand(shape).contiguous();
     const int64_t* ip = ops::host_ptr<int64_t>(idx);
     for (int64_t i = 0; i < n; ++i) {
       int64_t v = ip[i];
@@ -190,7 +206,6 @@ bool make_advanced_index(const Tensor& self, const std::vector<optional<Tensor>>
     }
     block_stride *= size;
   }
-  if (!self.is_cpu()) out.linear = out.linear.to(self.device(), kLong);
   return true;
 }
 

@@ -32,12 +32,8 @@ void check_index_values(const Tensor& index, int64_t size, int64_t dim, const ch
   DimVector distinct(index.sizes().begin(), index.sizes().end());
   for (int64_t d = 0; d < index.dim(); ++d)
     if (index.stride(d) == 0) distinct[static_cast<size_t>(d)] = 1;
-  Tensor c = ops::host_values(
-      ops::make_view(index, distinct, index.strides(), index.storage_offset()).contiguous());
-  const int64_t* p = ops::host_ptr<int64_t>(c);
-  for (int64_t i = 0, n = c.numel(); i < n; ++i)
-    NABLA_CHECK(p[i] >= 0 && p[i] < size, op, ": index ", p[i], " is out of bounds for dimension ",
-                dim, " with size ", size);
+  ops::check_index_range(ops::make_view(index, distinct, index.strides(), index.storage_offset()),
+                         0, size, {op, "index", str("dimension ", dim, " with size ", size)});
 }
 
 // `t` placed at the leading corner of a zero tensor of `shape` (each t.size(d) <=

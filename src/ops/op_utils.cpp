@@ -19,6 +19,12 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   return dim < 0 ? dim + n : dim;
 }
 
+void check_index_range(const Tensor& index, int64_t lo, int64_t hi, const IndexCheck& what) {
+  if (index.numel() == 0) return;
+  const Tensor c = (index.scalar_type() == kLong ? index : index.to(kLong)).contiguous();
+  backend_for(c.device()).check_index_range(c, lo, hi, what);
+}
+
 Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device, MemoryFormat format,
                     const Tensor* like) {
   if (format == MemoryFormat::Preserve) {

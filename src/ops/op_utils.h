@@ -69,7 +69,7 @@ void unify_devices(Tensor& a, Tensor& b, const char* op);
 /// whose broadcast shape differs from self's.
 void check_inplace(const Tensor& self, IntArrayRef result_shape, ScalarType result_dtype,
                    const char* op);
-/// Note [Host reads]: some ops read values on the host — index bounds checks, shapes that
+/// Note [Host reads]: some ops read values on the host — shapes that
 /// depend on values (nonzero, masked_select, repeat_interleave), and the few ops computed
 /// there (multinomial, median, ...). host_values gives a CPU tensor with t's values (t
 /// itself on the CPU; for a CUDA tensor one device-to-host copy, which waits for the
@@ -85,6 +85,12 @@ T* host_ptr(const Tensor& t) {
   else
     return t.data_ptr<T>();
 }
+
+/// Raises unless every value of the integer tensor `index` lies in [lo, hi), worded by
+/// `what`: "<op>: <noun> <value> is out of bounds for <context>". Without reading the index
+/// on the host: the check is a kernel of index's device, which on a GPU raises at the next
+/// host wait (Note [Deferred device checks]).
+void check_index_range(const Tensor& index, int64_t lo, int64_t hi, const IndexCheck& what);
 
 /// Marks an in-place write (Note [Version counter]).
 inline void bump_version(const Tensor& t) { t.unsafeGetTensorImpl()->bump_version(); }

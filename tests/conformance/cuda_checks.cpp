@@ -76,6 +76,8 @@ Outcome run(const OpEntry& e, const std::vector<nabla::Tensor>& inputs, uint64_t
   nabla::manual_seed(seed);  // the CPU's and every GPU's generator: the same draws
   try {
     r.out = e.nabla_fn(inputs).list;
+    // A GPU's index checks raise at the next wait (Note [Deferred device checks]).
+    if (nabla::cuda::is_available()) nabla::cuda::synchronize();
   } catch (const nabla::Error& err) {
     r.error = err.what();
   }

@@ -268,4 +268,71 @@ TEST(Cuda, BackwardOfACopyReturnsToItsDevice) {
   EXPECT_EQ(g.grad().sum().item<double>(), 6.0);
 }
 
+// Note [Deferred device checks]: an index out of range on a GPU raises at the next wait
+// for the device, with the op's own wording, and leaves the device usable.
+TEST(Cuda, IndexChecksRaiseAtTheNextWait) {
+  NABLA_REQUIRE_GPU();
+  Tensor x = arange(6, TensorOptions(kFloat).device(kCUDA)).reshape({2, 3});
+  Tensor bad = tensor({0, 5}, TensorOptions(kLong)).cuda();
+  // The kernel reads the bad index as giving 0; the error comes with the wait.
+  Tensor g = x.index_select(1, bad);
+  expect_error([] { cuda::synchronize(); },
+               {"index_select", "index 5 is out of bounds for dimension 1 with size 3"});
+  cuda::synchronize();  // reported once
+  expect_error([&] { (void)x.gather(1, bad.view({1, 2})).cpu(); }, {"gather", "index 5"});
+  Tensor w = randn({4, 2}, device(kCUDA));
+  expect_error(
+      [&] {
+        (void)nn::functional::embedding(tensor({1, 4}, kLong).cuda(), w).sum().item();
+      },
+      {"embedding", "index 4 is out of bounds for 4 rows"});
+  Tensor logits = randn({2, 3}, device(kCUDA));
+  expect_error(
+      [&] {
+        (void)nn::functional::cross_entropy(logits, tensor({0, 3}, kLong).cuda()).item();
+      },
+      {"target 3 is out of bounds for 3 classes"});
+  // ignore_index passes; the device still computes.
+  Tensor ok = nn::functional::cross_entropy(logits, tensor({0, -100}, kLong).cuda());
+  EXPECT_TRUE(std::isfinite(ok.item<double>()));
+  expect_error(
+      [&] {
+        (void)x.index({bad.view({1, 2})}).cpu();
+      },
+      {"index", "index 5 is out of bounds for dimension 0 with size 2"});
+  EXPECT_TRUE(equal(x.index_select(1, tensor({2, 0}, kLong).cuda()).cpu(),
+                    tensor({2.f, 0.f, 5.f, 3.f}).view({2, 2})));
+}
+
+// A training step of embedding, linear, cross-entropy and SGD, after a warm-up step, waits
+// for the device only where the program asks (the loss read at the end).
+TEST(Cuda, ATrainingStepDoesNotWaitForTheDevice) {
+  NABLA_REQUIRE_GPU();
+  manual_seed(1);
+  nn::Embedding emb(50, 16);
+  nn::Linear head(16, 50);
+  emb->to(kCUDA);
+  head->to(kCUDA);
+  std::vector<Tensor> params = emb->parameters();
+  for (const auto& p : head->parameters()) params.push_back(p);
+  optim::SGD opt(params, optim::SGDOptions(0.1).momentum(0.9));
+  Tensor tokens = randint(0, 50, {8, 12}).cuda(), targets = randint(0, 50, {8 * 12}).cuda();
+  auto step = [&] {
+    opt.zero_grad();
+    Tensor loss =
+        nn::functional::cross_entropy(head->forward(emb->forward(tokens)).view({-1, 50}), targets);
+    loss.backward();
+    opt.step();
+    return loss;
+  };
+  const double first = step().item<double>();  // warm-up: allocations, libraries
+  const size_t syncs = cuda::host_synchronizations();
+  const size_t mallocs = cuda::device_allocations();
+  Tensor loss;
+  for (int i = 0; i < 3; ++i) loss = step();
+  EXPECT_EQ(cuda::host_synchronizations(), syncs) << "a wait for the device inside a step";
+  EXPECT_EQ(cuda::device_allocations(), mallocs) << "cudaMalloc after warm-up";
+  EXPECT_LT(loss.item<double>(), first);
+}
+
 }  // namespace

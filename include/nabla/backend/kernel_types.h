@@ -3,6 +3,7 @@
 // from the op lists, their parameters and the sliding-window geometry. Free of Tensor, so
 // device code (the CUDA kernels, compiled by nvcc) can include it.
 #include <cstdint>
+#include <string>
 
 namespace nabla {
 
@@ -28,6 +29,14 @@ enum class BinaryOp : uint8_t {
 };
 
 enum class ReduceOp : uint8_t { Sum, Prod, Max, Min, All, Any };
+
+/// What a failed index range check (the check_index_range entry) says:
+/// "<op>: <noun> <value> is out of bounds for <context>".
+struct IndexCheck {
+  std::string op;       // "gather()", "embedding", "nll_loss"
+  std::string noun;     // "index", "target"
+  std::string context;  // "dimension 0 with size 5"
+};
 
 /// The sliding-window geometry of im2col / col2im (convolution and pooling): a kernel
 /// kh x kw with stride, zero padding and dilation over an h x w image, giving oh x ow

@@ -1,7 +1,9 @@
-// CudaBackend's index entries: index_select, gather and scatter (kernels in index.cu).
+// CudaBackend's index entries: check_index_range, index_select, gather and scatter (kernels
+// in index.cu).
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/index_launch.h"
 #include "core/cuda/cuda_check.h"
+#include "core/cuda/device_checks.h"
 
 namespace nabla::cuda_kernels {
 
@@ -12,6 +14,16 @@ void check_dtype(const char* entry, const Tensor& t) {
 }
 
 }  // namespace
+
+void CudaBackend::check_index_range(const Tensor& index, int64_t lo, int64_t hi,
+                                    const IndexCheck& what) {
+  if (index.numel() == 0) return;
+  OnDevice on(index);
+  unsigned long long* slot = cuda::detail::claim_check_slot(index.device().index(), on.stream(),
+                                                            {what.op, what.noun, what.context});
+  NABLA_CUDA_CHECK(launch_check_range(static_cast<const int64_t*>(index.data_ptr()), index.numel(),
+                                      lo, hi, slot, on.stream()));
+}
 
 void CudaBackend::index_select(const Tensor& out, const Tensor& in, int64_t dim,
                                const Tensor& index) {

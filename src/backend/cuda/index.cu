@@ -1,6 +1,9 @@
 // Index kernels: gather (index_select is a gather whose index repeats along the other dims)
 // and scatter / scatter-add.
 //
+// An index out of range for the indexed dim (the ops' deferred check reports it later)
+// reads as 0 in gather and is skipped by scatter: no kernel touches memory outside a tensor.
+//
 // Every launch walks the positions of the index's shape with three operands: the data
 // tensor addressed at the position itself (gather's out, scatter's src), the index, and
 // the indexed tensor, addressed at the position with its `dim` coordinate replaced by the
@@ -33,6 +36,7 @@ struct IndexPlan {
   int64_t sizes[kMaxDims] = {};       // outermost first, size-1 dims dropped, dims merged
   int64_t strides[3][kMaxDims] = {};  // elements; operand 2 has 0 along `dim`
   int64_t dim_stride = 0;             // operand 2's stride along `dim`
+  int64_t dim_size = 0;               // operand 2's size along `dim`: indices lie in [0, it)
   int64_t run = 1;                    // the ordered walk: positions per row (along `dim`)
   int64_t step[2] = {};               // the ordered walk: operands 0 and 1 along `dim`
   char* data[3] = {};
@@ -46,6 +50,7 @@ IndexPlan make_plan(const TensorArg& direct, const TensorArg& index, const Tenso
   p.data[1] = index.data;
   p.data[2] = indexed.data;
   p.dim_stride = indexed.strides[dim];
+  p.dim_size = indexed.sizes[dim];
   if (ordered) {
     p.run = index.sizes[dim];
     p.step[0] = direct.strides[dim];
@@ -83,11 +88,28 @@ __device__ __forceinline__ void offsets_of(const IndexPlan& p, int64_t t, int64_
   }
 }
 
+__device__ __forceinline__ bool in_range(const IndexPlan& p, int64_t i) {
+  return i >= 0 && i < p.dim_size;
+}
+
 __device__ __forceinline__ int64_t first_item() {
   return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
 }
 __device__ __forceinline__ int64_t item_stride() {
   return static_cast<int64_t>(gridDim.x) * blockDim.x;
+}
+
+__global__ void check_range_kernel(const int64_t* index, int64_t n, int64_t lo, int64_t hi,
+                                   unsigned long long* slot) {
+  for (int64_t t = first_item(); t < n; t += item_stride()) {
+    const int64_t v = index[t];
+    if (v < lo || v >= hi) [[unlikely]] {
+      // The value first, visible to the host before the flag that says to read it.
+      slot[1] = static_cast<unsigned long long>(v);
+      __threadfence_system();
+      slot[0] = 1;
+    }
+  }
 }
 
 // U: an unsigned type of the element's size (a copy needs no more).
@@ -99,7 +121,8 @@ __global__ void gather_kernel(const __grid_constant__ IndexPlan p) {
   for (int64_t t = first_item(); t < p.numel; t += item_stride()) {
     int64_t o[3];
     offsets_of(p, t, o);
-    out[o[0]] = in[o[2] + idx[o[1]] * p.dim_stride];
+    const int64_t i = idx[o[1]];
+    out[o[0]] = in_range(p, i) ? in[o[2] + i * p.dim_stride] : U(0);
   }
 }
 
@@ -138,7 +161,9 @@ __global__ void scatter_kernel(const __grid_constant__ IndexPlan p) {
   for (int64_t t = first_item(); t < p.numel; t += item_stride()) {
     int64_t o[3];
     offsets_of(p, t, o);
-    T* d = self + o[2] + idx[o[1]] * p.dim_stride;
+    const int64_t i = idx[o[1]];
+    if (!in_range(p, i)) continue;
+    T* d = self + o[2] + i * p.dim_stride;
     if constexpr (kAccumulate) {
       atomic_accumulate(d, src[o[0]]);
     } else {
@@ -166,7 +191,9 @@ __global__ void scatter_ordered_kernel(const __grid_constant__ IndexPlan p) {
     int64_t o[3];
     offsets_of(p, t, o);
     for (int64_t j = 0; j < p.run; ++j) {
-      T& d = self[o[2] + idx[o[1] + j * p.step[1]] * p.dim_stride];
+      const int64_t i = idx[o[1] + j * p.step[1]];
+      if (!in_range(p, i)) continue;
+      T& d = self[o[2] + i * p.dim_stride];
       const T v = src[o[0] + j * p.step[0]];
       if constexpr (kAccumulate) {
         d = plain_sum(d, v);
@@ -200,6 +227,13 @@ struct OrderedScatterLaunch {
 };
 
 }  // namespace
+
+cudaError_t launch_check_range(const int64_t* index, int64_t n, int64_t lo, int64_t hi,
+                               unsigned long long* slot, Stream stream) {
+  if (n == 0) return cudaSuccess;
+  check_range_kernel<<<blocks_for(n), kThreads, 0, stream>>>(index, n, lo, hi, slot);
+  return cudaGetLastError();
+}
 
 cudaError_t launch_gather(const TensorArg& out, const TensorArg& index, const TensorArg& in,
                           int dim, Stream stream) {

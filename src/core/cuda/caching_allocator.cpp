@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "core/cuda/cuda_check.h"
+#include "core/cuda/device_checks.h"
 #include "core/device_memory.h"
 #include "nabla/core/cuda.h"
 #include "nabla/core/storage.h"
@@ -135,6 +136,7 @@ void cuda_copy_bytes(void* dst, Device dst_device, const void* src, Device src_d
   if (dst_device.is_cpu() && !(non_blocking && cuda_is_pinned(dst))) {
     cuda::detail::note_host_sync();
     NABLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+    cuda::detail::raise_failed_checks(side.index(), cuda::detail::Waited::Stream, stream);
   }
 }
 

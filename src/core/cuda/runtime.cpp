@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "core/cuda/cuda_check.h"
+#include "core/cuda/device_checks.h"
 #include "core/cuda/libraries.h"
 #include "nabla/core/cuda.h"
 #include "nabla/core/generator.h"
@@ -89,9 +90,11 @@ void set_device(int64_t device_index) {
 size_t host_synchronizations() { return detail::g_host_syncs.load(std::memory_order_relaxed); }
 
 void synchronize(int64_t device_index) {
-  CUDAGuard guard(index_or_current(device_index));
+  const int8_t d = index_or_current(device_index);
+  CUDAGuard guard(d);
   detail::note_host_sync();
   NABLA_CUDA_CHECK(cudaDeviceSynchronize());
+  detail::raise_failed_checks(d, detail::Waited::Device);
 }
 
 void manual_seed(uint64_t seed) {
@@ -116,6 +119,7 @@ bool CUDAStream::query() const {
 void CUDAStream::synchronize() const {
   detail::note_host_sync();
   NABLA_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  detail::raise_failed_checks(static_cast<int>(device_index()), detail::Waited::Stream, stream_);
 }
 
 CUDAStream getCurrentCUDAStream(int64_t device_index) {
@@ -212,6 +216,7 @@ void CUDAEvent::synchronize() const {
   if (!event_) return;
   detail::note_host_sync();
   NABLA_CUDA_CHECK(cudaEventSynchronize(event_));
+  detail::raise_failed_checks(device_, detail::Waited::Event);
 }
 
 float CUDAEvent::elapsed_time(const CUDAEvent& later) const {

@@ -46,11 +46,8 @@ Tensor checked_indices(const Tensor& indices, int64_t bound, const char* op) {
   NABLA_CHECK(indices.scalar_type() == kLong || indices.scalar_type() == kInt, op,
               ": expected indices of scalar type Long or Int, got ", indices.scalar_type());
   Tensor idx = indices.reshape({-1}).to(kLong).contiguous();
-  const Tensor host = ops::host_values(idx);  // Note [Host reads]
-  const int64_t* p = ops::host_ptr<int64_t>(host);
-  for (int64_t i = 0; i < idx.numel(); ++i)
-    NABLA_CHECK(p[i] >= 0 && p[i] < bound, op, ": index ", p[i], " is out of range for ", bound,
-                " rows (expected 0 <= index < ", bound, ")");
+  ops::check_index_range(idx, 0, bound,
+                         {op, "index", str(bound, " rows (expected 0 <= index < ", bound, ")")});
   return idx;
 }
 

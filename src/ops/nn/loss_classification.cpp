@@ -42,16 +42,11 @@ void check_class_target(const char* op, const Tensor& input, const Tensor& targe
     NABLA_CHECK(weight.dim() == 1 && weight.size(0) == classes, op,
                 ": weight must have one value per class (", classes, "), got shape ",
                 weight.sizes());
-  if (target.numel() > 0) {
-    Tensor valid = target.ne(ignore_index);
-    Tensor checked = target.masked_select(valid);
-    if (checked.numel() > 0) {
-      const int64_t lo = checked.min().item<int64_t>(), hi = checked.max().item<int64_t>();
-      NABLA_CHECK(lo >= 0 && hi < classes, op, ": target ", lo < 0 ? lo : hi,
-                  " is out of bounds for ", classes, " classes (valid: 0 to ", classes - 1,
-                  ", or ignore_index ", ignore_index, ")");
-    }
-  }
+  // Ignored targets pass as class 0.
+  ops::check_index_range(target.to(kLong).masked_fill(target.eq(ignore_index), 0), 0, classes,
+                         {op, "target",
+                          str(classes, " classes (valid: 0 to ", classes - 1, ", or ignore_index ",
+                              ignore_index, ")")});
 }
 
 // ---- nll_loss ------------------------------------------------------------------------------

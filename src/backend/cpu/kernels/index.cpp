@@ -1,4 +1,4 @@
-// Index CPU kernels: index_select, gather, scatter (and scatter-add).
+// Index CPU kernels: check_index_range, index_select, gather, scatter (and scatter-add).
 //
 // All three walk the same way: every operand is viewed with the indexed dim shrunk to
 // size 1, so make_plan sees one common shape and merges the remaining dims; the row
@@ -50,6 +50,14 @@ T& at(char* base, int64_t byte_offset) {
 }
 
 }  // namespace
+
+void CpuBackend::check_index_range(const Tensor& index, int64_t lo, int64_t hi,
+                                   const IndexCheck& what) {
+  const auto* p = static_cast<const int64_t*>(index.data_ptr());
+  for (int64_t i = 0, n = index.numel(); i < n; ++i)
+    if (p[i] < lo || p[i] >= hi) [[unlikely]]
+      throw Error(str(what.op, ": ", what.noun, " ", p[i], " is out of bounds for ", what.context));
+}
 
 void CpuBackend::index_select(const Tensor& out, const Tensor& in, int64_t dim,
                               const Tensor& index) {
