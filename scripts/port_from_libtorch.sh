@@ -5,6 +5,7 @@
 #   torch:: c10:: at:: → nabla::, namespace torch → namespace nabla (also
 #   `using namespace at;` and `namespace t = torch;`),
 #   TORCH_MODULE → NABLA_MODULE, TORCH_CHECK → NABLA_CHECK, AT_ASSERT → NABLA_ASSERT,
+#   TORCH_WARN → NABLA_WARN, TORCH_WARN_ONCE → NABLA_WARN_ONCE,
 #   <c10d/...> → <nabla/distributed.h>, c10d:: → nabla::distributed::.
 # Nothing else is edited: a program that needs more is a nabla bug.
 # Usage: scripts/port_from_libtorch.sh FILE_OR_DIR...
@@ -20,4 +21,5 @@ find "$@" -type f \( -name '*.cpp' -o -name '*.cc' -o -name '*.cxx' -o -name '*.
     -e 's/\bnamespace ([A-Za-z_][A-Za-z_0-9]*) *= *(torch|at|c10) *;/namespace \1 = nabla;/g' \
     -e 's/\bTORCH_MODULE\b/NABLA_MODULE/g' \
     -e 's/\bTORCH_CHECK\b/NABLA_CHECK/g' \
+    -e 's/\bTORCH_WARN(_ONCE)?\b/NABLA_WARN\1/g' \
     -e 's/\bAT_ASSERT\b/NABLA_ASSERT/g'

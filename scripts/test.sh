@@ -7,7 +7,9 @@
 # cores: the instrumented clang build in build-asan/ (scripts/instrumented_build.sh) runs
 # the tests under AddressSanitizer + UBSan and fuzzes every file reader (the committed
 # corpora, then NABLA_FUZZ_SECONDS, default here 10, per target), and ThreadSanitizer runs
-# the threaded tests in build-tsan/ (scripts/test_sanitizers.sh, scripts/test_fuzz.sh).
+# the threaded tests in build-tsan/ (scripts/test_sanitizers.sh, scripts/test_fuzz.sh), and
+# LibTorch's own C++ API tests are ported and run (scripts/libtorch_tests.sh, about 30
+# minutes more the first time: its LibTorch side is kept for later runs).
 # They are not in CI's run: with them the command takes about 40 minutes, and CI's budget
 # for build and tests is well under 20 (one build's worth on 2 cores).
 set -euo pipefail
@@ -42,5 +44,7 @@ if [ $full -eq 1 ]; then
   NABLA_FUZZ_SECONDS=${NABLA_FUZZ_SECONDS:-10} bash scripts/test_fuzz.sh
   part "ThreadSanitizer"
   bash scripts/test_sanitizers.sh tsan
+  part "LibTorch's own C++ API tests, ported (docs/compat.md)"
+  bash scripts/libtorch_tests.sh
 fi
 part "all passed"

@@ -79,9 +79,7 @@ void save_checkpoint(const std::string& path, const Args& args, const Model& mod
   archive.write("optimizer", optim_archive);
   archive.write("epoch", static_cast<int64_t>(epoch));
   // The generator state, so a resumed run shuffles exactly as an uninterrupted one.
-  const auto& gen = nabla::default_generator();
-  archive.write("rng.seed", static_cast<int64_t>(gen.current_seed()));
-  archive.write("rng.offset", static_cast<int64_t>(gen.get_offset()));
+  archive.write("rng.state", nabla::default_generator().get_state());
   archive.write_metadata("model", args.model);
   archive.save_to(path);
 }
@@ -97,15 +95,14 @@ int load_checkpoint(const std::string& path, const std::string& model_kind, Mode
   nabla::serialize::InputArchive model_archive, optim_archive;
   archive.read("model", model_archive);
   model.module->load(model_archive);
-  int64_t epoch = 0, seed = 0, offset = 0;
+  int64_t epoch = 0;
   archive.read("epoch", epoch);
   if (optimizer) {
     archive.read("optimizer", optim_archive);
     optimizer->load(optim_archive);
-    archive.read("rng.seed", seed);
-    archive.read("rng.offset", offset);
-    nabla::default_generator().set_current_seed(static_cast<uint64_t>(seed));
-    nabla::default_generator().set_offset(static_cast<uint64_t>(offset));
+    nabla::Tensor rng_state;
+    archive.read("rng.state", rng_state);
+    nabla::default_generator().set_state(rng_state);
   }
   return static_cast<int>(epoch);
 }

@@ -7,6 +7,7 @@
 #include "nabla/nn/modules/activation.h"
 #include "nabla/nn/modules/container/functional.h"
 #include "nabla/nn/modules/container/modulelist.h"
+#include "nabla/nn/modules/container/parameterlist.h"
 #include "nabla/nn/modules/container/sequential.h"
 #include "nabla/nn/modules/conv.h"
 #include "nabla/nn/modules/dropout_embedding.h"
@@ -21,3 +22,4 @@
 #include "nabla/nn/modules/upsampling.h"
 #include "nabla/nn/pimpl.h"
 #include "nabla/nn/utils/clip_grad.h"
+#include "nabla/nn/utils/rnn.h"

@@ -12,7 +12,10 @@
 // Loading a module checks every name, shape and dtype, and that the file has no entry the
 // module lacks; a nabla::Error lists every difference. load(model, path, /*strict=*/false)
 // loads what matches and returns the differences instead. Writes are atomic.
+#include <istream>
+#include <ostream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "nabla/core/tensor.h"
@@ -27,6 +30,12 @@ void save(const std::vector<Tensor>& tensors, const std::string& path);
 /// With `device`, the loaded tensors are placed there (torch::load's device argument).
 void load(Tensor& tensor, const std::string& path, optional<Device> device = nullopt);
 void load(std::vector<Tensor>& tensors, const std::string& path, optional<Device> device = nullopt);
+/// The same to and from streams (always the safetensors layout: a stream has no name to
+/// choose by).
+void save(const Tensor& tensor, std::ostream& stream);
+void save(const std::vector<Tensor>& tensors, std::ostream& stream);
+void load(Tensor& tensor, std::istream& stream, optional<Device> device = nullopt);
+void load(std::vector<Tensor>& tensors, std::istream& stream, optional<Device> device = nullopt);
 
 namespace serialize::detail {
 /// Raises if `archive` has entries that nothing read (`what` names the destination).
@@ -34,52 +43,66 @@ void check_all_read(const InputArchive& archive, const std::string& what, const 
 /// Raises, listing every difference, unless `problems` is empty.
 void check_compatible(const IncompatibleKeys& problems, const std::string& module,
                       const std::string& path);
+/// Where save writes: a file name or a std::ostream; where load reads: a file name or a
+/// std::istream.
+template <class S>
+concept SaveTarget = std::is_convertible_v < const std::remove_cvref_t<S>
+&, std::string > || std::is_base_of_v<std::ostream, std::remove_cvref_t<S>>;
+template <class S>
+concept LoadSource = std::is_convertible_v < const std::remove_cvref_t<S>
+&, std::string > || std::is_base_of_v<std::istream, std::remove_cvref_t<S>>;
+/// The source as error messages name it.
+inline std::string source_name(const std::string& path) { return path; }
+inline std::string source_name(const std::istream&) { return "<stream>"; }
 }  // namespace serialize::detail
 
 /// Anything with save(OutputArchive&) const — reached directly (optimizers) or through
-/// a pointer-like handle (module holders, shared_ptr<Module>).
-template <class T>
+/// a pointer-like handle (module holders, shared_ptr<Module>) — to a file or a stream.
+template <class T, serialize::detail::SaveTarget Target>
 requires requires(const T& v, serialize::OutputArchive& a) { v.save(a); }
-void save(const T& value, const std::string& path) {
+void save(const T& value, Target&& target) {
   serialize::OutputArchive archive;
   value.save(archive);
-  archive.save_to(path);
+  archive.save_to(target);
 }
-template <class T>
+template <class T, serialize::detail::SaveTarget Target>
 requires requires(const T& v, serialize::OutputArchive& a) { v->save(a); }
-void save(const T& handle, const std::string& path) {
+void save(const T& handle, Target&& target) {
   serialize::OutputArchive archive;
   handle->save(archive);
-  archive.save_to(path);
+  archive.save_to(target);
 }
 
-template <class T>
+template <class T, serialize::detail::LoadSource Source>
 requires requires(T& v, serialize::InputArchive& a) { v.load(a); }
-void load(T& value, const std::string& path, optional<Device> device = nullopt) {
+void load(T& value, Source&& source, optional<Device> device = nullopt) {
   serialize::InputArchive archive;
-  archive.load_from(path, device);
+  archive.load_from(source, device);
   value.load(archive);
-  serialize::detail::check_all_read(archive, "the destination", path);
+  serialize::detail::check_all_read(archive, "the destination",
+                                    serialize::detail::source_name(source));
 }
 /// A module (through its holder): with `strict`, any difference is a nabla::Error listing
 /// them all; without, what matches is loaded and the differences are returned.
-template <class T>
+template <class T, serialize::detail::LoadSource Source>
 requires requires(T& v, serialize::InputArchive& a) { v->load(a); }
-serialize::IncompatibleKeys load(T& handle, const std::string& path, bool strict,
+serialize::IncompatibleKeys load(T& handle, Source&& source, bool strict,
                                  optional<Device> device = nullopt) {
   serialize::InputArchive archive;
-  archive.load_from(path, device);
+  archive.load_from(source, device);
   archive.collect_mismatches(true);
   handle->load(archive);
   auto problems = archive.incompatible_keys();
-  if (strict) serialize::detail::check_compatible(problems, handle->name(), path);
+  if (strict)
+    serialize::detail::check_compatible(problems, handle->name(),
+                                        serialize::detail::source_name(source));
   return problems;
 }
 /// A module, strictly; with `device` its parameters and buffers move there (as LibTorch's).
-template <class T>
+template <class T, serialize::detail::LoadSource Source>
 requires requires(T& v, serialize::InputArchive& a) { v->load(a); }
-void load(T& handle, const std::string& path, optional<Device> device = nullopt) {
-  load(handle, path, /*strict=*/true, device);
+void load(T& handle, Source&& source, optional<Device> device = nullopt) {
+  load(handle, std::forward<Source>(source), /*strict=*/true, device);
 }
 
 }  // namespace nabla

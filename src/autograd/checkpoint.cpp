@@ -17,7 +17,7 @@ class CheckpointNode final : public Node {
   std::function<variable_list(const variable_list&)> fn;
   std::vector<SavedVariable> inputs;
   std::vector<bool> input_requires_grad;
-  uint64_t rng_offset = 0;
+  Tensor rng_state;  // the CPU generator before the forward (Generator::get_state)
   bool released = false;
 
   std::string name() const override { return "CheckpointFunctionBackward"; }
@@ -50,10 +50,10 @@ class CheckpointNode final : public Node {
     {
       EnableGradGuard grad_on;
       Generator& gen = default_generator();
-      uint64_t now = gen.get_offset();
-      gen.set_offset(rng_offset);
+      const Tensor now = gen.get_state();
+      gen.set_state(rng_state);
       outs = fn(detached);
-      gen.set_offset(now);
+      gen.set_state(now);
     }
     variable_list roots, root_grads;
     for (size_t k = 0; k < outs.size() && k < grads.size(); ++k) {
@@ -75,7 +75,7 @@ class CheckpointNode final : public Node {
 variable_list checkpoint(const std::function<variable_list(const variable_list&)>& fn,
                          const variable_list& inputs) {
   NABLA_CHECK(static_cast<bool>(fn), "checkpoint: fn is empty");
-  uint64_t offset = default_generator().get_offset();
+  const Tensor rng_state = default_generator().get_state();
   variable_list outs;
   {
     NoGradGuard no_grad;  // no activations are saved inside fn
@@ -84,7 +84,7 @@ variable_list checkpoint(const std::function<variable_list(const variable_list&)
   if (!autograd::any_requires_grad_list(inputs)) return outs;
   auto node = std::make_shared<CheckpointNode>();
   node->fn = fn;
-  node->rng_offset = offset;
+  node->rng_state = rng_state;
   for (const Tensor& t : inputs) {
     node->add_next_edge(t.defined() ? autograd::gradient_edge(t) : autograd::Edge());
     node->inputs.emplace_back(t, false);

@@ -13,6 +13,7 @@
 #include "nabla/autograd/autograd.h"
 #include "nabla/autograd/profiler.h"
 #include "nabla/core/autograd_meta.h"
+#include "nabla/core/warning.h"
 
 namespace nabla::autograd {
 namespace {
@@ -367,6 +368,12 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors,
   variable_list grads = make_root_grads(tensors, grad_tensors, "backward");
   bool keep = retain_graph.value_or(create_graph);
   if (inputs.empty()) {
+    if (create_graph)
+      NABLA_WARN_ONCE(
+          "Using backward() with create_graph=True makes each parameter's gradient refer to "
+          "the parameter through its graph: a reference cycle that leaks memory unless the "
+          ".grad fields are reset after use. autograd::grad (or backward with inputs) "
+          "avoids it.");
     run_backward(roots, grads, keep, create_graph, {});
     return;
   }
@@ -398,8 +405,8 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs,
   for (size_t i = 0; i < got.size(); ++i) {
     NABLA_CHECK(
         got[i].defined() || allow_unused, "grad: One of the differentiated Tensors (input ", i,
-        ") appears to not have been used in the graph. Set allow_unused=true if this is the "
-        "desired behavior.");
+        ") appears to not have been used in the graph. Set allow_unused=True (the allow_unused "
+        "argument, true) if this is the desired behavior.");
   }
   return got;
 }

@@ -54,8 +54,8 @@ variable_list CustomNode::apply(variable_list&& grads) {
     if (!should_compute_output(e) || !g.defined()) continue;
     const InputMetadata& m = next_edge(e).function->input_metadata(next_edge(e).input_nr);
     NABLA_CHECK(g.sizes() == IntArrayRef(m.shape), name(),
-                ": function backward returned a gradient of shape ", g.sizes(), " for argument ",
-                tensor_arg_index[e], " of shape ", IntArrayRef(m.shape));
+                ": function backward returned an invalid gradient at index ", tensor_arg_index[e],
+                " - got ", g.sizes(), " but expected shape compatible with ", IntArrayRef(m.shape));
     out[e] = g;
   }
   return out;

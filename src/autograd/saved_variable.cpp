@@ -22,6 +22,10 @@ Tensor plain_alias(const Tensor& t) {
 
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   if (!t.defined()) return;
+  NABLA_CHECK(!t.is_inference(),
+              "Inference tensors cannot be saved for backward. A tensor made inside "
+              "InferenceMode takes no part in autograd; to use it here, make a normal tensor "
+              "of it with t.clone() outside InferenceMode.");
   was_defined_ = true;
   is_output_ = is_output;
   requires_grad_ = t.requires_grad();

@@ -4,6 +4,7 @@
 #include "autograd/accumulate_grad.h"
 #include "nabla/autograd/autograd.h"
 #include "nabla/autograd/record.h"
+#include "nabla/core/warning.h"
 
 namespace nabla {
 
@@ -19,8 +20,13 @@ const Tensor& Tensor::requires_grad_(bool r) const {
               "want to use a computed variable in a subgraph that doesn't require differentiation "
               "use var_no_grad = var.detach().");
   NABLA_CHECK(!r || is_floating_point(),
-              "requires_grad_: only Tensors of floating point dtype can require gradients, got ",
+              "requires_grad_: Only Tensors of floating point and complex dtype can require "
+              "gradients (nabla has no complex dtype), got ",
               scalar_type());
+  NABLA_CHECK(!r || !impl_->is_inference() || InferenceMode::is_enabled(),
+              "requires_grad_: Setting requires_grad=True on inference tensor outside "
+              "InferenceMode is not allowed. (Make a normal tensor of it with t.clone() outside "
+              "InferenceMode.)");
   if (!r && !m) return *this;
   impl_->ensure_autograd_meta().requires_grad = r;
   return *this;
@@ -29,7 +35,19 @@ const Tensor& Tensor::requires_grad_(bool r) const {
 const Tensor& Tensor::grad() const {
   static const Tensor undefined;
   auto* m = checked().autograd_meta();
+  if (m && m->grad_fn && !m->retains_grad && !m->grad.defined())
+    NABLA_WARN(
+        "The .grad of a tensor that is not a leaf Tensor is being accessed: it is not filled "
+        "by backward (only leaves' are). Call .retain_grad() on it before backward to keep "
+        "its gradient, or use the leaf it was computed from.");
   return m ? m->grad : undefined;
+}
+
+uint32_t Tensor::_version() const {
+  NABLA_CHECK(!checked().is_inference(),
+              "_version: Inference tensors do not track version counter. (The tensor was made "
+              "inside InferenceMode.)");
+  return impl_->version();
 }
 
 Tensor& Tensor::mutable_grad() const { return impl_->ensure_autograd_meta().grad; }
@@ -103,7 +121,8 @@ void Tensor::remove_hook(unsigned handle) const {
   } else if (auto* m = checked().autograd_meta()) {
     removed = autograd::erase_hook(m->hooks, handle);
   }
-  NABLA_CHECK(removed, "remove_hook: no hook with handle ", handle, " on this tensor");
+  NABLA_CHECK(removed, "remove_hook: Invalid index, no hook with handle ", handle,
+              " on this tensor");
 }
 
 void Tensor::set_data(const Tensor& new_data) const {

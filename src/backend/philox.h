@@ -1,10 +1,11 @@
 #pragma once
-// Note [Counter-based random numbers]: every random kernel draws element i of its output
-// from Philox 4x32-10 at counter (offset + i) under the generator's seed, so a draw is a
-// pure function of (seed, offset, i): independent of the thread count, and the same on
-// the CPU and on a GPU. This header is the one definition of the stream and of how its
-// words become values; the CPU kernels (cpu/kernels/random.cpp) and the CUDA kernels
-// (cuda/random.cu) both include it.
+// Note [Counter-based random numbers]: every GPU random kernel draws element i of its
+// output from Philox 4x32-10 at counter (offset + i) under the generator's seed, so a draw
+// is a pure function of (seed, offset, i), independent of the launch geometry. This header
+// is the one definition of the stream and of how its words become values; the CUDA kernels
+// (cuda/random.cu) include it. The CPU has LibTorch's mt19937 stream instead (Note [Random
+// streams], src/core/cpu_generator.h), so a seed draws other numbers on a GPU than on the
+// CPU, as in LibTorch.
 #include <cmath>
 #include <cstdint>
 

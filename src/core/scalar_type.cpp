@@ -18,9 +18,10 @@ struct ScalarTypeInfo {
 constexpr ScalarTypeInfo kScalarTypes[] = {
     {1, "Bool", "bool"},    {1, "Byte", "uint8"},        {4, "Int", "int32"},
     {8, "Long", "int64"},   {4, "Float", "float32"},     {8, "Double", "float64"},
-    {2, "Half", "float16"}, {2, "BFloat16", "bfloat16"},
+    {2, "Half", "float16"}, {2, "BFloat16", "bfloat16"}, {1, "Char", "int8"},
+    {2, "Short", "int16"},
 };
-static_assert(std::size(kScalarTypes) == static_cast<size_t>(ScalarType::BFloat16) + 1,
+static_assert(std::size(kScalarTypes) == static_cast<size_t>(ScalarType::Short) + 1,
               "one row per ScalarType");
 
 const ScalarTypeInfo* info(ScalarType t) {
@@ -32,6 +33,10 @@ const ScalarTypeInfo* info(ScalarType t) {
 size_t elementSize(ScalarType t) {
   const ScalarTypeInfo* row = info(t);
   NABLA_ASSERT(row, "unknown ScalarType ", static_cast<int>(t));
+  NABLA_CHECK(t != ScalarType::Char && t != ScalarType::Short, "nabla has no ", row->dtype, " (",
+              row->name,
+              ") tensors yet: the dtype name exists for code written for LibTorch, but no "
+              "tensor can hold it; use kInt (int32) or kByte (uint8) instead");
   return row->size;
 }
 

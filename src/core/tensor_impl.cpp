@@ -18,6 +18,13 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
 
 TensorImpl::~TensorImpl() { delete autograd_meta_.load(std::memory_order_acquire); }
 
+void TensorImpl::refuse_inference_write_outside() {
+  throw Error(
+      "Inplace update to inference tensor outside InferenceMode is not allowed. An inference "
+      "tensor (made inside InferenceMode) has no version counter; write to a clone of it "
+      "(t.clone()), or do the update inside InferenceMode.");
+}
+
 void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   sizes_.assign(sizes.begin(), sizes.end());
   strides_.assign(strides.begin(), strides.end());

@@ -9,35 +9,9 @@
 
 namespace nabla::data::samplers {
 
-DistributedSampler::DistributedSampler(size_t size, size_t num_replicas, size_t rank,
-                                       bool allow_duplicates)
-    : size_(size), num_replicas_(num_replicas), rank_(rank), allow_duplicates_(allow_duplicates) {
-  NABLA_CHECK(num_replicas > 0, "DistributedSampler: num_replicas must be positive, got 0");
-  NABLA_CHECK(rank < num_replicas, "DistributedSampler: rank ", rank,
-              " is out of range for num_replicas ", num_replicas, " (expected 0 <= rank < ",
-              num_replicas, ")");
-}
-
-size_t DistributedSampler::local_sample_count() const {
-  return allow_duplicates_ ? (size_ + num_replicas_ - 1) / num_replicas_ : size_ / num_replicas_;
-}
-
-void DistributedSampler::place_share() {
-  begin_index_ = rank_ * local_sample_count();
-  end_index_ = begin_index_ + local_sample_count();
-  sample_index_ = begin_index_;
-}
-
-optional<std::pair<size_t, size_t>> DistributedSampler::take(size_t batch_size) {
-  if (sample_index_ >= end_index_) return nullopt;
-  const size_t from = sample_index_;
-  sample_index_ = std::min(end_index_, sample_index_ + batch_size);
-  return std::make_pair(from, sample_index_);
-}
-
 DistributedRandomSampler::DistributedRandomSampler(size_t size, size_t num_replicas, size_t rank,
                                                    bool allow_duplicates)
-    : DistributedSampler(size, num_replicas, rank, allow_duplicates) {
+    : DistributedSampler<>(size, num_replicas, rank, allow_duplicates) {
   reset(size_);
 }
 
@@ -63,9 +37,20 @@ optional<std::vector<size_t>> DistributedRandomSampler::next(size_t batch_size) 
                              indices_.begin() + static_cast<ptrdiff_t>(range->second));
 }
 
+void DistributedRandomSampler::save(serialize::OutputArchive& archive) const {
+  save_position(archive);
+}
+
+void DistributedRandomSampler::load(serialize::InputArchive& archive) {
+  // The permutation is a function of the epoch: redraw it, then move to the saved place.
+  epoch_ = load_epoch(archive);
+  reset();
+  load_sample_index(archive);
+}
+
 DistributedSequentialSampler::DistributedSequentialSampler(size_t size, size_t num_replicas,
                                                            size_t rank, bool allow_duplicates)
-    : DistributedSampler(size, num_replicas, rank, allow_duplicates) {
+    : DistributedSampler<>(size, num_replicas, rank, allow_duplicates) {
   place_share();
 }
 
@@ -80,6 +65,16 @@ optional<std::vector<size_t>> DistributedSequentialSampler::next(size_t batch_si
   std::vector<size_t> out(range->second - range->first);
   for (size_t i = 0; i < out.size(); ++i) out[i] = (range->first + i) % size_;
   return out;
+}
+
+void DistributedSequentialSampler::save(serialize::OutputArchive& archive) const {
+  save_position(archive);
+}
+
+void DistributedSequentialSampler::load(serialize::InputArchive& archive) {
+  epoch_ = load_epoch(archive);
+  place_share();
+  load_sample_index(archive);
 }
 
 }  // namespace nabla::data::samplers

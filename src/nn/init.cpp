@@ -142,12 +142,15 @@ Tensor orthogonal_(Tensor tensor, double gain) {
   const int64_t rows = tensor.size(0);
   const int64_t cols = tensor.numel() / std::max<int64_t>(rows, 1);
   if (tensor.numel() == 0) return tensor;
-  // Householder-free modified Gram-Schmidt in float64 on the taller orientation gives
-  // Q of a QR decomposition; the sign fix (columns times sign(diag(R))) makes the
-  // distribution uniform (Haar) as PyTorch's.
+  // LibTorch's draw (randn({rows, cols}) in the default dtype, transposed when wide), then
+  // Householder-free modified Gram-Schmidt in float64 on the taller orientation: Q of a QR
+  // decomposition with the sign fix (columns times sign(diag(R))) that makes the
+  // distribution uniform (Haar) as PyTorch's. The same Q as LibTorch's for a seed, to
+  // rounding (its QR is LAPACK's Householder).
   const bool transpose = rows < cols;
   const int64_t m = transpose ? cols : rows, n = transpose ? rows : cols;
-  Tensor a = randn({m, n}, TensorOptions(kDouble)).contiguous();
+  Tensor drawn = randn({rows, cols}).to(kDouble);
+  Tensor a = (transpose ? drawn.t() : drawn).contiguous();
   std::vector<double> q(static_cast<size_t>(m * n));
   const double* src = a.data_ptr<double>();
   for (int64_t i = 0; i < m * n; ++i) q[static_cast<size_t>(i)] = src[i];

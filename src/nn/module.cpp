@@ -9,6 +9,7 @@
 
 #include "autograd/accumulate_grad.h"
 #include "nabla/autograd/grad_mode.h"
+#include "nabla/core/warning.h"
 #include "nabla/serialize/archive.h"
 
 namespace nabla::nn {
@@ -116,9 +117,12 @@ OrderedDict<std::string, std::shared_ptr<Module>> Module::named_modules(
   if (include_self) {
     // shared_from_this needs an owner: a module built on the stack has none.
     auto self = std::const_pointer_cast<Module>(weak_from_this().lock());
-    NABLA_CHECK(self != nullptr, "modules()/named_modules(): ", name(),
-                " is not owned by a shared_ptr (create it with std::make_shared or a module "
-                "holder), so it cannot list itself; pass include_self=false");
+    NABLA_CHECK(self != nullptr,
+                "modules()/named_modules(): It looks like you attempted to "
+                "retrieve your top-level module as a shared_ptr, but ",
+                name(),
+                " is not owned by one (create it with std::make_shared or a module holder); "
+                "pass include_self=false");
     out.insert(name_prefix, self);
   }
   // Children are always owned by shared_ptrs; recurse through them.
@@ -228,39 +232,44 @@ std::ostream& operator<<(std::ostream& stream, const Module& module) {
 
 void Module::check_child_name(const char* what, const std::string& name) const {
   NABLA_CHECK(!name.empty(), what, ": the name of a submodule of ", this->name(), " is empty");
-  NABLA_CHECK(name.find('.') == std::string::npos, what, ": submodule name '", name,
-              "' contains a dot (dots separate nesting levels)");
-  NABLA_CHECK(!children_.contains(name), what, ": ", this->name(), " already has a submodule '",
-              name, "'");
+  NABLA_CHECK(name.find('.') == std::string::npos, what,
+              ": Submodule name must not contain a dot (got '", name,
+              "'): dots separate nesting levels");
+  NABLA_CHECK(!children_.contains(name), what, ": Submodule '", name, "' already defined in ",
+              this->name());
 }
 
 Tensor& Module::register_parameter(std::string name, Tensor tensor, bool requires_grad) {
   NABLA_CHECK(!name.empty(), "register_parameter: the parameter name is empty");
-  NABLA_CHECK(name.find('.') == std::string::npos, "register_parameter: parameter name '", name,
-              "' contains a dot");
-  NABLA_CHECK(!parameters_.contains(name), "register_parameter: ", this->name(),
-              " already has a parameter '", name, "'");
+  NABLA_CHECK(name.find('.') == std::string::npos,
+              "register_parameter: Parameter name must not contain a dot (got '", name, "')");
+  NABLA_CHECK(!parameters_.contains(name), "register_parameter: Parameter '", name,
+              "' already defined in ", this->name());
   if (tensor.defined()) {
     NABLA_CHECK(!requires_grad || tensor.is_floating_point(), "register_parameter: parameter '",
                 name, "' has dtype ", tensor.scalar_type(),
                 "; only floating tensors can require gradients");
     tensor.requires_grad_(requires_grad);
+  } else if (requires_grad) {
+    NABLA_WARN("register_parameter: parameter '", name,
+               "' is an undefined tensor; Ignoring the `requires_grad=true` function parameter "
+               "(an undefined tensor cannot require grad)");
   }
   return parameters_.insert(std::move(name), std::move(tensor));
 }
 
 Tensor& Module::register_buffer(std::string name, Tensor tensor) {
   NABLA_CHECK(!name.empty(), "register_buffer: the buffer name is empty");
-  NABLA_CHECK(name.find('.') == std::string::npos, "register_buffer: buffer name '", name,
-              "' contains a dot");
-  NABLA_CHECK(!buffers_.contains(name), "register_buffer: ", this->name(),
-              " already has a buffer '", name, "'");
+  NABLA_CHECK(name.find('.') == std::string::npos,
+              "register_buffer: Buffer name must not contain a dot (got '", name, "')");
+  NABLA_CHECK(!buffers_.contains(name), "register_buffer: Buffer '", name, "' already defined in ",
+              this->name());
   return buffers_.insert(std::move(name), std::move(tensor));
 }
 
 void Module::unregister_module(const std::string& name) {
-  NABLA_CHECK(children_.contains(name), "unregister_module: ", this->name(),
-              " has no submodule named '", name, "'");
+  NABLA_CHECK(children_.contains(name), "unregister_module: No Module with name `", name,
+              "` is registered in ", this->name());
   children_.erase(name);
 }
 

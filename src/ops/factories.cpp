@@ -3,11 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <numeric>
 #include <type_traits>
 
+#include "core/cpu_generator.h"
 #include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
+#include "ops/random_fill.h"
 #include "ops/registry_impl.h"
 
 namespace nabla {
@@ -34,15 +37,14 @@ Tensor filled(IntArrayRef size, const Scalar& v, const TensorOptions& o, ScalarT
   return finish(t, o);
 }
 
+// empty(size, o) filled in place by the distribution, as LibTorch's random factories do.
 Tensor random_tensor(KernelBackend::Distribution d, IntArrayRef size, optional<Generator> gen,
-                     const TensorOptions& o, double a, double b, const char* op) {
+                     const TensorOptions& o, const Scalar& a, const Scalar& b, const char* op) {
   ops::refuse_while_tracing(op, ops::kRandomFactory);
   Tensor t = ops::empty_tensor(size, o.dtype(), o.device());
   if (d == KernelBackend::Distribution::Uniform || d == KernelBackend::Distribution::Normal)
     NABLA_CHECK(t.is_floating_point(), op, ": expected a floating dtype, got ", t.scalar_type());
-  Generator& g = gen ? *gen : default_generator(t.device());
-  auto [seed, offset] = g.reserve(static_cast<uint64_t>(t.numel()));
-  backend_for(t).random(d, t, seed, offset, a, b);
+  backend_for(t).random(d, t, ops::generator_for(gen, t.device(), op), a, b);
   return finish(t, o);
 }
 
@@ -166,19 +168,25 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef size, optional<Generator> 
   NABLA_CHECK(low < high, "randint: expects 'from' to be less than 'to', but got from=", low,
               " >= to=", high);
   TensorOptions opts = o.has_dtype() ? o : o.dtype(kLong);
-  return random_tensor(KernelBackend::Distribution::RandInt, size, g, opts,
-                       static_cast<double>(low), static_cast<double>(high), "randint");
+  return random_tensor(KernelBackend::Distribution::RandInt, size, g, opts, low, high, "randint");
 }
 
 Tensor randperm(int64_t n, const TensorOptions& o) { return randperm(n, nullopt, o); }
 Tensor randperm(int64_t n, optional<Generator> g, const TensorOptions& o) {
   NABLA_CHECK(n >= 0, "randperm: n must be non-negative, got ", n);
-  // Fisher-Yates driven by one reserved block of counters: deterministic per seed.
-  Tensor r = randint(0, std::numeric_limits<int64_t>::max(), {n}, g, TensorOptions(kLong));
-  const int64_t* rv = ops::host_ptr<int64_t>(r);
+  // LibTorch's CPU shuffle on the host, from the CPU generator whatever the device:
+  // position i swaps with i + (a 32-bit draw mod (n - i)), for i from the front.
+  Generator& gen = ops::generator_for(g, Device(kCPU), "randperm");
   std::vector<int64_t> perm(static_cast<size_t>(n));
   std::iota(perm.begin(), perm.end(), 0);
-  for (int64_t i = n - 1; i > 0; --i) std::swap(perm[i], perm[rv[i] % (i + 1)]);
+  {
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    mt19937::Engine& engine = gen.cpu_state().engine;
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      const auto z = static_cast<int64_t>(engine() % static_cast<uint64_t>(n - i));
+      std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(i + z)]);
+    }
+  }
   Tensor t = ops::empty_tensor({n}, kLong, Device(kCPU));
   std::copy(perm.begin(), perm.end(), ops::host_ptr<int64_t>(t));
   TensorOptions opts = o.has_dtype() ? o : o.dtype(kLong);
@@ -189,8 +197,11 @@ Tensor bernoulli(const Tensor& p, optional<Generator> g) {
   ops::check_defined(p, "bernoulli");
   NABLA_CHECK(p.is_floating_point(), "bernoulli: expected a floating probability tensor, got ",
               p.scalar_type());
-  Tensor u = rand(p.sizes(), g, TensorOptions(p.scalar_type()));
-  return u.lt(p).to(p.scalar_type());
+  // As LibTorch's CPU kernel: one uniform per element in row-major order, a double one
+  // for double probabilities, else a float one (24 bits), compared with p.
+  const ScalarType u_dtype = p.scalar_type() == kDouble ? kDouble : kFloat;
+  Tensor u = rand(p.sizes(), g, TensorOptions(u_dtype).device(p.device()));
+  return u.lt(p.to(u_dtype)).to(p.scalar_type());
 }
 
 namespace {
@@ -223,13 +234,18 @@ Tensor filled_like(const Tensor& t, const Scalar& v, const TensorOptions& o,
     backend_for(r).fill(r, v);
   return finish(r, lo);
 }
-// Random values are drawn in row-major order (the generator's stream does not depend on
-// the layout) and then laid out as asked.
-Tensor laid_out_like(Tensor r, const Tensor& t, const TensorOptions& o, optional<MemoryFormat> mf) {
-  Tensor shaped = ops::empty_tensor(t.sizes(), r.scalar_type(), r.device(), like_format(o, mf), &t);
-  if (shaped.is_contiguous()) return r;
-  backend_for(shaped).copy(shaped, r);
-  return finish(shaped, o);
+// empty_like(t) filled in place, as LibTorch's *_like random factories: the CPU draws in
+// the memory order of the layout asked for (Note [Random streams]).
+Tensor random_like(KernelBackend::Distribution d, const Tensor& t, const TensorOptions& o,
+                   optional<MemoryFormat> mf, const Scalar& a, const Scalar& b, const char* op) {
+  TensorOptions lo = like(t, o);
+  ops::refuse_while_tracing(op, ops::kRandomFactory);
+  Tensor r = ops::empty_tensor(t.sizes(), lo.dtype(), lo.device(), like_format(o, mf), &t);
+  if (d == KernelBackend::Distribution::Uniform || d == KernelBackend::Distribution::Normal)
+    NABLA_CHECK(r.is_floating_point(), op, ": expected a floating dtype, got ", r.scalar_type());
+  optional<Generator> none;
+  backend_for(r).random(d, r, ops::generator_for(none, r.device(), op), a, b);
+  return finish(r, lo);
 }
 }  // namespace
 
@@ -254,18 +270,20 @@ Tensor full_like(const Tensor& t, const Scalar& v, const TensorOptions& o,
   return filled_like(t, v, o, mf);
 }
 Tensor rand_like(const Tensor& t, const TensorOptions& o, optional<MemoryFormat> mf) {
-  return laid_out_like(rand(t.sizes(), like(t, o)), t, o, mf);
+  return random_like(KernelBackend::Distribution::Uniform, t, o, mf, 0, 1, "rand");
 }
 Tensor randn_like(const Tensor& t, const TensorOptions& o, optional<MemoryFormat> mf) {
-  return laid_out_like(randn(t.sizes(), like(t, o)), t, o, mf);
+  return random_like(KernelBackend::Distribution::Normal, t, o, mf, 0, 1, "randn");
 }
 Tensor randint_like(const Tensor& t, int64_t high, const TensorOptions& o,
                     optional<MemoryFormat> mf) {
-  return laid_out_like(randint(0, high, t.sizes(), like(t, o)), t, o, mf);
+  return randint_like(t, 0, high, o, mf);
 }
 Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& o,
                     optional<MemoryFormat> mf) {
-  return laid_out_like(randint(low, high, t.sizes(), like(t, o)), t, o, mf);
+  NABLA_CHECK(low < high, "randint: expects 'from' to be less than 'to', but got from=", low,
+              " >= to=", high);
+  return random_like(KernelBackend::Distribution::RandInt, t, o, mf, low, high, "randint");
 }
 
 namespace {

@@ -17,6 +17,7 @@
 #include <string>
 #include <tuple>
 
+#include "nabla/core/warning.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
 #include "ops/indexing_utils.h"
@@ -117,6 +118,10 @@ bool make_advanced_index(const Tensor& self, const std::vector<optional<Tensor>>
     const Tensor& t = *oi;
     ops::check_same_device(self, t, "index");
     if (is_mask_dtype(t.scalar_type())) {
+      if (t.scalar_type() == kByte)
+        NABLA_WARN(
+            "index: indexing with dtype torch.uint8 is now deprecated, as in LibTorch; "
+            "use a bool mask (mask.to(kBool)) instead");
       NABLA_CHECK(t.dim() > 0,
                   "index: a 0-dim boolean index needs the TensorIndex form "
                   "(x.index({mask})), got one in an index-tensor list");

@@ -164,6 +164,10 @@ void unify_devices(Tensor& a, Tensor& b, const char* op) {
 
 void check_inplace(const Tensor& self, IntArrayRef result_shape, ScalarType result_dtype,
                    const char* op) {
+  // Before anything is written (bump_version refuses too, but after the write).
+  NABLA_CHECK(!self.is_inference() || InferenceMode::is_enabled(), op,
+              ": Inplace update to inference tensor outside InferenceMode is not allowed "
+              "(the tensor was made inside InferenceMode; update a clone of it instead)");
   NABLA_CHECK(self.sizes() == result_shape, op, ": output with shape ", self.sizes(),
               " doesn't match the broadcast shape ", result_shape);
   bool ok = category(result_dtype) <= category(self.scalar_type());

@@ -6,10 +6,12 @@
 #include <cmath>
 #include <limits>
 
+#include "backend/cpu/random_streams.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
 #include "ops/composite.h"
+#include "ops/random_fill.h"
 #include "ops/registry_impl.h"
 
 namespace nabla {
@@ -176,7 +178,8 @@ Tensor bessel_i1(const Tensor& x) {
   });
 }
 
-// Random values in this tensor's shape and dtype from uniform draws, written in place.
+// Random values in this tensor's shape and dtype from double uniform draws (LibTorch's
+// CPU kernels draw one per element too: Note [Random streams]), written in place.
 template <class Fn>
 const Tensor& fill_from_uniform(const Tensor& self, const char* op, optional<Generator> gen,
                                 Fn fn) {
@@ -266,26 +269,33 @@ Tensor Tensor::signbit() const {
       *this, "signbit", [](double v) { return std::signbit(v) ? 1.0 : 0.0; }, kBool);
 }
 
+// The transforms of LibTorch's CPU kernels, term for term.
 const Tensor& Tensor::exponential_(double lambd, optional<Generator> gen) const {
   NABLA_CHECK(lambd > 0, "exponential_ expects lambda > 0.0, but found lambda=", lambd);
   return fill_from_uniform(*this, "exponential_", std::move(gen),
-                           [lambd](double u) { return -std::log1p(-u) / lambd; });
+                           [lambd](double u) { return -1.0 / lambd * std::log(1.0 - u); });
 }
 const Tensor& Tensor::geometric_(double p, optional<Generator> gen) const {
   NABLA_CHECK(p > 0 && p < 1, "geometric_ expects p to be in (0, 1), but got p=", p);
   return fill_from_uniform(*this, "geometric_", std::move(gen),
-                           [p](double u) { return std::ceil(std::log1p(-u) / std::log1p(-p)); });
+                           [p](double u) { return std::ceil(std::log(u) / std::log(1.0 - p)); });
 }
 const Tensor& Tensor::cauchy_(double median, double sigma, optional<Generator> gen) const {
-  return fill_from_uniform(*this, "cauchy_", std::move(gen),
-                           [=](double u) { return median + sigma * std::tan(kPi * (u - 0.5)); });
+  return fill_from_uniform(*this, "cauchy_", std::move(gen), [=](double u) {
+    return cpu::libtorch_mul_add(sigma, std::tan(kPi * (u - 0.5)), median);
+  });
 }
 const Tensor& Tensor::log_normal_(double mean, double std, optional<Generator> gen) const {
   NABLA_CHECK(std > 0, "log_normal_ expects std > 0.0, but found std=", std);
   ops::check_defined(*this, "log_normal_");
   NoGradGuard no_grad;
-  Tensor z = randn(sizes(), std::move(gen), TensorOptions(kDouble));
-  backend_for(*this).copy(*this, (z * std + mean).exp());
+  // exp of LibTorch's per-element double normal (not the normal fill of randn).
+  Tensor z = ops::empty_tensor(sizes(), kDouble, Device(kCPU));
+  double* zd = ops::host_ptr<double>(z);
+  cpu::normal_samples(ops::generator_for(gen, Device(kCPU), "log_normal_"), zd, z.numel(), mean,
+                      std);
+  for (int64_t i = 0; i < z.numel(); ++i) zd[i] = std::exp(zd[i]);
+  backend_for(*this).copy(*this, z.to(device()));
   ops::bump_version(*this);
   return *this;
 }
@@ -296,10 +306,11 @@ Tensor Tensor::bernoulli(optional<Generator> gen) const {
 Tensor Tensor::bernoulli(double p, optional<Generator> gen) const {
   ops::check_defined(*this, "bernoulli");
   NABLA_CHECK(p >= 0 && p <= 1, "bernoulli: expects p to be in [0, 1], but got p=", p);
-  return rand(sizes(), std::move(gen),
-              TensorOptions(is_floating_point() ? scalar_type() : get_default_dtype()))
-      .lt(p)
-      .to(is_floating_point() ? scalar_type() : get_default_dtype());
+  // empty_like(self).bernoulli_(p), as LibTorch.
+  Tensor r = ops::empty_tensor(sizes(), is_floating_point() ? scalar_type() : get_default_dtype(),
+                               device());
+  return ops::fill_random(r, KernelBackend::Distribution::Bernoulli, std::move(gen), p, 0,
+                          "bernoulli");
 }
 
 }  // namespace nabla

@@ -181,6 +181,10 @@ Tensor Tensor::to(const TensorOptions& o, bool nb, bool copy, optional<MemoryFor
   NABLA_CHECK(!(mf && o.has_memory_format()),
               "to: cannot set memory_format both in TensorOptions and as an explicit argument; "
               "please delete the redundant setter");
+  NABLA_CHECK(!o.requires_grad(),
+              "to(options) expects unset requires_grad flag, but got options.requires_grad set "
+              "as true: to() makes a copy that follows this tensor's autograd history; call "
+              "requires_grad_() on the result of a leaf instead");
   return to(o.device(), o.has_dtype() ? o.dtype() : scalar_type(), nb, copy,
             mf ? mf : o.memory_format_opt());
 }

@@ -285,7 +285,11 @@ Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope) {
   return activation(x, UnaryOp::LeakyRelu, {negative_slope.toDouble(), 0}, "leaky_relu",
                     record_leaky_relu);
 }
-Tensor elu(const Tensor& x, const Scalar& alpha) {
+Tensor elu(const Tensor& x, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  if (scale.toDouble() != 1.0 || input_scale.toDouble() != 1.0) {
+    // ATen's general form (SELU's constants), composed: differentiable through its parts.
+    return where(x > 0, x, alpha.toDouble() * ((x * input_scale).exp() - 1)) * scale;
+  }
   NABLA_TRACED("elu", {x}, {"alpha", alpha});
   return activation(x, UnaryOp::Elu, {alpha.toDouble(), 0}, "elu", record_elu);
 }

@@ -46,25 +46,57 @@ void save(const std::vector<Tensor>& tensors, const std::string& path) {
   archive.save_to(path);
 }
 
-void load(Tensor& tensor, const std::string& path, optional<Device> device) {
-  std::vector<Tensor> tensors;
-  load(tensors, path, device);
-  NABLA_CHECK(tensors.size() == 1, "load: '", path, "' holds ", tensors.size(),
-              " tensors; load it into a std::vector<Tensor>");
-  tensor = tensors[0];
+void save(const Tensor& tensor, std::ostream& stream) { save(std::vector<Tensor>{tensor}, stream); }
+
+void save(const std::vector<Tensor>& tensors, std::ostream& stream) {
+  serialize::OutputArchive archive;
+  for (size_t i = 0; i < tensors.size(); ++i) archive.write(std::to_string(i), tensors[i]);
+  archive.save_to(stream);
 }
+
+namespace {
+
+std::vector<Tensor> read_tensor_list(serialize::InputArchive& archive, const std::string& source) {
+  const auto keys = archive.keys();
+  std::vector<Tensor> out(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    NABLA_CHECK(archive.contains(std::to_string(i)), "load: '", source,
+                "' is not a list of tensors (no entry '", i, "'; it has '", keys[0], "', ...)");
+    archive.read(std::to_string(i), out[i]);
+  }
+  return out;
+}
+
+Tensor only_tensor(std::vector<Tensor> tensors, const std::string& source) {
+  NABLA_CHECK(tensors.size() == 1, "load: '", source, "' holds ", tensors.size(),
+              " tensors; load it into a std::vector<Tensor>");
+  return tensors[0];
+}
+
+}  // namespace
 
 void load(std::vector<Tensor>& tensors, const std::string& path, optional<Device> device) {
   serialize::InputArchive archive;
   archive.load_from(path, device);
-  const auto keys = archive.keys();
-  std::vector<Tensor> out(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) {
-    NABLA_CHECK(archive.contains(std::to_string(i)), "load: '", path,
-                "' is not a list of tensors (no entry '", i, "'; it has '", keys[0], "', ...)");
-    archive.read(std::to_string(i), out[i]);
-  }
-  tensors = std::move(out);
+  tensors = read_tensor_list(archive, path);
+}
+
+void load(std::vector<Tensor>& tensors, std::istream& stream, optional<Device> device) {
+  serialize::InputArchive archive;
+  archive.load_from(stream, device);
+  tensors = read_tensor_list(archive, "<stream>");
+}
+
+void load(Tensor& tensor, const std::string& path, optional<Device> device) {
+  std::vector<Tensor> tensors;
+  load(tensors, path, device);
+  tensor = only_tensor(std::move(tensors), path);
+}
+
+void load(Tensor& tensor, std::istream& stream, optional<Device> device) {
+  std::vector<Tensor> tensors;
+  load(tensors, stream, device);
+  tensor = only_tensor(std::move(tensors), "<stream>");
 }
 
 }  // namespace nabla

@@ -23,6 +23,10 @@ at::ScalarType to_torch(nabla::ScalarType t) {
       return at::kHalf;
     case nabla::kBFloat16:
       return at::kBFloat16;
+    case nabla::kChar:
+      return at::kChar;
+    case nabla::kShort:
+      return at::kShort;
   }
   throw std::logic_error("to_torch: unknown dtype");
 }

@@ -44,6 +44,10 @@ Elem read(const unsigned char* p, nabla::ScalarType t) {
       return {true,
               static_cast<float>(nabla::BFloat16(load<uint16_t>(p), nabla::BFloat16::from_bits())),
               0};
+    case nabla::kChar:
+      return {false, 0, load<int8_t>(p)};
+    case nabla::kShort:
+      return {false, 0, load<int16_t>(p)};
   }
   throw std::logic_error("exact: unknown dtype");
 }

@@ -1,8 +1,9 @@
-// Op-table entries for dropout (LibTorch's random stream differs from nabla's, so the
+// Op-table entries for dropout (the table does not seed the two libraries alike, so the
 // random cases compare properties — every output is 0 or x / (1 - p), the dropped
 // fraction is near p, whole channels drop together — and the deterministic cases
-// compare values: evaluation, p = 0, p = 1) and for embedding / one_hot (values and
-// gradients, padding_idx and scale_grad_by_freq included).
+// compare values: evaluation, p = 0, p = 1; tests/libtorch/test_random_streams.cpp
+// compares the masks themselves) and for embedding / one_hot (values and gradients,
+// padding_idx and scale_grad_by_freq included).
 #include "table.h"
 
 namespace conform {

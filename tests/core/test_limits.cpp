@@ -19,7 +19,7 @@ using nabla::Tensor;
 
 namespace {
 
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 struct Case {
   const char* what;
@@ -62,7 +62,7 @@ TEST(Limits, ElementCountOverflowingInt64) {
            }},
           {"empty({INT64_MAX/2, 3})",
            [&] {
-             nabla::empty({kMax / 2, 3}, nabla::kFloat);
+             nabla::empty({kInt64Max / 2, 3}, nabla::kFloat);
            }},
           {"zeros({2^40, 2^40})",
            [&] {
@@ -74,7 +74,7 @@ TEST(Limits, ElementCountOverflowingInt64) {
            }},
           {"full({INT64_MAX, 2})",
            [&] {
-             nabla::full({kMax, 2}, 1.5);
+             nabla::full({kInt64Max, 2}, 1.5);
            }},
           {"rand({2^40, 2^40})",
            [&] {
@@ -118,7 +118,7 @@ TEST(Limits, ElementCountOverflowingInt64) {
   nabla::testing::expect_error([&] { nabla::empty({big, big}); }, {"empty", "overflows int64"});
   nabla::testing::expect_error(
       [&] {
-        nabla::empty({kMax / 2, 3}, nabla::kFloat);
+        nabla::empty({kInt64Max / 2, 3}, nabla::kFloat);
       },
       {"empty", "overflows int64"});
   expect_usable();
@@ -128,18 +128,19 @@ TEST(Limits, ByteCountOverflowing) {
   // The element count fits in int64, the byte count does not (or not in the address space).
   expect_all_fail(
       {
-          {"empty({INT64_MAX/4}) float", [] { nabla::empty({kMax / 4}, nabla::kFloat); }},
-          {"empty({INT64_MAX/2}) double", [] { nabla::empty({kMax / 2}, nabla::kDouble); }},
+          {"empty({INT64_MAX/4}) float", [] { nabla::empty({kInt64Max / 4}, nabla::kFloat); }},
+          {"empty({INT64_MAX/2}) double", [] { nabla::empty({kInt64Max / 2}, nabla::kDouble); }},
           {"zeros({2^61}) double", [] { nabla::zeros({int64_t(1) << 61}, nabla::kDouble); }},
           {"empty_strided({2}, {INT64_MAX})",
-           [] { nabla::empty_strided({2}, {kMax}, nabla::kFloat); }},
+           [] { nabla::empty_strided({2}, {kInt64Max}, nabla::kFloat); }},
           {"empty_strided({3, 3}, {2^62, 1})",
            [] {
              nabla::empty_strided({3, 3}, {int64_t(1) << 62, 1}, nabla::kFloat);
            }},
       },
       "");
-  nabla::testing::expect_error([] { nabla::empty({kMax / 4}, nabla::kFloat); }, {"empty", "bytes"});
+  nabla::testing::expect_error([] { nabla::empty({kInt64Max / 4}, nabla::kFloat); },
+                               {"empty", "bytes"});
   expect_usable();
 }
 

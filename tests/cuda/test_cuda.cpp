@@ -4,6 +4,7 @@
 // tests/conformance/cuda_checks.cpp.
 #include <nabla/nabla.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "test_util.h"
@@ -77,17 +78,41 @@ TEST(Cuda, MixingDevicesNamesBoth) {
   expect_error([&] { (void)cat({c, g}); }, {"cuda:0", "cpu"});
 }
 
-TEST(Cuda, RandomNumbersMatchTheCpuForASeed) {
+// A GPU draws from its own Philox generator (the CPU's is LibTorch's mt19937: Note [Random
+// streams]), so its numbers differ from the CPU's for a seed; they repeat for a seed, follow
+// their distributions, and leave the CPU's stream alone.
+TEST(Cuda, RandomNumbersRepeatForASeedAndFollowTheirDistributions) {
   NABLA_REQUIRE_GPU();
+  const int64_t n = 200000;
   manual_seed(11);
-  Tensor c = randn({1000});
+  Tensor g = randn({n}, device(kCUDA));
+  Tensor u = rand({n}, device(kCUDA));
   manual_seed(11);
-  Tensor g = randn({1000}, device(kCUDA));
-  EXPECT_LT(max_abs_diff(c, g), 1e-6);
+  EXPECT_TRUE(equal(randn({n}, device(kCUDA)).cpu(), g.cpu()));
+  EXPECT_TRUE(equal(rand({n}, device(kCUDA)).cpu(), u.cpu()));
+  EXPECT_FALSE(equal(randn({n}, device(kCUDA)).cpu(), g.cpu()));  // the stream moved on
+  const double mean = g.mean().item<double>(), var = g.var().item<double>();
+  EXPECT_NEAR(mean, 0, 5 / std::sqrt(static_cast<double>(n)));
+  EXPECT_NEAR(var, 1, 0.02);
+  EXPECT_GE(u.min().item<double>(), 0);
+  EXPECT_LT(u.max().item<double>(), 1);
+  EXPECT_NEAR(u.mean().item<double>(), 0.5, 0.01);
+  Tensor k = randint(-3, 4, {n}, TensorOptions(kLong).device(kCUDA));
+  EXPECT_EQ(k.min().item<int64_t>(), -3);
+  EXPECT_EQ(k.max().item<int64_t>(), 3);
+  // Dropout masks repeat for a seed; kept elements are scaled by 1 / (1 - p).
   manual_seed(11);
-  Tensor d = dropout(ones({256}, device(kCUDA)), 0.5, true);
+  Tensor d = dropout(ones({n}, device(kCUDA)), 0.5, true);
   manual_seed(11);
-  EXPECT_EQ(max_abs_diff(dropout(ones({256}), 0.5, true), d), 0);
+  EXPECT_TRUE(equal(dropout(ones({n}, device(kCUDA)), 0.5, true).cpu(), d.cpu()));
+  EXPECT_TRUE(((d == 0).logical_or(d == 2)).all().item<bool>());
+  EXPECT_NEAR((d == 0).to(kDouble).mean().item<double>(), 0.5, 0.01);
+  // The CPU's generator does not see the GPU's draws.
+  manual_seed(3);
+  Tensor c1 = randn({10});
+  manual_seed(3);
+  (void)randn({1000}, device(kCUDA));
+  EXPECT_TRUE(equal(randn({10}), c1));
 }
 
 TEST(Cuda, CachingAllocatorReusesAndCounts) {

@@ -121,14 +121,16 @@ TEST(Data, WorkerExceptionReachesTheLoopAndEarlyBreakDoesNotHang) {
         Numbers(40, 17).map(data::transforms::Stack<>()),
         data::DataLoaderOptions(4).workers(workers));
     int seen = 0;
-    expect_error(
-        [&] {
-          for (auto& batch : *loader) {
-            (void)batch;
-            ++seen;
-          }
-        },
-        {"poisoned index 17"});
+    std::string message;
+    try {
+      for (auto& batch : *loader) {
+        (void)batch;
+        ++seen;
+      }
+    } catch (const std::exception& e) {  // nabla::Error, or a WorkerException wrapping it
+      message = e.what();
+    }
+    EXPECT_NE(message.find("poisoned index 17"), std::string::npos) << message;
     EXPECT_EQ(seen, 4) << "batches before the failing one arrive in order";
   }
   auto loader = data::make_data_loader(Numbers(1000).map(data::transforms::Stack<>()),
@@ -161,6 +163,23 @@ TEST(Data, TransformsNormalizeLambdaTensorPairDataset) {
         data::datasets::TensorPairDataset(nabla::ones({3, 2}), nabla::ones({4}));
       },
       {"first dimension"});
+}
+
+// Normalize per channel, with its moments public (as LibTorch's mean and stddev); the
+// tensor transforms keep targets of any type.
+TEST(Data, NormalizeChannelsAndTensorLambdaTargets) {
+  data::transforms::Normalize<> normalize({1.0, 2.0}, {0.5, 4.0});
+  EXPECT_EQ(normalize.mean.sizes().vec(), (std::vector<int64_t>{2, 1, 1}));
+  Tensor out = normalize(nabla::full({2, 1, 2}, 3.0));
+  EXPECT_NEAR(out[0][0][0].item<double>(), (3 - 1) / 0.5, 1e-6);
+  EXPECT_NEAR(out[1][0][1].item<double>(), (3 - 2) / 4.0, 1e-6);
+  expect_error([] { data::transforms::Normalize<>(std::vector<double>{}, 1.0); },
+               {"Normalize: mean needs at least one value"});
+  data::transforms::TensorLambda<std::string> twice([](Tensor t) { return t * 2; });
+  auto batch = twice.apply_batch({{nabla::full({1}, 1.5), "a"}, {nabla::full({1}, -1.0), "b"}});
+  EXPECT_EQ(batch[0].data.item<float>(), 3.0f);
+  EXPECT_EQ(batch[1].data.item<float>(), -2.0f);
+  EXPECT_EQ(batch[1].target, "b");
 }
 
 // Collation (a BatchTransform to one value) and Collate (its lambda form), as LibTorch.

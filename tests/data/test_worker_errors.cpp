@@ -1,7 +1,7 @@
-// An exception thrown while a data loader worker makes a batch reaches the loop at that
-// batch with its own type (as LibTorch's loader, which rethrows the worker's
-// std::exception_ptr), and the loader keeps working: the rest of the epoch and the next
-// epoch deliver every other batch.
+// An exception thrown while making a batch reaches the loop at that batch, and the loader
+// keeps working: the rest of the epoch and the next epoch deliver every other batch. As in
+// LibTorch, without workers the exception arrives as it was thrown; from a worker thread
+// it arrives as a data::WorkerException whose original_exception is the one thrown.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -37,8 +37,23 @@ class Flaky : public data::datasets::Dataset<Flaky> {
   bool as_error_;
 };
 
+// True when `error` is an E, or a WorkerException wrapping an E.
+template <class E>
+bool is_failure(std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const data::WorkerException& w) {
+    return is_failure<E>(w.original_exception);
+  } catch (const E&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
 // Runs one epoch; returns the first sample of each batch delivered, with -1 for a batch
-// that raised `E` (the loop catches it and goes on with ++it, as LibTorch allows).
+// that raised `E` (the loop catches it and goes on with ++it, as LibTorch allows), and
+// with -2 for one that raised anything else.
 template <class E, class Loader>
 std::vector<int> epoch(Loader& loader) {
   std::vector<int> firsts;
@@ -48,8 +63,8 @@ std::vector<int> epoch(Loader& loader) {
       try {
         ++it;
         break;
-      } catch (const E&) {
-        firsts.push_back(-1);
+      } catch (...) {
+        firsts.push_back(is_failure<E>(std::current_exception()) ? -1 : -2);
       }
     }
   }
@@ -67,6 +82,25 @@ void check(bool as_error) {
     EXPECT_EQ(epoch<E>(*loader), want);
     EXPECT_EQ(epoch<E>(*loader), want);  // a new epoch after the failure
   }
+}
+
+// What the loop catches from a worker: the wrapper, saying where the error came from.
+TEST(DataWorkerErrors, WorkerExceptionKeepsTheOriginalAndItsMessage) {
+  auto loader = data::make_data_loader<data::samplers::SequentialSampler>(
+      Flaky(8, 0, false), data::DataLoaderOptions(4).workers(2));
+  try {
+    (void)*loader->begin();
+    ADD_FAILURE() << "expected a WorkerException";
+  } catch (const data::WorkerException& e) {
+    EXPECT_STREQ(e.what(),
+                 "Caught exception in DataLoader worker thread. Original message: sample 0 is "
+                 "corrupt");
+    EXPECT_THROW(std::rethrow_exception(e.original_exception), BadSample);
+  }
+  // Without workers the loop's thread made the batch: the exception is the original.
+  auto inline_loader = data::make_data_loader<data::samplers::SequentialSampler>(
+      Flaky(8, 0, false), data::DataLoaderOptions(4));
+  EXPECT_THROW((void)*inline_loader->begin(), BadSample);
 }
 
 }  // namespace

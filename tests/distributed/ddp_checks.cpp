@@ -103,8 +103,10 @@ void train_and_compare(std::shared_ptr<dist::ProcessGroup> pg, MakeOptimizer mak
 // not a wrong reduction; so float32 is compared step by step from equal parameters. Adam
 // divides by sqrt(v): a gradient entry that is a near-cancelling sum (1e-8 from terms of
 // 1e-3) carries a relative rounding error of 1e-2 into a step of size lr, so its float32
-// step differs by up to 1.4e-6 (measured on 2 and 3 ranks): it is held to 1e-5 there, and
-// to 1e-12 in float64 like SGD.
+// step differs by up to 1.4e-6 (measured on 2 and 3 ranks), and by 1.8e-5 on 3 ranks
+// once the random streams became LibTorch's (2026-11-27: other data, a nearer
+// cancellation). Such an entry can move by a sizeable part of lr, so float32 is held to
+// lr / 10 = 1e-4 per step, float64 to 1e-12 like SGD.
 void check_ddp_sgd(std::shared_ptr<dist::ProcessGroup> pg) {
   auto sgd = [](std::vector<Tensor> p) { return optim::SGD(p, 0.05); };
   train_and_compare(pg, sgd, kFloat, 1e-6, /*per_step=*/true, "SGD");
@@ -113,7 +115,7 @@ void check_ddp_sgd(std::shared_ptr<dist::ProcessGroup> pg) {
 
 void check_ddp_adam(std::shared_ptr<dist::ProcessGroup> pg) {
   auto adam = [](std::vector<Tensor> p) { return optim::Adam(p, optim::AdamOptions(1e-3)); };
-  train_and_compare(pg, adam, kFloat, 1e-5, /*per_step=*/true, "Adam");
+  train_and_compare(pg, adam, kFloat, 1e-4, /*per_step=*/true, "Adam");
   train_and_compare(pg, adam, kDouble, 1e-12, /*per_step=*/false, "Adam");
 }
 

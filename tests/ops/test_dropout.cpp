@@ -1,6 +1,7 @@
-// Dropout, what the op table cannot say (LibTorch's random stream is not nabla's, so the
-// table checks only masks and scaling): reproducibility from manual_seed, aliasing in
-// eval mode, moments, F:: spellings, in-place forms, gradients of a fixed mask, messages.
+// Dropout, what the op table cannot say (the table checks masks and scaling;
+// tests/libtorch/test_random_streams.cpp compares the masks with LibTorch's bit for bit):
+// reproducibility from manual_seed, aliasing in eval mode, moments, F:: spellings,
+// in-place forms, gradients of a fixed mask, messages.
 #include <cmath>
 
 #include "test_util.h"

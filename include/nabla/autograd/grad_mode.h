@@ -2,6 +2,8 @@
 // Grad mode: whether ops record the graph. Thread-local, as in PyTorch (SPEC.md §5.8).
 #include <utility>
 
+#include "nabla/core/storage.h"
+
 namespace nabla {
 
 struct GradMode {
@@ -33,24 +35,22 @@ struct EnableGradGuard : AutoGradMode {
   EnableGradGuard() : AutoGradMode(true) {}
 };
 
-/// c10::InferenceMode: no graph is recorded in its scope. (LibTorch's inference tensors
-/// also skip version counting and refuse later use with autograd; nabla's tensors made
-/// here are ordinary tensors that do not require grad.)
+/// c10::InferenceMode: no graph is recorded in its scope, and the tensors whose storage is
+/// made there are inference tensors (Tensor::is_inference): they keep no version counter,
+/// take in-place writes only inside InferenceMode, cannot be saved for backward or be made
+/// to require grad outside it. Views of normal tensors stay normal.
 class InferenceMode {
  public:
-  explicit InferenceMode(bool enabled = true) : guard_(!enabled), prev_(enabled_flag()) {
-    enabled_flag() = enabled;
+  explicit InferenceMode(bool enabled = true)
+      : guard_(!enabled), prev_(detail::inference_mode_enabled()) {
+    detail::inference_mode_enabled() = enabled;
   }
-  ~InferenceMode() { enabled_flag() = prev_; }
+  ~InferenceMode() { detail::inference_mode_enabled() = prev_; }
   InferenceMode(const InferenceMode&) = delete;
   InferenceMode& operator=(const InferenceMode&) = delete;
-  static bool is_enabled() { return enabled_flag(); }
+  static bool is_enabled() { return detail::inference_mode_enabled(); }
 
  private:
-  static bool& enabled_flag() {
-    thread_local bool enabled = false;
-    return enabled;
-  }
   AutoGradMode guard_;
   bool prev_;
 };
@@ -58,6 +58,7 @@ class InferenceMode {
 namespace autograd {
 using ::nabla::AutoGradMode;
 using ::nabla::GradMode;
+using ::nabla::InferenceMode;
 using ::nabla::NoGradGuard;
 }  // namespace autograd
 

@@ -17,7 +17,17 @@
 namespace nabla::autograd {
 
 class Node;
+/// LibTorch's name for a tensor in autograd code: the same type.
+using Variable = Tensor;
 using variable_list = std::vector<Tensor>;
+
+/// A new leaf sharing data's storage (LibTorch's make_variable): no history, and
+/// requiring grad as asked.
+inline Variable make_variable(const Tensor& data, bool requires_grad = false) {
+  Tensor v = data.detach();
+  v.requires_grad_(requires_grad);
+  return v;
+}
 using tensor_list = std::vector<Tensor>;
 
 struct Edge {

@@ -40,7 +40,7 @@ enum class ConvAlgorithm : uint8_t { Products, Library, Im2col };
 /// each is documented); a backend overrides all of them.
 class KernelBackend {
  public:
-  /// Counter-based random distributions of the `random` entry.
+  /// The distributions of the `random` entry.
   enum class Distribution : uint8_t { Uniform, Normal, Bernoulli, RandInt };
 
   virtual ~KernelBackend() = default;

@@ -13,6 +13,7 @@ constexpr DeviceType kCUDA = DeviceType::CUDA;
 
 class Device {
  public:
+  using Type = DeviceType;  // LibTorch's Device::Type
   Device(DeviceType type, int8_t index = -1) : type_(type), index_(index) {}
   /// Parses "cpu", "cuda", "cuda:1"; anything else is a nabla::Error.
   Device(const std::string& spec);

@@ -57,4 +57,6 @@ std::string str(const Args&... args) {
 #ifdef NABLA_TORCH_COMPAT
 #define TORCH_CHECK NABLA_CHECK
 #define AT_ASSERT NABLA_ASSERT
+#define TORCH_WARN NABLA_WARN
+#define TORCH_WARN_ONCE NABLA_WARN_ONCE
 #endif

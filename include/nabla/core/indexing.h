@@ -66,4 +66,9 @@ class TensorIndex {
   Tensor tensor_;
 };
 
+namespace indexing {
+/// LibTorch declares TensorIndex in at::indexing; `using namespace torch::indexing` finds it.
+using ::nabla::TensorIndex;
+}  // namespace indexing
+
 }  // namespace nabla

@@ -42,9 +42,15 @@ class OrderedDict {
 
   const std::string& key_description() const noexcept { return key_description_; }
 
-  Item& front() { return at_index("front()", 0); }
+  Item& front() {
+    NABLA_CHECK(!items_.empty(), "Called front() on an empty OrderedDict");
+    return items_.front();
+  }
   const Item& front() const { return const_cast<OrderedDict*>(this)->front(); }
-  Item& back() { return at_index("back()", items_.empty() ? 0 : items_.size() - 1); }
+  Item& back() {
+    NABLA_CHECK(!items_.empty(), "Called back() on an empty OrderedDict");
+    return items_.back();
+  }
   const Item& back() const { return const_cast<OrderedDict*>(this)->back(); }
   Item& operator[](size_t index) { return at_index("operator[]", index); }
   const Item& operator[](size_t index) const {
@@ -85,14 +91,13 @@ class OrderedDict {
     items_.emplace_back(std::move(key), std::move(value));
     return items_.back().value();
   }
-  /// Inserts every item of `other`, replacing the values of keys already present.
+  /// Inserts every item of `other`; a key both hold is an error ("already defined", as
+  /// LibTorch's), raised before anything is inserted.
   void update(const OrderedDict& other) {
-    for (const auto& item : other) {
-      if (Value* v = find(item.key()))
-        *v = item.value();
-      else
-        insert(item.key(), item.value());
-    }
+    for (const auto& item : other)
+      NABLA_CHECK(!contains(item.key()), key_description_, " '", item.key(), "' already defined");
+    reserve(size() + other.size());
+    for (const auto& item : other) insert(item.key(), item.value());
   }
   void erase(const Key& key) {
     auto it = index_.find(key);

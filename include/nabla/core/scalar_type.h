@@ -8,9 +8,22 @@
 namespace nabla {
 
 /// Ordered so that a larger value never loses the smaller's category (bool < int < float).
-/// Half and BFloat16 come last: storage dtypes (nabla/core/half.h), promoted by
-/// promoteTypes' own rule.
-enum class ScalarType : int8_t { Bool, Byte, Int, Long, Float, Double, Half, BFloat16 };
+/// Half and BFloat16 come next: storage dtypes (nabla/core/half.h), promoted by
+/// promoteTypes' own rule. Char (int8) and Short (int16) are names only, so that code
+/// written for LibTorch that mentions them compiles: no tensor has them (making one is a
+/// nabla::Error from elementSize).
+enum class ScalarType : int8_t {
+  Bool,
+  Byte,
+  Int,
+  Long,
+  Float,
+  Double,
+  Half,
+  BFloat16,
+  Char,
+  Short
+};
 using Dtype = ScalarType;
 
 constexpr ScalarType kBool = ScalarType::Bool;
@@ -27,6 +40,10 @@ constexpr ScalarType kDouble = ScalarType::Double;
 constexpr ScalarType kHalf = ScalarType::Half;
 constexpr ScalarType kFloat16 = ScalarType::Half;
 constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
+constexpr ScalarType kChar = ScalarType::Char;
+constexpr ScalarType kInt8 = ScalarType::Char;
+constexpr ScalarType kShort = ScalarType::Short;
+constexpr ScalarType kInt16 = ScalarType::Short;
 // torch/types.h's short names.
 constexpr ScalarType kU8 = kUInt8;
 constexpr ScalarType kI32 = kInt32;
@@ -71,6 +88,11 @@ constexpr ScalarType promoteTypes(ScalarType a, ScalarType b) {
 /// The default floating dtype (float32 unless set_default_dtype says otherwise).
 ScalarType get_default_dtype();
 void set_default_dtype(ScalarType t);
+/// LibTorch passes dtypes as caffe2::TypeMeta in a few places (get_default_dtype,
+/// set_default_dtype, Tensor::dtype) and converts with these; nabla's dtype is the
+/// ScalarType itself, so both are the identity.
+constexpr ScalarType typeMetaToScalarType(ScalarType t) { return t; }
+constexpr ScalarType scalarTypeToTypeMeta(ScalarType t) { return t; }
 
 template <class T>
 struct CppTypeToScalarType;

@@ -12,6 +12,15 @@
 
 namespace nabla {
 
+namespace detail {
+/// Whether InferenceMode (nabla/autograd/grad_mode.h) is on in this thread: storage made
+/// while it is on belongs to inference tensors.
+inline bool& inference_mode_enabled() {
+  thread_local bool enabled = false;
+  return enabled;
+}
+}  // namespace detail
+
 /// 64-byte aligned CPU memory from a caching allocator (cpu_allocator.cpp): small blocks
 /// are recycled through per-thread size-class lists, large ones through a bounded
 /// process-wide cache, so training loops stop calling malloc after the first step.
@@ -63,6 +72,8 @@ class StorageImpl {
   // tensors remember the version they saw and refuse to unpack after it changed.
   uint32_t version() const { return version_.load(std::memory_order_relaxed); }
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
+  /// Made in InferenceMode: its tensors are inference tensors (Tensor::is_inference).
+  bool is_inference() const { return inference_; }
 
  private:
   void* data_;
@@ -71,6 +82,7 @@ class StorageImpl {
   bool owned_;
   std::function<void(void*)> deleter_;
   std::atomic<uint32_t> version_{0};
+  bool inference_ = detail::inference_mode_enabled();
 };
 
 using Storage = std::shared_ptr<StorageImpl>;

@@ -160,13 +160,23 @@ class Tensor {
   /// True for leaves created with requires_grad and for results of ops on them.
   bool requires_grad() const;
   const Tensor& requires_grad_(bool requires_grad = true) const;
-  void set_requires_grad(bool requires_grad) { requires_grad_(requires_grad); }
+  const Tensor& set_requires_grad(bool requires_grad) const {
+    return requires_grad_(requires_grad);
+  }
   /// The accumulated gradient, or an undefined tensor.
   const Tensor& grad() const;
   Tensor& mutable_grad() const;
   Tensor detach() const;
   const Tensor& detach_() const;
-  uint32_t _version() const { return checked().version(); }
+  /// A tensor sharing this one's storage, without autograd history (LibTorch's
+  /// tensor_data and variable_data; nabla keeps the version counter in the storage, so
+  /// both share it, where LibTorch's variable_data starts a new one).
+  Tensor tensor_data() const { return detach(); }
+  Tensor variable_data() const { return detach(); }
+  /// The in-place write count (an error for inference tensors, which keep none).
+  uint32_t _version() const;
+  /// Made inside InferenceMode (its storage was): no version counter, no autograd later.
+  bool is_inference() const { return impl_ && impl_->is_inference(); }
   /// The node that created this tensor (null for leaves).
   const std::shared_ptr<autograd::Node>& grad_fn() const;
   /// A leaf has no grad_fn: created by the user or by an op that did not record.
@@ -703,7 +713,6 @@ class Tensor {
   // Identity and conversions of LibTorch's older API.
   /// The CUDA device index, or -1 for the CPU.
   int64_t get_device() const { return is_cuda() ? device().index() : -1; }
-  bool is_inference() const { return false; }
   bool is_meta() const { return false; }
   bool is_sparse() const { return false; }
   bool is_mkldnn() const { return false; }

@@ -53,7 +53,16 @@ class TensorImpl {
   }
 
   uint32_t version() const { return storage_->version(); }
-  void bump_version() { storage_->bump_version(); }
+  /// An in-place write: counted for autograd's saved tensors. An inference tensor has no
+  /// counter and takes writes only inside InferenceMode.
+  void bump_version() {
+    if (storage_->is_inference()) [[unlikely]] {
+      refuse_inference_write();
+      return;
+    }
+    storage_->bump_version();
+  }
+  bool is_inference() const { return storage_->is_inference(); }
 
   autograd::AutogradMeta* autograd_meta() const {
     return autograd_meta_.load(std::memory_order_acquire);
@@ -70,6 +79,10 @@ class TensorImpl {
   void mark_factory_made() { factory_made_ = true; }
 
  private:
+  [[noreturn]] static void refuse_inference_write_outside();
+  static void refuse_inference_write() {
+    if (!detail::inference_mode_enabled()) refuse_inference_write_outside();
+  }
   void refresh();
 
   Storage storage_;

@@ -2,6 +2,9 @@
 // TensorOptions: dtype, device, requires_grad and memory format for a new tensor, with
 // LibTorch's chained setters (each returns a modified copy) and free helpers dtype(),
 // device(), requires_grad(), memory_format().
+#include <type_traits>
+#include <utility>
+
 #include "nabla/core/device.h"
 #include "nabla/core/memory_format.h"
 #include "nabla/core/optional.h"
@@ -17,6 +20,11 @@ class TensorOptions {
   TensorOptions() = default;
   TensorOptions(ScalarType t) : dtype_(t) {}
   TensorOptions(Device d) : device_(d) {}
+  /// Anything a Device is made of ({kCUDA, 1}, "cuda:1"), as LibTorch's TensorOptions.
+  template <class... Args,
+            std::enable_if_t<(sizeof...(Args) > 1) && std::is_constructible_v<Device, Args&&...>,
+                             int> = 0>
+  TensorOptions(Args&&... args) : device_(Device(std::forward<Args>(args)...)) {}
   TensorOptions(DeviceType d) : device_(Device(d)) {}
   TensorOptions(Layout) {}
   TensorOptions(MemoryFormat f) : memory_format_(f) {}

@@ -1,10 +1,13 @@
 #pragma once
-// Transforms, as torch::data::transforms: Lambda (any function of an example), Normalize
-// (per-channel (x - mean) / std of the data), Stack (a vector of examples -> one batched
-// example).
+// Transforms, as torch::data::transforms. A BatchTransform maps a whole batch; a
+// Transform maps each example of a vector batch. Lambda and BatchLambda wrap a function;
+// Collation / Collate reduce a batch to one value; TensorTransform / TensorLambda change
+// each example's data tensor and keep its target; Normalize is (x - mean) / std per
+// channel; Stack turns a vector of examples into one batched example.
 #include <functional>
 #include <vector>
 
+#include "nabla/core/error.h"
 #include "nabla/data/example.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
@@ -65,22 +68,40 @@ using Collate = BatchLambda<BatchType, T>;
 template <class Target = Tensor>
 class TensorTransform : public Transform<Example<Tensor, Target>> {
  public:
+  using E = Example<Tensor, Target>;
   virtual Tensor operator()(Tensor input) = 0;
   Example<Tensor, Target> apply(Example<Tensor, Target> e) override {
     return {(*this)(std::move(e.data)), std::move(e.target)};
   }
 };
 
+/// A TensorTransform calling a function on each example's data.
+template <class Target = Tensor>
+class TensorLambda : public TensorTransform<Target> {
+ public:
+  using FunctionType = std::function<Tensor(Tensor)>;
+  explicit TensorLambda(FunctionType fn) : fn_(std::move(fn)) {}
+  Tensor operator()(Tensor input) override { return fn_(std::move(input)); }
+
+ private:
+  FunctionType fn_;
+};
+
 /// (x - mean) / stddev per channel (dim 0 of each example; one value for all channels).
+/// The moments are float tensors of shape [channels, 1, 1], public as in LibTorch.
 template <class Target = Tensor>
 class Normalize : public TensorTransform<Target> {
  public:
   Normalize(ArrayRef<double> mean, ArrayRef<double> stddev)
-      : mean_(tensor(std::vector<double>(mean.begin(), mean.end()), kFloat).view({-1, 1, 1})),
-        stddev_(
-            tensor(std::vector<double>(stddev.begin(), stddev.end()), kFloat).view({-1, 1, 1})) {}
-  Tensor operator()(Tensor input) override { return input.sub(mean_).div(stddev_); }
-  Tensor mean_, stddev_;
+      : mean(moments(mean, "mean")), stddev(moments(stddev, "stddev")) {}
+  Tensor operator()(Tensor input) override { return input.sub(mean).div(stddev); }
+  Tensor mean, stddev;
+
+ private:
+  static Tensor moments(ArrayRef<double> values, const char* what) {
+    NABLA_CHECK(!values.empty(), "Normalize: ", what, " needs at least one value, got none");
+    return tensor(std::vector<double>(values.begin(), values.end()), kFloat).view({-1, 1, 1});
+  }
 };
 
 template <class E = Example<>>

@@ -50,6 +50,11 @@ NABLA_ENUM_VALUE(kLSTM, "kLSTM")
 NABLA_ENUM_VALUE(kGRU, "kGRU")
 NABLA_ENUM_VALUE(kRNN_TANH, "kRNN_TANH")
 NABLA_ENUM_VALUE(kRNN_RELU, "kRNN_RELU")
+NABLA_ENUM_VALUE(kMax, "kMax")
+NABLA_ENUM_VALUE(kBorder, "kBorder")
+NABLA_ENUM_VALUE(kReflection, "kReflection")
+NABLA_ENUM_VALUE(kSiLU, "kSiLU")
+NABLA_ENUM_VALUE(kMish, "kMish")
 #undef NABLA_ENUM_VALUE
 
 /// The printed name of a variant's current value ("kMean").
@@ -96,6 +101,11 @@ inline constexpr enumtype::kLSTM kLSTM{};
 inline constexpr enumtype::kGRU kGRU{};
 inline constexpr enumtype::kRNN_TANH kRNN_TANH{};
 inline constexpr enumtype::kRNN_RELU kRNN_RELU{};
+inline constexpr enumtype::kMax kMax{};
+inline constexpr enumtype::kBorder kBorder{};
+inline constexpr enumtype::kReflection kReflection{};
+inline constexpr enumtype::kSiLU kSiLU{};
+inline constexpr enumtype::kMish kMish{};
 
 namespace nn {
 /// What a loss reduces its per-element values to (LibTorch's loss_reduction_t).

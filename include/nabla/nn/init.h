@@ -1,7 +1,8 @@
 #pragma once
 // nn::init: in-place parameter initialisation, as torch::nn::init. Every function fills
 // its argument under no_grad (a parameter stays a leaf) and returns it. Random fills
-// draw from nabla's global generator (manual_seed makes them reproducible).
+// draw from the default generator of the tensor's device: after manual_seed(s), a CPU
+// tensor gets LibTorch's values for the same calls (Note [Random streams]).
 #include <cstdint>
 #include <tuple>
 #include <variant>

@@ -141,7 +141,7 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Replaces an already registered submodule (the holder members are the caller's).
   template <class M>
   std::shared_ptr<M> replace_module(const std::string& name, std::shared_ptr<M> module) {
-    NABLA_CHECK(children_.contains(name), "replace_module: no submodule named '", name, "'");
+    NABLA_CHECK(children_.contains(name), "replace_module: Submodule '", name, "' is not defined");
     children_[name] = module;
     return module;
   }

@@ -79,8 +79,8 @@ class ModuleHolder {
  private:
   void check_not_empty() const {
     NABLA_CHECK(impl_ != nullptr,
-                "accessing an empty ModuleHolder (a module handle set to "
-                "nullptr and never assigned a module)");
+                "Accessing empty ModuleHolder (a module handle set to nullptr and never "
+                "assigned a module)");
   }
 };
 

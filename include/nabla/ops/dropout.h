@@ -1,7 +1,8 @@
 #pragma once
 // dropout, feature_dropout, alpha_dropout, feature_alpha_dropout and their in-place
-// forms (at:: signatures). Masks come from the default generator (Philox), so results
-// are reproducible from manual_seed. Outside training (or with p = 0) the input itself
+// forms (at:: signatures). Masks come from the default generator of the input's device,
+// so results are reproducible from manual_seed; on the CPU they are LibTorch's masks for
+// the same seed (Note [Random streams]). Outside training (or with p = 0) the input itself
 // is returned, as in LibTorch.
 #include "nabla/core/tensor.h"
 

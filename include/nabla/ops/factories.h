@@ -91,14 +91,19 @@ class TensorDataContainer {
   TensorDataContainer(const std::vector<T>& v) : TensorDataContainer(ArrayRef<T>(v)) {}
   template <class T>
   TensorDataContainer(ArrayRef<T> v)
-      // LibTorch gives double data the default dtype; other element types keep theirs.
-      : kind_(Kind::Vector),
-        dtype_(std::is_same_v<T, double> ? get_default_dtype() : CppTypeToScalarType<T>::value) {
+      // As LibTorch: int and int64 data give int64, float and double the default dtype;
+      // other element types (uint8, bool, ...) keep theirs.
+      : kind_(Kind::Vector), dtype_(desired_dtype(CppTypeToScalarType<T>::value)) {
     sizes_ = {static_cast<int64_t>(v.size())};
     for (const T& x : v) values_.push_back(Scalar(x));
   }
 
   IntArrayRef sizes() const { return sizes_; }
+  static ScalarType desired_dtype(ScalarType t) {
+    if (t == kInt || t == kLong) return kLong;
+    if (t == kFloat || t == kDouble) return get_default_dtype();
+    return t;
+  }
   ScalarType scalar_type() const { return dtype_; }
   /// Builds the tensor; a dtype in `options` overrides the inferred one.
   Tensor convert_to_tensor(const TensorOptions& options) const;

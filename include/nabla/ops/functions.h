@@ -30,7 +30,9 @@ Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_xor(const Tensor& a, const Tensor& b);
 Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope = 0.01);
-Tensor elu(const Tensor& x, const Scalar& alpha = 1.0);
+/// x > 0 ? scale * x : scale * alpha * (exp(input_scale * x) - 1), as ATen's elu.
+Tensor elu(const Tensor& x, const Scalar& alpha = 1.0, const Scalar& scale = 1.0,
+           const Scalar& input_scale = 1.0);
 /// approximate: "none" (exact, erf) or "tanh".
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
 Tensor silu(const Tensor& x);

@@ -37,6 +37,9 @@ uint64_t fill_bits(ScalarType t, const Scalar& value) {
       return bits_of(Half(value.to<float>()).x);
     case ScalarType::BFloat16:
       return bits_of(BFloat16(value.to<float>()).x);
+    case ScalarType::Char:
+    case ScalarType::Short:
+      break;  // names only: no tensor has them
   }
   return 0;
 }

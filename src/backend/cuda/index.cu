@@ -243,10 +243,12 @@ cudaError_t launch_gather(const TensorArg& out, const TensorArg& index, const Te
   switch (out.dtype) {
     case ScalarType::Bool:
     case ScalarType::Byte:
+    case ScalarType::Char:
       gather_kernel<uint8_t><<<blocks, kThreads, 0, stream>>>(p);
       break;
     case ScalarType::Half:
     case ScalarType::BFloat16:
+    case ScalarType::Short:
       gather_kernel<uint16_t><<<blocks, kThreads, 0, stream>>>(p);
       break;
     case ScalarType::Int:

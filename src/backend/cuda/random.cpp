@@ -1,26 +1,32 @@
-// CudaBackend::random (kernels in random.cu).
+// CudaBackend::random (kernels in random.cu): Philox counters reserved from the device's
+// generator (Note [Counter-based random numbers]); a non-contiguous output is filled
+// through a contiguous one, in row-major order.
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/random_launch.h"
 #include "core/cuda/cuda_check.h"
 
 namespace nabla::cuda_kernels {
 
-void CudaBackend::random(Distribution d, const Tensor& out, uint64_t seed, uint64_t offset,
-                         double a, double b) {
-  NABLA_CHECK(out.is_contiguous(), "random kernel expects a contiguous output");
+void CudaBackend::random(Distribution d, const Tensor& out, Generator& gen, const Scalar& a,
+                         const Scalar& b) {
+  NABLA_CHECK(!gen.device().is_cpu(), "random: a ", out.device(),
+              " tensor needs a CUDA generator, got a CPU one");
+  if (out.numel() == 0) return;
+  if (!out.is_contiguous()) {
+    Tensor dense = empty_contiguous(out.sizes(), out.scalar_type(), out.device());
+    random(d, dense, gen, a, b);
+    copy(out, dense);
+    return;
+  }
   OnDevice on(out);
-  // As the CPU: RandInt's bounds saturate into int64 (backend/philox.h).
-  auto sat = [](double v) {
-    return v != v                        ? 0
-           : v >= 9.2233720368547758e18  ? INT64_MAX
-           : v <= -9.2233720368547758e18 ? INT64_MIN
-                                         : static_cast<int64_t>(v);
-  };
-  const int64_t low = sat(a);
-  const uint64_t range = static_cast<uint64_t>(sat(b) - low);
+  const auto [seed, offset] = gen.reserve(static_cast<uint64_t>(out.numel()));
+  // RandInt's bounds are exact int64s; the range fits uint64 since low < high.
+  const bool ints = d == Distribution::RandInt;
+  const int64_t low = ints ? a.toLong() : 0;
+  const uint64_t range = ints ? static_cast<uint64_t>(b.toLong()) - static_cast<uint64_t>(low) : 0;
   const cudaError_t err =
       launch_random(out.data_ptr(), out.scalar_type(), out.numel(), static_cast<int>(d), seed,
-                    offset, a, b, low, range, on.stream());
+                    offset, a.toDouble(), b.toDouble(), low, range, on.stream());
   if (err == cudaErrorNotSupported)
     not_on_cuda("random", str(dtype_name(out.scalar_type()), " tensors").c_str());
   NABLA_CUDA_CHECK(err);

@@ -1,6 +1,6 @@
-// Random fills on CUDA: the same Philox stream and value mapping as the CPU's
-// (backend/philox.h), so a seed draws the same numbers on either device (up to the last
-// bit of the libdevice log/cos of Box-Muller).
+// Random fills on CUDA: element i from Philox counter offset + i (Note [Counter-based random
+// numbers], backend/philox.h), whatever the launch geometry. The CPU's stream is another
+// one (LibTorch's mt19937), so the two devices draw different numbers for one seed.
 #include <cuda_runtime.h>
 
 #include <cmath>

@@ -41,6 +41,10 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
                             const BinaryCrossEntropyFuncOptions& o) {
+  NABLA_CHECK(!input.defined() || !target.defined() || input.sizes() == target.sizes(),
+              "binary_cross_entropy: Using a target size (", target.sizes(),
+              ") that is different to the input size (", input.sizes(),
+              ") is deprecated. Please ensure they have the same size.");
   return nabla::binary_cross_entropy(input, target, o.weight(), reduction_code(o.reduction()));
 }
 

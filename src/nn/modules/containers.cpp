@@ -4,6 +4,7 @@
 #include "nabla/autograd/function.h"
 #include "nabla/nn/modules/container/functional.h"
 #include "nabla/nn/modules/container/modulelist.h"
+#include "nabla/nn/modules/container/parameterlist.h"
 #include "nabla/nn/modules/container/sequential.h"
 
 namespace nabla::nn {
@@ -44,8 +45,8 @@ void SequentialImpl::push_back(std::string name, AnyModule module) {
 }
 
 const AnyModule& SequentialImpl::any(size_t index) const {
-  NABLA_CHECK(index < modules_.size(), "Sequential: index ", index,
-              " is out of range for a Sequential of ", modules_.size(), " modules");
+  NABLA_CHECK(index < modules_.size(), "Sequential: Index out of range (index ", index,
+              " for a Sequential of ", modules_.size(), " modules)");
   return modules_[index];
 }
 
@@ -128,7 +129,7 @@ void ModuleDictImpl::clear() { children_.clear(); }
 
 std::shared_ptr<Module> ModuleDictImpl::operator[](const std::string& key) const {
   const auto* found = children_.find(key);
-  NABLA_CHECK(found != nullptr, "ModuleDict: no module named '", key, "'");
+  NABLA_CHECK(found != nullptr, "ModuleDict: Module '", key, "' is not defined");
   return *found;
 }
 
@@ -143,5 +144,72 @@ void FunctionalImpl::pretty_print(std::ostream& stream) const {
 }
 
 Tensor FunctionalImpl::forward(Tensor input) { return function_(std::move(input)); }
+
+// ---- ParameterList and ParameterDict ----------------------------------------------------
+
+namespace {
+
+void print_parameters(std::ostream& stream, const char* name,
+                      const OrderedDict<std::string, Tensor>& params) {
+  stream << "nabla::nn::" << name << "(\n";
+  for (const auto& item : params)
+    stream << "(" << item.key() << "): Parameter containing: [" << item.value().scalar_type()
+           << " of size " << item.value().sizes() << "]\n";
+  stream << ")";
+}
+
+}  // namespace
+
+void ParameterListImpl::pretty_print(std::ostream& stream) const {
+  print_parameters(stream, "ParameterList", parameters_);
+}
+
+void ParameterListImpl::append(Tensor param) {
+  const bool requires_grad = param.requires_grad();
+  register_parameter(std::to_string(parameters_.size()), std::move(param), requires_grad);
+}
+
+Tensor& ParameterListImpl::at(size_t index) {
+  NABLA_CHECK(index < size(), "ParameterList::at: Index out of range (index ", index, ", size ",
+              size(), ")");
+  return parameters_[index].value();
+}
+
+const Tensor& ParameterListImpl::at(size_t index) const {
+  return const_cast<ParameterListImpl*>(this)->at(index);
+}
+
+ParameterDictImpl::ParameterDictImpl(const OrderedDict<std::string, Tensor>& params) {
+  for (const auto& item : params) insert(item.key(), item.value());
+}
+
+void ParameterDictImpl::pretty_print(std::ostream& stream) const {
+  print_parameters(stream, "ParameterDict", parameters_);
+}
+
+Tensor& ParameterDictImpl::insert(const std::string& key, Tensor param) {
+  const bool requires_grad = param.requires_grad();
+  if (Tensor* existing = parameters_.find(key)) {
+    *existing = std::move(param);
+    existing->requires_grad_(requires_grad);
+    return *existing;
+  }
+  return register_parameter(key, std::move(param), requires_grad);
+}
+
+Tensor ParameterDictImpl::pop(const std::string& key) {
+  Tensor t = parameters_[key];  // "Parameter 'key' is not defined"
+  parameters_.erase(key);
+  return t;
+}
+
+void ParameterDictImpl::update(const ParameterDictImpl& other) {
+  for (const auto& item : other.parameters_)
+    NABLA_CHECK(parameters_.contains(item.key()), "ParameterDict::update: Parameter '", item.key(),
+                "' is not defined");
+  for (const auto& item : other.parameters_) insert(item.key(), item.value());
+}
+
+void ParameterDictImpl::clear() { parameters_.clear(); }
 
 }  // namespace nabla::nn

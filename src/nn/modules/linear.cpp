@@ -26,10 +26,16 @@ void LinearImpl::reset() {
 }
 
 void LinearImpl::reset_parameters() {
-  // kaiming_uniform_(a = sqrt(5)) gives bound 1/sqrt(fan_in); PyTorch uses it for both.
+  // LibTorch's draws with LibTorch's bounds, rounded alike (Note [Random streams]): the
+  // weight by kaiming_uniform_(a = sqrt(5)), sqrt(3) * gain / sqrt(fan_in), which is
+  // 1 / sqrt(fan_in) up to rounding; the bias by 1 / sqrt(fan_in).
+  if (options.in_features() > 0) {
+    init::kaiming_uniform_(weight, std::sqrt(5.0));
+  } else {
+    init::uniform_(weight, 0, 0);  // empty: nothing to draw
+  }
   const double bound =
       options.in_features() > 0 ? 1.0 / std::sqrt(static_cast<double>(options.in_features())) : 0.0;
-  init::uniform_(weight, -bound, bound);
   if (bias.defined()) init::uniform_(bias, -bound, bound);
 }
 

@@ -331,9 +331,8 @@ Tensor TransformerImpl::forward(const Tensor& src, const Tensor& tgt, const Tens
               "Transformer: src and tgt should be 3-D [length, batch, d_model], "
               "got ",
               src.sizes(), " and ", tgt.sizes());
-  NABLA_CHECK(src.size(1) == tgt.size(1),
-              "Transformer: the batch number of src and tgt must be equal (", src.size(1), " vs ",
-              tgt.size(1), ")");
+  NABLA_CHECK(src.size(1) == tgt.size(1), "Transformer: src and tgt should have equal batch size (",
+              src.size(1), " vs ", tgt.size(1), ")");
   NABLA_CHECK(src.size(2) == options.d_model() && tgt.size(2) == options.d_model(),
               "Transformer: the feature number of src and tgt must be equal to d_model (",
               options.d_model(), "), got ", src.size(2), " and ", tgt.size(2));

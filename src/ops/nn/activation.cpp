@@ -6,6 +6,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "backend/cpu/random_streams.h"
 #include "nabla/autograd/record.h"
 #include "nabla/ops/activation.h"
 #include "nabla/ops/factories.h"
@@ -382,6 +383,37 @@ Tensor softshrink(const Tensor& self, const Scalar& lambd) {
       self, kSoftshrink, [&] { return self.abs() <= l; });
 }
 
+namespace {
+// rrelu's slopes on the CPU for a contiguous float or double x (see rrelu).
+Tensor rrelu_cpu_noise(const Tensor& x, double lower, double upper) {
+  Tensor noise = ops::empty_tensor(x.sizes(), x.scalar_type(), Device(kCPU));
+  Generator& gen = default_generator();
+  auto fill = [&](auto zero) {
+    using T = decltype(zero);
+    const double lo = static_cast<T>(lower),
+                 range = static_cast<double>(static_cast<T>(upper)) - lo;
+    const T* xd = ops::host_ptr<T>(x);
+    T* nd = ops::host_ptr<T>(noise);
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      if (!(xd[i] <= 0)) {
+        nd[i] = 1;
+        continue;
+      }
+      // uniform_real_distribution<double>: 53 bits; LibTorch's rrelu is not in its
+      // per-ISA kernels, so u * range + lo is two roundings there.
+      const double u = static_cast<double>(gen.random64() & ((uint64_t(1) << 53) - 1)) *
+                       (1.0 / 9007199254740992.0);
+      nd[i] = static_cast<T>(cpu::mul_then_add(u, range, lo));
+    }
+  };
+  if (x.scalar_type() == kFloat)
+    fill(0.0f);
+  else
+    fill(0.0);
+  return noise;
+}
+}  // namespace
+
 Tensor rrelu(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training) {
   NABLA_TRACED("rrelu", ops::call_inputs({self}), {"lower", lower}, {"upper", upper},
                {"training", training});
@@ -392,7 +424,14 @@ Tensor rrelu(const Tensor& self, const Scalar& lower, const Scalar& upper, bool 
   Tensor out, noise;
   {
     NoGradGuard no_grad;
-    if (training) {
+    if (training && self.is_cpu() &&
+        (self.scalar_type() == kFloat || self.scalar_type() == kDouble)) {
+      // LibTorch's CPU kernel, so that a seed gives its slopes (Note [Random streams]): in
+      // element order, a slope only for x <= 0, drawn as a double uniform in [lower, upper)
+      // (bounds rounded to the dtype first), 1 elsewhere.
+      noise = rrelu_cpu_noise(self.detach().contiguous(), lo, hi);
+      out = self * noise;
+    } else if (training) {
       // A slope drawn per element, 1 where x > 0 (LibTorch's noise).
       Tensor slope = empty_like(self, TensorOptions(self.scalar_type())).uniform_(lo, hi);
       noise = where(self > 0, ones_like(slope), slope);

@@ -1,6 +1,8 @@
 // Dropout family: a Bernoulli(1 - p) mask from the default generator, drawn per element
 // or per (sample, channel), applied as one multiply (plus one add for alpha dropout). On
-// the CPU LibTorch's dropout is that multiply, so its node is MulBackward0.
+// the CPU LibTorch's dropout is that multiply, so its node is MulBackward0, and its mask
+// the same draws (bernoulli_(1 - p) of a fresh tensor, then divided by 1 - p): after the
+// same seed, the same elements drop (Note [Random streams]).
 #include <cmath>
 #include <tuple>
 
@@ -61,7 +63,7 @@ Tensor dropout_impl(const Tensor& input, double p, bool train, bool feature, boo
     Tensor b = (keep - 1) * (kAlpha * a) + kAlpha * a * p;
     return input * (keep * a) + b;
   }
-  Tensor mask = keep.mul_(1.0 / (1 - p));
+  Tensor mask = keep.div_(1 - p);  // as LibTorch: divided, not multiplied by 1 / (1 - p)
   Tensor out;
   {
     NoGradGuard no_grad;

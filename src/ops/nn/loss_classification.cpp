@@ -280,7 +280,14 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
                {"reduction", reduction});
   NABLA_CHECK(input.defined() && target.defined(),
               "binary_cross_entropy: input and target must be defined");
-  check_same_shape("binary_cross_entropy", input, target);
+  // As LibTorch's op (not F::binary_cross_entropy, which insists on equal sizes): sizes
+  // that agree once their 1s are squeezed out ([N, 1] and [N]) pair element for element,
+  // and the loss has the input's shape.
+  const Tensor target_as_input =
+      input.sizes() != target.sizes() && input.squeeze().sizes() == target.squeeze().sizes()
+          ? target.reshape(input.sizes())
+          : target;
+  check_same_shape("binary_cross_entropy", input, target_as_input);
   if (input.numel() > 0) {
     const double lo = input.min().item<double>(), hi = input.max().item<double>();
     NABLA_CHECK(lo >= 0 && hi <= 1,
@@ -288,16 +295,16 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
                 "values in [", lo, ", ", hi, "] (use binary_cross_entropy_with_logits for logits)");
   }
   check_no_requires_grad(weight, "weight", "binary_cross_entropy");
+  const Tensor& t = target_as_input;
   Tensor out = no_grad([&] {
     Tensor log_x = input.log().clamp_min(-100);
     Tensor log_1mx = (1 - input).log().clamp_min(-100);
-    Tensor loss = -(target * log_x + (1 - target) * log_1mx);
+    Tensor loss = -(t * log_x + (1 - t) * log_1mx);
     if (weight.defined()) loss = loss * weight;
     return reduce_loss(loss, reduction, "binary_cross_entropy");
   });
-  if (auto node = autograd::record_node(kBinaryCrossEntropy, {&input, &target})) {
-    node->state = {autograd::save(input), autograd::save(target), autograd::save(weight),
-                   reduction};
+  if (auto node = autograd::record_node(kBinaryCrossEntropy, {&input, &t})) {
+    node->state = {autograd::save(input), autograd::save(t), autograd::save(weight), reduction};
     autograd::set_history(out, node);
   }
   return out;

@@ -32,8 +32,8 @@ inline Tensor unreduced_grad(const Tensor& grad, int64_t elements, int64_t reduc
 }
 
 inline void check_same_shape(const char* op, const Tensor& input, const Tensor& target) {
-  NABLA_CHECK(input.sizes() == target.sizes(), op, ": target of shape ", target.sizes(),
-              " does not match input of shape ", input.sizes());
+  NABLA_CHECK(input.sizes() == target.sizes(), op, ": target size ", target.sizes(),
+              " must be the same as input size ", input.sizes());
 }
 
 /// As LibTorch: an argument the op has no derivative for may not require grad (refused at

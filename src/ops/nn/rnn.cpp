@@ -4,6 +4,7 @@
 #include "nabla/ops/rnn.h"
 #include "nabla/ops/trace.h"
 
+#include "nabla/ops/dropout.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "ops/nn/nn_registry.h"
@@ -91,13 +92,8 @@ std::vector<Tensor> sequence_inputs(std::initializer_list<Tensor> head, TensorLi
   return inputs;
 }
 
-// Applies dropout with the global generator (inverted scaling).
-Tensor drop(const Tensor& x, double p) {
-  if (p <= 0) return x;
-  if (p >= 1) return x * 0;
-  Tensor keep = (rand(x.sizes(), TensorOptions(x.scalar_type())) >= p).to(x.scalar_type());
-  return x * keep / (1 - p);
-}
+// Dropout between layers: at::dropout, as LibTorch's RNNs (the same mask for a seed).
+Tensor drop(const Tensor& x, double p) { return dropout(x, p, true); }
 
 std::tuple<Tensor, Tensor, Tensor> run(Mode m, const Tensor& input, const Tensor& h0_in,
                                        const Tensor& c0_in, TensorList params, bool has_biases,

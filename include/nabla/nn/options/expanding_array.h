@@ -18,11 +18,16 @@ class ExpandingArray {
   ExpandingArray(T single) { values_.fill(single); }  // NOLINT: implicit, as LibTorch
   ExpandingArray(std::initializer_list<T> list) : ExpandingArray(std::vector<T>(list)) {}
   ExpandingArray(const std::vector<T>& list) {  // NOLINT
-    NABLA_CHECK(list.size() == D, "expected ", D, " values for a ", D, "-d size argument, got ",
-                list.size());
+    NABLA_CHECK(list.size() == D, "Expected ", D, " values, but instead got ", list.size(), " (a ",
+                D, "-d size argument)");
     for (size_t i = 0; i < D; ++i) values_[i] = list[i];
   }
   ExpandingArray(const std::array<T, D>& values) : values_(values) {}  // NOLINT
+  ExpandingArray(ArrayRef<T> list) {                                   // NOLINT
+    NABLA_CHECK(list.size() == D, "Expected ", D, " values, but instead got ", list.size(), " (a ",
+                D, "-d size argument)");
+    for (size_t i = 0; i < D; ++i) values_[i] = list[i];
+  }
 
   T& operator[](size_t i) { return values_[i]; }
   const T& operator[](size_t i) const { return values_[i]; }
@@ -31,6 +36,11 @@ class ExpandingArray {
   ArrayRef<T> ref() const { return ArrayRef<T>(values_.data(), D); }
   operator ArrayRef<T>() const { return ref(); }  // NOLINT: passes as IntArrayRef
   std::vector<T> vec() const { return std::vector<T>(values_.begin(), values_.end()); }
+  /// The values as an array (LibTorch spells it *array and array->).
+  std::array<T, D>& operator*() { return values_; }
+  const std::array<T, D>& operator*() const { return values_; }
+  std::array<T, D>* operator->() { return &values_; }
+  const std::array<T, D>* operator->() const { return &values_; }
 
  private:
   std::array<T, D> values_{};

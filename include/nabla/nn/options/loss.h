@@ -1,5 +1,7 @@
 #pragma once
 // Options of the losses (torch/nn/options/loss.h); F::XxxFuncOptions are the same types.
+#include <type_traits>
+
 #include "nabla/core/optional.h"
 #include "nabla/core/tensor.h"
 #include "nabla/nn/enum.h"
@@ -7,11 +9,17 @@
 
 namespace nabla::nn {
 
+/// An implicit constructor from a reduction: the variant or one of its values (kNone, ...),
+/// so a module takes the value directly (SmoothL1Loss(kNone)), as LibTorch's.
+#define NABLA_REDUCTION_CTOR(Name, Variant)                                          \
+  template <class R, std::enable_if_t<std::is_constructible_v<Variant, R>, int> = 0> \
+  Name(R reduction) : reduction_(Variant(reduction)) {} /* NOLINT: implicit */
+
 /// Options holding only a reduction (MSELoss, L1Loss, SoftMarginLoss).
 #define NABLA_REDUCTION_OPTIONS(Name)                      \
   struct Name {                                            \
     Name() = default;                                      \
-    Name(reduction_t reduction) : reduction_(reduction) {} \
+    NABLA_REDUCTION_CTOR(Name, reduction_t)                \
     NABLA_ARG(reduction_t, reduction) = enumtype::kMean{}; \
   }
 NABLA_REDUCTION_OPTIONS(MSELossOptions);
@@ -21,14 +29,14 @@ NABLA_REDUCTION_OPTIONS(SoftMarginLossOptions);
 
 struct SmoothL1LossOptions {
   SmoothL1LossOptions() = default;
-  SmoothL1LossOptions(reduction_t reduction) : reduction_(reduction) {}  // NOLINT
+  NABLA_REDUCTION_CTOR(SmoothL1LossOptions, reduction_t)
   NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
   NABLA_ARG(optional<double>, beta) = nullopt;  // 1.0 when unset
 };
 
 struct HuberLossOptions {
   HuberLossOptions() = default;
-  HuberLossOptions(reduction_t reduction) : reduction_(reduction) {}  // NOLINT
+  NABLA_REDUCTION_CTOR(HuberLossOptions, reduction_t)
   NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
   NABLA_ARG(double, delta) = 1.0;
 };
@@ -59,7 +67,7 @@ struct BCEWithLogitsLossOptions {
 
 struct KLDivLossOptions {
   KLDivLossOptions() = default;
-  KLDivLossOptions(kldiv_reduction_t reduction) : reduction_(reduction) {}  // NOLINT
+  NABLA_REDUCTION_CTOR(KLDivLossOptions, kldiv_reduction_t)
   NABLA_ARG(kldiv_reduction_t, reduction) = enumtype::kMean{};
   NABLA_ARG(bool, log_target) = false;
 };
@@ -117,5 +125,7 @@ using PoissonNLLLossFuncOptions = PoissonNLLLossOptions;
 using TripletMarginLossFuncOptions = TripletMarginLossOptions;
 using MultilabelSoftMarginLossFuncOptions = MultiLabelSoftMarginLossOptions;
 }  // namespace functional
+
+#undef NABLA_REDUCTION_CTOR
 
 }  // namespace nabla::nn

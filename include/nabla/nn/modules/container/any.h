@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -107,6 +108,22 @@ class AnyModule {
   }
   template <class M>
   explicit AnyModule(const ModuleHolder<M>& holder) : AnyModule(holder.ptr()) {}
+  /// A module given by value is moved (or copied) into a new shared_ptr (LibTorch's
+  /// AnyModule(M&&)).
+  template <class M, class = std::enable_if_t<std::is_base_of_v<Module, std::decay_t<M>>>>
+  explicit AnyModule(M&& module)
+      : AnyModule(std::make_shared<std::decay_t<M>>(std::forward<M>(module))) {}
+  /// Holds another module (of any type) from now on.
+  template <class M, class = std::enable_if_t<std::is_base_of_v<Module, M>>>
+  AnyModule& operator=(std::shared_ptr<M> module) {
+    return *this = AnyModule(std::move(module));
+  }
+
+  /// The concrete type of the held module (typeid(Linear) for an nn::Linear's impl).
+  const std::type_info& type_info() const {
+    NABLA_CHECK(module_ != nullptr, "AnyModule::type_info: the AnyModule is empty");
+    return typeid(*module_);
+  }
 
   /// forward with one Tensor (what Sequential does).
   Tensor forward(const Tensor& input) const {

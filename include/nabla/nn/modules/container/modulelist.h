@@ -32,11 +32,26 @@ class ModuleListImpl : public Cloneable<ModuleListImpl> {
   void push_back(std::shared_ptr<M> module) {
     push_back(std::static_pointer_cast<Module>(std::move(module)));
   }
+  /// A module given by value is stored as a copy (LibTorch's push_back(M&&)).
+  template <class M, class = std::enable_if_t<std::is_base_of_v<Module, std::decay_t<M>>>>
+  void push_back(M&& module) {
+    push_back(std::static_pointer_cast<Module>(
+        std::make_shared<std::decay_t<M>>(std::forward<M>(module))));
+  }
   /// Inserts before `index` (renumbering the names of the modules after it).
   void insert(size_t index, std::shared_ptr<Module> module);
   template <class M>
   void insert(size_t index, const ModuleHolder<M>& holder) {
     insert(index, std::static_pointer_cast<Module>(holder.ptr()));
+  }
+  template <class M, class = std::enable_if_t<std::is_base_of_v<Module, M>>>
+  void insert(size_t index, std::shared_ptr<M> module) {
+    insert(index, std::static_pointer_cast<Module>(std::move(module)));
+  }
+  template <class M, class = std::enable_if_t<std::is_base_of_v<Module, std::decay_t<M>>>>
+  void insert(size_t index, M&& module) {
+    insert(index, std::static_pointer_cast<Module>(
+                      std::make_shared<std::decay_t<M>>(std::forward<M>(module))));
   }
   template <class Container>
   void extend(const Container& container) {
@@ -82,6 +97,11 @@ class ModuleDictImpl : public Cloneable<ModuleDictImpl> {
   /// Adds or replaces.
   void insert(const std::string& key, std::shared_ptr<Module> module);
   void update(const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& modules);
+  /// Inserts (or replaces) every module of `modules` / of another ModuleDict, in order.
+  void update(const OrderedDict<std::string, std::shared_ptr<Module>>& modules) {
+    for (const auto& item : modules) insert(item.key(), item.value());
+  }
+  void update(const ModuleDictImpl& other) { update(other.children_); }
   std::shared_ptr<Module> pop(const std::string& key);
   void clear();
 

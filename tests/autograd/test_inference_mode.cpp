@@ -1,0 +1,110 @@
+// InferenceMode and inference tensors; LibTorch's autograd spellings (Variable,
+// make_variable, tensor_data, set_requires_grad returning the tensor).
+#include <nabla/nabla.h>
+
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace nabla::testing {
+namespace {
+
+TEST(InferenceMode, TensorsMadeInsideAreInferenceTensors) {
+  Tensor normal = ones({2, 3}, requires_grad());
+  EXPECT_FALSE(normal.is_inference());
+  Tensor made, computed, view_of_normal;
+  {
+    InferenceMode guard;
+    EXPECT_TRUE(InferenceMode::is_enabled());
+    EXPECT_FALSE(GradMode::is_enabled());
+    made = ones({2, 3});
+    computed = normal * 2;  // a new storage: an inference tensor, no graph
+    view_of_normal = normal.view({3, 2});
+    {
+      InferenceMode off(false);
+      EXPECT_FALSE(InferenceMode::is_enabled());
+      EXPECT_TRUE(GradMode::is_enabled());
+      EXPECT_FALSE(ones({1}).is_inference());
+    }
+    made.add_(1);  // in-place inside: allowed
+    Tensor r = ones({1}).set_requires_grad(true);
+    EXPECT_TRUE(r.requires_grad());
+    EXPECT_TRUE(r.is_inference());
+  }
+  EXPECT_FALSE(InferenceMode::is_enabled());
+  EXPECT_TRUE(made.is_inference());
+  EXPECT_TRUE(computed.is_inference());
+  EXPECT_FALSE(computed.requires_grad());
+  EXPECT_FALSE(view_of_normal.is_inference()) << "a view of a normal tensor stays normal";
+  EXPECT_TRUE(allclose(made, full({2, 3}, 2.0)));
+}
+
+TEST(InferenceMode, InferenceTensorsRefuseAutogradUseOutside) {
+  Tensor t;
+  {
+    InferenceMode guard;
+    t = ones({3});
+  }
+  expect_error([&] { t.add_(1); },
+               {"Inplace update to inference tensor outside InferenceMode is not allowed"});
+  expect_error([&] { (void)t._version(); }, {"Inference tensors do not track version counter"});
+  expect_error([&] { t.requires_grad_(true); },
+               {"Setting requires_grad=True on inference tensor outside InferenceMode"});
+  Tensor w = ones({3}, requires_grad());
+  expect_error([&] { (void)(w * t); }, {"Inference tensors cannot be saved for backward"});
+  // Functional use without autograd, and a clone, are fine.
+  EXPECT_TRUE(allclose(t + 1, full({3}, 2.0)));
+  Tensor c = t.clone();
+  EXPECT_FALSE(c.is_inference());
+  c.add_(1);
+  Tensor y = (w * c).sum();
+  y.backward();
+  EXPECT_TRUE(allclose(w.grad(), c));
+}
+
+TEST(InferenceMode, AnInplaceChangeInsideStillInvalidatesSavedTensors) {
+  Tensor s = ones({2}, requires_grad());
+  Tensor a = s.clone();
+  Tensor out = a * a;
+  {
+    InferenceMode guard;
+    a.mul_(1);  // a normal tensor: its version moves
+  }
+  expect_error([&] { out.sum().backward(); }, {"modified by an inplace operation"});
+}
+
+TEST(AutogradSpellings, VariableMakeVariableAndTensorData) {
+  autograd::Variable v = ones({2}, requires_grad());
+  autograd::variable_list list{v, v * 2};
+  EXPECT_EQ(list.size(), 2u);
+  Tensor data = v.tensor_data();
+  EXPECT_FALSE(data.requires_grad());
+  EXPECT_EQ(data.data_ptr(), v.data_ptr());
+  Tensor leaf = autograd::make_variable(data, /*requires_grad=*/true);
+  EXPECT_TRUE(leaf.requires_grad());
+  EXPECT_TRUE(leaf.is_leaf());
+  EXPECT_EQ(leaf.data_ptr(), v.data_ptr());
+  EXPECT_EQ(v.variable_data().data_ptr(), v.data_ptr());
+  // set_requires_grad returns the tensor, so it chains.
+  Tensor x = zeros({3}).set_requires_grad(true);
+  EXPECT_TRUE(x.requires_grad());
+  expect_error([&] { (void)x.to(TensorOptions().requires_grad(true)); },
+               {"to(options)", "requires_grad"});
+}
+
+TEST(AutogradSpellings, BackwardWithCreateGraphWarnsOnce) {
+  struct Collect : WarningHandler {
+    int n = 0;
+    void process(const SourceLocation&, const std::string& msg, bool) override {
+      n += msg.find("create_graph=True") != std::string::npos;
+    }
+  } collect;
+  WarningUtils::WarningHandlerGuard guard(&collect);
+  Warning::WarnAlways always;
+  Tensor x = ones({2}, requires_grad());
+  (x * x).sum().backward({}, nullopt, /*create_graph=*/true);
+  EXPECT_EQ(collect.n, 1);
+}
+
+}  // namespace
+}  // namespace nabla::testing
