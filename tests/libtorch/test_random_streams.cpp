@@ -277,8 +277,6 @@ TEST(RandomStreamsVsLibTorch, Dropout) {
 }
 
 TEST(RandomStreamsVsLibTorch, Multinomial) {
-  GTEST_SKIP() << "multinomial does not draw LibTorch's stream yet (its sampling order "
-                  "differs); the other functions here match bit for bit";
   for (uint64_t seed : kSeeds)
     for (nabla::ScalarType dt : kFloats) {
       seed_both(seed);
