@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Applies SPEC.md §2's mechanical port to LibTorch C++ sources, in place:
+# Applies nabla's mechanical port (docs/compat.md) to LibTorch C++ sources, in place:
 #   <torch/torch.h> → <nabla/nabla.h> (every LibTorch header, <torch/...>, <ATen/...>
 #   and <c10/...>, becomes <nabla/nabla.h>: each is a part of what torch.h includes),
 #   torch:: c10:: at:: → nabla::, namespace torch → namespace nabla (also
 #   `using namespace at;` and `namespace t = torch;`),
 #   TORCH_MODULE → NABLA_MODULE, TORCH_CHECK → NABLA_CHECK, AT_ASSERT → NABLA_ASSERT,
+#   TORCH_ARG → NABLA_ARG,
 #   TORCH_WARN → NABLA_WARN, TORCH_WARN_ONCE → NABLA_WARN_ONCE,
+#   FORWARD_HAS_DEFAULT_ARGS → NABLA_FORWARD_HAS_DEFAULT_ARGS, ska:: (the optimizer state's
+#   map type) → nabla::,
 #   <c10d/...> → <nabla/distributed.h>, c10d:: → nabla::distributed::.
 # Nothing else is edited: a program that needs more is a nabla bug.
 # Usage: scripts/port_from_libtorch.sh FILE_OR_DIR...
@@ -16,10 +19,12 @@ find "$@" -type f \( -name '*.cpp' -o -name '*.cc' -o -name '*.cxx' -o -name '*.
     -e 's@#include[[:space:]]*<c10d/[^>]*>@#include <nabla/distributed.h>@' \
     -e 's@#include[[:space:]]*<(torch|ATen|c10)/[^>]*>@#include <nabla/nabla.h>@' \
     -e 's/\bc10d::/nabla::distributed::/g' \
-    -e 's/\b(torch|c10|at)::/nabla::/g' \
+    -e 's/\b(torch|c10|at|ska)::/nabla::/g' \
     -e 's/\bnamespace (torch|at|c10)\b/namespace nabla/g' \
     -e 's/\bnamespace ([A-Za-z_][A-Za-z_0-9]*) *= *(torch|at|c10) *;/namespace \1 = nabla;/g' \
     -e 's/\bTORCH_MODULE\b/NABLA_MODULE/g' \
     -e 's/\bTORCH_CHECK\b/NABLA_CHECK/g' \
+    -e 's/\bTORCH_ARG\b/NABLA_ARG/g' \
     -e 's/\bTORCH_WARN(_ONCE)?\b/NABLA_WARN\1/g' \
+    -e 's/\bFORWARD_HAS_DEFAULT_ARGS\b/NABLA_FORWARD_HAS_DEFAULT_ARGS/g' \
     -e 's/\bAT_ASSERT\b/NABLA_ASSERT/g'

@@ -12,6 +12,7 @@
 // Loading a module checks every name, shape and dtype, and that the file has no entry the
 // module lacks; a nabla::Error lists every difference. load(model, path, /*strict=*/false)
 // loads what matches and returns the differences instead. Writes are atomic.
+#include <functional>
 #include <istream>
 #include <ostream>
 #include <string>
@@ -36,6 +37,12 @@ void save(const Tensor& tensor, std::ostream& stream);
 void save(const std::vector<Tensor>& tensors, std::ostream& stream);
 void load(Tensor& tensor, std::istream& stream, optional<Device> device = nullopt);
 void load(std::vector<Tensor>& tensors, std::istream& stream, optional<Device> device = nullopt);
+/// And through functions, as LibTorch's: save hands the bytes to `writer`; load reads
+/// `size` bytes at `data`, or asks `read(pos, buf, n)` for `size()` bytes.
+void save(const Tensor& tensor, const std::function<size_t(const void*, size_t)>& writer);
+void load(Tensor& tensor, const char* data, size_t size, optional<Device> device = nullopt);
+void load(Tensor& tensor, const std::function<size_t(uint64_t, void*, size_t)>& read,
+          const std::function<size_t()>& size, optional<Device> device = nullopt);
 
 namespace serialize::detail {
 /// Raises if `archive` has entries that nothing read (`what` names the destination).

@@ -4,14 +4,17 @@
 // edges (the input buffer). No recursion: a 100,000-node chain runs in a loop.
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <queue>
+#include <thread>
 #include <tuple>
 
 #include "autograd/accumulate_grad.h"
 #include "nabla/autograd/autograd.h"
 #include "nabla/autograd/profiler.h"
+#include "nabla/autograd/record.h"
 #include "nabla/core/autograd_meta.h"
 #include "nabla/core/warning.h"
 
@@ -19,6 +22,13 @@ namespace nabla::autograd {
 namespace {
 
 thread_local bool t_anomaly = false;
+thread_local bool t_anomaly_check_nan = true;
+// The node whose apply() runs on this thread now (anomaly mode only): nodes created
+// meanwhile (create_graph) name it as their anomaly parent.
+thread_local Node* t_running_node = nullptr;
+class Graph;
+// The graph of the backward pass running on this thread (for task_needs_edge).
+thread_local Graph* t_task_graph = nullptr;
 
 // Callbacks queued by the backward passes running on this thread, innermost last (a
 // backward inside a backward: checkpoint, a hook that calls grad).
@@ -182,6 +192,20 @@ void check_anomaly(Node& node, const variable_list& outputs) {
   }
 }
 
+// What anomaly mode says before a backward node's error propagates: the forward call that
+// created the node, then those of the nodes whose backward created it.
+void warn_anomaly_traces(const Node& node) {
+  auto trace = [](const Node& n) -> std::string {
+    return n.creation_trace().empty() ? "  (no trace: the node was made outside anomaly mode)\n"
+                                      : n.creation_trace();
+  };
+  NABLA_WARN("Error detected in ", node.name(),
+             ". Traceback of forward call that caused the error:\n", trace(node));
+  for (auto p = node.anomaly_parent(); p; p = p->anomaly_parent())
+    NABLA_WARN("\n\nPrevious calculation was induced by ", p->name(),
+               ". Traceback of forward call that induced the previous calculation:\n", trace(*p));
+}
+
 void validate_outputs(Node& node, variable_list& outputs) {
   NABLA_CHECK(outputs.size() == node.num_outputs(), "Function ", node.name(), " returned ",
               outputs.size(), " gradients, but expected ", node.num_outputs());
@@ -200,7 +224,20 @@ void validate_outputs(Node& node, variable_list& outputs) {
 }  // namespace
 
 bool AnomalyMode::is_enabled() { return t_anomaly; }
-void AnomalyMode::set_enabled(bool enabled) { t_anomaly = enabled; }
+void AnomalyMode::set_enabled(bool enabled, bool check_nan) {
+  t_anomaly = enabled;
+  t_anomaly_check_nan = check_nan;
+}
+bool AnomalyMode::should_check_nan() { return t_anomaly_check_nan; }
+
+Node* detail::anomaly_running_node() { return t_running_node; }
+
+bool detail::task_needs_edge(const Edge& e) {
+  if (!e.is_valid()) return false;
+  if (t_task_graph == nullptr) return true;
+  const uint32_t i = t_task_graph->find(e.function.get());
+  return i != kNoState && ((*t_task_graph)[i].needed || !(*t_task_graph)[i].captures.empty());
+}
 
 void queue_callback(std::function<void()> callback) {
   NABLA_CHECK(!t_callbacks.empty(),
@@ -218,8 +255,8 @@ Edge gradient_edge(const Tensor& t) {
 // Runs the graph behind `roots`. With `capture` non-empty, returns the gradients that
 // reach those edges instead of running them (autograd::grad), and only runs the nodes
 // that lead to them.
-variable_list run_backward(const edge_list& roots, const variable_list& root_grads, bool keep_graph,
-                           bool create_graph, const edge_list& capture) {
+variable_list run_backward_here(const edge_list& roots, const variable_list& root_grads,
+                                bool keep_graph, bool create_graph, const edge_list& capture) {
   Graph::Lease lease;
   Graph& graph = *lease;
   CallbackFrame callbacks;
@@ -270,6 +307,12 @@ variable_list run_backward(const edge_list& roots, const variable_list& root_gra
     }
   }
   // 3. Seed the roots.
+  Graph* const outer_task = t_task_graph;
+  t_task_graph = &graph;
+  struct RestoreTask {
+    Graph* outer;
+    ~RestoreTask() { t_task_graph = outer; }
+  } restore_task{outer_task};
   std::priority_queue<Ready> ready;
   for (size_t i = 0; i < roots.size(); ++i) {
     Node* n = roots[i].function.get();
@@ -305,10 +348,24 @@ variable_list run_backward(const edge_list& roots, const variable_list& root_gra
           profiler::RecordFunction record(profiler::EventKind::Backward, [&] {
             return n->name();
           });  // Note [Profiler cost when disabled]
-          outputs = n->apply(std::move(inputs));
+          if (t_anomaly) [[unlikely]] {
+            Node* const outer = t_running_node;
+            t_running_node = n;
+            try {
+              outputs = n->apply(std::move(inputs));
+              validate_outputs(*n, outputs);
+              if (t_anomaly_check_nan) check_anomaly(*n, outputs);
+            } catch (...) {
+              t_running_node = outer;
+              warn_anomaly_traces(*n);
+              throw;
+            }
+            t_running_node = outer;
+          } else {
+            outputs = n->apply(std::move(inputs));
+          }
         }
-        validate_outputs(*n, outputs);
-        if (t_anomaly) check_anomaly(*n, outputs);
+        if (!t_anomaly) validate_outputs(*n, outputs);
       }
       if (!keep_graph) n->release_variables();
     }
@@ -323,6 +380,48 @@ variable_list run_backward(const edge_list& roots, const variable_list& root_gra
   }
   callbacks.run();
   return captured;
+}
+
+// Note [Reentrant backward]
+// A custom Function's backward may itself call backward (or grad), which runs a whole
+// engine pass inside the outer one, on the same stack. Chains of such calls thousands deep
+// would overflow it, so every kReentrantDepthPerThread nested passes the next one runs on
+// a fresh thread (with this thread's grad, inference, anomaly and warning settings) while
+// this one waits: each thread's stack holds a bounded number of passes, as LibTorch's
+// reentrant workers do.
+namespace {
+constexpr int kReentrantDepthPerThread = 32;
+thread_local int t_backward_depth = 0;
+}  // namespace
+
+variable_list run_backward(const edge_list& roots, const variable_list& root_grads, bool keep_graph,
+                           bool create_graph, const edge_list& capture) {
+  if (t_backward_depth < kReentrantDepthPerThread) {
+    ++t_backward_depth;
+    struct Leave {
+      ~Leave() { --t_backward_depth; }
+    } leave;
+    return run_backward_here(roots, root_grads, keep_graph, create_graph, capture);
+  }
+  const bool grad = GradMode::is_enabled(), anomaly = t_anomaly, check_nan = t_anomaly_check_nan;
+  const bool inference = ::nabla::detail::inference_mode_enabled();
+  WarningHandler* const handler = Warning::get_warning_handler();
+  variable_list result;
+  std::exception_ptr error;
+  std::thread worker([&] {
+    GradMode::set_enabled(grad);
+    AnomalyMode::set_enabled(anomaly, check_nan);
+    ::nabla::detail::inference_mode_enabled() = inference;
+    Warning::set_warning_handler(handler);
+    try {
+      result = run_backward(roots, root_grads, keep_graph, create_graph, capture);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  worker.join();
+  if (error) std::rethrow_exception(error);
+  return result;
 }
 
 namespace {
@@ -392,6 +491,7 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors,
 variable_list grad(const variable_list& outputs, const variable_list& inputs,
                    const variable_list& grad_outputs, optional<bool> retain_graph,
                    bool create_graph, bool allow_unused) {
+  NABLA_CHECK(!inputs.empty(), "grad: grad requires non-empty inputs.");
   edge_list roots = root_edges(outputs, "grad");
   variable_list grads = make_root_grads(outputs, grad_outputs, "grad");
   edge_list targets;

@@ -25,6 +25,16 @@ variable_list AutogradContext::get_saved_variables() const {
   return out;
 }
 
+bool AutogradContext::needs_input_grad(size_t i) const {
+  if (i >= needs_input_grad_.size() || !needs_input_grad_[i]) return false;
+  auto node = std::static_pointer_cast<CustomNode>(node_.lock());
+  if (!node) return true;  // forward, or no graph: what forward saw
+  for (size_t e = 0; e < node->tensor_arg_index.size(); ++e)
+    if (static_cast<size_t>(node->tensor_arg_index[e]) == i)
+      return node->task_should_compute_output(e);
+  return true;
+}
+
 void AutogradContext::mark_dirty(const variable_list& inputs) {
   for (const Tensor& t : inputs) dirty_.insert(t.unsafeGetTensorImpl());
 }
@@ -92,6 +102,10 @@ void detail_finish(const std::shared_ptr<CustomNode>& node, const variable_list&
   std::unordered_set<TensorImpl*> input_impls;
   for (const Tensor& t : inputs)
     if (t.defined()) input_impls.insert(t.unsafeGetTensorImpl());
+  // forward wrote the dirty inputs in place: their readers must see a new version.
+  for (const Tensor& t : inputs)
+    if (t.defined() && ctx.dirty_.count(t.unsafeGetTensorImpl()))
+      t.unsafeGetTensorImpl()->bump_version();
   if (!any_grad) {
     // No graph: outputs that are inputs stay as they are; saved tensors kept plainly.
     return;
@@ -100,7 +114,12 @@ void detail_finish(const std::shared_ptr<CustomNode>& node, const variable_list&
   for (auto& out : outputs) {
     if (!out.defined()) continue;
     TensorImpl* impl = out.unsafeGetTensorImpl();
-    if (ctx.non_differentiable_.count(impl)) continue;
+    if (ctx.non_differentiable_.count(impl)) {
+      // It keeps its slot among the node's outputs (backward sees zeros there) but takes
+      // no history.
+      node->add_input_metadata(out);
+      continue;
+    }
     bool is_input = input_impls.count(impl) > 0;
     if (is_input && !ctx.dirty_.count(impl)) {
       // Returned an input unchanged: give the output its own identity (a view), as PyTorch.

@@ -48,6 +48,7 @@ bool gradcheck(const TensorFn& fn, const variable_list& inputs, GradcheckOptions
         diff_index.push_back(i);
         analytic[i].assign(n_out, std::vector<double>(inputs[i].numel(), 0.0));
       }
+    if (diff_inputs.empty()) continue;
     for (int64_t k = 0; k < n_out; ++k) {
       Tensor go = out.new_zeros(out.sizes());  // row-major, so element k is go.view(-1)[k]
       go.view({-1})[k].fill_(1.0);

@@ -104,6 +104,14 @@ void Node::set_retains_grad(uint32_t input_nr, std::weak_ptr<TensorImpl> tensor)
   retains.emplace_back(input_nr, std::move(tensor));
 }
 
+void Node::remove_retains_grad(uint32_t input_nr) {
+  if (!extras_) return;
+  auto& retains = extras_->retains;
+  retains.erase(std::remove_if(retains.begin(), retains.end(),
+                               [&](const auto& r) { return r.first == input_nr; }),
+                retains.end());
+}
+
 void Node::run_pre_hooks(variable_list& grads) {
   if (!extras_) return;
   for (auto& h : extras_->pre_hooks) {

@@ -33,7 +33,10 @@ std::string capture_trace() {
 }
 
 void finish_node(Node& node) {
-  if (AnomalyMode::is_enabled()) node.set_creation_trace(capture_trace());
+  if (!AnomalyMode::is_enabled()) return;
+  node.set_creation_trace(capture_trace());
+  if (Node* parent = detail::anomaly_running_node())
+    node.set_anomaly_parent(parent->shared_from_this());
 }
 
 }  // namespace

@@ -10,7 +10,7 @@ namespace nabla {
 
 bool Tensor::requires_grad() const {
   auto* m = checked().autograd_meta();
-  return m && (m->requires_grad || m->grad_fn);
+  return m && autograd::detail::reports_requires_grad(*m);
 }
 
 const Tensor& Tensor::requires_grad_(bool r) const {
@@ -93,7 +93,12 @@ bool Tensor::retains_grad() const {
 void Tensor::backward(const Tensor& gradient, optional<bool> retain_graph, bool create_graph,
                       optional<TensorList> inputs) const {
   autograd::variable_list in;
-  if (inputs) in.assign(inputs->begin(), inputs->end());
+  if (inputs) {
+    NABLA_CHECK(!inputs->empty(),
+                "backward: 'inputs' argument to backward() cannot be empty; "
+                "leave it out to accumulate into every leaf");
+    in.assign(inputs->begin(), inputs->end());
+  }
   autograd::variable_list grads;
   if (gradient.defined()) grads.push_back(gradient);
   autograd::backward({*this}, grads, retain_graph, create_graph, in);

@@ -40,8 +40,8 @@ const std::string& Module::name() const noexcept {
 }
 
 std::shared_ptr<Module> Module::clone(const optional<Device>&) const {
-  NABLA_CHECK(false, "clone: ", name(), " does not support clone(); derive it from nn::Cloneable<",
-              name(), "> and implement reset()");
+  NABLA_CHECK(false, "clone: clone() has not been implemented for ", name(),
+              "; derive it from nn::Cloneable<", name(), "> and implement reset()");
   return nullptr;
 }
 
@@ -231,7 +231,7 @@ std::ostream& operator<<(std::ostream& stream, const Module& module) {
 }
 
 void Module::check_child_name(const char* what, const std::string& name) const {
-  NABLA_CHECK(!name.empty(), what, ": the name of a submodule of ", this->name(), " is empty");
+  NABLA_CHECK(!name.empty(), what, ": Submodule name must not be empty (in ", this->name(), ")");
   NABLA_CHECK(name.find('.') == std::string::npos, what,
               ": Submodule name must not contain a dot (got '", name,
               "'): dots separate nesting levels");
@@ -240,7 +240,7 @@ void Module::check_child_name(const char* what, const std::string& name) const {
 }
 
 Tensor& Module::register_parameter(std::string name, Tensor tensor, bool requires_grad) {
-  NABLA_CHECK(!name.empty(), "register_parameter: the parameter name is empty");
+  NABLA_CHECK(!name.empty(), "register_parameter: Parameter name must not be empty");
   NABLA_CHECK(name.find('.') == std::string::npos,
               "register_parameter: Parameter name must not contain a dot (got '", name, "')");
   NABLA_CHECK(!parameters_.contains(name), "register_parameter: Parameter '", name,
@@ -259,7 +259,7 @@ Tensor& Module::register_parameter(std::string name, Tensor tensor, bool require
 }
 
 Tensor& Module::register_buffer(std::string name, Tensor tensor) {
-  NABLA_CHECK(!name.empty(), "register_buffer: the buffer name is empty");
+  NABLA_CHECK(!name.empty(), "register_buffer: Buffer name must not be empty");
   NABLA_CHECK(name.find('.') == std::string::npos,
               "register_buffer: Buffer name must not contain a dot (got '", name, "')");
   NABLA_CHECK(!buffers_.contains(name), "register_buffer: Buffer '", name, "' already defined in ",

@@ -17,7 +17,12 @@ double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, d
   if (grads.empty()) return 0.0;
   double total = 0;
   if (std::isinf(norm_type)) {
-    for (const auto& g : grads) total = std::max(total, g.abs().max().item<double>());
+    // A NaN anywhere makes the norm NaN (std::max would drop it).
+    for (const auto& g : grads) {
+      const double m = g.abs().max().item<double>();
+      if (std::isnan(m) || m > total) total = m;
+      if (std::isnan(total)) break;
+    }
   } else {
     // Per-gradient norms, then the norm of the norms: PyTorch's order of operations.
     std::vector<Tensor> norms;

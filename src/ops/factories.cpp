@@ -5,6 +5,7 @@
 #include <cmath>
 #include <mutex>
 #include <numeric>
+#include <ostream>
 #include <type_traits>
 
 #include "core/cpu_generator.h"
@@ -378,6 +379,54 @@ TensorDataContainer::TensorDataContainer(std::initializer_list<TensorDataContain
     dtype_ = promoteTypes(dtype_, c.scalar_type());
   }
   sizes_.insert(sizes_.end(), inner.begin(), inner.end());
+}
+
+const Scalar& TensorDataContainer::scalar() const {
+  NABLA_CHECK(is_scalar(),
+              "Can only call `scalar()` on a TensorDataContainer that has `is_scalar() == true`");
+  return scalar_;
+}
+
+const std::vector<TensorDataContainer>& TensorDataContainer::init_list() const {
+  NABLA_CHECK(is_init_list(),
+              "Can only call `init_list()` on a TensorDataContainer that has "
+              "`is_init_list() == true`");
+  return children_;
+}
+
+Tensor TensorDataContainer::tensor() const {
+  NABLA_CHECK(is_tensor(),
+              "Can only call `tensor()` on a TensorDataContainer that has `is_tensor() == true`");
+  return convert_to_tensor({});
+}
+
+void TensorDataContainer::pretty_print_recursive(std::ostream& stream) const {
+  switch (kind_) {
+    case Kind::Scalar:
+      stream << scalar_;
+      return;
+    case Kind::List:
+      stream << "{";
+      for (size_t i = 0; i < children_.size(); ++i) {
+        if (i) stream << ", ";
+        children_[i].pretty_print_recursive(stream);
+      }
+      stream << "}";
+      return;
+    case Kind::Vector:
+      stream << "{";
+      for (size_t i = 0; i < values_.size(); ++i) {
+        if (i) stream << ", ";
+        stream << values_[i];
+      }
+      stream << "}";
+      return;
+  }
+}
+
+std::ostream& operator<<(std::ostream& stream, const TensorDataContainer& data) {
+  data.pretty_print_recursive(stream);
+  return stream;
 }
 
 void TensorDataContainer::flatten_into(std::vector<Scalar>& out) const {

@@ -36,6 +36,12 @@ TensorIndex::TensorIndex(const char* s) : kind_(Kind::Ellipsis) {
 
 namespace {
 
+// What an out-of-bounds index error says of dim `d`: LibTorch's phrase for an empty dim.
+std::string bounds_context(int64_t d, int64_t size) {
+  if (size == 0) return str("dimension with size 0 (dimension ", d, ")");
+  return str("dimension ", d, " with size ", size);
+}
+
 // The dims of `self` a mask of `mask`'s shape at dim `pos` covers must match it exactly.
 void check_mask_shape(const Tensor& self, const Tensor& mask, int64_t pos) {
   NABLA_CHECK(pos + mask.dim() <= self.dim(), "index: too many indices for tensor of dimension ",
@@ -186,8 +192,7 @@ bool make_advanced_index(const Tensor& self, const std::vector<optional<Tensor>>
       const int64_t d = pos[j];
       const int64_t size = self.size(d);
       const Tensor idx = per_dim[d].expand(shape);
-      ops::check_index_range(idx, -size, size,
-                             {"index", "index", str("dimension ", d, " with size ", size)});
+      ops::check_index_range(idx, -size, size, {"index", "index", bounds_context(d, size)});
       lin = lin + where(idx < 0, idx + size, idx) * block_stride;
       block_stride *= size;
     }
@@ -205,8 +210,8 @@ bool make_advanced_index(const Tensor& self, const std::vector<optional<Tensor>>
     const int64_t* ip = ops::host_ptr<int64_t>(idx);
     for (int64_t i = 0; i < n; ++i) {
       int64_t v = ip[i];
-      NABLA_CHECK(v >= -size && v < size, "index: index ", v, " is out of bounds for dimension ", d,
-                  " with size ", size);
+      NABLA_CHECK(v >= -size && v < size, "index: index ", v, " is out of bounds for ",
+                  bounds_context(d, size));
       lin[i] += (v < 0 ? v + size : v) * block_stride;
     }
     block_stride *= size;
@@ -278,6 +283,11 @@ Tensor apply_slicing(const Tensor& self, ArrayRef<TensorIndex> indices,
   }
   NABLA_CHECK(ellipses <= 1, "index: an index can only have a single ellipsis ('...'), got ",
               ellipses);
+  // LibTorch's fast path for one integer gives this phrase for a 0-dim tensor.
+  NABLA_CHECK(
+      self.dim() > 0 || indices.size() != 1 || indices[0].kind() != TensorIndex::Kind::Integer,
+      "index: invalid index of a 0-dim tensor. Use `tensor.item<T>()` to convert a 0-dim "
+      "tensor to a number");
   NABLA_CHECK(specified <= self.dim(), "index: too many indices for tensor of dimension ",
               self.dim());
 
@@ -293,11 +303,14 @@ Tensor apply_slicing(const Tensor& self, ArrayRef<TensorIndex> indices,
     record(dim, t);
     ++dim;
   };
+  // `real`: the dim of self an index refers to (errors name it, as LibTorch's do).
+  int64_t real = 0;
   auto int_index = [&](Tensor& result, int64_t dim, int64_t i) {
     int64_t size = result.size(dim);
-    NABLA_CHECK(i >= -size && i < size, "index: index ", i, " is out of bounds for dimension ", dim,
-                " with size ", size);
+    NABLA_CHECK(i >= -size && i < size, "index: index ", i, " is out of bounds for dimension ",
+                real, " with size ", size);
     result = result.select(dim, i);
+    ++real;
   };
 
   Tensor result = self;
@@ -314,6 +327,7 @@ Tensor apply_slicing(const Tensor& self, ArrayRef<TensorIndex> indices,
         NABLA_CHECK(result.dim() > 0, "index: slice() cannot be applied to a 0-dim tensor.");
         result = result.slice(dim, s.start(), s.stop(), s.step());
         ++dim;
+        ++real;
         break;
       }
       case TensorIndex::Kind::None:
@@ -321,6 +335,7 @@ Tensor apply_slicing(const Tensor& self, ArrayRef<TensorIndex> indices,
         break;
       case TensorIndex::Kind::Ellipsis:
         dim += self.dim() - specified;
+        real += self.dim() - specified;
         break;
       case TensorIndex::Kind::Boolean:
         bool_index(result, dim, ix.boolean());
@@ -336,6 +351,7 @@ Tensor apply_slicing(const Tensor& self, ArrayRef<TensorIndex> indices,
         } else {
           record(dim, t);
           dim += is_mask_dtype(t.scalar_type()) ? t.dim() : 1;
+          real += is_mask_dtype(t.scalar_type()) ? t.dim() : 1;
         }
         break;
       }
@@ -466,6 +482,8 @@ void refuse_index_values(ArrayRef<TensorIndex> indices, const char* op) {
 // ---- index / index_put_ ---------------------------------------------------------------
 
 Tensor Tensor::index(ArrayRef<TensorIndex> indices) const {
+  NABLA_CHECK(!indices.empty(),
+              "index: Passing an empty index list to Tensor::index() is not valid syntax");
   if (ops::active_tracer()) refuse_index_values(indices, "index");
   std::vector<optional<Tensor>> tensor_indices;
   Tensor result = apply_slicing(*this, indices, tensor_indices);
@@ -567,6 +585,9 @@ Tensor Tensor::index_put(const std::vector<optional<Tensor>>& indices, const Ten
 
 const Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Tensor& value) const {
   check_defined_self(*this, "index_put_");
+  NABLA_CHECK(
+      !indices.empty(),
+      "index_put_: Passing an empty index list to Tensor::index_put_() is not valid syntax");
   ops::check_defined(value, "index_put_ (value)");
   std::vector<optional<Tensor>> tensor_indices;
   Tensor sliced = apply_slicing(*this, indices, tensor_indices);
@@ -590,6 +611,9 @@ const Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Tensor& va
 
 const Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Scalar& value) const {
   check_defined_self(*this, "index_put_");
+  NABLA_CHECK(
+      !indices.empty(),
+      "index_put_: Passing an empty index list to Tensor::index_put_() is not valid syntax");
   std::vector<optional<Tensor>> tensor_indices;
   Tensor sliced = apply_slicing(*this, indices, tensor_indices);
   if (any_defined(tensor_indices)) {

@@ -103,6 +103,7 @@ Tensor constant_scalar(const Scalar& s, ScalarType dtype, Device device) {
     bool is_double = false;
     uint64_t bits = 0;
     ScalarType dtype = kFloat;
+    bool inference = false;  // made in InferenceMode: an inference tensor, kept apart
     Tensor value;
   };
   thread_local std::array<Entry, 8> cache;
@@ -115,11 +116,13 @@ Tensor constant_scalar(const Scalar& s, ScalarType dtype, Device device) {
   } else {
     bits = static_cast<uint64_t>(s.isBoolean() ? int64_t(s.toBool()) : s.toLong());
   }
+  const bool inference = ::nabla::detail::inference_mode_enabled();
   for (Entry& e : cache)
-    if (e.value.defined() && e.is_double == is_double && e.bits == bits && e.dtype == dtype)
+    if (e.value.defined() && e.is_double == is_double && e.bits == bits && e.dtype == dtype &&
+        e.inference == inference)
       return e.value;
   Entry& slot = cache[next++ % cache.size()];
-  slot = Entry{is_double, bits, dtype, scalar_tensor(s, dtype, device)};
+  slot = Entry{is_double, bits, dtype, inference, scalar_tensor(s, dtype, device)};
   return slot.value;
 }
 
@@ -199,7 +202,7 @@ void check_in_bounds(const Tensor& base, IntArrayRef sizes, IntArrayRef strides,
 
 const Tensor& assign_with_history(const Tensor& self, const Tensor& result, const char* op) {
   check_inplace_autograd(self, op);  // leaves, views of leaves, ... (views_backward.h)
-  backend_for(self).copy(self, result);
+  backend_for(self.device()).copy(self, result);
   bump_version(self);
   rebase_history(self, result);  // Note [Views and in-place]
   return self;

@@ -114,7 +114,7 @@ const Tensor& inplace_from(const Tensor& self, const char* op, F&& f) {
   if (!self_grad && autograd::requires_grad(r)) r = f(self.clone());
   check_inplace(self, r.sizes(), r.scalar_type(), op);
   if (self_grad || autograd::requires_grad(r)) return assign_with_history(self, r, op);
-  backend_for(self).copy(self, r);
+  backend_for(self.device()).copy(self, r);  // a copy converts 16-bit floats too
   bump_version(self);
   return self;
 }

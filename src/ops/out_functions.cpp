@@ -235,6 +235,9 @@ std::tuple<Tensor&, Tensor&> topk_out(Tensor& values, Tensor& indices, const Ten
 Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
   return assign_out(out, matmul(a, b), "matmul_out");
 }
+Tensor& linear_out(Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  return assign_out(out, linear(input, weight, bias), "linear_out");
+}
 Tensor& mm_out(Tensor& out, const Tensor& a, const Tensor& b) {
   return assign_out(out, mm(a, b), "mm_out");
 }

@@ -4,6 +4,7 @@
 // [Random streams]).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -63,6 +64,44 @@ const Tensor& Tensor::random_(int64_t from, int64_t to) const {
   NABLA_CHECK(from < to, "random_: expects 'from' to be less than 'to', but got from=", from,
               " >= to=", to);
   return ops::fill_random(*this, KernelBackend::Distribution::RandInt, nullopt, from, to,
+                          "random_");
+}
+
+const Tensor& Tensor::random_(int64_t to) const { return random_(0, to); }
+
+const Tensor& Tensor::random_() const {
+  // The end of the range, one past the largest value: 2^63 for int64 wraps to INT64_MIN,
+  // which the kernel reads as the unsigned range it is.
+  int64_t to = 0;
+  switch (scalar_type()) {
+    case kBool:
+      to = 2;
+      break;
+    case kByte:
+      to = 256;
+      break;
+    case kInt:
+      to = int64_t{1} << 31;
+      break;
+    case kLong:
+      to = std::numeric_limits<int64_t>::min();
+      break;
+    case kHalf:
+      to = (int64_t{1} << 11) + 1;
+      break;
+    case kBFloat16:
+      to = (int64_t{1} << 8) + 1;
+      break;
+    case kFloat:
+      to = (int64_t{1} << 24) + 1;
+      break;
+    case kDouble:
+      to = (int64_t{1} << 53) + 1;
+      break;
+    default:
+      NABLA_CHECK(false, "random_: no range for ", scalar_type(), " tensors");
+  }
+  return ops::fill_random(*this, KernelBackend::Distribution::RandInt, nullopt, int64_t{0}, to,
                           "random_");
 }
 

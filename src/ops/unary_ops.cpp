@@ -148,8 +148,17 @@ Tensor unary_impl(const Tensor& x, UnaryOp op, UnaryDtype rule, const char* name
   ops::check_defined(x, name);
   ScalarType out_t = result_dtype(x, rule, name);
   Tensor in = rule == UnaryDtype::BoolOut ? x : cast(x, out_t);
-  Tensor out = empty_tensor(x.sizes(), out_t, x.device());
-  backend_for(x).unary(op, out, in, p);
+  Tensor out;
+  if (isReducedFloatingType(in.scalar_type())) {
+    // 16-bit floats: computed in float32 and rounded once (the kernels have no 16-bit
+    // paths yet); the gradient formulas then need float32 inputs.
+    Tensor wide = empty_tensor(x.sizes(), kFloat, x.device());
+    backend_for(x.device()).unary(op, wide, cast(in, kFloat), p);
+    out = cast(wide, out_t);
+  } else {
+    out = empty_tensor(x.sizes(), out_t, x.device());
+    backend_for(x).unary(op, out, in, p);
+  }
   rec(x, out, p);
   return out;
 }
@@ -164,12 +173,12 @@ const Tensor& unary_inplace(const Tensor& self, UnaryOp op, UnaryDtype rule, con
     // clone (whose CloneBackward0 keeps self's old history).
     return ops::assign_with_history(self, unary_impl(self.clone(), op, rule, name, rec, p), name);
   }
-  if (out_t == self.scalar_type() && rule != UnaryDtype::BoolOut) {
+  if (out_t == self.scalar_type() && rule != UnaryDtype::BoolOut && !isReducedFloatingType(out_t)) {
     backend_for(self).unary(op, self, self, p);
   } else {
     ops::check_inplace(self, self.sizes(), out_t, name);
     Tensor r = unary_impl(self, op, rule, name, rec, p);
-    backend_for(self).copy(self, r);
+    backend_for(self.device()).copy(self, r);
   }
   ops::bump_version(self);
   return self;

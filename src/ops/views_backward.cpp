@@ -167,6 +167,16 @@ void check_not_overlapping(const Geometry& g, const char* op, const char* what) 
               "non-overlapping bases (LibTorch supports this case)");
 }
 
+// A view made with grad mode off of a base requiring grad is remembered to refuse a later
+// in-place write with grad (Note [Views and in-place]); like LibTorch's, it reports
+// requires_grad while its base does (autograd::requires_grad).
+void track_no_grad_view(const Tensor& in, const Tensor& out) {
+  track_as(in, out,
+           ::nabla::detail::inference_mode_enabled() ? ViewCreation::kInferenceMode
+                                                     : ViewCreation::kNoGradMode,
+           false);
+}
+
 // Gives each live view of `root` an AsStridedBackward0 node over root's current history.
 void refresh_views(const Tensor& root) {
   std::vector<std::shared_ptr<TensorImpl>> live;
@@ -207,8 +217,7 @@ namespace view_tracking {
 bool track_view(const Tensor& in, const Tensor& out) {
   const bool needs_grad = autograd::requires_grad(in);
   if (!GradMode::is_enabled()) {
-    // Remembered only to refuse a later in-place write with grad (Note [Views and in-place]).
-    if (needs_grad) track_as(in, out, ViewCreation::kNoGradMode, false);
+    if (needs_grad) track_no_grad_view(in, out);
     return false;
   }
   track_as(in, out, ViewCreation::kDefault, true);
@@ -219,7 +228,7 @@ bool track_views(const Tensor& in, const std::vector<Tensor>& outs) {
   const bool needs_grad = autograd::requires_grad(in);
   if (!GradMode::is_enabled()) {
     if (needs_grad)
-      for (const Tensor& o : outs) track_as(in, o, ViewCreation::kNoGradMode, false);
+      for (const Tensor& o : outs) track_no_grad_view(in, o);
     return false;
   }
   auto creation = needs_grad ? ViewCreation::kMultiOutput : ViewCreation::kDefault;
@@ -251,11 +260,21 @@ void record_as_strided(const Tensor& in, const Tensor& out) {
 // ---- In-place writes -------------------------------------------------------------------
 
 void check_inplace_autograd(const Tensor& self, const char* op) {
-  NABLA_CHECK(!(self.is_leaf() && self.requires_grad()), op,
-              ": a leaf Variable that requires grad is being used in an in-place operation.");
   AutogradMeta* m = self.unsafeGetTensorImpl()->autograd_meta();
+  const bool no_grad_view = m && m->view_base.defined() &&
+                            (m->view_creation == ViewCreation::kNoGradMode ||
+                             m->view_creation == ViewCreation::kInferenceMode);
+  NABLA_CHECK(no_grad_view || !(self.is_leaf() && self.requires_grad()), op,
+              ": a leaf Variable that requires grad is being used in an in-place operation.");
   if (!m || !m->view_base.defined()) return;
   switch (m->view_creation) {
+    case ViewCreation::kInferenceMode:
+      NABLA_CHECK(!GradMode::is_enabled(), op,
+                  ": A view was created in inference mode and is being modified inplace in "
+                  "normal mode. Given that this use case is ambiguous and error-prone, it is "
+                  "forbidden; clone the view in normal mode, or make both the view and the "
+                  "in-place write in the same mode.");
+      return;
     case ViewCreation::kNoGradMode:
       NABLA_CHECK(!GradMode::is_enabled(), op,
                   ": A view was created in no_grad mode and is being modified inplace with grad "
@@ -303,8 +322,15 @@ void rebase_history(const Tensor& self, const Tensor& result) {
   }
   if (result_has_graph) {
     std::shared_ptr<autograd::Node> old = std::move(m.grad_fn);
+    const uint32_t old_nr = m.output_nr;
     m.grad_fn = result.grad_fn();
     m.output_nr = result.output_nr();
+    // retain_grad follows the tensor: .grad() is the gradient of its newest version, as
+    // LibTorch's (hooks registered before the in-place op stay on the old version).
+    if (m.retains_grad && old) {
+      old->remove_retains_grad(old_nr);
+      m.grad_fn->set_retains_grad(m.output_nr, self.impl());
+    }
     autograd::release_node(std::move(old));
   }
   if (!m.views.empty()) refresh_views(self);

@@ -9,8 +9,10 @@
 //  * A view made while grad mode is on remembers its root base (AutogradMeta::view_base;
 //    a view of a view remembers the root), and the root keeps weak handles to its live
 //    views (AutogradMeta::views). Views made under no_grad are not tracked, except that
-//    one of a base requiring grad is marked kNoGradMode so that writing it with grad
-//    is refused, as in LibTorch.
+//    one of a base requiring grad is marked kNoGradMode (kInferenceMode inside
+//    InferenceMode) so that writing it with grad is refused, as in LibTorch; such a view
+//    reports requires_grad while its base does, as a leaf without an accumulator (a
+//    gradient reaching it is dropped, as LibTorch drops it).
 //  * In-place op on a tracked view v of root b, with result r = op(v, ...) computed out
 //    of place (so r has the op's node): b's new grad_fn is a CopySlices node with edges
 //    to b's old history and to r. Its backward sends the gradient of the region v covers

@@ -6,9 +6,66 @@
 
 #include "autograd/accumulate_grad.h"
 #include "nabla/autograd/grad_mode.h"
+#include "nabla/core/warning.h"
 #include "nabla/serialize/archive.h"
 
 namespace nabla::optim {
+
+// ---- the defaults a LibTorch-style subclass may leave out (LibTorch 1.13's wording) ----
+
+std::unique_ptr<OptimizerParamState> OptimizerParamState::clone() const {
+  NABLA_CHECK(false,
+              "clone() has not been implemented for nabla::optim::OptimizerParamState. "
+              "Subclass nabla::optim::OptimizerCloneableParamState<YourOptimizerParamState> "
+              "instead of nabla::optim::OptimizerParamState to inherit the ability to clone.");
+  return nullptr;
+}
+void OptimizerParamState::serialize(serialize::OutputArchive&) const {
+  NABLA_CHECK(false,
+              "void serialize(nabla::serialize::OutputArchive& archive) has not been "
+              "implemented for nabla::optim::OptimizerParamState. You must override it in your "
+              "subclass of nabla::optim::OptimizerCloneableParamState<YourOptimizerParamState>.");
+}
+void OptimizerParamState::serialize(serialize::InputArchive&) {
+  NABLA_CHECK(false,
+              "void serialize(nabla::serialize::InputArchive& archive) has not been "
+              "implemented for nabla::optim::OptimizerParamState. You must override it in your "
+              "subclass of nabla::optim::OptimizerCloneableParamState<YourOptimizerParamState>.");
+}
+
+std::unique_ptr<OptimizerOptions> OptimizerOptions::clone() const {
+  NABLA_CHECK(false,
+              "clone() has not been implemented for nabla::optim::OptimizerOptions. "
+              "Subclass nabla::optim::OptimizerCloneableOptions<YourOptimizerOptions> "
+              "instead of nabla::optim::OptimizerOptions to inherit the ability to clone.");
+  return nullptr;
+}
+// "overidden" is LibTorch 1.13's spelling, kept so that its message matches.
+double OptimizerOptions::get_lr() const {
+  NABLA_CHECK(false,
+              "double get_lr() has not been overidden and implemented in subclass of "
+              "nabla::optim::OptimizerOptions, you must override it in your subclass.");
+  return 0;
+}
+void OptimizerOptions::set_lr(double) {
+  NABLA_CHECK(false,
+              "double set_lr() has not been overidden and implemented in subclass of "
+              "nabla::optim::OptimizerOptions, you must override it in your subclass.");
+}
+void OptimizerOptions::serialize(serialize::OutputArchive&) const {
+  NABLA_CHECK(false,
+              "void serialize(nabla::serialize::OutputArchive& archive) has not been "
+              "implemented for nabla::optim::OptimizerOptions. You must override it in your "
+              "subclass of nabla::optim::OptimizerCloneableOptions<YourOptimizerOptions>.");
+}
+void OptimizerOptions::serialize(serialize::InputArchive&) {
+  NABLA_CHECK(false,
+              "void serialize(nabla::serialize::InputArchive& archive) has not been "
+              "implemented for nabla::optim::OptimizerOptions. You must override it in your "
+              "subclass of nabla::optim::OptimizerCloneableOptions<YourOptimizerOptions>.");
+}
+
+// ---- groups and the optimizer -----------------------------------------------------------
 
 OptimizerParamGroup::OptimizerParamGroup(const OptimizerParamGroup& other)
     : params_(other.params_), options_(other.options_ ? other.options_->clone() : nullptr) {}
@@ -37,8 +94,10 @@ Optimizer::Optimizer(std::vector<OptimizerParamGroup> param_groups,
 }
 
 void Optimizer::add_param_group(const OptimizerParamGroup& group) {
+  // Against the groups themselves: param_groups() is writable, so parameters_ may lag.
   std::unordered_set<const TensorImpl*> seen;
-  for (const auto& p : parameters_) seen.insert(p.unsafeGetTensorImpl());
+  for (const auto& g : param_groups_)
+    for (const auto& p : g.params()) seen.insert(p.unsafeGetTensorImpl());
   for (size_t i = 0; i < group.params().size(); ++i) {
     const Tensor& p = group.params()[i];
     NABLA_CHECK(p.defined(), "optimizer: parameter ", i, " of the new group is undefined");
@@ -46,8 +105,10 @@ void Optimizer::add_param_group(const OptimizerParamGroup& group) {
                 "; only floating tensors can be optimized");
     NABLA_CHECK(p.is_leaf(), "optimizer: parameter ", i,
                 " is not a leaf tensor (it was computed from others); optimize the leaves");
-    NABLA_CHECK(seen.insert(p.unsafeGetTensorImpl()).second, "optimizer: parameter ", i,
-                " of the new group already belongs to a parameter group");
+    // LibTorch's wording first, so that code matching it ports.
+    NABLA_CHECK(seen.insert(p.unsafeGetTensorImpl()).second,
+                "some parameters appear in more than one parameter group (parameter ", i,
+                " of the new group already belongs to a parameter group)");
   }
   OptimizerParamGroup added(group.params(),
                             group.has_options() ? group.options().clone() : defaults_->clone());
@@ -56,9 +117,12 @@ void Optimizer::add_param_group(const OptimizerParamGroup& group) {
 }
 
 void Optimizer::add_parameters(const std::vector<Tensor>& parameters) {
+  NABLA_WARN("Optimizer::add_parameters() will be removed (deprecated since LibTorch 1.5); ",
+             "use add_param_group()");
   NABLA_CHECK(!param_groups_.empty(), "optimizer: add_parameters needs an existing group");
   std::unordered_set<const TensorImpl*> seen;
-  for (const auto& p : parameters_) seen.insert(p.unsafeGetTensorImpl());
+  for (const auto& g : param_groups_)
+    for (const auto& p : g.params()) seen.insert(p.unsafeGetTensorImpl());
   for (const auto& p : parameters) {
     NABLA_CHECK(p.defined() && p.is_floating_point() && p.is_leaf(),
                 "optimizer: add_parameters needs defined floating leaf tensors");
@@ -67,6 +131,18 @@ void Optimizer::add_parameters(const std::vector<Tensor>& parameters) {
     param_groups_[0].params().push_back(p);
     parameters_.push_back(p);
   }
+}
+
+const std::vector<Tensor>& Optimizer::parameters() const {
+  NABLA_WARN("Optimizer::parameters() will be removed (deprecated since LibTorch 1.5); ",
+             "use param_groups()[i].params()");
+  return parameters_;
+}
+
+size_t Optimizer::size() const {
+  NABLA_WARN("Optimizer::size() will be removed (deprecated since LibTorch 1.5); ",
+             "count param_groups()[i].params()");
+  return parameters_.size();
 }
 
 void Optimizer::zero_grad(bool set_to_none) {
@@ -79,19 +155,30 @@ std::string Optimizer::state_key(const Tensor& parameter) {
   return buf;
 }
 
+std::unique_ptr<OptimizerParamState> Optimizer::make_state(const Tensor&) const {
+  NABLA_CHECK(false,
+              "optimizer load: this optimizer does not say what its state is; override "
+              "make_state (or load) in your subclass of nabla::optim::Optimizer");
+  return nullptr;
+}
+
 Tensor Optimizer::run_closure(const LossClosure& closure) {
   if (!closure) return {};
   AutoGradMode enable(true);
   return closure();
 }
 
-void Optimizer::save(serialize::OutputArchive& archive) const {
+void Optimizer::save_param_groups(serialize::OutputArchive& archive) const {
   for (size_t g = 0; g < param_groups_.size(); ++g) {
     serialize::OutputArchive group;
     param_groups_[g].options().save(group);
     group.write("size", static_cast<int64_t>(param_groups_[g].params().size()));
     archive.write("param_groups." + std::to_string(g), group);
   }
+}
+
+void Optimizer::save(serialize::OutputArchive& archive) const {
+  save_param_groups(archive);
   for (size_t i = 0; i < parameters_.size(); ++i) {
     auto it = state_.find(state_key(parameters_[i]));
     if (it == state_.end()) continue;
@@ -101,7 +188,7 @@ void Optimizer::save(serialize::OutputArchive& archive) const {
   }
 }
 
-void Optimizer::load(serialize::InputArchive& archive) {
+void Optimizer::load_param_groups(serialize::InputArchive& archive) {
   for (size_t g = 0; g < param_groups_.size(); ++g) {
     serialize::InputArchive group;
     NABLA_CHECK(archive.try_read("param_groups." + std::to_string(g), group),
@@ -117,6 +204,13 @@ void Optimizer::load(serialize::InputArchive& archive) {
   NABLA_CHECK(!archive.contains("param_groups." + std::to_string(param_groups_.size()) + ".size"),
               "optimizer load: the file has more parameter groups than the optimizer (",
               param_groups_.size(), ")");
+}
+
+bool Optimizer::load_pre_1_5(serialize::InputArchive&) { return false; }
+
+void Optimizer::load(serialize::InputArchive& archive) {
+  if (!archive.contains("param_groups.0.size") && load_pre_1_5(archive)) return;
+  load_param_groups(archive);
   state_.clear();
   // A parameter's state lives on its device, wherever the file's tensors were (as
   // PyTorch's load_state_dict); the archive's own setting is restored after.

@@ -8,6 +8,7 @@
 
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/backend/backend.h"
+#include "nabla/core/warning.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/optim/adagrad.h"
@@ -142,6 +143,13 @@ void adam_step(std::vector<OptimizerParamGroup>& groups, bool decoupled,
   }
 }
 
+// Adagrad's state before the first step: the accumulator at its initial value.
+std::unique_ptr<AdagradParamState> adagrad_state(const Tensor& p, double initial_value) {
+  auto state = std::make_unique<AdagradParamState>();
+  state->sum(full_like(p, initial_value));
+  return state;
+}
+
 template <class Options>
 void check_adam_options(const char* who, const Options& o) {
   check_lr(who, o.lr());
@@ -149,6 +157,64 @@ void check_adam_options(const char* who, const Options& o) {
   check_non_negative(who, "weight_decay", o.weight_decay());
   check_betas(who, o.betas());
 }
+// ---- LibTorch's layout before 1.5 (Optimizer::load_pre_1_5) ----
+
+std::string old_format_warning(const std::string& name, const std::string& detail = "") {
+  return "Your serialized " + name + " optimizer is still using the old serialization format. " +
+         detail + "You should re-save your " + name +
+         " optimizer to use the new serialization format.";
+}
+
+// The buffers stored as "<key>/size" and "<key>/<k>" (none when absent).
+std::vector<Tensor> old_buffers(serialize::InputArchive& a, const std::string& key) {
+  std::vector<Tensor> out;
+  if (!a.contains(key + "/size")) return out;
+  Tensor size;
+  a.read(key + "/size", size, /*is_buffer=*/true);
+  for (int64_t k = 0; k < size.item<int64_t>(); ++k) {
+    Tensor t;
+    a.read(key + "/" + std::to_string(k), t, /*is_buffer=*/true);
+    out.push_back(t);
+  }
+  return out;
+}
+
+// Buffer k belonged to parameter k of the (then only) first group.
+const std::vector<Tensor>& old_params(const std::vector<OptimizerParamGroup>& groups,
+                                      size_t buffers, const char* who) {
+  NABLA_CHECK(!groups.empty() && buffers <= groups[0].params().size(), who,
+              " load: the file holds state for ", buffers,
+              " parameters, but the optimizer's first group has ",
+              groups.empty() ? 0 : groups[0].params().size());
+  return groups[0].params();
+}
+
+Tensor on_device_of(const Tensor& t, const Tensor& p) { return t.defined() ? t.to(p.device()) : t; }
+
+using StateMap = std::unordered_map<std::string, std::unique_ptr<OptimizerParamState>>;
+
+// Adam's and AdamW's old layout.
+bool load_old_adam(serialize::InputArchive& a, const char* who,
+                   const std::vector<OptimizerParamGroup>& groups, StateMap& state) {
+  if (!a.contains("step_buffers/size") || !a.contains("exp_average_buffers/size")) return false;
+  NABLA_WARN(old_format_warning(who));
+  auto steps = old_buffers(a, "step_buffers");
+  auto avg = old_buffers(a, "exp_average_buffers");
+  auto avg_sq = old_buffers(a, "exp_average_sq_buffers");
+  auto max_avg_sq = old_buffers(a, "max_exp_average_sq_buffers");
+  NABLA_CHECK(avg.size() == steps.size() && avg_sq.size() == steps.size(), who,
+              " load: the old format's buffers differ in count");
+  const auto& params = old_params(groups, steps.size(), who);
+  for (size_t k = 0; k < steps.size(); ++k) {
+    auto s = std::make_unique<AdamParamState>();
+    s->step(steps[k].item<int64_t>());
+    s->exp_avg(on_device_of(avg[k], params[k])).exp_avg_sq(on_device_of(avg_sq[k], params[k]));
+    if (k < max_avg_sq.size()) s->max_exp_avg_sq(on_device_of(max_avg_sq[k], params[k]));
+    state[Optimizer::state_key(params[k])] = std::move(s);
+  }
+  return true;
+}
+
 }  // namespace
 
 // ---- options and state serialisation ---------------------------------------------------
@@ -371,6 +437,13 @@ Adagrad::Adagrad(std::vector<OptimizerParamGroup> groups, AdagradOptions default
   check_non_negative("Adagrad", "weight_decay", defaults.weight_decay());
   check_non_negative("Adagrad", "initial_accumulator_value", defaults.initial_accumulator_value());
   check_non_negative("Adagrad", "eps", defaults.eps());
+  // LibTorch creates every parameter's state here, so state() holds it before any step.
+  for (auto& group : param_groups_) {
+    const double init =
+        static_cast<const AdagradOptions&>(group.options()).initial_accumulator_value();
+    for (const auto& p : group.params())
+      state_for<AdagradParamState>(p, [&] { return adagrad_state(p, init); });
+  }
 }
 
 Tensor Adagrad::step(LossClosure closure) {
@@ -380,11 +453,8 @@ Tensor Adagrad::step(LossClosure closure) {
     const auto& o = static_cast<const AdagradOptions&>(group.options());
     for (const auto& p : group.params()) {
       if (!p.grad().defined()) continue;
-      auto& s = state_for<AdagradParamState>(p, [&] {
-        auto st = std::make_unique<AdagradParamState>();
-        st->sum(full_like(p, o.initial_accumulator_value()));
-        return st;
-      });
+      auto& s = state_for<AdagradParamState>(
+          p, [&] { return adagrad_state(p, o.initial_accumulator_value()); });
       s.step(s.step() + 1);
       Tensor grad = p.grad();
       if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
@@ -394,6 +464,67 @@ Tensor Adagrad::step(LossClosure closure) {
     }
   }
   return loss;
+}
+
+// ---- LibTorch's layout before 1.5 ------------------------------------------------------
+
+bool SGD::load_pre_1_5(serialize::InputArchive& a) {
+  if (!a.contains("momentum_buffers/size")) return false;
+  NABLA_WARN(old_format_warning("SGD"));
+  auto buffers = old_buffers(a, "momentum_buffers");
+  if (a.contains("iteration_")) {  // LibTorch 1.4's step count, unused since
+    IValue unused;
+    a.read("iteration_", unused);
+  }
+  const auto& params = old_params(param_groups_, buffers.size(), "SGD");
+  for (size_t k = 0; k < buffers.size(); ++k) {
+    auto s = std::make_unique<SGDParamState>();
+    s->momentum_buffer(on_device_of(buffers[k], params[k]));
+    state_[state_key(params[k])] = std::move(s);
+  }
+  return true;
+}
+
+bool Adam::load_pre_1_5(serialize::InputArchive& a) {
+  return load_old_adam(a, "Adam", param_groups_, state_);
+}
+
+bool AdamW::load_pre_1_5(serialize::InputArchive& a) {
+  return load_old_adam(a, "AdamW", param_groups_, state_);
+}
+
+bool RMSprop::load_pre_1_5(serialize::InputArchive& a) {
+  if (!a.contains("square_average_buffers/size")) return false;
+  NABLA_WARN(old_format_warning("RMSprop",
+                                "The step value in state will be set to 0 because the old "
+                                "RMSprop optimizer didn't track the step value. "));
+  auto square_avg = old_buffers(a, "square_average_buffers");
+  auto momentum = old_buffers(a, "momentum_buffers");
+  auto grad_avg = old_buffers(a, "grad_average_buffers");
+  const auto& params = old_params(param_groups_, square_avg.size(), "RMSprop");
+  for (size_t k = 0; k < square_avg.size(); ++k) {
+    auto s = std::make_unique<RMSpropParamState>();
+    s->square_avg(on_device_of(square_avg[k], params[k]));
+    if (k < momentum.size()) s->momentum_buffer(on_device_of(momentum[k], params[k]));
+    if (k < grad_avg.size()) s->grad_avg(on_device_of(grad_avg[k], params[k]));
+    state_[state_key(params[k])] = std::move(s);
+  }
+  return true;
+}
+
+bool Adagrad::load_pre_1_5(serialize::InputArchive& a) {
+  if (!a.contains("sum_buffers/size")) return false;
+  NABLA_WARN(old_format_warning("Adagrad"));
+  auto sums = old_buffers(a, "sum_buffers");
+  auto steps = old_buffers(a, "step_buffers");
+  const auto& params = old_params(param_groups_, sums.size(), "Adagrad");
+  for (size_t k = 0; k < sums.size(); ++k) {
+    auto s = std::make_unique<AdagradParamState>();
+    s->sum(on_device_of(sums[k], params[k]));
+    s->step(k < steps.size() ? steps[k].item<int64_t>() : 0);
+    state_[state_key(params[k])] = std::move(s);
+  }
+  return true;
 }
 
 }  // namespace nabla::optim

@@ -1,6 +1,8 @@
 // OutputArchive / InputArchive over safetensors files.
 #include "nabla/serialize/archive.h"
 
+#include <algorithm>
+
 #include <cstring>
 #include <iterator>
 #include <set>
@@ -42,6 +44,29 @@ void OutputArchive::write(const std::string& key, int64_t value) {
   write(key, scalar_tensor(value, TensorOptions(kLong)));
 }
 
+namespace {
+// The metadata entry that says what kind of IValue `key` holds (absent for plain tensors).
+std::string ivalue_kind_key(const std::string& key) { return key + "#ivalue"; }
+}  // namespace
+
+void OutputArchive::write(const std::string& key, const IValue& value) {
+  if (value.isTensor()) return write(key, value.toTensor());
+  if (value.isString()) {
+    NABLA_CHECK(!metadata_.count(key), "save: key '", key, "' written twice");
+    metadata_[key] = value.toStringRef();
+  } else if (value.isInt()) {
+    write(key, value.toInt());
+  } else if (value.isDouble()) {
+    write(key, value.toDouble());
+  } else if (value.isBool()) {
+    write(key, scalar_tensor(value.toBool(), TensorOptions(kBool)));
+  } else {
+    NABLA_CHECK(false, "OutputArchive::write: '", key, "' is an IValue of kind ", value.tagKind(),
+                "; an archive stores tensors, ints, doubles, bools and strings");
+  }
+  metadata_[ivalue_kind_key(key)] = value.tagKind();
+}
+
 void OutputArchive::write_metadata(const std::string& key, const std::string& value) {
   metadata_[key] = value;
 }
@@ -62,6 +87,13 @@ void OutputArchive::save_to(std::ostream& stream) const {
   const std::string bytes = detail::encode_safetensors(tensors_, metadata_);
   stream.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   NABLA_CHECK(stream.good(), "save: writing to the stream failed");
+}
+
+void OutputArchive::save_to(const std::function<size_t(const void*, size_t)>& writer) const {
+  const std::string bytes = detail::encode_safetensors(tensors_, metadata_);
+  const size_t taken = writer(bytes.data(), bytes.size());
+  NABLA_CHECK(taken == bytes.size(), "save: the writer function took ", taken, " of ", bytes.size(),
+              " bytes");
 }
 
 // ---- InputArchive ----------------------------------------------------------------------
@@ -179,6 +211,30 @@ void InputArchive::load_from(std::istream& stream, optional<Device> device) {
   state_->device = device;
 }
 
+void InputArchive::load_from(const char* data, size_t size, optional<Device> device) {
+  NABLA_CHECK(data != nullptr || size == 0, "load: null data of ", size, " bytes");
+  auto owned = std::make_shared<std::string>(data, size);
+  const std::string_view bytes = *owned;
+  load_from_bytes(bytes, "buffer", std::move(owned));
+  state_->device = device;
+}
+
+void InputArchive::load_from(const std::function<size_t(uint64_t, void*, size_t)>& read,
+                             const std::function<size_t()>& size, optional<Device> device) {
+  const size_t n = size();
+  auto owned = std::make_shared<std::string>(n, '\0');
+  size_t got = 0;
+  while (got < n) {
+    const size_t step = read(got, owned->data() + got, n - got);
+    NABLA_CHECK(step > 0 && step <= n - got, "load: the read function returned ", step,
+                " bytes at offset ", got, " of ", n);
+    got += step;
+  }
+  const std::string_view bytes = *owned;
+  load_from_bytes(bytes, "read function", std::move(owned));
+  state_->device = device;
+}
+
 void InputArchive::set_device(optional<Device> device) { state_->device = device; }
 optional<Device> InputArchive::device() const { return state_->device; }
 
@@ -274,6 +330,33 @@ void InputArchive::read(const std::string& key, int64_t& value) {
   value = scalar_value<int64_t>(t, prefix_ + key);
 }
 
+bool InputArchive::try_read(const std::string& key, IValue& value) {
+  const optional<std::string> kind = read_metadata(ivalue_kind_key(key));
+  if (kind && *kind == IValue(std::string()).tagKind()) {
+    value = IValue(*read_metadata(key));
+    return true;
+  }
+  Tensor t;
+  if (!try_read(key, t)) return false;
+  const std::string name = prefix_ + key;
+  if (!kind)
+    value = IValue(t);
+  else if (*kind == IValue(int64_t{0}).tagKind())
+    value = IValue(scalar_value<int64_t>(t, name));
+  else if (*kind == IValue(0.0).tagKind())
+    value = IValue(scalar_value<double>(t, name));
+  else if (*kind == IValue(false).tagKind())
+    value = IValue(scalar_value<int64_t>(t, name) != 0);
+  else
+    value = IValue(t);
+  return true;
+}
+
+void InputArchive::read(const std::string& key, IValue& value) {
+  NABLA_CHECK(try_read(key, value), "load: the archive does not have a field with name '",
+              prefix_ + key, "'");
+}
+
 optional<std::string> InputArchive::read_metadata(const std::string& key) const {
   auto it = state_->metadata.find(prefix_ + key);
   if (it == state_->metadata.end()) return nullopt;
@@ -285,6 +368,21 @@ void InputArchive::collect_mismatches(bool on) { state_->collect = on; }
 IncompatibleKeys InputArchive::incompatible_keys() const {
   IncompatibleKeys out = state_->problems;
   for (const auto& k : unread_keys()) out.unexpected_keys.push_back(prefix_ + k);
+  // A missing key whose submodule has nothing in the file: name the submodule.
+  auto file_has_prefix = [&](const std::string& prefix) {
+    for (const auto& item : state_->tensors)
+      if (item.key().compare(0, prefix.size(), prefix) == 0) return true;
+    return false;
+  };
+  for (const std::string& key : out.missing_keys)
+    for (size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.', dot + 1)) {
+      const std::string module = key.substr(0, dot);
+      if (file_has_prefix(module + ".")) continue;
+      if (std::find(out.missing_submodules.begin(), out.missing_submodules.end(), module) ==
+          out.missing_submodules.end())
+        out.missing_submodules.push_back(module);
+      break;
+    }
   return out;
 }
 
@@ -302,6 +400,10 @@ std::string IncompatibleKeys::describe() const {
     const auto& m = mismatched_keys[i];
     return str(m.key, ": ", m.in_file, " in the file, ", m.in_module, " in the module");
   });
+  // LibTorch's phrases, which its users search for.
+  if (!missing_keys.empty()) out += str("\n  No such serialized tensor '", missing_keys[0], "'");
+  for (const std::string& m : missing_submodules)
+    out += str("\n  No such serialized submodule: '", m, "'");
   return out;
 }
 

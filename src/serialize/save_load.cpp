@@ -99,4 +99,23 @@ void load(Tensor& tensor, std::istream& stream, optional<Device> device) {
   tensor = only_tensor(std::move(tensors), "<stream>");
 }
 
+void save(const Tensor& tensor, const std::function<size_t(const void*, size_t)>& writer) {
+  serialize::OutputArchive archive;
+  archive.write("0", tensor);
+  archive.save_to(writer);
+}
+
+void load(Tensor& tensor, const char* data, size_t size, optional<Device> device) {
+  serialize::InputArchive archive;
+  archive.load_from(data, size, device);
+  tensor = only_tensor(read_tensor_list(archive, "<buffer>"), "<buffer>");
+}
+
+void load(Tensor& tensor, const std::function<size_t(uint64_t, void*, size_t)>& read,
+          const std::function<size_t()>& size, optional<Device> device) {
+  serialize::InputArchive archive;
+  archive.load_from(read, size, device);
+  tensor = only_tensor(read_tensor_list(archive, "<read function>"), "<read function>");
+}
+
 }  // namespace nabla

@@ -62,6 +62,34 @@ TEST(InferenceMode, InferenceTensorsRefuseAutogradUseOutside) {
   EXPECT_TRUE(allclose(w.grad(), c));
 }
 
+// An inference tensor takes no part in autograd: ops on it alone record nothing, even
+// when its requires_grad flag was set inside the mode.
+TEST(InferenceMode, OpsOnInferenceTensorsRecordNothingOutside) {
+  Tensor t;
+  {
+    InferenceMode guard;
+    t = ones({3}).set_requires_grad(true);
+  }
+  EXPECT_TRUE(t.requires_grad());
+  Tensor y = t * t;
+  EXPECT_FALSE(y.requires_grad());
+  EXPECT_FALSE(y.is_inference());
+}
+
+// A number used inside InferenceMode (an inference constant) is not reused outside it,
+// where autograd saves it.
+TEST(InferenceMode, ConstantsMadeInsideAreNotReusedOutside) {
+  Tensor a = ones({2}, requires_grad()).clone();
+  {
+    InferenceMode guard;
+    a.mul_(3);
+  }
+  a.mul_(3);  // saves the constant 3 for backward
+  Tensor b = a * 3;
+  b.sum().backward();
+  EXPECT_FALSE(b.is_inference());
+}
+
 TEST(InferenceMode, AnInplaceChangeInsideStillInvalidatesSavedTensors) {
   Tensor s = ones({2}, requires_grad());
   Tensor a = s.clone();
@@ -71,6 +99,42 @@ TEST(InferenceMode, AnInplaceChangeInsideStillInvalidatesSavedTensors) {
     a.mul_(1);  // a normal tensor: its version moves
   }
   expect_error([&] { out.sum().backward(); }, {"modified by an inplace operation"});
+}
+
+// A view made with grad off of a tensor requiring grad requires grad too (a leaf), and
+// writing it in place with grad on is refused, naming the mode it was made in.
+TEST(InferenceMode, ViewsMadeWithGradOffKeepRequiresGradAndRefuseWritesWithGrad) {
+  Tensor s = ones({2, 3}).requires_grad_();
+  Tensor a = s.clone();
+  Tensor no_grad_view, inference_view, plain_view;
+  {
+    NoGradGuard g;
+    no_grad_view = a.view({3, 2});
+  }
+  {
+    InferenceMode g;
+    inference_view = a.view({6});
+    EXPECT_FALSE(inference_view.is_inference());
+  }
+  {
+    NoGradGuard g;
+    plain_view = ones({2}).view({2});
+    no_grad_view.mul_(2);  // allowed with grad off
+  }
+  EXPECT_TRUE(no_grad_view.requires_grad());
+  EXPECT_TRUE(no_grad_view.is_leaf());
+  EXPECT_TRUE(inference_view.requires_grad());
+  EXPECT_FALSE(plain_view.requires_grad());
+  expect_error([&] { no_grad_view.add_(1); }, {"add_", "A view was created in no_grad mode"});
+  expect_error([&] { inference_view.add_(1); },
+               {"add_", "A view was created in inference mode and is being modified inplace"});
+  // A view of such a view remembers where its base came from.
+  Tensor again;
+  {
+    NoGradGuard g;
+    again = inference_view.view({2, 3});
+  }
+  expect_error([&] { again.add_(1); }, {"created in inference mode"});
 }
 
 TEST(AutogradSpellings, VariableMakeVariableAndTensorData) {

@@ -107,12 +107,30 @@ TEST(ViewsGrad, DetachHasNoGraph) {
   EXPECT_EQ(d.data_ptr(), x.data_ptr());
 }
 
+// As LibTorch: a view made under no_grad records no node, but reports requires_grad as its
+// base does (a leaf), and a gradient reaching it goes nowhere.
 TEST(ViewsGrad, ViewsUnderNoGradRecordNothing) {
   Tensor x = rnd({2, 3});
+  Tensor v;
+  {
+    NoGradGuard g;
+    v = x.view({6});
+    EXPECT_TRUE(v.requires_grad());
+    EXPECT_TRUE(x.t().requires_grad());
+    EXPECT_TRUE(x.unbind(0)[0].requires_grad());
+    EXPECT_FALSE(v.grad_fn());
+  }
+  EXPECT_TRUE(v.is_leaf());
+  Tensor y = v * 2;
+  EXPECT_TRUE(y.requires_grad());
+  y.sum().backward();
+  EXPECT_FALSE(v.grad().defined());
+  EXPECT_FALSE(x.grad().defined());
+  x.requires_grad_(false);
+  EXPECT_FALSE(v.requires_grad());  // it follows its base
+  Tensor plain = ones({2});
   NoGradGuard g;
-  EXPECT_FALSE(x.view({6}).requires_grad());
-  EXPECT_FALSE(x.t().requires_grad());
-  EXPECT_FALSE(x.unbind(0)[0].requires_grad());
+  EXPECT_FALSE(plain.view({2}).requires_grad());
 }
 
 // ---- In-place writes into views (CopySlices) ----------------------------------------

@@ -1,4 +1,4 @@
-// Op-table entries for convolutions, the window ops and pooling: strides, padding
+// Op-table entries for convolutions (1-d to 3-d), the window ops and pooling: strides, padding
 // (numbers, "same", "valid"), dilation, groups, bias or none, unbatched and empty
 // batches, non-contiguous inputs, ceil_mode, count_include_pad, divisor_override; values
 // and float64 gradients; errors for channel mismatches and kernels larger than inputs.
@@ -36,6 +36,16 @@ std::vector<OpEntry> conv_entries() {
   const Gen transposed = layouts({{{{2, 4, 4, 3}, C}, {{4, 3, 3, 3}, C}, {{3}, C}},
                                   {{{1, 4, 3, 3}, L::Transposed}, {{4, 3, 2, 2}, C}, {{3}, C}}});
   const Gen transposed_groups = layouts({{{{2, 4, 3, 3}, C}, {{4, 2, 3, 3}, C}, {{4}, C}}});
+  // (input, weight, bias) of 3-d convolutions: batched, unbatched, transposed, empty batch.
+  const Gen conv3d_samples =
+      layouts({{{{2, 3, 5, 4, 4}, C}, {{2, 3, 3, 2, 3}, C}, {{2}, C}},
+               {{{2, 4, 5, 3}, C}, {{3, 2, 2, 2, 2}, C}, {{3}, C}},
+               {{{2, 2, 4, 3, 4}, L::Transposed}, {{3, 2, 2, 2, 1}, C}, {{3}, C}},
+               {{{0, 2, 4, 3, 3}, C}, {{3, 2, 2, 2, 2}, C}, {{3}, C}}});
+  const Gen conv_transpose3d_samples =
+      layouts({{{{2, 3, 3, 2, 3}, C}, {{3, 2, 3, 2, 2}, C}, {{2}, C}},
+               {{{3, 2, 3, 2}, C}, {{3, 2, 2, 2, 2}, C}, {{2}, C}},
+               {{{1, 3, 2, 3, 2}, L::Transposed}, {{3, 1, 2, 2, 3}, C}, {{1}, C}}});
   return {
       op(
           g, "conv2d", basic, [](const auto& x) { return conv2d(x[0], x[1], x[2]); },
@@ -143,6 +153,53 @@ std::vector<OpEntry> conv_entries() {
                                  {"kernel_size", V{2, 2}},
                                  {"padding", V{1, 1}},
                                  {"stride", V{2, 2}}})),
+      // 3-d: the sum over the kernel depth of 2-d convolutions (convolution3d.cpp).
+      op(
+          g, "conv3d", conv3d_samples,
+          [](const auto& x) {
+            return conv3d(x[0], x[1], x[2], V{2, 1, 1}, V{1, 0, 1});
+          },
+          Opt(o).gradgrad().call("conv3d", {{"stride", V{2, 1, 1}}, {"padding", V{1, 0, 1}}})),
+      op(
+          g, "conv3d_groups_dilation",
+          layouts({{{{2, 4, 5, 4, 5}, C}, {{6, 2, 2, 1, 2}, C}, {{6}, C}}}),
+          [](const auto& x) {
+            return conv3d(x[0], x[1], x[2], V{1}, V{0, 1, 1}, V{2, 1, 2}, 2);
+          },
+          Opt(o).call("conv3d",
+                      {{"padding", V{0, 1, 1}}, {"dilation", V{2, 1, 2}}, {"groups", 2}})),
+      op(
+          g, "conv3d_same", layouts({{{{1, 2, 4, 5, 3}, C}, {{3, 2, 2, 3, 2}, C}, {{3}, C}}}),
+          [](const auto& x) {
+            return conv3d(x[0], x[1], x[2], V{1}, "same", V{1, 1, 2});
+          },
+          Opt(o).call("conv3d", {{"padding", std::string("same")}, {"dilation", V{1, 1, 2}}})),
+      op(
+          g, "conv_transpose3d", conv_transpose3d_samples,
+          [](const auto& x) {
+            return conv_transpose3d(x[0], x[1], x[2], V{2, 1, 2}, V{1, 0, 0}, V{1, 0, 0});
+          },
+          Opt(o).gradgrad().call(
+              "conv_transpose3d",
+              {{"stride", V{2, 1, 2}}, {"padding", V{1, 0, 0}}, {"output_padding", V{1, 0, 0}}})),
+      op(
+          g, "conv_transpose3d_groups_dilation",
+          layouts({{{{2, 4, 3, 2, 3}, C}, {{4, 1, 2, 2, 2}, C}, {{2}, C}}}),
+          [](const auto& x) {
+            return conv_transpose3d(x[0], x[1], x[2], V{1, 2, 1}, V{0}, V{0, 1, 0}, 2, V{2, 1, 1});
+          },
+          Opt(o).call("conv_transpose3d", {{"stride", V{1, 2, 1}},
+                                           {"output_padding", V{0, 1, 0}},
+                                           {"groups", 2},
+                                           {"dilation", V{2, 1, 1}}})),
+      op(
+          g, "conv3d_kernel_too_large", fixed({{{1, 2, 2, 4, 4}, {3, 2, 3, 3, 3}}}),
+          [](const auto& x) { return conv3d(x[0], x[1]); },
+          Opt().throws("Kernel size can't be greater").call("conv3d")),
+      op(
+          g, "conv3d_channel_mismatch", fixed({{{1, 3, 4, 4, 4}, {3, 2, 3, 3, 3}}}),
+          [](const auto& x) { return conv3d(x[0], x[1]); },
+          Opt().throws("channels").call("conv3d")),
       // Errors: channel mismatch, kernel larger than input, bad weight rank.
       op(
           g, "conv2d_channel_mismatch", fixed({{{1, 2, 5, 5}, {4, 3, 3, 3}}}),

@@ -183,5 +183,83 @@ std::vector<OpEntry> more_embedding_entries() {
 
 const bool registered_more = add_entries(more_embedding_entries());
 
+// embedding_bag's output (its other outputs, offset2bag, bag_size and max_indices, are
+// LibTorch's kernel bookkeeping, which nabla does not reproduce): bags of several sizes,
+// an empty bag, repeated indices; (weight [V, D], indices [L], offsets[, per_sample_weights]).
+Gen bag_samples(bool with_weights, bool last_offset) {
+  return [=](Rng& rng, nabla::ScalarType dtype) {
+    auto bag = [&](Shape w, std::vector<int64_t> idx, std::vector<int64_t> offsets) {
+      if (last_offset) offsets.push_back(static_cast<int64_t>(idx.size()));
+      std::vector<nabla::Tensor> in = {make(rng, w, dtype), nabla::tensor(idx, nabla::kLong),
+                                       nabla::tensor(offsets, nabla::kLong)};
+      if (with_weights) in.push_back(make(rng, {static_cast<int64_t>(idx.size())}, dtype));
+      return sample_of(in);
+    };
+    return Samples{bag({6, 3}, {1, 2, 4, 5, 4, 3, 2}, {0, 3}),
+                   bag({5, 2}, {0, 0, 3, 1, 4, 2}, {0, 2, 2, 5}), bag({4, 4}, {3, 1}, {0, 1})};
+  };
+}
+
+std::vector<OpEntry> embedding_bag_entries() {
+  const std::string g = "nn_embedding";
+  const Opt o = Opt().tol32(1e-5, 1e-6);
+  return {
+      op(
+          g, "embedding_bag_sum", bag_samples(false, false),
+          [](const auto& x) {
+            return std::get<0>(embedding_bag(x[0], x[1], x[2], false, 0, false, {}, false));
+          },
+          Opt(o).gradgrad()),
+      op(
+          g, "embedding_bag_mean", bag_samples(false, false),
+          [](const auto& x) {
+            return std::get<0>(embedding_bag(x[0], x[1], x[2], false, 1, false, {}, false));
+          },
+          Opt(o)),
+      op(
+          g, "embedding_bag_max", bag_samples(false, false),
+          [](const auto& x) {
+            return std::get<0>(embedding_bag(x[0], x[1], x[2], false, 2, false, {}, false));
+          },
+          Opt(o).fd_distinct()),
+      op(
+          g, "embedding_bag_per_sample_weights", bag_samples(true, false),
+          [](const auto& x) {
+            return std::get<0>(embedding_bag(x[0], x[1], x[2], false, 0, false, x[3], false));
+          },
+          Opt(o).gradgrad()),
+      op(
+          g, "embedding_bag_last_offset_padding", bag_samples(false, true),
+          [](const auto& x) {
+            return std::get<0>(embedding_bag(x[0], x[1], x[2], false, 1, false, {}, true, 2));
+          },
+          Opt(o)),
+      op(
+          g, "embedding_bag_max_padding", bag_samples(false, true),
+          [](const auto& x) {
+            return std::get<0>(embedding_bag(x[0], x[1], x[2], false, 2, false, {}, true, 0));
+          },
+          Opt(o).fd_distinct()),
+      not_a_derivative(op(
+          g, "embedding_bag_scale_grad_by_freq", bag_samples(false, false),
+          [](const auto& x) {
+            return std::get<0>(embedding_bag(x[0], x[1], x[2], true, 1, false, {}, false));
+          },
+          Opt(o))),
+      op(
+          g, "embedding_bag_out_of_range",
+          [](Rng& rng, nabla::ScalarType dtype) {
+            return Samples{sample_of({make(rng, {4, 2}, dtype), nabla::tensor({0, 4}, nabla::kLong),
+                                      nabla::tensor({0}, nabla::kLong)})};
+          },
+          [](const auto& x) {
+            return std::get<0>(embedding_bag(x[0], x[1], x[2], false, 0, false, {}, false));
+          },
+          Opt().throws("embedding_bag")),
+  };
+}
+
+const bool registered_bags = add_entries(embedding_bag_entries());
+
 }  // namespace
 }  // namespace conform

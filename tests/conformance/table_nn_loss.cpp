@@ -267,5 +267,82 @@ std::vector<OpEntry> loss_entries() {
 
 const bool registered = add_entries(loss_entries());
 
+// multilabel_margin_loss, multi_margin_loss and ctc_loss (loss_margin_ctc.cpp): composites,
+// so their last nodes are not LibTorch's fused ones.
+std::vector<OpEntry> margin_ctc_entries() {
+  using V = std::vector<int64_t>;
+  const std::string g = "nn_loss";
+  // ctc_loss's reductions end in LibTorch's nodes too; without one, they differ.
+  const Opt named = Opt().tol32(1e-5, 1e-5);
+  const Opt o =
+      Opt(named).node_name_differs("composed from differentiable ops, not LibTorch's fused kernel");
+  const Gen multilabel = [](Rng& rng, nabla::ScalarType dtype) {
+    return Samples{
+        sample_of(
+            {make(rng, {3, 4}, dtype),
+             nabla::tensor({3, 0, -1, 1, 1, 2, 3, 0, 2, -1, 3, 3}, nabla::kLong).view({3, 4})}),
+        sample_of({make(rng, {5}, dtype), nabla::tensor({4, 1, 1, -1, 0}, nabla::kLong)})};
+    // (An empty batch is left out: LibTorch's mean and sum of one read uninitialized memory.)
+  };
+  const Gen multi_class = [](Rng& rng, nabla::ScalarType dtype) {
+    return Samples{sample_of({make(rng, {4, 5}, dtype), make_index(rng, {4}, 5),
+                              make(rng, {5}, dtype, kPositive)}),
+                   sample_of({make(rng, {3}, dtype), make_index(rng, {}, 3),
+                              make(rng, {3}, dtype, kPositive)})};
+  };
+  // (activations [T, N, C], padded targets [N, S] in [1, C)).
+  const Gen ctc = [](Rng& rng, nabla::ScalarType dtype) {
+    return Samples{sample_of({make(rng, {6, 2, 4}, dtype),
+                              nabla::tensor({1, 3, 3, 2, 1, 0}, nabla::kLong).view({2, 3})})};
+  };
+  std::vector<OpEntry> out;
+  for (int64_t r : kReductions) {
+    const std::string suffix = r == kNone ? "_none" : (r == kMean ? "_mean" : "_sum");
+    out.push_back(op(
+        g, "multilabel_margin_loss" + suffix, multilabel,
+        [r](const auto& x) { return multilabel_margin_loss(x[0], x[1], r); }, Opt(o)));
+    out.push_back(op(
+        g, "multi_margin_loss" + suffix, multi_class,
+        [r](const auto& x) { return multi_margin_loss(x[0], x[1], 1, 0.7, x[2], r); }, Opt(o)));
+    out.push_back(op(
+        g, "ctc_loss" + suffix, ctc,
+        [r](const auto& x) {
+          return ctc_loss(x[0].log_softmax(2), x[1], V{6, 4}, V{3, 2}, 0, r, false);
+        },
+        r == kNone ? Opt(o) : Opt(named)));
+  }
+  out.push_back(op(
+      g, "multi_margin_loss_p2_unweighted", multi_class,
+      [](const auto& x) { return multi_margin_loss(x[0], x[1], 2, 1.0, {}, kMean); }, Opt(o)));
+  out.push_back(op(
+      g, "ctc_loss_concatenated_targets", ctc,
+      [](const auto& x) {
+        return ctc_loss(x[0].log_softmax(2), x[1].view({-1}).narrow(0, 0, 5), V{5, 6}, V{3, 2}, 0,
+                        kSum, false);
+      },
+      Opt(named)));
+  out.push_back(op(
+      g, "ctc_loss_impossible_zero_infinity", ctc,
+      [](const auto& x) {
+        return ctc_loss(x[0].log_softmax(2), x[1], V{2, 6}, V{3, 2}, 0, kNone, true);
+      },
+      Opt(o)));
+  out.push_back(op(
+      g, "multi_margin_loss_bad_target", fixed({{{3, 4}}}),
+      [](const auto& x) {
+        return multi_margin_loss(x[0], index_tensor(x[0], {0, 4, 1}), 1, 1.0, {}, kMean);
+      },
+      Opt().throws("multi_margin_loss")));
+  out.push_back(op(
+      g, "multilabel_margin_loss_bad_shape", fixed({{{3, 4}}}),
+      [](const auto& x) {
+        return multilabel_margin_loss(x[0], index_tensor(x[0], {0, 1, 2}), kMean);
+      },
+      Opt().throws("multilabel_margin_loss")));
+  return out;
+}
+
+const bool registered_margin_ctc = add_entries(margin_ctc_entries());
+
 }  // namespace
 }  // namespace conform

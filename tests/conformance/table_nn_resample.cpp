@@ -45,6 +45,26 @@ std::vector<OpEntry> resample_entries() {
           },
           Opt(o).call("reflection_pad2d", {{"padding", V{3, 1, 1, 1}}})),
       op(
+          g, "reflection_pad3d", img3,
+          [](const auto& x) {
+            return reflection_pad3d(x[0], V{1, 0, 2, 1, 1, 2});
+          },
+          Opt(o).gradgrad().call("reflection_pad3d", {{"padding", V{1, 0, 2, 1, 1, 2}}})),
+      op(
+          g, "reflection_pad3d_unbatched", fixed({{{2, 3, 4, 2}}}),
+          [](const auto& x) {
+            return reflection_pad3d(x[0], V{1, 1, 0, 3, 2, 0});
+          },
+          Opt(o).call("reflection_pad3d", {{"padding", V{1, 1, 0, 3, 2, 0}}})),
+      op(
+          g, "reflection_pad3d_too_large", img3,
+          [](const auto& x) {
+            return reflection_pad3d(x[0], V{1, 1, 1, 1, 3, 0});
+          },
+          Opt()
+              .throws("reflection_pad3d")
+              .call("reflection_pad3d", {{"padding", V{1, 1, 1, 1, 3, 0}}})),
+      op(
           g, "replication_pad1d", img1,
           [](const auto& x) {
             return replication_pad1d(x[0], V{3, 0});

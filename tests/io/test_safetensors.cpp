@@ -275,3 +275,92 @@ TEST(Safetensors, FuzzTruncationsAndFlips) {
   }
   EXPECT_GT(rejected, 1000);
 }
+
+// IValues keep their kind through an archive; a plain tensor stays a tensor.
+TEST(Safetensors, IValuesRoundTripWithTheirKind) {
+  nabla::serialize::OutputArchive out;
+  out.write("i", nabla::IValue(int64_t{7}));
+  out.write("d", nabla::IValue(2.5));
+  out.write("b", nabla::IValue(true));
+  out.write("s", nabla::IValue(std::string("hello")));
+  out.write("t", nabla::IValue(nabla::arange(3)));
+  out.write("zero_d", nabla::scalar_tensor(int64_t{4}, nabla::kLong));
+  expect_error(
+      [&] {
+        out.write("l", nabla::IValue(std::vector<int64_t>{1, 2}));
+      },
+      {"write", "'l'", "IntList"});
+  const std::string path = temp_path("ivalues.pt");
+  out.save_to(path);
+  nabla::serialize::InputArchive in;
+  in.load_from(path);
+  nabla::IValue v;
+  in.read("i", v);
+  ASSERT_TRUE(v.isInt());
+  EXPECT_EQ(v.toInt(), 7);
+  in.read("d", v);
+  ASSERT_TRUE(v.isDouble());
+  EXPECT_EQ(v.toDouble(), 2.5);
+  in.read("b", v);
+  ASSERT_TRUE(v.isBool());
+  EXPECT_TRUE(v.toBool());
+  in.read("s", v);
+  ASSERT_TRUE(v.isString());
+  EXPECT_EQ(v.toStringRef(), "hello");
+  in.read("t", v);
+  ASSERT_TRUE(v.isTensor());
+  EXPECT_TRUE(v.toTensor().equal(nabla::arange(3)));
+  in.read("zero_d", v);
+  EXPECT_TRUE(v.isTensor());
+  EXPECT_FALSE(in.try_read("missing", v));
+  expect_error([&] { in.read("missing", v); }, {"does not have a field with name 'missing'"});
+}
+
+// save and load through functions and memory, as LibTorch's overloads.
+TEST(Safetensors, SaveAndLoadThroughFunctions) {
+  Tensor x = nabla::randn({4, 3});
+  std::string bytes;
+  nabla::save(x, [&](const void* data, size_t n) {
+    bytes.append(static_cast<const char*>(data), n);
+    return n;
+  });
+  Tensor y;
+  nabla::load(y, bytes.data(), bytes.size());
+  EXPECT_TRUE(y.equal(x));
+  Tensor z;
+  nabla::load(
+      z,
+      [&](uint64_t pos, void* buf, size_t n) -> size_t {
+        const size_t k = std::min<size_t>(n, 5);  // short reads are fine
+        std::memcpy(buf, bytes.data() + pos, std::min<size_t>(k, bytes.size() - pos));
+        return std::min<size_t>(k, bytes.size() - pos);
+      },
+      [&]() -> size_t { return bytes.size(); });
+  EXPECT_TRUE(z.equal(x));
+  expect_error([&] { nabla::save(x, [](const void*, size_t n) { return n / 2; }); },
+               {"save", "writer function took"});
+  expect_error(
+      [&] {
+        nabla::load(
+            z, [](uint64_t, void*, size_t) -> size_t { return 0; },
+            [&]() -> size_t { return bytes.size(); });
+      },
+      {"load", "read function returned 0"});
+  expect_error([&] { nabla::load(z, bytes.data(), bytes.size() / 2); }, {"load"});
+}
+
+// A module whose submodule has nothing in the file: the error names the submodule too.
+TEST(Safetensors, LoadNamesAMissingSubmodule) {
+  struct Inner : nabla::nn::Module {
+    Inner() { register_parameter("c", nabla::ones({1})); }
+  };
+  struct Outer : nabla::nn::Module {
+    explicit Outer(const std::string& name) { register_module(name, std::make_shared<Inner>()); }
+  };
+  auto saved = std::make_shared<Outer>("b");
+  auto other = std::make_shared<Outer>("x");
+  std::stringstream stream;
+  nabla::save(saved, stream);
+  expect_error([&] { nabla::load(other, stream); },
+               {"No such serialized submodule: 'x'", "No such serialized tensor 'x.c'"});
+}

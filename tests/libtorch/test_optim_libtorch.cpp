@@ -1,5 +1,6 @@
 // Every optimizer against LibTorch's, step for step: the same float64 start, the same
-// deterministic loss, ten steps; the parameters must agree to 1e-10 relative.
+// deterministic loss, ten steps (LBFGS: six, each of many closure calls); the parameters
+// must agree to 1e-10 relative.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -110,6 +111,87 @@ TEST(OptimizersVsLibTorch, Adagrad) {
           0.3),
       nabla::optim::AdagradOptions(0.1).lr_decay(0.05).weight_decay(0.01).initial_accumulator_value(
           0.3));
+}
+
+// LBFGS runs many iterations per step, each calling the closure, so its loss must be
+// bounded below (loss_of's cubic term is not): quartic and quadratic terms instead.
+template <class T, class Lib>
+T bounded_loss_of(const std::vector<T>& p, Lib lib) {
+  T y = (lib.input().matmul(p[0]) + p[1]).tanh();
+  return (y * y).sum() + (p[0] * p[0] * p[0] * p[0]).sum() * 0.1 +
+         ((p[1] - 0.2) * (p[1] - 0.2)).sum() + p[1].sin().sum() * 0.3;
+}
+
+// The parameters, the loss and the global state's counters must agree with LibTorch's
+// after every step.
+void compare_lbfgs(const std::string& name, torch::optim::LBFGSOptions topts,
+                   nabla::optim::LBFGSOptions nopts, double tol = 1e-10, int steps = 6) {
+  auto w0 = start_values(12, 0.5), b0 = start_values(3, 0.3);
+  std::vector<at::Tensor> tp{torch::tensor(w0, torch::kDouble).view({4, 3}).requires_grad_(),
+                             torch::tensor(b0, torch::kDouble).requires_grad_()};
+  std::vector<nabla::Tensor> np{
+      nabla::tensor(w0, nabla::kDouble).view({4, 3}).detach().requires_grad_(),
+      nabla::tensor(b0, nabla::kDouble).detach().requires_grad_()};
+  torch::optim::LBFGS topt(tp, topts);
+  nabla::optim::LBFGS nopt(np, nopts);
+  int tcalls = 0, ncalls = 0;
+  auto tclosure = [&] {
+    ++tcalls;
+    topt.zero_grad();
+    auto loss = bounded_loss_of(tp, TorchLib{});
+    loss.backward();
+    return loss;
+  };
+  auto nclosure = [&] {
+    ++ncalls;
+    nopt.zero_grad();
+    auto loss = bounded_loss_of(np, NablaLib{});
+    loss.backward();
+    return loss;
+  };
+  for (int s = 0; s < steps; ++s) {
+    const double tloss = topt.step(tclosure).item<double>();
+    const double nloss = nopt.step(nclosure).item<double>();
+    EXPECT_NEAR(nloss, tloss, tol * (1 + std::abs(tloss))) << name << " step " << s;
+    EXPECT_EQ(ncalls, tcalls) << name << " step " << s;
+    for (size_t i = 0; i < tp.size(); ++i) {
+      at::Tensor want = tp[i].detach().contiguous();
+      nabla::Tensor got = np[i].detach().contiguous();
+      const double* w = want.data_ptr<double>();
+      const double* g = got.data_ptr<double>();
+      for (int64_t k = 0; k < want.numel(); ++k)
+        ASSERT_NEAR(g[k], w[k], tol * (1 + std::abs(w[k])))
+            << name << " step " << s << " param " << i << " element " << k;
+    }
+    const auto& ts = static_cast<const torch::optim::LBFGSParamState&>(
+        *topt.state().at(c10::guts::to_string(tp[0].unsafeGetTensorImpl())));
+    const auto& ns = static_cast<const nabla::optim::LBFGSParamState&>(
+        *nopt.state().at(nabla::optim::Optimizer::state_key(np[0])));
+    EXPECT_EQ(ns.func_evals(), ts.func_evals()) << name << " step " << s;
+    EXPECT_EQ(ns.n_iter(), ts.n_iter()) << name << " step " << s;
+    EXPECT_EQ(ns.old_dirs().size(), ts.old_dirs().size()) << name << " step " << s;
+    EXPECT_NEAR(ns.t(), ts.t(), tol * (1 + std::abs(ts.t()))) << name << " step " << s;
+  }
+}
+
+TEST(OptimizersVsLibTorch, LBFGS) {
+  compare_lbfgs("fixed step", torch::optim::LBFGSOptions(1), nabla::optim::LBFGSOptions(1));
+  compare_lbfgs("fixed step, short history",
+                torch::optim::LBFGSOptions(0.5).max_iter(7).history_size(3),
+                nabla::optim::LBFGSOptions(0.5).max_iter(7).history_size(3));
+}
+
+TEST(OptimizersVsLibTorch, LBFGSStrongWolfe) {
+  compare_lbfgs("strong_wolfe", torch::optim::LBFGSOptions(1).line_search_fn("strong_wolfe"),
+                nabla::optim::LBFGSOptions(1).line_search_fn("strong_wolfe"));
+  // The same evaluations and iterations (the counters agree exactly), but cubic
+  // interpolation between nearby losses magnifies last-bit differences of the loss's ops
+  // (sum, dot orders) to about 1e-9 after a few steps.
+  compare_lbfgs(
+      "strong_wolfe, short history, large lr",
+      torch::optim::LBFGSOptions(3).line_search_fn("strong_wolfe").history_size(2).max_iter(9),
+      nabla::optim::LBFGSOptions(3).line_search_fn("strong_wolfe").history_size(2).max_iter(9),
+      1e-8);
 }
 
 TEST(SchedulersVsLibTorch, StepLR) {

@@ -223,6 +223,13 @@ TEST(RandomStreamsVsLibTorch, RandomAndRandint) {
                     torch::empty({33}, to_at(dt)).random_(lo, hi), "random_");
       }
     expect_same(nabla::randint(5, {4, 6}), torch::randint(5, {4, 6}), "randint(high)");
+    for (nabla::ScalarType dt :
+         {nabla::kLong, nabla::kInt, nabla::kByte, nabla::kBool, nabla::kDouble, nabla::kFloat}) {
+      expect_same(nabla::empty({65}, dt).random_(), torch::empty({65}, to_at(dt)).random_(),
+                  describe("random_()", seed, 65, dt));
+      expect_same(nabla::empty({17}, dt).random_(2), torch::empty({17}, to_at(dt)).random_(2),
+                  describe("random_(to)", seed, 17, dt));
+    }
     nabla::Tensor like = nabla::empty({3, 8}, nabla::kInt).t();
     at::Tensor tlike = torch::empty({3, 8}, at::kInt).t();
     expect_same(nabla::randint_like(like, -4, 9), torch::randint_like(tlike, -4, 9),

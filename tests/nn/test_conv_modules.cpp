@@ -72,7 +72,9 @@ TEST(PoolModules, FunctionalAndModules) {
   EXPECT_NEAR(gap(x).item<double>(), 7.5, 1e-6);
   std::ostringstream os;
   os << *pool;
-  EXPECT_EQ(os.str(), "nabla::nn::MaxPool2d(kernel_size=[2, 2], stride=[2, 2], padding=[0, 0])");
+  EXPECT_EQ(os.str(),
+            "nabla::nn::MaxPool2d(kernel_size=[2, 2], stride=[2, 2], padding=[0, 0], "
+            "dilation=[1, 1], ceil_mode=false)");
   // Unfold then fold sums every pixel once per window covering it.
   Tensor ones = nabla::ones({1, 1, 3, 3});
   Tensor counts = F::fold(F::unfold(ones, F::UnfoldFuncOptions(2)), F::FoldFuncOptions(3, 2));

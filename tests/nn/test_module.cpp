@@ -236,6 +236,9 @@ TEST(Utils, ClipGradNormAndValue) {
   EXPECT_NEAR(b.grad()[0].item<double>(), 0.5, 1e-7);
   b.grad().fill_(NAN);
   expect_error([&] { nn::utils::clip_grad_norm_({a, b}, 1.0, 2.0, true); }, {"non-finite"});
+  // The infinity norm sees the NaN too, whichever gradient holds it.
+  expect_error([&] { nn::utils::clip_grad_norm_({b, a}, 1.0, INFINITY, true); }, {"non-finite"});
+  EXPECT_TRUE(std::isnan(nn::utils::clip_grad_norm_({a, b}, 1.0, INFINITY)));
 
   Tensor v = nn::utils::parameters_to_vector({nabla::ones({2, 2}), nabla::zeros({3})});
   EXPECT_EQ(v.sizes().vec(), std::vector<int64_t>{7});

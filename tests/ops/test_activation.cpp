@@ -179,3 +179,22 @@ TEST(Activation, Errors) {
   expect_error([] { F::gumbel_softmax(randn({2}), F::GumbelSoftmaxFuncOptions().tau(0)); },
                {"gumbel_softmax", "tau"});
 }
+
+// 16-bit floats go through the unary kernels in float32 and are rounded once: the result
+// is the float32 result rounded to the dtype (in-place too).
+TEST(Activation, SixteenBitFloatsComputeInFloat32) {
+  Tensor x = linspace(-10.0, 10.0, 27);
+  for (ScalarType t : {kBFloat16, kHalf}) {
+    Tensor xr = x.to(t);
+    Tensor want = elu(xr.to(kFloat), 0.42).to(t);
+    Tensor got = elu(xr, 0.42);
+    EXPECT_EQ(got.scalar_type(), t);
+    EXPECT_TRUE(equal(got.to(kFloat), want.to(kFloat))) << t;
+    EXPECT_TRUE(
+        equal(leaky_relu(xr, 0.2).to(kFloat), leaky_relu(xr.to(kFloat), 0.2).to(t).to(kFloat)));
+    EXPECT_TRUE(equal(xr.exp().to(kFloat), xr.to(kFloat).exp().to(t).to(kFloat)));
+    Tensor y = xr.clone();
+    elu_(y, 0.42);
+    EXPECT_TRUE(equal(y.to(kFloat), want.to(kFloat))) << t;
+  }
+}

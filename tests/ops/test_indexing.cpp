@@ -41,8 +41,8 @@ TEST(Indexing, BasicIndicesAreViews) {
   Tensor x = arange(24).view({2, 3, 4});
   Tensor v = x.index({Slice(1, 2), Slice(0, 3, 2), Slice(None, 10)});
   EXPECT_TRUE(same_storage(v, x));
-  // No indices at all: a fresh alias.
-  Tensor a = x.index(ArrayRef<TensorIndex>{});
+  // Only an ellipsis: a fresh alias.
+  Tensor a = x.index({Ellipsis});
   EXPECT_FALSE(a.is_same(x));
   EXPECT_TRUE(same_storage(a, x));
 }
@@ -142,7 +142,7 @@ TEST(IndexingErrors, TensorIndexLists) {
       [&] {
         x.index({0, -4});
       },
-      {"index -4 is out of bounds for dimension 0 with size 3"});
+      {"index -4 is out of bounds for dimension 1 with size 3"});  // self's dim, as LibTorch
   expect_error(
       [&] {
         x.index({0, 0, 0});
@@ -155,8 +155,13 @@ TEST(IndexingErrors, TensorIndexLists) {
                {"index", "step must be greater than zero"});
   expect_error([&] { TensorIndex bad("..x"); }, {"index", "\"...\"", "..x"});
   expect_error([&] { scalar_tensor(1.0).index({Slice()}); }, {"index", "too many indices"});
-  expect_error([&] { scalar_tensor(1.0).index({0}); },
-               {"too many indices for tensor of dimension 0"});
+  expect_error([&] { scalar_tensor(1.0).index({0}); }, {"invalid index of a 0-dim tensor"});
+  expect_error(
+      [&] {
+        scalar_tensor(1.0).index({0, 0});
+      },
+      {"too many indices for tensor of dimension 0"});
+  expect_error([&] { x.index({}); }, {"empty index list"});
   expect_error([&] { x.index({Tensor()}); }, {"index", "undefined"});
 }
 
@@ -186,7 +191,7 @@ TEST(IndexingErrors, AdvancedIndices) {
       [&] {
         empty({2, 0}).index({Slice(), longs({0}, {1})});
       },
-      {"index 0 is out of bounds for dimension 1 with size 0"});
+      {"index 0 is out of bounds for dimension with size 0 (dimension 1)"});
   expect_error(
       [&] {
         x.index(std::vector<optional<Tensor>>{nullopt, nullopt, longs({0}, {1})});

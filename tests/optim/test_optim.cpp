@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 
 #include <nabla/nabla.h>
 
@@ -158,6 +159,38 @@ TEST(Optim, SchedulerSequences) {
   EXPECT_EQ(got, (std::vector<double>{1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0.25}));
 }
 
+// The same state gives the same step bit for bit wherever it sits in memory: a state
+// loaded from a stream lies at odd offsets of the stream's buffer, a fresh one 64-byte
+// aligned (float32, weight decay and amsgrad: every branch of the fused update).
+TEST(Optim, AdamStepDoesNotDependOnTheStatesAlignment) {
+  for (int64_t n : {10, 37, 100}) {
+    auto make = [n] {
+      return std::vector<Tensor>{nabla::linspace(-1, 1, n).detach().requires_grad_(),
+                                 nabla::linspace(0.5, 2, 7).detach().requires_grad_()};
+    };
+    auto loss = [](const std::vector<Tensor>& p) {
+      return (p[0].cos() * 3).sum() + p[1].exp().sum();
+    };
+    const auto opts = optim::AdamOptions(0.99999).amsgrad(true).weight_decay(0.5);
+    auto a = make(), b = make();
+    optim::Adam opt_a(a, opts), opt_b(b, opts), opt_b2(b, opts);
+    auto step = [&](optim::Optimizer& o, const std::vector<Tensor>& p) {
+      o.zero_grad();
+      loss(p).backward();
+      o.step();
+    };
+    step(opt_a, a);
+    step(opt_a, a);
+    step(opt_b, b);
+    std::stringstream stream;
+    nabla::save(opt_b, stream);
+    nabla::load(opt_b2, stream);
+    step(opt_b2, b);
+    for (size_t i = 0; i < a.size(); ++i)
+      EXPECT_TRUE(a[i].equal(b[i])) << "n=" << n << " param " << i;
+  }
+}
+
 TEST(Optim, SaveLoadResumesExactly) {
   auto dir = std::filesystem::temp_directory_path() / ("nabla_optim_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -198,4 +231,83 @@ TEST(Optim, SaveLoadResumesExactly) {
   std::vector<Tensor> other{nabla::ones({4}, nabla::kDouble).requires_grad_()};
   optim::Adam opt_c(other);
   expect_error([&] { nabla::load(opt_c, path); }, {"group 0 has 2 parameters"});
+}
+
+namespace {
+// An optimizer written against LibTorch's API compiles and runs unchanged: options with
+// only an lr (no get_lr/set_lr, no save/load), options that override LibTorch's serialize,
+// an optimizer that overrides only step.
+struct LrOnlyOptions : optim::OptimizerCloneableOptions<LrOnlyOptions> {
+  LrOnlyOptions(double lr = 1.0) : lr_(lr) {}  // NOLINT
+  NABLA_ARG(double, lr) = 1.0;
+};
+struct NoLrOptions : optim::OptimizerCloneableOptions<NoLrOptions> {
+  NABLA_ARG(int64_t, k) = 0;
+};
+struct SerializingOptions : optim::OptimizerCloneableOptions<SerializingOptions> {
+  NABLA_ARG(double, lr) = 0.5;
+
+ public:
+  void serialize(nabla::serialize::OutputArchive& archive) const override {
+    archive.write("lr", lr());
+  }
+  void serialize(nabla::serialize::InputArchive& archive) override {
+    double v = 0;
+    archive.read("lr", v);
+    lr(v);
+  }
+};
+struct StepOnlyOptimizer : optim::Optimizer {
+  using Optimizer::Optimizer;
+  Tensor step(LossClosure) override { return {}; }
+};
+struct CollectWarnings : nabla::WarningHandler {
+  std::vector<std::string> seen;
+  void process(const nabla::SourceLocation&, const std::string& msg, bool) override {
+    seen.push_back(msg);
+  }
+};
+}  // namespace
+
+TEST(Optim, LibTorchStyleCustomOptimizer) {
+  Tensor p = nabla::ones({2}).requires_grad_(), q = nabla::ones({3}).requires_grad_();
+  StepOnlyOptimizer opt(std::vector<Tensor>{p}, std::make_unique<LrOnlyOptions>(0.1));
+  EXPECT_DOUBLE_EQ(opt.param_groups()[0].options().get_lr(), 0.1);  // from lr()
+  opt.param_groups()[0].options().set_lr(0.2);
+  EXPECT_DOUBLE_EQ(static_cast<LrOnlyOptions&>(opt.param_groups()[0].options()).lr(), 0.2);
+  EXPECT_DOUBLE_EQ(static_cast<const StepOnlyOptimizer&>(opt).defaults().get_lr(), 0.1);
+
+  // LibTorch's deprecated accessors work and warn, once a call.
+  CollectWarnings warnings;
+  {
+    nabla::WarningUtils::WarningHandlerGuard guard(&warnings);
+    opt.add_parameters({q});
+    EXPECT_EQ(opt.size(), 2u);
+    EXPECT_EQ(opt.parameters().size(), 2u);
+  }
+  ASSERT_EQ(warnings.seen.size(), 3u);
+  for (const auto& w : warnings.seen) EXPECT_NE(w.find("will be removed"), std::string::npos) << w;
+  expect_error([&] { opt.add_param_group(optim::OptimizerParamGroup({p})); },
+               {"some parameters appear in more than one parameter group"});
+
+  // What a subclass leaves out raises LibTorch's message when used.
+  NoLrOptions no_lr;
+  expect_error([&] { (void)no_lr.get_lr(); }, {"get_lr() has not been overidden"});
+  expect_error([&] { no_lr.set_lr(1); }, {"set_lr() has not been overidden"});
+  nabla::serialize::OutputArchive out;
+  expect_error([&] { LrOnlyOptions().save(out); },
+               {"serialize", "OptimizerCloneableOptions<YourOptimizerOptions>"});
+  expect_error([&] { nabla::save(opt, std::string("unused.safetensors")); }, {"serialize"});
+
+  // save/load reach an override of serialize.
+  SerializingOptions written;
+  written.lr(0.25);
+  written.save(out);
+  std::stringstream stream;
+  out.save_to(stream);
+  nabla::serialize::InputArchive in;
+  in.load_from(stream);
+  SerializingOptions read;
+  read.load(in);
+  EXPECT_DOUBLE_EQ(read.lr(), 0.25);
 }

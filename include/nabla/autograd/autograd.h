@@ -39,20 +39,27 @@ void queue_callback(std::function<void()> callback);
 /// Anomaly detection (SPEC.md §5.15): while enabled, each node records where its forward
 /// op was created, and a NaN/Inf produced by a backward node raises a nabla::Error
 /// naming that node and its creation site.
+/// As LibTorch's, a failing backward node first warns (nabla::Warning) with the trace of
+/// the forward call that created it, then of each node whose backward created it.
+/// check_nan off keeps the traces but not the NaN check.
 struct AnomalyMode {
   static bool is_enabled();
-  static void set_enabled(bool enabled);
+  static void set_enabled(bool enabled, bool check_nan = true);
+  static bool should_check_nan();
 };
 
 class DetectAnomalyGuard {
  public:
-  DetectAnomalyGuard() : prev_(AnomalyMode::is_enabled()) { AnomalyMode::set_enabled(true); }
-  ~DetectAnomalyGuard() { AnomalyMode::set_enabled(prev_); }
+  explicit DetectAnomalyGuard(bool check_nan = true)
+      : prev_(AnomalyMode::is_enabled()), prev_check_nan_(AnomalyMode::should_check_nan()) {
+    AnomalyMode::set_enabled(true, check_nan);
+  }
+  ~DetectAnomalyGuard() { AnomalyMode::set_enabled(prev_, prev_check_nan_); }
   DetectAnomalyGuard(const DetectAnomalyGuard&) = delete;
   DetectAnomalyGuard& operator=(const DetectAnomalyGuard&) = delete;
 
  private:
-  bool prev_;
+  bool prev_, prev_check_nan_;
 };
 
 /// The edge a gradient for `t` flows into: (grad_fn, output_nr) for a non-leaf, the

@@ -14,10 +14,12 @@
 //
 // forward runs with grad mode off; backward returns one entry per forward argument
 // (undefined for non-tensors and for inputs that need no gradient).
+#include <initializer_list>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/autograd/node.h"
@@ -40,9 +42,16 @@ class AutogradContext {
   /// Declares outputs that are not differentiable (they will not require grad).
   void mark_non_differentiable(const variable_list& outputs);
   void set_materialize_grads(bool value) { materialize_grads_ = value; }
-  /// Whether forward argument i (counting every argument) wants a gradient.
-  bool needs_input_grad(size_t i) const {
-    return i < needs_input_grad_.size() && needs_input_grad_[i];
+  /// Whether forward argument i (counting every argument) wants a gradient: it required
+  /// grad at forward, and (inside backward) the running pass needs it (autograd::grad
+  /// with inputs may not).
+  bool needs_input_grad(size_t i) const;
+  /// Whether any argument in the half-open ranges [first, second) wants one.
+  bool needs_input_grad(std::initializer_list<std::pair<size_t, size_t>> ranges) const {
+    for (const auto& [begin, end] : ranges)
+      for (size_t i = begin; i < end; ++i)
+        if (needs_input_grad(i)) return true;
+    return false;
   }
 
   std::unordered_map<std::string, IValue> saved_data;
@@ -95,9 +104,19 @@ inline void finish_custom_function(const std::shared_ptr<CustomNode>& node,
   detail_finish(node, inputs, outputs, any_grad);
 }
 
+// The tensor inputs of a call, each at its position among the inputs: a tensor is one
+// input, each tensor of a list (TensorList, variable_list) one more, anything else one
+// input that takes no gradient (backward returns one entry per position, as LibTorch's).
 template <class A>
 void collect_arg(const A& a, variable_list& tensors, std::vector<int>& index, int& pos) {
-  if constexpr (std::is_same_v<std::decay_t<A>, Tensor>) {
+  using D = std::decay_t<A>;
+  if constexpr (std::is_same_v<D, TensorList> || std::is_same_v<D, variable_list>) {
+    for (const Tensor& t : a) {
+      tensors.push_back(t);
+      index.push_back(pos++);
+    }
+    return;
+  } else if constexpr (std::is_same_v<D, Tensor>) {
     tensors.push_back(a);
     index.push_back(pos);
   }
@@ -120,9 +139,9 @@ struct Function {
     if (GradMode::is_enabled())
       for (const Tensor& t : inputs) any_grad = any_grad || (t.defined() && t.requires_grad());
     auto node = std::make_shared<CustomNode>(detail::demangle_type(typeid(T).name()), &T::backward);
-    node->num_args = sizeof...(Args);
+    node->num_args = static_cast<size_t>(pos);
     node->tensor_arg_index = index;
-    node->ctx.needs_input_grad_.assign(sizeof...(Args), false);
+    node->ctx.needs_input_grad_.assign(static_cast<size_t>(pos), false);
     for (size_t k = 0; k < inputs.size(); ++k)
       node->ctx.needs_input_grad_[index[k]] =
           any_grad && inputs[k].defined() && inputs[k].requires_grad();
@@ -138,6 +157,26 @@ struct Function {
       return outputs[0];
     else
       return outputs;
+  }
+};
+
+/// A range of forward arguments for needs_input_grad({...}): [first, second).
+using IndexRange = std::pair<size_t, size_t>;
+
+namespace detail {
+struct UndefinedGradFunction : Function<UndefinedGradFunction> {
+  static variable_list forward(AutogradContext*, variable_list inputs) { return inputs; }
+  static variable_list backward(AutogradContext*, variable_list grads) {
+    return variable_list(grads.size());
+  }
+};
+}  // namespace detail
+
+/// Passes its inputs through; their gradients come back undefined (LibTorch's
+/// UndefinedGrad, for testing how code handles undefined gradients).
+struct UndefinedGrad {
+  variable_list apply(variable_list inputs) const {
+    return detail::UndefinedGradFunction::apply(std::move(inputs));
   }
 };
 

@@ -53,6 +53,13 @@ struct InputMetadata {
 // a node's edges and its slots' metadata on the node's own cache lines (W1, SPEC.md §8).
 using EdgeVector = InlineVector<Edge, 2>;
 
+namespace detail {
+/// Whether the backward pass running on this thread wants gradients along `e` (autograd::
+/// grad with inputs prunes the edges that reach none of them); any valid edge outside a
+/// backward pass.
+bool task_needs_edge(const Edge& e);
+}  // namespace detail
+
 class Node : public std::enable_shared_from_this<Node> {
  public:
   Node();
@@ -86,6 +93,11 @@ class Node : public std::enable_shared_from_this<Node> {
   bool should_compute_output(size_t i) const {
     return i < next_edges_.size() && next_edges_[i].is_valid();
   }
+  /// The same, for the backward pass running now: false also when that pass does not
+  /// need this input's gradient (LibTorch's task_should_compute_output).
+  bool task_should_compute_output(size_t i) const {
+    return i < next_edges_.size() && detail::task_needs_edge(next_edges_[i]);
+  }
 
   // ---- Hooks on the gradients this node receives (tensor hooks, retain_grad) ----------
   using TensorHook = std::function<Tensor(const Tensor&)>;
@@ -94,6 +106,8 @@ class Node : public std::enable_shared_from_this<Node> {
   bool remove_tensor_pre_hook(unsigned id);
   /// After the pre-hooks, stores the gradient of slot `input_nr` into the tensor's .grad().
   void set_retains_grad(uint32_t input_nr, std::weak_ptr<TensorImpl> tensor);
+  /// Stops retaining slot `input_nr`'s gradient (an in-place op moved the tensor on).
+  void remove_retains_grad(uint32_t input_nr);
   /// Applies the pre-hooks and retain_grad to `grads` (called by the engine).
   void run_pre_hooks(variable_list& grads);
   bool has_pre_hooks() const { return extras_ && extras_->has_hooks(); }
@@ -101,6 +115,14 @@ class Node : public std::enable_shared_from_this<Node> {
   // ---- Anomaly mode ---------------------------------------------------------------------
   void set_creation_trace(std::string trace) { extras().creation_trace = std::move(trace); }
   const std::string& creation_trace() const;
+  /// In anomaly mode, the node whose backward ran while this one was created (a double
+  /// backward's nodes come from the first backward's); its trace explains this one's.
+  void set_anomaly_parent(std::shared_ptr<Node> parent) {
+    extras().anomaly_parent = std::move(parent);
+  }
+  std::shared_ptr<Node> anomaly_parent() const {
+    return extras_ ? extras_->anomaly_parent : nullptr;
+  }
 
  protected:
   uint64_t sequence_nr_;
@@ -120,6 +142,7 @@ class Node : public std::enable_shared_from_this<Node> {
     std::vector<PreHook> pre_hooks;
     std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>> retains;
     std::string creation_trace;
+    std::shared_ptr<Node> anomaly_parent;
     bool has_hooks() const { return !pre_hooks.empty() || !retains.empty(); }
   };
   Extras& extras();

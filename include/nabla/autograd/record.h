@@ -114,9 +114,30 @@ Tensor saved_or_undefined(OpNode<State>& n, Field field) {
     return Tensor();
 }
 
+namespace detail {
+/// The node whose backward runs on this thread now, in anomaly mode (else null).
+Node* anomaly_running_node();
+
+/// What Tensor::requires_grad() reports: the leaf flag, a history, or, for a view made
+/// with grad mode off of a base requiring grad, the base's (as in LibTorch; such a view
+/// is a leaf without an accumulator: a gradient reaching it is dropped, Note [Views and
+/// in-place], src/ops/views_backward.h).
+inline bool reports_requires_grad(const AutogradMeta& m) {
+  if (m.requires_grad || m.grad_fn) return true;
+  if (!m.view_base.defined() || (m.view_creation != ViewCreation::kNoGradMode &&
+                                 m.view_creation != ViewCreation::kInferenceMode))
+    return false;
+  auto* b = m.view_base.unsafeGetTensorImpl()->autograd_meta();
+  return b && (b->requires_grad || b->grad_fn);
+}
+}  // namespace detail
+
+/// Whether ops record t's history: it requires grad and is not an inference tensor (one
+/// made in InferenceMode takes no part in autograd, as in LibTorch, even when its
+/// requires_grad flag was set there).
 inline bool requires_grad(const Tensor& t) {
   auto* m = t.defined() ? t.unsafeGetTensorImpl()->autograd_meta() : nullptr;
-  return m && (m->requires_grad || m->grad_fn);
+  return m && detail::reports_requires_grad(*m) && !t.unsafeGetTensorImpl()->is_inference();
 }
 
 /// True when grad mode is on and some argument requires grad.

@@ -9,6 +9,13 @@ namespace nabla {
 /// Sets the number of threads kernels may use (>= 1), OpenBLAS's included.
 void set_num_threads(int n);
 int get_num_threads();
+/// Sets up this thread's kernel threading (LibTorch calls it at a thread's start); nabla's
+/// pool needs nothing per thread, so it only makes sure the pool exists.
+void init_num_threads();
+/// The inter-op thread count LibTorch's API sets and reports. nabla runs independent ops
+/// on the caller's thread (it has no inter-op pool): the value is kept and reported only.
+void set_num_interop_threads(int n);
+int get_num_interop_threads();
 /// True while the calling thread runs inside a parallel_for body.
 bool in_parallel_region();
 

@@ -17,9 +17,10 @@ class Node;
 
 /// How a view may take part in in-place ops (Note [Views and in-place], views_backward.h).
 enum class ViewCreation : uint8_t {
-  kDefault,      // in-place writes rewrite the base's history (CopySlices)
-  kNoGradMode,   // made under no_grad from a base that requires grad: writes with grad refused
-  kMultiOutput,  // one of several views of one node (split, unbind): writes with grad refused
+  kDefault,        // in-place writes rewrite the base's history (CopySlices)
+  kNoGradMode,     // made under no_grad from a base that requires grad: writes with grad refused
+  kInferenceMode,  // the same, made in InferenceMode
+  kMultiOutput,    // one of several views of one node (split, unbind): writes with grad refused
 };
 
 struct AutogradMeta {

@@ -85,6 +85,18 @@ class StorageImpl {
   bool inference_ = detail::inference_mode_enabled();
 };
 
-using Storage = std::shared_ptr<StorageImpl>;
+/// Shared ownership of a StorageImpl (a shared_ptr), with the methods of LibTorch's
+/// Storage: t.storage().data() is the first byte of t's memory.
+class Storage : public std::shared_ptr<StorageImpl> {
+ public:
+  using std::shared_ptr<StorageImpl>::shared_ptr;
+  Storage(std::shared_ptr<StorageImpl> impl)  // NOLINT: a shared_ptr is a Storage
+      : std::shared_ptr<StorageImpl>(std::move(impl)) {}
+  void* data() const { return get()->data(); }
+  size_t nbytes() const { return get()->nbytes(); }
+  Device device() const { return get()->device(); }
+  bool is_alias_of(const Storage& other) const { return get() == other.get(); }
+  StorageImpl* unsafeGetStorageImpl() const { return get(); }
+};
 
 }  // namespace nabla

@@ -75,6 +75,9 @@ class Tensor {
   int64_t ndimension() const { return dim(); }
   int64_t numel() const { return checked().numel(); }
   int64_t storage_offset() const { return checked().storage_offset(); }
+  /// The memory this tensor (and its views) read: data() is element 0 of the storage,
+  /// not of the tensor (that is data_ptr()).
+  const Storage& storage() const { return checked().storage(); }
   size_t element_size() const { return elementSize(scalar_type()); }
   size_t itemsize() const { return element_size(); }
   size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
@@ -422,6 +425,11 @@ class Tensor {
   const Tensor& normal_(double mean = 0, double std = 1) const;
   const Tensor& bernoulli_(double p = 0.5) const;
   const Tensor& random_(int64_t from, int64_t to) const;
+  /// random_(0, to).
+  const Tensor& random_(int64_t to) const;
+  /// Integers in [0, 2^mantissa bits] for floating dtypes, [0, max] for integer ones and
+  /// {false, true} for bool, as LibTorch's random_().
+  const Tensor& random_() const;
   /// Indices drawn from the rows of this (non-negative weights) tensor.
   Tensor multinomial(int64_t num_samples, bool replacement = false,
                      optional<Generator> generator = nullopt) const;

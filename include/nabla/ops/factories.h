@@ -2,6 +2,7 @@
 // Tensor factories with LibTorch's signatures: sizes first, TensorOptions last.
 #include <functional>
 #include <initializer_list>
+#include <iosfwd>
 #include <vector>
 
 #include "nabla/core/generator.h"
@@ -99,6 +100,16 @@ class TensorDataContainer {
   }
 
   IntArrayRef sizes() const { return sizes_; }
+  /// What it holds: one value, a braced list, or a vector/ArrayRef of values (LibTorch's
+  /// "tensor" kind). Each accessor refuses the other kinds.
+  bool is_scalar() const { return kind_ == Kind::Scalar; }
+  bool is_init_list() const { return kind_ == Kind::List; }
+  bool is_tensor() const { return kind_ == Kind::Vector; }
+  const Scalar& scalar() const;
+  const std::vector<TensorDataContainer>& init_list() const;
+  Tensor tensor() const;
+  /// As LibTorch prints it: 1.1, {1.1, 2.2}, {{1, 2}, {3, 4}}.
+  void pretty_print_recursive(std::ostream& stream) const;
   static ScalarType desired_dtype(ScalarType t) {
     if (t == kInt || t == kLong) return kLong;
     if (t == kFloat || t == kDouble) return get_default_dtype();
@@ -118,6 +129,12 @@ class TensorDataContainer {
   std::vector<TensorDataContainer> children_;
   std::vector<Scalar> values_;
 };
+
+std::ostream& operator<<(std::ostream& stream, const TensorDataContainer& data);
+
+namespace detail {
+using ::nabla::TensorDataContainer;  // LibTorch's spelling: torch::detail::TensorDataContainer
+}  // namespace detail
 
 /// torch::tensor: `tensor({1, 2, 3})` is int64, `tensor({1.5, 2.})` float32,
 /// `tensor({{1, 2}, {3, 4}})` 2-d, `tensor(2.5)` 0-d.

@@ -423,4 +423,9 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& x, bool retu
                                                       bool return_counts = false,
                                                       optional<int64_t> dim = nullopt);
 
+/// The few at::native spellings ported programs and LibTorch's tests call directly.
+namespace native {
+inline bool is_nonzero(const Tensor& t) { return t.is_nonzero(); }
+}  // namespace native
+
 }  // namespace nabla

@@ -5,6 +5,7 @@
 // class targets out of range and wrong target dtypes raise nabla::Error.
 #include <cstdint>
 
+#include "nabla/core/scalar.h"
 #include "nabla/core/tensor.h"
 
 namespace nabla {
@@ -56,5 +57,25 @@ Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_inpu
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
                            double margin = 1.0, double p = 2, double eps = 1e-6, bool swap = false,
                            int64_t reduction = Reduction::Mean);
+/// input (C) or (N, C); target the same shape, int64 classes listed up to the first -1.
+/// Per sample: sum over listed j and unlisted i of max(0, 1 - (x[j] - x[i])), / C.
+Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
+                              int64_t reduction = Reduction::Mean);
+/// input (C) or (N, C); target () or (N) int64 classes y; p 1 or 2. Per sample: sum over
+/// i != y of weight[y] max(0, margin - x[y] + x[i])^p, / C.
+Tensor multi_margin_loss(const Tensor& input, const Tensor& target, const Scalar& p = 1,
+                         const Scalar& margin = 1, const Tensor& weight = {},
+                         int64_t reduction = Reduction::Mean);
+/// Connectionist temporal classification: log_probs (T, N, C) or (T, C); targets (N, S)
+/// padded or the batch's labels concatenated (1-d); -log p(target | input) per sample,
+/// summed over alignments (blank: the blank class). Mean divides each loss by its target
+/// length (at least 1), then averages; an impossible alignment gives inf (0 with
+/// zero_infinity).
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
+                IntArrayRef target_lengths, int64_t blank = 0, int64_t reduction = Reduction::Mean,
+                bool zero_infinity = false);
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                const Tensor& target_lengths, int64_t blank = 0,
+                int64_t reduction = Reduction::Mean, bool zero_infinity = false);
 
 }  // namespace nabla

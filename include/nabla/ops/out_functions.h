@@ -105,6 +105,7 @@ std::tuple<Tensor&, Tensor&> topk_out(Tensor& values, Tensor& indices, const Ten
 
 // ---- Linear algebra ------------------------------------------------------------------
 Tensor& matmul_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& linear_out(Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias = {});
 Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2);
 Tensor& bmm_out(Tensor& out, const Tensor& self, const Tensor& mat2);
 Tensor& mv_out(Tensor& out, const Tensor& self, const Tensor& vec);

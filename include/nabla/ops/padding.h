@@ -9,6 +9,7 @@ namespace nabla {
 
 Tensor reflection_pad1d(const Tensor& input, IntArrayRef pad);
 Tensor reflection_pad2d(const Tensor& input, IntArrayRef pad);
+Tensor reflection_pad3d(const Tensor& input, IntArrayRef pad);
 Tensor replication_pad1d(const Tensor& input, IntArrayRef pad);
 Tensor replication_pad2d(const Tensor& input, IntArrayRef pad);
 Tensor replication_pad3d(const Tensor& input, IntArrayRef pad);

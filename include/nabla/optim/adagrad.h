@@ -16,6 +16,12 @@ struct AdagradOptions : OptimizerCloneableOptions<AdagradOptions> {
  public:
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
+  /// Field by field (tensors: both undefined, or equal), as LibTorch's operator==.
+  friend bool operator==(const AdagradOptions& a, const AdagradOptions& b) {
+    return a.lr() == b.lr() && a.lr_decay() == b.lr_decay() &&
+           a.weight_decay() == b.weight_decay() &&
+           a.initial_accumulator_value() == b.initial_accumulator_value() && a.eps() == b.eps();
+  }
 };
 
 struct AdagradParamState : OptimizerCloneableParamState<AdagradParamState> {
@@ -25,6 +31,10 @@ struct AdagradParamState : OptimizerCloneableParamState<AdagradParamState> {
  public:
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
+  /// Field by field (tensors: both undefined, or equal), as LibTorch's operator==.
+  friend bool operator==(const AdagradParamState& a, const AdagradParamState& b) {
+    return a.step() == b.step() && detail::same_state(a.sum(), b.sum());
+  }
 };
 
 class Adagrad : public Optimizer {
@@ -36,6 +46,7 @@ class Adagrad : public Optimizer {
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:
+  bool load_pre_1_5(serialize::InputArchive& archive) override;
   std::unique_ptr<OptimizerParamState> make_state(const Tensor&) const override {
     return std::make_unique<AdagradParamState>();
   }

@@ -22,6 +22,11 @@ struct AdamOptions : OptimizerCloneableOptions<AdamOptions> {
  public:
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
+  /// Field by field (tensors: both undefined, or equal), as LibTorch's operator==.
+  friend bool operator==(const AdamOptions& a, const AdamOptions& b) {
+    return a.lr() == b.lr() && a.betas() == b.betas() && a.eps() == b.eps() &&
+           a.weight_decay() == b.weight_decay() && a.amsgrad() == b.amsgrad();
+  }
 };
 
 struct AdamWOptions : OptimizerCloneableOptions<AdamWOptions> {
@@ -35,6 +40,11 @@ struct AdamWOptions : OptimizerCloneableOptions<AdamWOptions> {
  public:
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
+  /// Field by field (tensors: both undefined, or equal), as LibTorch's operator==.
+  friend bool operator==(const AdamWOptions& a, const AdamWOptions& b) {
+    return a.lr() == b.lr() && a.betas() == b.betas() && a.eps() == b.eps() &&
+           a.weight_decay() == b.weight_decay() && a.amsgrad() == b.amsgrad();
+  }
 };
 
 /// Shared by Adam and AdamW.
@@ -47,6 +57,12 @@ struct AdamParamState : OptimizerCloneableParamState<AdamParamState> {
  public:
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
+  /// Field by field (tensors: both undefined, or equal), as LibTorch's operator==.
+  friend bool operator==(const AdamParamState& a, const AdamParamState& b) {
+    return a.step() == b.step() && detail::same_state(a.exp_avg(), b.exp_avg()) &&
+           detail::same_state(a.exp_avg_sq(), b.exp_avg_sq()) &&
+           detail::same_state(a.max_exp_avg_sq(), b.max_exp_avg_sq());
+  }
 };
 using AdamWParamState = AdamParamState;
 
@@ -59,6 +75,7 @@ class Adam : public Optimizer {
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:
+  bool load_pre_1_5(serialize::InputArchive& archive) override;
   std::unique_ptr<OptimizerParamState> make_state(const Tensor&) const override {
     return std::make_unique<AdamParamState>();
   }
@@ -73,6 +90,7 @@ class AdamW : public Optimizer {
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:
+  bool load_pre_1_5(serialize::InputArchive& archive) override;
   std::unique_ptr<OptimizerParamState> make_state(const Tensor&) const override {
     return std::make_unique<AdamParamState>();
   }

@@ -17,6 +17,12 @@ struct RMSpropOptions : OptimizerCloneableOptions<RMSpropOptions> {
  public:
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
+  /// Field by field (tensors: both undefined, or equal), as LibTorch's operator==.
+  friend bool operator==(const RMSpropOptions& a, const RMSpropOptions& b) {
+    return a.lr() == b.lr() && a.alpha() == b.alpha() && a.eps() == b.eps() &&
+           a.weight_decay() == b.weight_decay() && a.momentum() == b.momentum() &&
+           a.centered() == b.centered();
+  }
 };
 
 struct RMSpropParamState : OptimizerCloneableParamState<RMSpropParamState> {
@@ -28,6 +34,12 @@ struct RMSpropParamState : OptimizerCloneableParamState<RMSpropParamState> {
  public:
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
+  /// Field by field (tensors: both undefined, or equal), as LibTorch's operator==.
+  friend bool operator==(const RMSpropParamState& a, const RMSpropParamState& b) {
+    return a.step() == b.step() && detail::same_state(a.square_avg(), b.square_avg()) &&
+           detail::same_state(a.momentum_buffer(), b.momentum_buffer()) &&
+           detail::same_state(a.grad_avg(), b.grad_avg());
+  }
 };
 
 class RMSprop : public Optimizer {
@@ -39,6 +51,7 @@ class RMSprop : public Optimizer {
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:
+  bool load_pre_1_5(serialize::InputArchive& archive) override;
   std::unique_ptr<OptimizerParamState> make_state(const Tensor&) const override {
     return std::make_unique<RMSpropParamState>();
   }

@@ -17,6 +17,11 @@ struct SGDOptions : OptimizerCloneableOptions<SGDOptions> {
  public:
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
+  /// Field by field (tensors: both undefined, or equal), as LibTorch's operator==.
+  friend bool operator==(const SGDOptions& a, const SGDOptions& b) {
+    return a.lr() == b.lr() && a.momentum() == b.momentum() && a.dampening() == b.dampening() &&
+           a.weight_decay() == b.weight_decay() && a.nesterov() == b.nesterov();
+  }
 };
 
 struct SGDParamState : OptimizerCloneableParamState<SGDParamState> {
@@ -25,6 +30,10 @@ struct SGDParamState : OptimizerCloneableParamState<SGDParamState> {
  public:
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
+  /// Field by field (tensors: both undefined, or equal), as LibTorch's operator==.
+  friend bool operator==(const SGDParamState& a, const SGDParamState& b) {
+    return detail::same_state(a.momentum_buffer(), b.momentum_buffer());
+  }
 };
 
 class SGD : public Optimizer {
@@ -36,6 +45,7 @@ class SGD : public Optimizer {
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:
+  bool load_pre_1_5(serialize::InputArchive& archive) override;
   std::unique_ptr<OptimizerParamState> make_state(const Tensor&) const override {
     return std::make_unique<SGDParamState>();
   }

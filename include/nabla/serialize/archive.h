@@ -11,6 +11,7 @@
 // Modules write their parameters and buffers (Module::save), optimizers their state; the
 // free functions nabla::save / nabla::load (nabla/serialize.h) wrap them.
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <memory>
@@ -18,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "nabla/core/ivalue.h"
 #include "nabla/core/optional.h"
 #include "nabla/core/ordered_dict.h"
 #include "nabla/core/tensor.h"
@@ -36,6 +38,9 @@ struct IncompatibleKeys {
   std::vector<std::string> missing_keys;     // the module's, absent from the file
   std::vector<std::string> unexpected_keys;  // the file's, absent from the module
   std::vector<Mismatch> mismatched_keys;     // in both, with a different shape or dtype
+  /// Submodules of missing keys with no entry at all in the file ("a.x" when the file has
+  /// nothing under "a.x."), the outermost such prefix of each.
+  std::vector<std::string> missing_submodules;
   bool empty() const {
     return missing_keys.empty() && unexpected_keys.empty() && mismatched_keys.empty();
   }
@@ -53,6 +58,9 @@ class OutputArchive {
   /// Scalars, stored as 0-d float64 / int64 tensors.
   void write(const std::string& key, double value);
   void write(const std::string& key, int64_t value);
+  /// A tensor, int, double, bool or string as an IValue (LibTorch's write(key, IValue));
+  /// read(key, IValue&) gives back the same kind. Other kinds are a nabla::Error.
+  void write(const std::string& key, const IValue& value);
   /// A string stored in the safetensors "__metadata__" map (not a tensor).
   void write_metadata(const std::string& key, const std::string& value);
 
@@ -61,6 +69,9 @@ class OutputArchive {
   /// untouched and raises nabla::Error naming the path and the reason.
   void save_to(const std::string& filename) const;
   void save_to(std::ostream& stream) const;
+  /// Hands the file's bytes to `writer` (LibTorch's writer function), which returns how
+  /// many it took; fewer than given is an error.
+  void save_to(const std::function<size_t(const void* data, size_t size)>& writer) const;
 
   const OrderedDict<std::string, Tensor>& tensors() const { return tensors_; }
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
@@ -86,6 +97,12 @@ class InputArchive {
   /// without, a defined destination receives the values on its own device.
   void load_from(const std::string& filename, optional<Device> device = nullopt);
   void load_from(std::istream& stream, optional<Device> device = nullopt);
+  /// From `size` bytes in memory (copied).
+  void load_from(const char* data, size_t size, optional<Device> device = nullopt);
+  /// From a reader (LibTorch's read function: `read(pos, buf, n)` copies up to n bytes
+  /// from offset pos and returns how many) of `size()` bytes.
+  void load_from(const std::function<size_t(uint64_t pos, void* buf, size_t n)>& read,
+                 const std::function<size_t()>& size, optional<Device> device = nullopt);
 
   /// Where read() places what it reads from now on (nullopt: where the file's tensors are,
   /// the CPU); shared with nested archives. load_from's `device` sets it.
@@ -105,6 +122,10 @@ class InputArchive {
   bool try_read(const std::string& key, InputArchive& nested) const;
   void read(const std::string& key, double& value);
   void read(const std::string& key, int64_t& value);
+  /// What write(key, IValue) stored (a tensor written as one comes back as a tensor); a
+  /// missing key is an error ("does not have a field with name"), or false from try_read.
+  void read(const std::string& key, IValue& value);
+  bool try_read(const std::string& key, IValue& value);
   /// A "__metadata__" string (empty optional when absent).
   optional<std::string> read_metadata(const std::string& key) const;
 

@@ -196,6 +196,22 @@ void set_num_threads(int n) {
 
 int get_num_threads() { return ThreadPool::instance().num_threads(); }
 
+void init_num_threads() { (void)ThreadPool::instance(); }
+
+namespace {
+std::atomic<int> g_interop_threads{0};  // 0: not set, report the hardware's count
+}  // namespace
+
+void set_num_interop_threads(int n) {
+  NABLA_CHECK(n >= 1, "set_num_interop_threads: expected a positive number of threads, got ", n);
+  g_interop_threads.store(n);
+}
+
+int get_num_interop_threads() {
+  const int n = g_interop_threads.load();
+  return n > 0 ? n : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 bool in_parallel_region() { return t_in_parallel; }
 
 void detail::parallel_for_threads(int64_t begin, int64_t end, int64_t grain_size,

@@ -1,4 +1,5 @@
-// F:: convolution, fold/unfold and pooling: options unpacked onto the free functions.
+// F:: convolution, fold/unfold and pooling: options unpacked onto the free functions
+// (adaptive, 3-d, unpooling, fractional and power-average pooling: pooling.cpp).
 #include "nabla/nn/functional/conv.h"
 #include "nabla/nn/functional/pooling.h"
 
@@ -30,6 +31,12 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions
   });
 }
 
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& o) {
+  return with_padding<3>(o, [&](auto p) {
+    return nabla::conv3d(input, weight, o.bias(), o.stride(), p, o.dilation(), o.groups());
+  });
+}
+
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
                         const ConvTranspose1dFuncOptions& o) {
   return nabla::conv_transpose1d(input, weight, o.bias(), o.stride(), o.padding(),
@@ -42,9 +49,16 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
                                  o.output_padding(), o.groups(), o.dilation());
 }
 
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose3dFuncOptions& o) {
+  return nabla::conv_transpose3d(input, weight, o.bias(), o.stride(), o.padding(),
+                                 o.output_padding(), o.groups(), o.dilation());
+}
+
 Tensor unfold(const Tensor& input, const UnfoldFuncOptions& o) {
-  NABLA_CHECK(input.defined() && input.dim() == 4, "unfold: input must be 4-d (N, C, H, W), got ",
-              input.defined() ? input.dim() : 0, " dims");
+  NABLA_CHECK(input.defined() && input.dim() == 4,
+              "unfold: Input Error: Only 4D input Tensors are supported (got ",
+              input.defined() ? input.dim() : 0, "D); expected (N, C, H, W)");
   return im2col(input, o.kernel_size(), o.dilation(), o.padding(), o.stride());
 }
 
@@ -76,23 +90,6 @@ Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& o) {
 Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& o) {
   return nabla::avg_pool2d(input, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(),
                            o.count_include_pad(), o.divisor_override());
-}
-
-Tensor adaptive_avg_pool1d(const Tensor& input, const AdaptiveAvgPool1dFuncOptions& o) {
-  return nabla::adaptive_avg_pool1d(input, o.output_size());
-}
-
-Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptions& o) {
-  return nabla::adaptive_avg_pool2d(input, o.output_size());
-}
-
-std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
-                                                            const AdaptiveMaxPool2dFuncOptions& o) {
-  return nabla::adaptive_max_pool2d(input, o.output_size());
-}
-
-Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptions& o) {
-  return std::get<0>(nabla::adaptive_max_pool2d(input, o.output_size()));
 }
 
 }  // namespace nabla::nn::functional

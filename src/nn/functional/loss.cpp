@@ -1,6 +1,7 @@
 // F:: losses: options unpacked onto the at::-style free functions.
 #include "nabla/nn/functional/loss.h"
 
+#include "nabla/nn/functional/distance.h"
 #include "nabla/ops/functions.h"
 
 namespace nabla::nn::functional {
@@ -118,6 +119,43 @@ Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
     default:
       return loss.mean();
   }
+}
+
+Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
+                              const MultilabelMarginLossFuncOptions& o) {
+  return nabla::multilabel_margin_loss(input, target, reduction_code(o.reduction()));
+}
+
+Tensor multi_margin_loss(const Tensor& input, const Tensor& target,
+                         const MultiMarginLossFuncOptions& o) {
+  NABLA_CHECK(o.p() == 1 || o.p() == 2, "multi_margin_loss: only p == 1 and p == 2 supported, got ",
+              o.p());
+  NABLA_CHECK(!o.weight().defined() || o.weight().dim() == 1,
+              "multi_margin_loss: weight must be one-dimensional, got ", o.weight().dim(), " dims");
+  return nabla::multi_margin_loss(input, target, o.p(), o.margin(), o.weight(),
+                                  reduction_code(o.reduction()));
+}
+
+Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& positive,
+                                         const Tensor& negative,
+                                         const TripletMarginWithDistanceLossFuncOptions& o) {
+  auto distance = [&](const Tensor& a, const Tensor& b) {
+    return o.distance_function() ? (*o.distance_function())(a, b)
+                                 : nabla::pairwise_distance(a, b, 2.0, 1e-6, false);
+  };
+  const Tensor positive_distance = distance(anchor, positive);
+  Tensor negative_distance = distance(anchor, negative);
+  if (o.swap()) negative_distance = nabla::minimum(negative_distance, distance(positive, negative));
+  Tensor loss = (positive_distance - negative_distance + o.margin()).clamp_min(0);
+  if (std::holds_alternative<enumtype::kMean>(o.reduction())) return loss.mean();
+  if (std::holds_alternative<enumtype::kSum>(o.reduction())) return loss.sum();
+  return loss;
+}
+
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                const Tensor& target_lengths, const CTCLossFuncOptions& o) {
+  return nabla::ctc_loss(log_probs, targets, input_lengths, target_lengths, o.blank(),
+                         reduction_code(o.reduction()), o.zero_infinity());
 }
 
 }  // namespace nabla::nn::functional

@@ -18,9 +18,12 @@ Tensor pad(const Tensor& input, const PadFuncOptions& o) {
   if (std::holds_alternative<enumtype::kCircular>(o.mode())) return circular_pad(input, p);
   const size_t dims = p.size() / 2;
   const bool reflect = std::holds_alternative<enumtype::kReflect>(o.mode());
-  NABLA_CHECK(dims >= 1 && dims <= (reflect ? 2u : 3u), "pad: ", reflect ? "reflect" : "replicate",
-              " padding supports ", reflect ? "1 or 2" : "1 to 3", " padded dims, got ", dims);
-  if (reflect) return dims == 1 ? reflection_pad1d(input, p) : reflection_pad2d(input, p);
+  NABLA_CHECK(dims >= 1 && dims <= 3u, "pad: ", reflect ? "reflect" : "replicate",
+              " padding supports 1 to 3 padded dims, got ", dims);
+  if (reflect)
+    return dims == 1   ? reflection_pad1d(input, p)
+           : dims == 2 ? reflection_pad2d(input, p)
+                       : reflection_pad3d(input, p);
   return dims == 1   ? replication_pad1d(input, p)
          : dims == 2 ? replication_pad2d(input, p)
                      : replication_pad3d(input, p);

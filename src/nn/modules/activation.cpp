@@ -7,17 +7,29 @@
 
 namespace nabla::nn {
 
-void ReLUImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::ReLU()"; }
-void ReLU6Impl::pretty_print(std::ostream& s) const { s << "nabla::nn::ReLU6()"; }
+namespace {
+// LibTorch prints inplace only when set.
+const char* inplace_suffix(bool inplace) { return inplace ? ", inplace=true" : ""; }
+}  // namespace
+
+void ReLUImpl::pretty_print(std::ostream& s) const {
+  s << "nabla::nn::ReLU(" << (options.inplace() ? "inplace=true" : "") << ")";
+}
+void ReLU6Impl::pretty_print(std::ostream& s) const {
+  s << "nabla::nn::ReLU6(" << (options.inplace() ? "inplace=true" : "") << ")";
+}
 void LeakyReLUImpl::pretty_print(std::ostream& s) const {
-  s << "nabla::nn::LeakyReLU(negative_slope=" << options.negative_slope() << ")";
+  s << "nabla::nn::LeakyReLU(negative_slope=" << options.negative_slope()
+    << inplace_suffix(options.inplace()) << ")";
 }
 void ELUImpl::pretty_print(std::ostream& s) const {
-  s << "nabla::nn::ELU(alpha=" << options.alpha() << ")";
+  s << "nabla::nn::ELU(alpha=" << options.alpha() << inplace_suffix(options.inplace()) << ")";
 }
-void SELUImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::SELU()"; }
+void SELUImpl::pretty_print(std::ostream& s) const {
+  s << "nabla::nn::SELU(" << (options.inplace() ? "inplace=true" : "") << ")";
+}
 void CELUImpl::pretty_print(std::ostream& s) const {
-  s << "nabla::nn::CELU(alpha=" << options.alpha() << ")";
+  s << "nabla::nn::CELU(alpha=" << options.alpha() << inplace_suffix(options.inplace()) << ")";
 }
 void GELUImpl::pretty_print(std::ostream& s) const {
   s << "nabla::nn::GELU(approximate=" << options.approximate() << ")";
@@ -27,7 +39,7 @@ void GLUImpl::pretty_print(std::ostream& s) const {
 }
 void HardtanhImpl::pretty_print(std::ostream& s) const {
   s << "nabla::nn::Hardtanh(min_val=" << options.min_val() << ", max_val=" << options.max_val()
-    << ")";
+    << inplace_suffix(options.inplace()) << ")";
 }
 void HardshrinkImpl::pretty_print(std::ostream& s) const {
   s << "nabla::nn::Hardshrink(" << options.lambda() << ")";
@@ -41,7 +53,7 @@ void SoftplusImpl::pretty_print(std::ostream& s) const {
 }
 void ThresholdImpl::pretty_print(std::ostream& s) const {
   s << "nabla::nn::Threshold(threshold=" << options.threshold() << ", value=" << options.value()
-    << ")";
+    << inplace_suffix(options.inplace()) << ")";
 }
 void SigmoidImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::Sigmoid()"; }
 void TanhImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::Tanh()"; }
@@ -60,7 +72,8 @@ void LogSoftmaxImpl::pretty_print(std::ostream& s) const {
   s << "nabla::nn::LogSoftmax(dim=" << options.dim() << ")";
 }
 void RReLUImpl::pretty_print(std::ostream& s) const {
-  s << "nabla::nn::RReLU(lower=" << options.lower() << ", upper=" << options.upper() << ")";
+  s << "nabla::nn::RReLU(lower=" << options.lower() << ", upper=" << options.upper()
+    << inplace_suffix(options.inplace()) << ")";
 }
 
 Tensor RReLUImpl::forward(Tensor input) {
@@ -81,6 +94,15 @@ void PReLUImpl::reset() {
 
 void PReLUImpl::pretty_print(std::ostream& s) const {
   s << "nabla::nn::PReLU(num_parameters=" << options.num_parameters() << ")";
+}
+
+void Softmax2dImpl::pretty_print(std::ostream& s) const { s << "nabla::nn::Softmax2d()"; }
+
+Tensor Softmax2dImpl::forward(const Tensor& input) {
+  NABLA_CHECK(input.defined() && (input.dim() == 3 || input.dim() == 4),
+              "Softmax2d requires a 3D or 4D tensor as input, got ",
+              input.defined() ? input.dim() : 0, "D");
+  return functional::softmax(input, functional::SoftmaxFuncOptions(-3));
 }
 
 }  // namespace nabla::nn

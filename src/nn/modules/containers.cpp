@@ -31,10 +31,11 @@ std::shared_ptr<Module> SequentialImpl::clone(const optional<Device>& device) co
 
 void SequentialImpl::pretty_print(std::ostream& stream) const { stream << "nabla::nn::Sequential"; }
 
-Tensor SequentialImpl::forward(const Tensor& input) {
-  NABLA_CHECK(!modules_.empty(), "Sequential::forward: the Sequential is empty");
+Tensor SequentialImpl::forward_tensor(const Tensor& input) {
   Tensor x = input;
-  for (const auto& m : modules_) x = m.forward(x);
+  // As a const Tensor&: AnyModule's forward(const Tensor&) (the module's own tensor forward,
+  // which a nested Sequential also has) rather than its forward<ReturnType>(Args&&...).
+  for (const auto& m : modules_) x = m.forward(static_cast<const Tensor&>(x));
   return x;
 }
 
@@ -81,8 +82,8 @@ void ModuleListImpl::renumber() {
 }
 
 const std::shared_ptr<Module>& ModuleListImpl::ptr(size_t index) const {
-  NABLA_CHECK(index < modules_.size(), "ModuleList: index ", index,
-              " is out of range for a list of ", modules_.size(), " modules");
+  NABLA_CHECK(index < modules_.size(), "ModuleList: Index out of range: ", index, " in a list of ",
+              modules_.size(), " modules");
   return modules_[index];
 }
 

@@ -1,9 +1,10 @@
-// Conv1d/Conv2d and ConvTranspose1d/2d modules: parameters, initialisation, printing;
-// the arithmetic is nabla::conv{1,2}d / conv_transpose{1,2}d.
+// Conv1d/2d/3d and ConvTranspose1d/2d/3d modules: parameters, initialisation, printing;
+// the arithmetic is nabla::conv{1,2,3}d / conv_transpose{1,2,3}d.
 #include "nabla/nn/modules/conv.h"
 
 #include <cmath>
 #include <ostream>
+#include <string>
 
 #include "nabla/nn/functional/padding.h"
 #include "nabla/nn/init.h"
@@ -14,9 +15,14 @@ namespace nabla::nn {
 
 namespace {
 
+// One value for the 1-d forms, a list otherwise (LibTorch's ExpandingArray printing).
 template <size_t D>
 void print_array(std::ostream& os, const char* name, const ExpandingArray<D>& a) {
-  os << ", " << name << "=" << a.ref();
+  os << ", " << name << "=";
+  if constexpr (D == 1)
+    os << a[0];
+  else
+    os << a.ref();
 }
 
 template <size_t D>
@@ -66,8 +72,10 @@ Tensor conv(const Tensor& x, const Tensor& w, const Tensor& b, const detail::Con
             Padding padding) {
   if constexpr (D == 1)
     return conv1d(x, w, b, o.stride(), padding, o.dilation(), o.groups());
-  else
+  else if constexpr (D == 2)
     return conv2d(x, w, b, o.stride(), padding, o.dilation(), o.groups());
+  else
+    return conv3d(x, w, b, o.stride(), padding, o.dilation(), o.groups());
 }
 
 // What every convolution prints first: its channels, kernel_size and stride.
@@ -102,19 +110,17 @@ ConvNdImpl<D>::ConvNdImpl(ConvOptions<D> options_) : options(std::move(options_)
 
 template <size_t D>
 void ConvNdImpl<D>::reset() {
-  const char* what = D == 1 ? "Conv1d" : "Conv2d";
-  check_channels(what, options.in_channels(), options.out_channels(), options.groups());
-  for (size_t i = 0; i < D; ++i) {
-    NABLA_CHECK(
-        options.kernel_size()[i] > 0 && options.stride()[i] > 0 && options.dilation()[i] > 0, what,
-        ": kernel_size, stride and dilation must be positive");
-  }
-  if (const auto* same = std::get_if<enumtype::kSame>(&options.padding())) {
-    (void)same;
+  const std::string what = "Conv" + std::to_string(D) + "d";
+  check_channels(what.c_str(), options.in_channels(), options.out_channels(), options.groups());
+  // Stride and dilation are checked by the op, as LibTorch's modules (which print a
+  // dilation of 0 but cannot run it).
+  for (size_t i = 0; i < D; ++i)
+    NABLA_CHECK(options.kernel_size()[i] > 0, what, ": kernel_size must be positive, got ",
+                options.kernel_size().ref());
+  if (std::holds_alternative<enumtype::kSame>(options.padding()))
     NABLA_CHECK(all_equal(options.stride(), 1), what,
-                ": padding=kSame is not supported for strided convolutions (stride ",
+                ": padding='same' is not supported for strided convolutions (stride ",
                 options.stride().ref(), ")");
-  }
   register_conv_parameters(*this, options.out_channels(), options.in_channels() / options.groups());
 }
 
@@ -171,11 +177,8 @@ ConvTransposeNdImpl<D>::ConvTransposeNdImpl(ConvTransposeOptions<D> options_)
 
 template <size_t D>
 void ConvTransposeNdImpl<D>::reset() {
-  const char* what = D == 1 ? "ConvTranspose1d" : "ConvTranspose2d";
-  check_channels(what, options.in_channels(), options.out_channels(), options.groups());
-  NABLA_CHECK(std::holds_alternative<enumtype::kZeros>(options.padding_mode()), what,
-              ": only padding_mode kZeros is supported, got ",
-              enumtype::get_enum_name(options.padding_mode()));
+  const std::string what = "ConvTranspose" + std::to_string(D) + "d";
+  check_channels(what.c_str(), options.in_channels(), options.out_channels(), options.groups());
   register_conv_parameters(*this, options.in_channels(), options.out_channels() / options.groups());
 }
 
@@ -191,12 +194,18 @@ void ConvTransposeNdImpl<D>::pretty_print(std::ostream& stream) const {
   if (!all_equal(options.output_padding(), 0))
     print_array(stream, "output_padding", options.output_padding());
   print_dilation_groups_bias(stream, options);
+  if (!std::holds_alternative<enumtype::kZeros>(options.padding_mode()))
+    stream << ", padding_mode=" << enumtype::get_enum_name(options.padding_mode());
   stream << ")";
 }
 
 template <size_t D>
 Tensor ConvTransposeNdImpl<D>::forward(const Tensor& input,
                                        const std::vector<int64_t>& output_size) {
+  // LibTorch's modules take any padding_mode and refuse all but kZeros when run.
+  NABLA_CHECK(std::holds_alternative<enumtype::kZeros>(options.padding_mode()),
+              "Only `zeros` padding mode is supported for ConvTranspose", D, "d, got ",
+              enumtype::get_enum_name(options.padding_mode()));
   ExpandingArray<D> output_padding = options.output_padding();
   if (!output_size.empty()) {
     // PyTorch's _output_padding: the sizes may include N and C.
@@ -218,14 +227,19 @@ Tensor ConvTransposeNdImpl<D>::forward(const Tensor& input,
   if constexpr (D == 1)
     return conv_transpose1d(input, weight, bias, options.stride(), pads(options), output_padding,
                             options.groups(), options.dilation());
-  else
+  else if constexpr (D == 2)
     return conv_transpose2d(input, weight, bias, options.stride(), pads(options), output_padding,
+                            options.groups(), options.dilation());
+  else
+    return conv_transpose3d(input, weight, bias, options.stride(), pads(options), output_padding,
                             options.groups(), options.dilation());
 }
 
 template class ConvNdImpl<1>;
 template class ConvNdImpl<2>;
+template class ConvNdImpl<3>;
 template class ConvTransposeNdImpl<1>;
 template class ConvTransposeNdImpl<2>;
+template class ConvTransposeNdImpl<3>;
 
 }  // namespace nabla::nn

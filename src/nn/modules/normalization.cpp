@@ -115,6 +115,24 @@ InstanceNormImpl<D>::InstanceNormImpl(const InstanceNormOptions& options_) : opt
 template <int D>
 void InstanceNormImpl<D>::reset() {
   register_norm_state(*this);
+  if (options.track_running_stats())
+    num_batches_tracked =
+        this->register_buffer("num_batches_tracked", zeros({}, TensorOptions(kLong)));
+}
+
+template <int D>
+void InstanceNormImpl<D>::reset_running_stats() {
+  if (!options.track_running_stats()) return;
+  NoGradGuard guard;
+  running_mean.zero_();
+  running_var.fill_(1);
+  num_batches_tracked.zero_();
+}
+
+template <int D>
+void InstanceNormImpl<D>::reset_parameters() {
+  reset_running_stats();
+  reset_affine(weight, bias);
 }
 
 template <int D>
@@ -127,6 +145,10 @@ void InstanceNormImpl<D>::pretty_print(std::ostream& stream) const {
 
 template <int D>
 Tensor InstanceNormImpl<D>::forward(const Tensor& input) {
+  const int64_t rank = input.defined() ? input.dim() : 0;
+  NABLA_CHECK(rank == D + 1 || rank == D + 2, "InstanceNorm", D, "d: expected ", D + 1, "D or ",
+              D + 2, "D input (got ", rank, "D input)");
+  if (rank == D + 1) return forward(input.unsqueeze(0)).squeeze(0);  // unbatched
   return functional::instance_norm(
       input, functional::InstanceNormFuncOptions()
                  .running_mean(running_mean)
@@ -140,6 +162,7 @@ Tensor InstanceNormImpl<D>::forward(const Tensor& input) {
 
 template class InstanceNormImpl<1>;
 template class InstanceNormImpl<2>;
+template class InstanceNormImpl<3>;
 
 LayerNormImpl::LayerNormImpl(const LayerNormOptions& options_) : options(options_) { reset(); }
 

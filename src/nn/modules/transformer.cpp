@@ -90,8 +90,7 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(
 }
 
 void MultiheadAttentionImpl::pretty_print(std::ostream& stream) const {
-  stream << "nabla::nn::MultiheadAttention(embed_dim=" << options.embed_dim()
-         << ", num_heads=" << options.num_heads() << ")";
+  stream << "nabla::nn::MultiheadAttention";
 }
 
 // ---- Layers ---------------------------------------------------------------------------------
@@ -142,7 +141,7 @@ Tensor TransformerEncoderLayerImpl::forward(const Tensor& src, const Tensor& src
 }
 
 void TransformerEncoderLayerImpl::pretty_print(std::ostream& stream) const {
-  stream << "nabla::nn::TransformerEncoderLayer";
+  stream << "nabla::nn::TransformerEncoderLayerImpl";
 }
 
 TransformerDecoderLayerImpl::TransformerDecoderLayerImpl(
@@ -199,7 +198,7 @@ Tensor TransformerDecoderLayerImpl::forward(Tensor tgt, const Tensor& memory,
 }
 
 void TransformerDecoderLayerImpl::pretty_print(std::ostream& stream) const {
-  stream << "nabla::nn::TransformerDecoderLayer";
+  stream << "nabla::nn::TransformerDecoderLayerImpl";
 }
 
 // ---- Stacks -------------------------------------------------------------------------------
@@ -250,7 +249,7 @@ Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& src_mask
 }
 
 void TransformerEncoderImpl::pretty_print(std::ostream& stream) const {
-  stream << "nabla::nn::TransformerEncoder";
+  stream << "nabla::nn::TransformerEncoderImpl";
 }
 
 TransformerDecoderImpl::TransformerDecoderImpl(TransformerDecoderOptions options)
@@ -279,7 +278,7 @@ Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory,
 }
 
 void TransformerDecoderImpl::pretty_print(std::ostream& stream) const {
-  stream << "nabla::nn::TransformerDecoder";
+  stream << "nabla::nn::TransformerDecoderImpl";
 }
 
 // ---- Transformer --------------------------------------------------------------------------
@@ -328,13 +327,13 @@ Tensor TransformerImpl::forward(const Tensor& src, const Tensor& tgt, const Tens
                                 const Tensor& tgt_key_padding_mask,
                                 const Tensor& memory_key_padding_mask) {
   NABLA_CHECK(src.dim() == 3 && tgt.dim() == 3,
-              "Transformer: src and tgt should be 3-D [length, batch, d_model], "
+              "Transformer: src and tgt should have 3 dimensions [length, batch, d_model], "
               "got ",
               src.sizes(), " and ", tgt.sizes());
   NABLA_CHECK(src.size(1) == tgt.size(1), "Transformer: src and tgt should have equal batch size (",
               src.size(1), " vs ", tgt.size(1), ")");
   NABLA_CHECK(src.size(2) == options.d_model() && tgt.size(2) == options.d_model(),
-              "Transformer: the feature number of src and tgt must be equal to d_model (",
+              "Transformer: src and tgt should have same feature size as d_model (",
               options.d_model(), "), got ", src.size(2), " and ", tgt.size(2));
   Tensor memory = encoder.forward<Tensor>(src, src_mask, src_key_padding_mask);
   return decoder.forward<Tensor>(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask,

@@ -419,6 +419,7 @@ void ops::registry::add_nn_convolution_ops(std::vector<OpSchema>& t) {
                  }));
   NABLA_CONV(conv1d)
   NABLA_CONV(conv2d)
+  NABLA_CONV(conv3d)  // convolution3d.cpp
 #undef NABLA_CONV
 #define NABLA_CONV_TRANSPOSE(name)                                                          \
   t.push_back(op(#name, 2, 3, {stride, padding, output_padding, groups, dilation},          \
@@ -429,6 +430,7 @@ void ops::registry::add_nn_convolution_ops(std::vector<OpSchema>& t) {
                  }));
   NABLA_CONV_TRANSPOSE(conv_transpose1d)
   NABLA_CONV_TRANSPOSE(conv_transpose2d)
+  NABLA_CONV_TRANSPOSE(conv_transpose3d)
 #undef NABLA_CONV_TRANSPOSE
 }
 

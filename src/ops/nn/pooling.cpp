@@ -14,19 +14,14 @@
 #include "nabla/ops/pooling.h"
 #include "nabla/ops/trace.h"
 #include "ops/nn/nn_registry.h"
+#include "pooling_common.h"
 #include "window.h"
 
 namespace nabla {
 
 namespace {
 
-// PyTorch's pooling_output_shape.
-int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool ceil_mode) {
-  const int64_t numerator = in + 2 * pad - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  int64_t out = (numerator >= 0 ? numerator / s : -((-numerator + s - 1) / s)) + 1;
-  if (ceil_mode && (out - 1) * s >= in + pad) --out;
-  return out;
-}
+using ops::pooled_size;
 
 // The windows over x's last two dims ([..., h, w]); positions outside the image (padding,
 // ceil_mode's last windows) are skipped by max pooling and count as zeros in averages.
@@ -82,43 +77,60 @@ std::vector<int64_t> out_shape(const Tensor& x, int64_t oh, int64_t ow) {
 
 // ---- Max pooling --------------------------------------------------------------------------
 
-/// MaxPool2DWithIndicesBackward0 and AdaptiveMaxPool2DBackward0: each output's gradient
-/// goes to its window's arg-max.
+/// MaxPool2DWithIndicesBackward0 and the other nodes of ops::MaxPoolNode: each output's
+/// gradient goes to its window's arg-max.
 struct MaxPoolState {
-  SavedVariable indices;  // [..., oh, ow], flat positions in each h x w plane
-  DimVector input_sizes;  // [..., h, w]
+  SavedVariable indices;  // [..., o_1..o_k], flat positions in each i_1 x .. x i_k plane
+  DimVector input_sizes;  // [..., i_1..i_k]
+  int64_t spatial = 2;    // k
   auto saved() { return std::tie(indices); }
 };
 
-// Without create_graph one kernel (KernelBackend::max_pool2d_backward); with it, the same
-// scatter as differentiable ops (whose backward gathers), for higher derivatives.
+// [..., s_1..s_k] as the two trailing dims the kernel reads as a plane, [..., s_1..s_k-1, s_k].
+std::vector<int64_t> as_plane(IntArrayRef shape, int64_t spatial) {
+  const size_t lead = shape.size() - static_cast<size_t>(spatial);
+  std::vector<int64_t> s(shape.begin(), shape.begin() + static_cast<int64_t>(lead));
+  int64_t rows = 1;
+  for (size_t i = lead; i + 1 < shape.size(); ++i) rows *= shape[i];
+  s.push_back(rows);
+  s.push_back(shape.back());
+  return s;
+}
+
+// Without create_graph one kernel (KernelBackend::max_pool2d_backward, over each plane
+// seen as 2-d); with it, the same scatter as differentiable ops (whose backward gathers),
+// for higher derivatives.
 variable_list max_pool_backward(OpNode<MaxPoolState>& n, const variable_list& g) {
   const Tensor idx = n.get(n.state.indices);
   const IntArrayRef in_shape(n.state.input_sizes.data(), n.state.input_sizes.size());
+  const int64_t k = n.state.spatial;
   if (!GradMode::is_enabled()) {
     Tensor gi = empty(in_shape, g[0].options());
-    backend_for(gi.device()).max_pool2d_backward(gi, g[0].contiguous(), idx.contiguous());
+    const auto out_plane = as_plane(idx.sizes(), k);
+    backend_for(gi.device())
+        .max_pool2d_backward(gi.view(as_plane(in_shape, k)), g[0].contiguous().view(out_plane),
+                             idx.contiguous().view(out_plane));
     return {gi};
   }
-  std::vector<int64_t> flat(in_shape.begin(), in_shape.end() - 2), flat_out = flat;
-  flat.push_back(in_shape[in_shape.size() - 2] * in_shape.back());
+  std::vector<int64_t> flat(in_shape.begin(), in_shape.end() - k), flat_out = flat;
+  int64_t plane = 1;
+  for (size_t i = in_shape.size() - static_cast<size_t>(k); i < in_shape.size(); ++i)
+    plane *= in_shape[i];
+  flat.push_back(plane);
   flat_out.push_back(-1);
   const int64_t last = static_cast<int64_t>(flat.size()) - 1;
   return {zeros(flat, g[0].options())
               .scatter_add(last, idx.reshape(flat_out), g[0].reshape(flat_out))
               .view(in_shape)};
 }
-constexpr NodeType<MaxPoolState> kMaxPool{"MaxPool2DWithIndicesBackward0", max_pool_backward};
-constexpr NodeType<MaxPoolState> kAdaptiveMaxPool{"AdaptiveMaxPool2DBackward0", max_pool_backward};
-
-void record_max_pool(const NodeType<MaxPoolState>& type, const Tensor& input, const Tensor& out,
-                     const Tensor& indices) {
-  if (auto node = autograd::record_node(type, {&input})) {
-    node->state.input_sizes = DimVector(input.sizes().begin(), input.sizes().end());
-    node->state.indices = autograd::save(indices);
-    autograd::set_history(out, node);
-  }
-}
+constexpr NodeType<MaxPoolState> kMaxPoolNodes[] = {
+    {"MaxPool2DWithIndicesBackward0", max_pool_backward},
+    {"AdaptiveMaxPool2DBackward0", max_pool_backward},
+    {"MaxPool3DWithIndicesBackward0", max_pool_backward},
+    {"AdaptiveMaxPool3DBackward0", max_pool_backward},
+    {"FractionalMaxPool2DBackward0", max_pool_backward},
+    {"FractionalMaxPool3DBackward0", max_pool_backward},
+};
 
 // ---- Average pooling ----------------------------------------------------------------------
 
@@ -165,16 +177,7 @@ Tensor avg_divisor(const WindowGeometry& g, bool count_include_pad,
 
 // ---- Adaptive pooling ---------------------------------------------------------------------
 
-// Row i averages input positions [floor(i n / out), ceil((i + 1) n / out)).
-Tensor averaging_matrix(int64_t out, int64_t n, ScalarType dtype) {
-  std::vector<double> m(static_cast<size_t>(out * n), 0.0);
-  for (int64_t i = 0; i < out; ++i) {
-    const int64_t start = (i * n) / out, end = ((i + 1) * n + out - 1) / out;
-    for (int64_t j = start; j < end; ++j)
-      m[static_cast<size_t>(i * n + j)] = 1.0 / static_cast<double>(end - start);
-  }
-  return tensor(m, kDouble).view({out, n}).to(dtype);
-}
+using ops::averaging_matrix;
 
 std::array<int64_t, 2> adaptive_size(const char* op, const Tensor& input, IntArrayRef output_size) {
   check_input(op, input);
@@ -195,6 +198,41 @@ constexpr NodeType<AdaptiveAvgPoolState> kAdaptiveAvgPool{"AdaptiveAvgPool2DBack
                                                           adaptive_avg_pool_backward};
 
 }  // namespace
+
+int64_t ops::pooled_size(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool ceil_mode) {
+  const int64_t numerator = in + 2 * pad - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  int64_t out = (numerator >= 0 ? numerator / s : -((-numerator + s - 1) / s)) + 1;
+  if (ceil_mode && (out - 1) * s >= in + pad) --out;
+  return out;
+}
+
+std::vector<int64_t> ops::expand_size(const char* op, const char* what, IntArrayRef v, size_t dims,
+                                      IntArrayRef fallback) {
+  if (v.empty() && !fallback.empty()) v = fallback;
+  NABLA_CHECK(v.size() == dims || v.size() == 1, op, ": expected ", what,
+              " to be a single integer or a list of ", dims, ", got ", v.size(), " values");
+  return v.size() == 1 ? std::vector<int64_t>(dims, v[0]) : v.vec();
+}
+
+Tensor ops::averaging_matrix(int64_t out, int64_t n, ScalarType dtype) {
+  std::vector<double> m(static_cast<size_t>(out * n), 0.0);
+  for (int64_t i = 0; i < out; ++i) {
+    const int64_t start = (i * n) / out, end = ((i + 1) * n + out - 1) / out;
+    for (int64_t j = start; j < end; ++j)
+      m[static_cast<size_t>(i * n + j)] = 1.0 / static_cast<double>(end - start);
+  }
+  return tensor(m, kDouble).view({out, n}).to(dtype);
+}
+
+void ops::record_max_pool(MaxPoolNode kind, const Tensor& input, const Tensor& out,
+                          const Tensor& indices, int64_t spatial) {
+  if (auto node = autograd::record_node(kMaxPoolNodes[static_cast<int>(kind)], {&input})) {
+    node->state.input_sizes = DimVector(input.sizes().begin(), input.sizes().end());
+    node->state.indices = autograd::save(indices);
+    node->state.spatial = spatial;
+    autograd::set_history(out, node);
+  }
+}
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size,
                                                    IntArrayRef stride, IntArrayRef padding,
@@ -217,7 +255,7 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
   Tensor indices = empty(flat_out, input.options().dtype(kLong));
   if (values.numel() > 0) backend_for(x).max_pool2d(values.view(shape), indices.view(shape), x, g);
   Tensor out = values.view(shape), idx = indices.view(shape);
-  record_max_pool(kMaxPool, input, out, idx);
+  ops::record_max_pool(ops::MaxPoolNode::MaxPool2d, input, out, idx, 2);
   return {out, idx};
 }
 
@@ -245,6 +283,25 @@ Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   return max_pool2d(input.unsqueeze(-2), one(kernel_size, 1), one(stride, kernel_size[0]),
                     {0, padding.empty() ? 0 : padding[0]}, one(dilation, 1), ceil_mode)
       .squeeze(-2);
+}
+
+std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, IntArrayRef kernel_size,
+                                                   IntArrayRef stride, IntArrayRef padding,
+                                                   IntArrayRef dilation, bool ceil_mode) {
+  NABLA_TRACED("max_pool1d_with_indices", ops::call_inputs({input}), {"kernel_size", kernel_size},
+               {"stride", stride}, {"padding", padding}, {"dilation", dilation},
+               {"ceil_mode", ceil_mode});
+  const char* op = "max_pool1d_with_indices";
+  NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3), op,
+              ": expected 2-d or 3-d input, got ", input.defined() ? input.dim() : 0, " dims");
+  const auto k = ops::expand_size(op, "kernel_size", kernel_size, 1);
+  const auto s = ops::expand_size(op, "stride", stride, 1, kernel_size);
+  const auto p = ops::expand_size(op, "padding", padding, 1);
+  const auto d = ops::expand_size(op, "dilation", dilation, 1);
+  // An index into a 1 x L plane is the position along L.
+  auto [v, i] = max_pool2d_with_indices(input.unsqueeze(-2), {1, k[0]}, {1, s[0]}, {0, p[0]},
+                                        {1, d[0]}, ceil_mode);
+  return {v.squeeze(-2), i.squeeze(-2)};
 }
 
 Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
@@ -341,8 +398,21 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, IntArrayRef 
     out = stack(values, -1).view(shape);
     idx = stack(indices, -1).view(shape);
   }
-  record_max_pool(kAdaptiveMaxPool, input, out, idx);
+  ops::record_max_pool(ops::MaxPoolNode::AdaptiveMaxPool2d, input, out, idx, 2);
   return {out, idx};
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& input, IntArrayRef output_size) {
+  NABLA_TRACED("adaptive_max_pool1d", ops::call_inputs({input}), {"output_size", output_size});
+  NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
+              "adaptive_max_pool1d: expected 2-d or 3-d input, got ",
+              input.defined() ? input.dim() : 0, " dims");
+  NABLA_CHECK(output_size.size() == 1, "adaptive_max_pool1d: output_size must be one int, got ",
+              output_size);
+  NABLA_CHECK(input.size(-1) > 0, "adaptive_max_pool1d: expected a non-empty last dim, got ",
+              input.sizes());
+  auto [v, i] = adaptive_max_pool2d(input.unsqueeze(-2), {1, output_size[0]});
+  return {v.squeeze(-2), i.squeeze(-2)};
 }
 
 // ---- Registry -------------------------------------------------------------------------------
@@ -371,6 +441,13 @@ void ops::registry::add_nn_pooling_ops(std::vector<OpSchema>& t) {
     return {max_pool1d(x[0], a.ints("kernel_size"), a.ints("stride"), a.ints("padding"),
                        a.ints("dilation"), a.b("ceil_mode"))};
   }));
+  t.push_back(op("max_pool1d_with_indices", 1, 1, max_attrs,
+                 [](const Inputs& x, const AttrReader& a) -> Inputs {
+                   auto [v, i] = max_pool1d_with_indices(x[0], a.ints("kernel_size"),
+                                                         a.ints("stride"), a.ints("padding"),
+                                                         a.ints("dilation"), a.b("ceil_mode"));
+                   return {v, i};
+                 }));
   t.push_back(op("avg_pool2d", 1, 1,
                  {kernel, stride, padding, ceil_mode, count_include_pad,
                   optional_attr("divisor_override", AttrType::Int)},
@@ -398,6 +475,11 @@ void ops::registry::add_nn_pooling_ops(std::vector<OpSchema>& t) {
   t.push_back(op("adaptive_max_pool2d", 1, 1, {output_size},
                  [](const Inputs& x, const AttrReader& a) -> Inputs {
                    auto [v, i] = adaptive_max_pool2d(x[0], a.ints("output_size"));
+                   return {v, i};
+                 }));
+  t.push_back(op("adaptive_max_pool1d", 1, 1, {output_size},
+                 [](const Inputs& x, const AttrReader& a) -> Inputs {
+                   auto [v, i] = adaptive_max_pool1d(x[0], a.ints("output_size"));
                    return {v, i};
                  }));
 }

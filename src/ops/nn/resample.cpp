@@ -37,7 +37,7 @@ Tensor unselect(const Tensor& grad, int64_t dim, int64_t size, const Tensor& ind
 
 enum class PadMode : uint8_t { Reflect, Replicate };
 
-/// ReflectionPad{1,2}DBackward0, ReplicationPad{1,2,3}DBackward0: the pads of the last
+/// ReflectionPad{1,2,3}DBackward0, ReplicationPad{1,2,3}DBackward0: the pads of the last
 /// `dims` dims, (left, right) per dim from the last dim on.
 struct PadState {
   DimVector input_sizes;
@@ -79,6 +79,7 @@ variable_list pad_backward(OpNode<PadState>& n, const variable_list& grads) {
 }
 constexpr NodeType<PadState> kReflectionPad1d{"ReflectionPad1DBackward0", pad_backward};
 constexpr NodeType<PadState> kReflectionPad2d{"ReflectionPad2DBackward0", pad_backward};
+constexpr NodeType<PadState> kReflectionPad3d{"ReflectionPad3DBackward0", pad_backward};
 constexpr NodeType<PadState> kReplicationPad1d{"ReplicationPad1DBackward0", pad_backward};
 constexpr NodeType<PadState> kReplicationPad2d{"ReplicationPad2DBackward0", pad_backward};
 constexpr NodeType<PadState> kReplicationPad3d{"ReplicationPad3DBackward0", pad_backward};
@@ -262,6 +263,10 @@ Tensor reflection_pad2d(const Tensor& input, IntArrayRef pad) {
   NABLA_TRACED("reflection_pad2d", ops::call_inputs({input}), {"padding", pad});
   return pad_last_dims("reflection_pad2d", kReflectionPad2d, input, pad, PadMode::Reflect, 2);
 }
+Tensor reflection_pad3d(const Tensor& input, IntArrayRef pad) {
+  NABLA_TRACED("reflection_pad3d", ops::call_inputs({input}), {"padding", pad});
+  return pad_last_dims("reflection_pad3d", kReflectionPad3d, input, pad, PadMode::Reflect, 3);
+}
 Tensor replication_pad1d(const Tensor& input, IntArrayRef pad) {
   NABLA_TRACED("replication_pad1d", ops::call_inputs({input}), {"padding", pad});
   return pad_last_dims("replication_pad1d", kReplicationPad1d, input, pad, PadMode::Replicate, 1);
@@ -398,6 +403,7 @@ void ops::registry::add_nn_resample_ops(std::vector<OpSchema>& t) {
   }));
   NABLA_PAD(reflection_pad1d)
   NABLA_PAD(reflection_pad2d)
+  NABLA_PAD(reflection_pad3d)
   NABLA_PAD(replication_pad1d)
   NABLA_PAD(replication_pad2d)
   NABLA_PAD(replication_pad3d)

@@ -2,11 +2,13 @@
 // autograd gives their gradients and second derivatives. The input projection of every
 // time step is one matmul per layer and direction; only the recurrence is sequential.
 #include "nabla/ops/rnn.h"
-#include "nabla/ops/trace.h"
+
+#include <algorithm>
 
 #include "nabla/ops/dropout.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/trace.h"
 #include "ops/nn/nn_registry.h"
 
 namespace nabla {
@@ -46,9 +48,10 @@ void check_cell(const char* op, Mode m, const Tensor& input, const Tensor& hx, c
               " and hidden size ", hidden);
 }
 
-// One step; x and h are 2-d. Returns the new h (and c for LSTM through `c`).
+// One step; x and h are 2-d. Returns the new h (and c for LSTM through `c`); an LSTM with
+// projections (w_hr defined) returns h projected to w_hr's rows.
 Tensor step(Mode m, const Tensor& gi, const Tensor& h, Tensor* c, const Tensor& w_hh,
-            const Tensor& b_hh) {
+            const Tensor& b_hh, const Tensor& w_hr = {}) {
   Tensor gh = affine(h, w_hh, b_hh);
   switch (m) {
     case Mode::Tanh:
@@ -59,7 +62,8 @@ Tensor step(Mode m, const Tensor& gi, const Tensor& h, Tensor* c, const Tensor& 
       auto g = (gi + gh).chunk(4, 1);
       Tensor i = g[0].sigmoid(), f = g[1].sigmoid(), cell = g[2].tanh(), o = g[3].sigmoid();
       *c = f * *c + i * cell;
-      return o * c->tanh();
+      Tensor out = o * c->tanh();
+      return w_hr.defined() ? out.matmul(w_hr.t()) : out;
     }
     case Mode::Gru: {
       auto a = gi.chunk(3, 1), b = gh.chunk(3, 1);
@@ -95,6 +99,179 @@ std::vector<Tensor> sequence_inputs(std::initializer_list<Tensor> head, TensorLi
 // Dropout between layers: at::dropout, as LibTorch's RNNs (the same mask for a seed).
 Tensor drop(const Tensor& x, double p) { return dropout(x, p, true); }
 
+// The parameters of one layer and direction within the flat list.
+struct LayerParams {
+  Tensor w_ih, w_hh, b_ih, b_hh, w_hr;
+};
+
+// What every sequence op checks and derives from its flat parameters: per layer and
+// direction w_ih, w_hh, then (has_biases) b_ih, b_hh, then (an LSTM with projections) w_hr.
+struct Layout {
+  int64_t dirs, per, hidden, out;  // out: the size of h (proj_size, or hidden)
+  bool proj;
+  LayerParams at(TensorList params, int64_t layer, int64_t dir, bool has_biases) const {
+    const size_t base = static_cast<size_t>((layer * dirs + dir) * per);
+    LayerParams p{params[base], params[base + 1], {}, {}, {}};
+    if (has_biases) {
+      p.b_ih = params[base + 2];
+      p.b_hh = params[base + 3];
+    }
+    if (proj) p.w_hr = params[base + static_cast<size_t>(per) - 1];
+    return p;
+  }
+};
+
+Layout layout(Mode m, const char* op, TensorList params, bool has_biases, int64_t num_layers,
+              double dropout, bool bidirectional) {
+  NABLA_CHECK(num_layers >= 1, op, ": num_layers must be positive, got ", num_layers);
+  NABLA_CHECK(dropout >= 0 && dropout <= 1, op, ": dropout must be in [0, 1], got ", dropout);
+  Layout l{};
+  l.dirs = bidirectional ? 2 : 1;
+  const int64_t plain = has_biases ? 4 : 2;
+  const auto count = static_cast<int64_t>(params.size());
+  l.proj = m == Mode::Lstm && count == num_layers * l.dirs * (plain + 1);
+  l.per = plain + (l.proj ? 1 : 0);
+  NABLA_CHECK(count == num_layers * l.dirs * l.per, op, ": expected ", num_layers * l.dirs * plain,
+              " parameter tensors (", num_layers, " layers x ", l.dirs, " directions x ", plain,
+              (m == Mode::Lstm ? ", one more each with projections" : ""), "), got ", count);
+  NABLA_CHECK(params[0].defined() && params[0].dim() == 2 &&
+                  params[0].size(0) % gate_count(m) == 0 && params[0].size(0) > 0,
+              op, ": w_ih of layer 0 must be 2-d with a multiple of ", gate_count(m), " rows, got ",
+              params[0].defined() ? params[0].sizes().vec() : std::vector<int64_t>{});
+  l.hidden = params[0].size(0) / gate_count(m);
+  l.out = l.proj ? params[static_cast<size_t>(l.per) - 1].size(0) : l.hidden;
+  return l;
+}
+
+// One layer in one direction over packed rows: x [rows, in] holds step t's sizes[t]
+// sequences back to back (sizes decreasing; the padded case has them all equal). h0 and
+// c0 are [sizes[0], *]. A sequence's final state is taken at its own last step: going
+// forward, the rows of the sequences that ended are set aside as the batch shrinks; going
+// backward, the batch grows and the new rows start from h0.
+struct Sweep {
+  std::vector<Tensor> outputs;  // one [sizes[t], out] per step
+  Tensor h, c;
+};
+Sweep sweep(Mode m, const Tensor& x, const std::vector<int64_t>& sizes, bool reverse,
+            const Tensor& h0, const Tensor& c0, const LayerParams& p) {
+  const auto steps = static_cast<int64_t>(sizes.size());
+  std::vector<int64_t> offset(sizes.size() + 1, 0);
+  for (size_t t = 0; t < sizes.size(); ++t) offset[t + 1] = offset[t] + sizes[t];
+  const Tensor gi_all = affine(x, p.w_ih, p.b_ih);  // all steps' input projections at once
+  Sweep r;
+  r.outputs.resize(sizes.size());
+  auto run_step = [&](int64_t t, Tensor& h, Tensor& c) {
+    const auto i = static_cast<size_t>(t);
+    h = step(m, gi_all.narrow(0, offset[i], sizes[i]), h, &c, p.w_hh, p.b_hh, p.w_hr);
+    r.outputs[i] = h;
+  };
+  const bool lstm = m == Mode::Lstm;
+  if (!reverse) {
+    Tensor h = h0, c = c0;
+    int64_t rows = h0.size(0);
+    std::vector<Tensor> ended_h, ended_c;  // highest rows first
+    for (int64_t t = 0; t < steps; ++t) {
+      const int64_t b = sizes[static_cast<size_t>(t)];
+      if (b < rows) {
+        ended_h.push_back(h.narrow(0, b, rows - b));
+        h = h.narrow(0, 0, b);
+        if (lstm) {
+          ended_c.push_back(c.narrow(0, b, rows - b));
+          c = c.narrow(0, 0, b);
+        }
+        rows = b;
+      }
+      run_step(t, h, c);
+    }
+    if (ended_h.empty()) {
+      r.h = h;
+      r.c = c;
+    } else {
+      ended_h.push_back(h);
+      std::reverse(ended_h.begin(), ended_h.end());
+      r.h = cat(ended_h, 0);
+      if (lstm) {
+        ended_c.push_back(c);
+        std::reverse(ended_c.begin(), ended_c.end());
+        r.c = cat(ended_c, 0);
+      }
+    }
+  } else {
+    int64_t rows = steps > 0 ? sizes.back() : h0.size(0);
+    Tensor h = rows == h0.size(0) ? h0 : h0.narrow(0, 0, rows);
+    Tensor c = !lstm || rows == c0.size(0) ? c0 : c0.narrow(0, 0, rows);
+    for (int64_t t = steps - 1; t >= 0; --t) {
+      const int64_t b = sizes[static_cast<size_t>(t)];
+      if (b > rows) {
+        h = cat({h, h0.narrow(0, rows, b - rows)}, 0);
+        if (lstm) c = cat({c, c0.narrow(0, rows, b - rows)}, 0);
+        rows = b;
+      }
+      run_step(t, h, c);
+    }
+    r.h = h;
+    r.c = c;
+  }
+  return r;
+}
+
+// Every layer and direction. Padded (every step holds the whole batch): x is [T, N, in]
+// and the output [T, N, dirs * out], each direction's steps stacked (LibTorch's nodes:
+// StackBackward0, CatBackward0 across directions). Packed: x is [rows, in], step t's
+// sizes[t] rows back to back, and so is the output [rows, dirs * out]. h0 is
+// [layers * dirs, sizes[0], out], c0 likewise with hidden. Returns (output, h_n, c_n).
+std::tuple<Tensor, Tensor, Tensor> run_rows(Mode m, const char* op, const Tensor& x,
+                                            const std::vector<int64_t>& sizes, bool padded,
+                                            const Tensor& h0, const Tensor& c0, TensorList params,
+                                            const Layout& lay, bool has_biases, int64_t num_layers,
+                                            double dropout, bool train) {
+  std::vector<Tensor> h_n, c_n;
+  Tensor layer_input = x;
+  const int64_t steps = static_cast<int64_t>(sizes.size());
+  const int64_t batch = h0.size(1);
+  const int feature_dim = padded ? 2 : 1;
+  for (int64_t l = 0; l < num_layers; ++l) {
+    std::vector<Tensor> dir_outputs;
+    const int64_t in = layer_input.size(feature_dim);
+    const Tensor rows = padded ? layer_input.reshape({steps * batch, in}) : layer_input;
+    for (int64_t d = 0; d < lay.dirs; ++d) {
+      const LayerParams p = lay.at(params, l, d, has_biases);
+      const int64_t gates = gate_count(m) * lay.hidden;
+      NABLA_CHECK(p.w_ih.dim() == 2 && p.w_ih.size(0) == gates && p.w_ih.size(1) == in &&
+                      p.w_hh.dim() == 2 && p.w_hh.size(0) == gates && p.w_hh.size(1) == lay.out &&
+                      (!lay.proj || (p.w_hr.dim() == 2 && p.w_hr.size(0) == lay.out &&
+                                     p.w_hr.size(1) == lay.hidden)),
+                  op, ": layer ", l, " direction ", d, " weights ", p.w_ih.sizes(), " and ",
+                  p.w_hh.sizes(), " do not fit input size ", in, " and hidden size ", lay.hidden,
+                  lay.proj ? " with projections" : "");
+      Sweep s = sweep(m, rows, sizes, d == 1, h0[l * lay.dirs + d],
+                      m == Mode::Lstm ? c0[l * lay.dirs + d] : Tensor(), p);
+      const TensorOptions o(x.scalar_type());
+      if (steps == 0)
+        dir_outputs.push_back(padded ? zeros({0, batch, lay.out}, o) : zeros({0, lay.out}, o));
+      else
+        dir_outputs.push_back(padded ? stack(s.outputs, 0) : cat(s.outputs, 0));
+      h_n.push_back(s.h);
+      if (m == Mode::Lstm) c_n.push_back(s.c);
+    }
+    layer_input = lay.dirs == 1 ? dir_outputs[0] : cat(dir_outputs, feature_dim);
+    if (train && dropout > 0 && l + 1 < num_layers) layer_input = drop(layer_input, dropout);
+  }
+  return {layer_input, stack(h_n, 0), m == Mode::Lstm ? stack(c_n, 0) : Tensor()};
+}
+
+// h0 or c0 as given (its shape checked), or zeros when undefined.
+Tensor state_or_zeros(const char* op, const char* what, const Tensor& s, std::vector<int64_t> want,
+                      bool unbatched, ScalarType dtype) {
+  if (!s.defined()) {
+    if (unbatched) want.insert(want.begin() + 1, 1);
+    return zeros(want, TensorOptions(dtype));
+  }
+  NABLA_CHECK(s.sizes().vec() == want, op, ": ", what, " has shape ", s.sizes(), ", expected ",
+              want);
+  return unbatched ? s.unsqueeze(1) : s;
+}
+
 std::tuple<Tensor, Tensor, Tensor> run(Mode m, const Tensor& input, const Tensor& h0_in,
                                        const Tensor& c0_in, TensorList params, bool has_biases,
                                        int64_t num_layers, double dropout, bool train,
@@ -103,67 +280,22 @@ std::tuple<Tensor, Tensor, Tensor> run(Mode m, const Tensor& input, const Tensor
   NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3), op,
               ": input must be 2-d (unbatched) or 3-d, got ", input.defined() ? input.dim() : 0,
               " dims");
-  NABLA_CHECK(num_layers >= 1, op, ": num_layers must be positive, got ", num_layers);
-  NABLA_CHECK(dropout >= 0 && dropout <= 1, op, ": dropout must be in [0, 1], got ", dropout);
-  const int64_t dirs = bidirectional ? 2 : 1;
-  const int64_t per = has_biases ? 4 : 2;
-  NABLA_CHECK(static_cast<int64_t>(params.size()) == num_layers * dirs * per, op, ": expected ",
-              num_layers * dirs * per, " parameter tensors (", num_layers, " layers x ", dirs,
-              " directions x ", per, "), got ", params.size());
+  const Layout lay = layout(m, op, params, has_biases, num_layers, dropout, bidirectional);
   const bool unbatched = input.dim() == 2;
   Tensor x =
       unbatched ? input.unsqueeze(1) : (batch_first ? input.transpose(0, 1) : input);  // [T, N, in]
   const int64_t steps = x.size(0), batch = x.size(1);
-  const int64_t hidden = params[1].size(1);
-  auto prepare_state = [&](const Tensor& s, const char* what) {
-    const std::vector<int64_t> want = unbatched
-                                          ? std::vector<int64_t>{num_layers * dirs, hidden}
-                                          : std::vector<int64_t>{num_layers * dirs, batch, hidden};
-    if (!s.defined())
-      return zeros({num_layers * dirs, batch, hidden}, TensorOptions(input.scalar_type()));
-    NABLA_CHECK(s.sizes().vec() == want, op, ": ", what, " has shape ", s.sizes(), ", expected ",
-                want);
-    return unbatched ? s.unsqueeze(1) : s;
+  auto want = [&](int64_t size) {
+    return unbatched ? std::vector<int64_t>{num_layers * lay.dirs, size}
+                     : std::vector<int64_t>{num_layers * lay.dirs, batch, size};
   };
-  Tensor h0 = prepare_state(h0_in, "h0"), c0;
-  if (m == Mode::Lstm) c0 = prepare_state(c0_in, "c0");
-  std::vector<Tensor> h_n, c_n;
-  Tensor layer_input = x;
-  for (int64_t l = 0; l < num_layers; ++l) {
-    std::vector<Tensor> dir_outputs;
-    for (int64_t d = 0; d < dirs; ++d) {
-      const size_t base = static_cast<size_t>((l * dirs + d) * per);
-      const Tensor& w_ih = params[base];
-      const Tensor& w_hh = params[base + 1];
-      Tensor b_ih = has_biases ? params[base + 2] : Tensor();
-      Tensor b_hh = has_biases ? params[base + 3] : Tensor();
-      NABLA_CHECK(w_ih.dim() == 2 && w_ih.size(0) == gate_count(m) * hidden &&
-                      w_ih.size(1) == layer_input.size(2) && w_hh.dim() == 2 &&
-                      w_hh.size(0) == gate_count(m) * hidden && w_hh.size(1) == hidden,
-                  op, ": layer ", l, " direction ", d, " weights ", w_ih.sizes(), " and ",
-                  w_hh.sizes(), " do not fit input size ", layer_input.size(2), " and hidden size ",
-                  hidden);
-      // Input projections of all steps at once: [T * N, G * H].
-      Tensor gi_all = affine(layer_input.reshape({steps * batch, layer_input.size(2)}), w_ih, b_ih)
-                          .view({steps, batch, gate_count(m) * hidden});
-      Tensor h = h0[l * dirs + d];
-      Tensor c = m == Mode::Lstm ? c0[l * dirs + d] : Tensor();
-      std::vector<Tensor> outs(static_cast<size_t>(steps));
-      for (int64_t s = 0; s < steps; ++s) {
-        const int64_t t = d == 0 ? s : steps - 1 - s;
-        h = step(m, gi_all[t], h, &c, w_hh, b_hh);
-        outs[static_cast<size_t>(t)] = h;
-      }
-      dir_outputs.push_back(steps > 0
-                                ? stack(outs, 0)
-                                : zeros({0, batch, hidden}, TensorOptions(input.scalar_type())));
-      h_n.push_back(h);
-      if (m == Mode::Lstm) c_n.push_back(c);
-    }
-    layer_input = dirs == 1 ? dir_outputs[0] : cat(dir_outputs, 2);
-    if (train && dropout > 0 && l + 1 < num_layers) layer_input = drop(layer_input, dropout);
-  }
-  Tensor output = unbatched ? layer_input.squeeze(1) : layer_input;
+  Tensor h0 = state_or_zeros(op, "h0", h0_in, want(lay.out), unbatched, input.scalar_type());
+  Tensor c0;
+  if (m == Mode::Lstm)
+    c0 = state_or_zeros(op, "c0", c0_in, want(lay.hidden), unbatched, input.scalar_type());
+  auto [output, hn, cn] = run_rows(m, op, x, std::vector<int64_t>(steps, batch), /*padded=*/true,
+                                   h0, c0, params, lay, has_biases, num_layers, dropout, train);
+  if (unbatched) output = output.squeeze(1);
   // LibTorch transposes lstm's output out of place and the others' in place (their nodes:
   // TransposeBackward0, TransposeBackward1).
   if (!unbatched && batch_first) {
@@ -172,12 +304,48 @@ std::tuple<Tensor, Tensor, Tensor> run(Mode m, const Tensor& input, const Tensor
     else
       output.transpose_(0, 1);
   }
-  Tensor hn = stack(h_n, 0), cn = m == Mode::Lstm ? stack(c_n, 0) : Tensor();
   if (unbatched) {
     hn = hn.squeeze(1);
     if (cn.defined()) cn = cn.squeeze(1);
   }
   return {output, hn, cn};
+}
+
+// The packed form: data [rows, in] and batch_sizes (int64 on the CPU, decreasing).
+std::tuple<Tensor, Tensor, Tensor> run_packed(Mode m, const Tensor& data, const Tensor& batch_sizes,
+                                              const Tensor& h0_in, const Tensor& c0_in,
+                                              TensorList params, bool has_biases,
+                                              int64_t num_layers, double dropout, bool train,
+                                              bool bidirectional) {
+  const char* op = mode_name(m);
+  NABLA_CHECK(data.defined() && data.dim() == 2, op, ": packed data must be 2-d, got ",
+              data.defined() ? data.dim() : 0, " dims");
+  NABLA_CHECK(batch_sizes.defined() && batch_sizes.dim() == 1 &&
+                  batch_sizes.scalar_type() == kLong && batch_sizes.device().is_cpu(),
+              op, ": batch_sizes must be a 1-d int64 tensor on the CPU");
+  const Tensor bs = batch_sizes.contiguous();
+  const int64_t* b = bs.data_ptr<int64_t>();
+  std::vector<int64_t> sizes(b, b + bs.numel());
+  int64_t total = 0;
+  for (size_t t = 0; t < sizes.size(); ++t) {
+    NABLA_CHECK(sizes[t] > 0 && (t == 0 || sizes[t] <= sizes[t - 1]), op,
+                ": batch_sizes must be positive and not increasing, got ", batch_sizes.sizes(),
+                " with ", sizes[t], " at step ", t);
+    total += sizes[t];
+  }
+  NABLA_CHECK(total == data.size(0), op, ": batch_sizes add up to ", total, " but data has ",
+              data.size(0), " rows");
+  const Layout lay = layout(m, op, params, has_biases, num_layers, dropout, bidirectional);
+  const int64_t batch = sizes.empty() ? 0 : sizes[0];
+  auto want = [&](int64_t size) {
+    return std::vector<int64_t>{num_layers * lay.dirs, batch, size};
+  };
+  Tensor h0 = state_or_zeros(op, "h0", h0_in, want(lay.out), false, data.scalar_type());
+  Tensor c0;
+  if (m == Mode::Lstm)
+    c0 = state_or_zeros(op, "c0", c0_in, want(lay.hidden), false, data.scalar_type());
+  return run_rows(m, op, data, sizes, /*padded=*/false, h0, c0, params, lay, has_biases, num_layers,
+                  dropout, train);
 }
 
 }  // namespace
@@ -241,6 +409,33 @@ NABLA_SINGLE_STATE_RNN(gru, Mode::Gru)
 NABLA_SINGLE_STATE_RNN(rnn_tanh, Mode::Tanh)
 NABLA_SINGLE_STATE_RNN(rnn_relu, Mode::Relu)
 #undef NABLA_SINGLE_STATE_RNN
+
+// The packed forms run untraced: a trace records the ops they are made of, for the
+// batch sizes it saw.
+std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor& data, const Tensor& batch_sizes,
+                                        TensorList hx, TensorList params, bool has_biases,
+                                        int64_t num_layers, double dropout, bool train,
+                                        bool bidirectional) {
+  NABLA_CHECK(hx.size() == 2 || hx.empty(), "lstm: hx must be {h0, c0} (or empty for zeros), got ",
+              hx.size(), " tensors");
+  return run_packed(Mode::Lstm, data, batch_sizes, hx.empty() ? Tensor() : hx[0],
+                    hx.empty() ? Tensor() : hx[1], params, has_biases, num_layers, dropout, train,
+                    bidirectional);
+}
+
+#define NABLA_SINGLE_STATE_PACKED_RNN(name, mode)                                                  \
+  std::tuple<Tensor, Tensor> name(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, \
+                                  TensorList params, bool has_biases, int64_t num_layers,          \
+                                  double dropout, bool train, bool bidirectional) {                \
+    auto [out, h, c] = run_packed(mode, data, batch_sizes, hx, {}, params, has_biases, num_layers, \
+                                  dropout, train, bidirectional);                                  \
+    (void)c;                                                                                       \
+    return {out, h};                                                                               \
+  }
+NABLA_SINGLE_STATE_PACKED_RNN(gru, Mode::Gru)
+NABLA_SINGLE_STATE_PACKED_RNN(rnn_tanh, Mode::Tanh)
+NABLA_SINGLE_STATE_PACKED_RNN(rnn_relu, Mode::Relu)
+#undef NABLA_SINGLE_STATE_PACKED_RNN
 
 // ---- Registry -------------------------------------------------------------------------------
 

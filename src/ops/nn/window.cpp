@@ -192,8 +192,9 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
                {"kernel_size", kernel_size}, {"dilation", dilation}, {"padding", padding},
                {"stride", stride});
   NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
-              "col2im: expected a 2-d or 3-d input (N, C * kh * kw, L), got ",
-              input.defined() ? input.dim() : 0, " dims");
+              "col2im: Input Error: Only unbatched (2D) or batched (3D) input Tensors are "
+              "supported (got ",
+              input.defined() ? input.dim() : 0, "D); expected (N, C * kh * kw, L)");
   NABLA_CHECK(input.is_floating_point(), "col2im: input must be floating, got ",
               input.scalar_type());
   auto [h, w] = ops::window_pair("col2im", "output_size", output_size);

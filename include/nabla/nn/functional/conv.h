@@ -1,5 +1,5 @@
 #pragma once
-// F::conv1d / conv2d / conv_transpose1d / conv_transpose2d and F::unfold / F::fold with
+// F::conv1d / conv2d / conv3d / conv_transpose1d / 2d / 3d and F::unfold / F::fold with
 // their options, as torch::nn::functional:
 //   F::conv2d(x, w, F::Conv2dFuncOptions().stride(2).padding(1).bias(b));
 //   F::conv2d(x, w, F::Conv2dFuncOptions().padding(nabla::kSame));
@@ -34,6 +34,7 @@ struct ConvFuncOptions {
 };
 using Conv1dFuncOptions = ConvFuncOptions<1>;
 using Conv2dFuncOptions = ConvFuncOptions<2>;
+using Conv3dFuncOptions = ConvFuncOptions<3>;
 
 template <size_t D>
 struct ConvTransposeFuncOptions {
@@ -46,13 +47,17 @@ struct ConvTransposeFuncOptions {
 };
 using ConvTranspose1dFuncOptions = ConvTransposeFuncOptions<1>;
 using ConvTranspose2dFuncOptions = ConvTransposeFuncOptions<2>;
+using ConvTranspose3dFuncOptions = ConvTransposeFuncOptions<3>;
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& options = {});
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options = {});
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& options = {});
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
                         const ConvTranspose1dFuncOptions& options = {});
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
                         const ConvTranspose2dFuncOptions& options = {});
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose3dFuncOptions& options = {});
 
 struct UnfoldFuncOptions {
   UnfoldFuncOptions(ExpandingArray<2> kernel_size) : kernel_size_(kernel_size) {}  // NOLINT

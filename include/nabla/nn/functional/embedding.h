@@ -1,6 +1,7 @@
 #pragma once
-// F::embedding and F::one_hot, as torch::nn::functional:
+// F::embedding, F::embedding_bag and F::one_hot, as torch::nn::functional:
 //   F::embedding(indices, weight, F::EmbeddingFuncOptions().padding_idx(0).max_norm(1.0));
+//   F::embedding_bag(indices, weight, F::EmbeddingBagFuncOptions().offsets(offsets));
 #include "nabla/nn/options/embedding.h"
 #include "nabla/ops/embedding.h"
 
@@ -11,5 +12,9 @@ Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1);
 /// no_grad), as LibTorch does.
 Tensor embedding(const Tensor& input, const Tensor& weight,
                  const EmbeddingFuncOptions& options = {});
+/// input: 1-d indices with options.offsets(), or 2-d [B, L] (one bag per row, no offsets);
+/// returns [B, embedding_dim]. With max_norm, the looked-up rows are renormalized first.
+Tensor embedding_bag(const Tensor& input, const Tensor& weight,
+                     const EmbeddingBagFuncOptions& options = {});
 
 }  // namespace nabla::nn::functional

@@ -39,6 +39,18 @@ Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const T
                            const TripletMarginLossFuncOptions& options = {});
 Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
                                    const MultilabelSoftMarginLossFuncOptions& options = {});
+Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
+                              const MultilabelMarginLossFuncOptions& options = {});
+Tensor multi_margin_loss(const Tensor& input, const Tensor& target,
+                         const MultiMarginLossFuncOptions& options = {});
+/// max(0, margin + d(anchor, positive) - d(anchor, negative)) per row, d the options'
+/// distance_function (pairwise_distance when unset); swap takes min(d(a, n), d(p, n)).
+Tensor triplet_margin_with_distance_loss(
+    const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+    const TripletMarginWithDistanceLossFuncOptions& options = {});
+/// log_probs (T, N, C), targets, and the lengths as integer tensors (N).
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                const Tensor& target_lengths, const CTCLossFuncOptions& options = {});
 
 /// The at:: reduction code of an option value.
 int64_t reduction_code(const reduction_t& reduction);

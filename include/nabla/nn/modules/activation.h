@@ -8,11 +8,23 @@
 
 namespace nabla::nn {
 
+namespace detail {
+/// What an activation's options must satisfy, checked at construction (LibTorch's reset).
+template <class Options>
+void check_activation_options(const Options&) {}
+inline void check_activation_options(const HardtanhOptions& o) {
+  NABLA_CHECK(o.max_val() > o.min_val(), "Hardtanh: max_val must be greater than min_val, got ",
+              "min_val=", o.min_val(), " and max_val=", o.max_val());
+}
+}  // namespace detail
+
 /// An activation configured by options (`Name(NameOptions().x(...))`).
 #define NABLA_ACTIVATION(Name, Options, call)                                            \
   class Name##Impl : public Cloneable<Name##Impl> {                                      \
    public:                                                                               \
-    explicit Name##Impl(const Options& options = {}) : options(options) {}               \
+    explicit Name##Impl(const Options& options = {}) : options(options) {                \
+      detail::check_activation_options(options);                                         \
+    }                                                                                    \
     void reset() override {}                                                             \
     void pretty_print(std::ostream& stream) const override;                              \
     Tensor forward(Tensor input) { return functional::call(std::move(input), options); } \
@@ -117,5 +129,15 @@ class PReLUImpl : public Cloneable<PReLUImpl> {
   Tensor weight;
 };
 NABLA_MODULE(PReLU);
+
+/// Softmax over the channels of each position: dim -3 of a 3-d [C, H, W] or 4-d
+/// [N, C, H, W] input.
+class Softmax2dImpl : public Cloneable<Softmax2dImpl> {
+ public:
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+};
+NABLA_MODULE(Softmax2d);
 
 }  // namespace nabla::nn

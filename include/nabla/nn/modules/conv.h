@@ -1,5 +1,5 @@
 #pragma once
-// Conv1d, Conv2d, ConvTranspose1d/2d with their options, as torch::nn. Weights
+// Conv1d/2d/3d, ConvTranspose1d/2d/3d with their options, as torch::nn. Weights
 // [out, in/groups, k...] (transposed: [in, out/groups, k...]) and bias are initialised as
 // PyTorch's reset_parameters: kaiming_uniform_(a = sqrt(5)), bias uniform in
 // ±1/sqrt(fan_in). padding_mode kZeros pads inside the convolution; kReflect,
@@ -8,6 +8,7 @@
 
 #include "nabla/nn/cloneable.h"
 #include "nabla/nn/enum.h"
+#include "nabla/nn/modules/container/any.h"
 #include "nabla/nn/options/arg.h"
 #include "nabla/nn/options/expanding_array.h"
 
@@ -43,6 +44,7 @@ struct ConvOptions {
 };
 using Conv1dOptions = ConvOptions<1>;
 using Conv2dOptions = ConvOptions<2>;
+using Conv3dOptions = ConvOptions<3>;
 
 template <size_t D>
 struct ConvTransposeOptions {
@@ -61,6 +63,7 @@ struct ConvTransposeOptions {
 };
 using ConvTranspose1dOptions = ConvTransposeOptions<1>;
 using ConvTranspose2dOptions = ConvTransposeOptions<2>;
+using ConvTranspose3dOptions = ConvTransposeOptions<3>;
 
 namespace detail {
 /// What a convolution module stores (LibTorch's torch::nn::detail::ConvNdOptions): the
@@ -129,8 +132,10 @@ class ConvNdImpl : public Cloneable<ConvNdImpl<D>> {
 };
 using Conv1dImpl = ConvNdImpl<1>;
 using Conv2dImpl = ConvNdImpl<2>;
+using Conv3dImpl = ConvNdImpl<3>;
 NABLA_MODULE(Conv1d);
 NABLA_MODULE(Conv2d);
+NABLA_MODULE(Conv3d);
 
 template <size_t D>
 class ConvTransposeNdImpl : public Cloneable<ConvTransposeNdImpl<D>> {
@@ -148,10 +153,15 @@ class ConvTransposeNdImpl : public Cloneable<ConvTransposeNdImpl<D>> {
   detail::ConvNdOptions<D> options;
   Tensor weight;
   Tensor bias;
+
+ protected:
+  NABLA_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(std::vector<int64_t>())})
 };
 using ConvTranspose1dImpl = ConvTransposeNdImpl<1>;
 using ConvTranspose2dImpl = ConvTransposeNdImpl<2>;
+using ConvTranspose3dImpl = ConvTransposeNdImpl<3>;
 NABLA_MODULE(ConvTranspose1d);
 NABLA_MODULE(ConvTranspose2d);
+NABLA_MODULE(ConvTranspose3d);
 
 }  // namespace nabla::nn

@@ -1,8 +1,10 @@
 #pragma once
-// Dropout modules (active only in training mode) and Embedding, as torch::nn's.
+// Dropout modules (active only in training mode), Embedding and EmbeddingBag, as
+// torch::nn's.
 #include "nabla/nn/cloneable.h"
 #include "nabla/nn/functional/dropout.h"
 #include "nabla/nn/functional/embedding.h"
+#include "nabla/nn/modules/container/any.h"
 
 namespace nabla::nn {
 
@@ -53,6 +55,45 @@ class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
   EmbeddingOptions options;
   Tensor weight;
 };
-NABLA_MODULE(Embedding);
+
+class Embedding : public ModuleHolder<EmbeddingImpl> {
+ public:
+  using ModuleHolder<EmbeddingImpl>::ModuleHolder;
+  using Impl = EmbeddingImpl;
+  /// An Embedding whose weight is `embeddings` [num_embeddings, embedding_dim] itself
+  /// (shared, not copied), trainable unless options.freeze().
+  static Embedding from_pretrained(const Tensor& embeddings,
+                                   const EmbeddingFromPretrainedOptions& options = {});
+};
+
+/// Sums, means or maxima of bags of embeddings (F::embedding_bag) without the [L, D]
+/// intermediate of an Embedding; weight initialised N(0, 1) (the padding row too, as
+/// LibTorch's).
+class EmbeddingBagImpl : public Cloneable<EmbeddingBagImpl> {
+ public:
+  EmbeddingBagImpl(int64_t num_embeddings, int64_t embedding_dim)
+      : EmbeddingBagImpl(EmbeddingBagOptions(num_embeddings, embedding_dim)) {}
+  explicit EmbeddingBagImpl(const EmbeddingBagOptions& options);
+  void reset() override;
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  /// input: 1-d indices with offsets (where each bag starts), or 2-d [B, L] (a bag per row).
+  Tensor forward(const Tensor& input, const Tensor& offsets = {},
+                 const Tensor& per_sample_weights = {});
+  EmbeddingBagOptions options;
+  Tensor weight;
+
+ protected:
+  NABLA_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(Tensor())}, {2, AnyValue(Tensor())})
+};
+
+class EmbeddingBag : public ModuleHolder<EmbeddingBagImpl> {
+ public:
+  using ModuleHolder<EmbeddingBagImpl>::ModuleHolder;
+  using Impl = EmbeddingBagImpl;
+  /// As Embedding::from_pretrained. As LibTorch's, it does not pass include_last_offset on.
+  static EmbeddingBag from_pretrained(const Tensor& embeddings,
+                                      const EmbeddingBagFromPretrainedOptions& options = {});
+};
 
 }  // namespace nabla::nn

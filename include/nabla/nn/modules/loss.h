@@ -7,6 +7,22 @@
 
 namespace nabla::nn {
 
+namespace detail {
+/// The options a loss module prints, as LibTorch's (most print none).
+template <class Options>
+void print_loss_options(std::ostream&, const Options&) {}
+inline void print_loss_options(std::ostream& s, const HingeEmbeddingLossOptions& o) {
+  s << "margin=" << o.margin();
+}
+inline void print_loss_options(std::ostream& s, const CosineEmbeddingLossOptions& o) {
+  s << "margin=" << o.margin();
+}
+inline void print_loss_options(std::ostream& s, const TripletMarginLossOptions& o) {
+  s << std::boolalpha << "margin=" << o.margin() << ", p=" << o.p() << ", eps=" << o.eps()
+    << ", swap=" << o.swap();
+}
+}  // namespace detail
+
 /// The common shape of a loss module: options in, forward(input, target) out.
 template <class Derived, class Options>
 class LossImplBase : public Cloneable<Derived> {
@@ -14,7 +30,9 @@ class LossImplBase : public Cloneable<Derived> {
   explicit LossImplBase(Options options = {}) : options(std::move(options)) {}
   void reset() override { register_weights(); }
   void pretty_print(std::ostream& stream) const override {
-    stream << "nabla::nn::" << Derived::kName << "()";
+    stream << "nabla::nn::" << Derived::kName << "(";
+    detail::print_loss_options(stream, options);
+    stream << ")";
   }
   Options options;
 
@@ -56,6 +74,8 @@ NABLA_LOSS_MODULE(HingeEmbeddingLoss, HingeEmbeddingLossOptions, hinge_embedding
 NABLA_LOSS_MODULE(PoissonNLLLoss, PoissonNLLLossOptions, poisson_nll_loss);
 NABLA_LOSS_MODULE(MultiLabelSoftMarginLoss, MultiLabelSoftMarginLossOptions,
                   multilabel_soft_margin_loss);
+NABLA_LOSS_MODULE(MultiLabelMarginLoss, MultiLabelMarginLossOptions, multilabel_margin_loss);
+NABLA_LOSS_MODULE(MultiMarginLoss, MultiMarginLossOptions, multi_margin_loss);
 #undef NABLA_LOSS_MODULE
 
 class MarginRankingLossImpl : public LossImplBase<MarginRankingLossImpl, MarginRankingLossOptions> {
@@ -91,5 +111,34 @@ class TripletMarginLossImpl : public LossImplBase<TripletMarginLossImpl, Triplet
   }
 };
 NABLA_MODULE(TripletMarginLoss);
+
+class TripletMarginWithDistanceLossImpl
+    : public LossImplBase<TripletMarginWithDistanceLossImpl, TripletMarginWithDistanceLossOptions> {
+ public:
+  static constexpr const char* kName = "TripletMarginWithDistanceLoss";
+  explicit TripletMarginWithDistanceLossImpl(TripletMarginWithDistanceLossOptions options = {})
+      : LossImplBase(std::move(options)) {}
+  void pretty_print(std::ostream& stream) const override {
+    stream << std::boolalpha
+           << "nabla::nn::TripletMarginWithDistanceLoss(margin=" << options.margin()
+           << ", swap=" << options.swap() << ")";
+  }
+  Tensor forward(const Tensor& anchor, const Tensor& positive, const Tensor& negative) {
+    return functional::triplet_margin_with_distance_loss(anchor, positive, negative, options);
+  }
+};
+NABLA_MODULE(TripletMarginWithDistanceLoss);
+
+class CTCLossImpl : public LossImplBase<CTCLossImpl, CTCLossOptions> {
+ public:
+  static constexpr const char* kName = "CTCLoss";
+  explicit CTCLossImpl(CTCLossOptions options = {}) : LossImplBase(std::move(options)) {}
+  /// log_probs (T, N, C) (log_softmax'ed), targets (N, S) or concatenated, lengths (N).
+  Tensor forward(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                 const Tensor& target_lengths) {
+    return functional::ctc_loss(log_probs, targets, input_lengths, target_lengths, options);
+  }
+};
+NABLA_MODULE(CTCLoss);
 
 }  // namespace nabla::nn

@@ -1,8 +1,9 @@
 #pragma once
 // Normalization modules, as torch::nn's: BatchNorm1d/2d/3d (weight, bias; buffers
 // running_mean, running_var, num_batches_tracked; batch statistics in training, running
-// ones in eval; momentum nullopt = cumulative average), InstanceNorm1d/2d, LayerNorm,
-// GroupNorm. The arithmetic is F::batch_norm / layer_norm / group_norm.
+// ones in eval; momentum nullopt = cumulative average), InstanceNorm1d/2d/3d (the same
+// parameters and buffers, LibTorch's NormImplBase; statistics per sample and channel),
+// LayerNorm, GroupNorm. The arithmetic is F::batch_norm / layer_norm / group_norm.
 #include "nabla/nn/cloneable.h"
 #include "nabla/nn/functional/normalization.h"
 
@@ -37,16 +38,24 @@ class InstanceNormImpl : public Cloneable<InstanceNormImpl<D>> {
       : InstanceNormImpl(InstanceNormOptions(num_features)) {}
   explicit InstanceNormImpl(const InstanceNormOptions& options);
   void reset() override;
+  /// Running mean zeros, variance ones, num_batches_tracked 0 (with track_running_stats).
+  void reset_running_stats();
+  /// reset_running_stats, then weight ones and bias zeros (with affine).
+  void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
+  /// input [N, C, *] with D spatial dims, or unbatched [C, *].
   Tensor forward(const Tensor& input);
 
   InstanceNormOptions options;
-  Tensor weight, bias, running_mean, running_var;
+  /// num_batches_tracked: a 0-d kLong buffer, as LibTorch's (its forward leaves it alone).
+  Tensor weight, bias, running_mean, running_var, num_batches_tracked;
 };
 using InstanceNorm1dImpl = InstanceNormImpl<1>;
 using InstanceNorm2dImpl = InstanceNormImpl<2>;
+using InstanceNorm3dImpl = InstanceNormImpl<3>;
 NABLA_MODULE(InstanceNorm1d);
 NABLA_MODULE(InstanceNorm2d);
+NABLA_MODULE(InstanceNorm3d);
 
 class LayerNormImpl : public Cloneable<LayerNormImpl> {
  public:
@@ -87,5 +96,20 @@ class LocalResponseNormImpl : public Cloneable<LocalResponseNormImpl> {
   LocalResponseNormOptions options;
 };
 NABLA_MODULE(LocalResponseNorm);
+
+/// LibTorch's CrossMapLRN2d (Lua torch's SpatialCrossMapLRN): input [N, C, H, W] divided by
+/// (k + alpha / size * sum of squares over a window of channels)^beta. Its channel windows
+/// and its gradient are LibTorch's, which are not LocalResponseNorm's (nor, for more than
+/// size / 2 + 1 channels, each other's exact derivative); nabla reproduces both.
+class CrossMapLRN2dImpl : public Cloneable<CrossMapLRN2dImpl> {
+ public:
+  CrossMapLRN2dImpl(int64_t size) : CrossMapLRN2dImpl(CrossMapLRN2dOptions(size)) {}
+  explicit CrossMapLRN2dImpl(const CrossMapLRN2dOptions& options);
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  CrossMapLRN2dOptions options;
+};
+NABLA_MODULE(CrossMapLRN2d);
 
 }  // namespace nabla::nn

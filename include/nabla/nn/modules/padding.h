@@ -1,6 +1,7 @@
 #pragma once
-// Padding modules (torch::nn::ReflectionPad1d/2d, ReplicationPad1d/2d, ZeroPad2d,
-// ConstantPad1d/2d): each holds its padding (left, right[, top, bottom]) and calls F::pad.
+// Padding modules (torch::nn::ReflectionPad1d/2d/3d, ReplicationPad1d/2d/3d, ZeroPad2d,
+// ConstantPad1d/2d/3d): each holds its padding ((left, right) of the last dim, then of the
+// one before, ...) and calls F::pad.
 // Built from the options or from their arguments: nn::ReflectionPad2d(1),
 // nn::ConstantPad1d(2, 3.5).
 #include "nabla/nn/cloneable.h"
@@ -32,10 +33,13 @@ struct ZeroPad2dOptions {
 };
 using ReflectionPad1dOptions = ReflectionPadOptions<1>;
 using ReflectionPad2dOptions = ReflectionPadOptions<2>;
+using ReflectionPad3dOptions = ReflectionPadOptions<3>;
 using ReplicationPad1dOptions = ReplicationPadOptions<1>;
 using ReplicationPad2dOptions = ReplicationPadOptions<2>;
+using ReplicationPad3dOptions = ReplicationPadOptions<3>;
 using ConstantPad1dOptions = ConstantPadOptions<1>;
 using ConstantPad2dOptions = ConstantPadOptions<2>;
+using ConstantPad3dOptions = ConstantPadOptions<3>;
 
 namespace detail {
 /// One padding module: `Options` holds the padding, `mode` is F::pad's.
@@ -57,10 +61,14 @@ void print_padding(std::ostream& stream, const char* name, ArrayRef<int64_t> pad
                    const double* value);
 template <class Derived, class Options, class Mode>
 void PadImpl<Derived, Options, Mode>::pretty_print(std::ostream& stream) const {
+  // Only the ConstantPad modules print their value (ZeroPad2d's is always 0), as LibTorch.
   double value = 0;
-  if constexpr (requires { options.value(); }) value = options.value();
-  print_padding(stream, Derived::kName, options.padding().ref(),
-                std::is_same_v<Mode, enumtype::kConstant> ? &value : nullptr);
+  bool has_value = false;
+  if constexpr (requires { options.value(); }) {
+    value = options.value();
+    has_value = true;
+  }
+  print_padding(stream, Derived::kName, options.padding().ref(), has_value ? &value : nullptr);
 }
 }  // namespace detail
 
@@ -75,10 +83,13 @@ void PadImpl<Derived, Options, Mode>::pretty_print(std::ostream& stream) const {
 
 NABLA_PAD_MODULE(ReflectionPad1d, ReflectionPad1dOptions, enumtype::kReflect, ExpandingArray<2>);
 NABLA_PAD_MODULE(ReflectionPad2d, ReflectionPad2dOptions, enumtype::kReflect, ExpandingArray<4>);
+NABLA_PAD_MODULE(ReflectionPad3d, ReflectionPad3dOptions, enumtype::kReflect, ExpandingArray<6>);
 NABLA_PAD_MODULE(ReplicationPad1d, ReplicationPad1dOptions, enumtype::kReplicate,
                  ExpandingArray<2>);
 NABLA_PAD_MODULE(ReplicationPad2d, ReplicationPad2dOptions, enumtype::kReplicate,
                  ExpandingArray<4>);
+NABLA_PAD_MODULE(ReplicationPad3d, ReplicationPad3dOptions, enumtype::kReplicate,
+                 ExpandingArray<6>);
 NABLA_PAD_MODULE(ZeroPad2d, ZeroPad2dOptions, enumtype::kConstant, ExpandingArray<4>);
 #undef NABLA_PAD_MODULE
 
@@ -96,6 +107,7 @@ NABLA_PAD_MODULE(ZeroPad2d, ZeroPad2dOptions, enumtype::kConstant, ExpandingArra
 
 NABLA_CONSTANT_PAD_MODULE(ConstantPad1d, 1);
 NABLA_CONSTANT_PAD_MODULE(ConstantPad2d, 2);
+NABLA_CONSTANT_PAD_MODULE(ConstantPad3d, 3);
 #undef NABLA_CONSTANT_PAD_MODULE
 
 }  // namespace nabla::nn

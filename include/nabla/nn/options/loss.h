@@ -1,5 +1,6 @@
 #pragma once
 // Options of the losses (torch/nn/options/loss.h); F::XxxFuncOptions are the same types.
+#include <functional>
 #include <type_traits>
 
 #include "nabla/core/optional.h"
@@ -107,7 +108,45 @@ struct MultiLabelSoftMarginLossOptions {
   NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
 };
 
+struct MultiLabelMarginLossOptions {
+  using reduction_t = nn::reduction_t;
+  MultiLabelMarginLossOptions() = default;
+  NABLA_REDUCTION_CTOR(MultiLabelMarginLossOptions, reduction_t)
+  NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
+};
+
+struct MultiMarginLossOptions {
+  using reduction_t = nn::reduction_t;
+  NABLA_ARG(int64_t, p) = 1;  // 1 or 2
+  NABLA_ARG(double, margin) = 1.0;
+  /// One weight per class (1-d), or undefined.
+  NABLA_ARG(Tensor, weight) = Tensor();
+  NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
+};
+
+struct TripletMarginWithDistanceLossOptions {
+  using reduction_t = nn::reduction_t;
+  using distance_function_t = std::function<Tensor(const Tensor&, const Tensor&)>;
+  /// The distance of two batches of embeddings, one value per row (unset: pairwise_distance).
+  NABLA_ARG(optional<distance_function_t>, distance_function) = nullopt;
+  NABLA_ARG(double, margin) = 1.0;
+  NABLA_ARG(bool, swap) = false;
+  NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
+};
+
+struct CTCLossOptions {
+  using reduction_t = nn::reduction_t;
+  NABLA_ARG(int64_t, blank) = 0;
+  NABLA_ARG(reduction_t, reduction) = enumtype::kMean{};
+  /// Infinite losses (impossible alignments) and their gradients become 0.
+  NABLA_ARG(bool, zero_infinity) = false;
+};
+
 namespace functional {
+using MultilabelMarginLossFuncOptions = MultiLabelMarginLossOptions;
+using MultiMarginLossFuncOptions = MultiMarginLossOptions;
+using TripletMarginWithDistanceLossFuncOptions = TripletMarginWithDistanceLossOptions;
+using CTCLossFuncOptions = CTCLossOptions;
 using MSELossFuncOptions = MSELossOptions;
 using L1LossFuncOptions = L1LossOptions;
 using SoftMarginLossFuncOptions = SoftMarginLossOptions;

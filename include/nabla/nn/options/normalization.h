@@ -59,6 +59,15 @@ struct LocalResponseNormOptions {
   NABLA_ARG(double, k) = 1.;
 };
 
+/// CrossMapLRN2d's options; k is an integer, as LibTorch's.
+struct CrossMapLRN2dOptions {
+  CrossMapLRN2dOptions(int64_t size) : size_(size) {}  // NOLINT
+  NABLA_ARG(int64_t, size);
+  NABLA_ARG(double, alpha) = 1e-4;
+  NABLA_ARG(double, beta) = 0.75;
+  NABLA_ARG(int64_t, k) = 1;
+};
+
 namespace functional {
 
 struct BatchNormFuncOptions {

@@ -10,6 +10,16 @@
 
 NABLA_KERNEL_TARGET
 
+// Every product and sum rounded on its own, as written: with contraction, the compiler
+// may fuse a * b + c one way in the vector loop and another in its scalar prologue, whose
+// length depends on the buffers' alignment, so a step's result would depend on where the
+// state happens to sit in memory (a state loaded from a file is not 64-byte aligned).
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
 namespace nabla::cpu::NABLA_KERNEL_NS {
 
 namespace {

@@ -8,6 +8,7 @@
 //   true);
 // Arguments must have the parameter types (after decay), as LibTorch checks them; a
 // module whose forward is overloaded can still be called with one Tensor.
+#include <algorithm>
 #include <any>
 #include <functional>
 #include <memory>
@@ -60,23 +61,69 @@ struct tensor_forward<
     M, std::void_t<decltype(Tensor(std::declval<M&>().forward(std::declval<const Tensor&>())))>>
     : std::true_type {};
 
+// Argument `index` of a forward call as T.
+template <class T>
+T argument(const AnyValue& value, size_t index) {
+  const T* p = const_cast<AnyValue&>(value).try_get<T>();
+  NABLA_CHECK(p != nullptr, "Expected argument #", index, " to be of type ", demangled(typeid(T)),
+              ", but received value of type ", demangled(value.type_info()));
+  return *p;
+}
+
 // Calls (m->*f) with the arguments unpacked from `args` (checked against Params).
 struct NoValue {};
 template <class R, class... Params, class M, class F, size_t... I>
 AnyValue invoke(M* m, F f, std::vector<AnyValue>& args, std::index_sequence<I...>) {
   if constexpr (std::is_void_v<R>) {
-    (m->*f)(args[I].template get<std::decay_t<Params>>()...);
+    (m->*f)(argument<std::decay_t<Params>>(args[I], I)...);
     return AnyValue(NoValue{});
   } else {
-    return AnyValue((m->*f)(args[I].template get<std::decay_t<Params>>()...));
+    return AnyValue((m->*f)(argument<std::decay_t<Params>>(args[I], I)...));
   }
 }
+
+/// Reads what a module declared with NABLA_FORWARD_HAS_DEFAULT_ARGS (it befriends this).
+struct ForwardDefaults {
+  using List = std::vector<std::pair<size_t, AnyValue>>;
+  template <class M>
+  static auto of(const M& m, int) -> decltype(m._forward_default_args(), optional<List>()) {
+    return m._forward_default_args();
+  }
+  template <class M>
+  static optional<List> of(const M&, long) {
+    return nullopt;
+  }
+};
+
+// The arguments of a call, completed with the module's declared defaults; a count that
+// does not fit is an error naming the module.
+template <class M>
+void complete_arguments(const M& m, size_t params, std::vector<AnyValue>& args) {
+  const std::string name = demangled(typeid(M));
+  optional<ForwardDefaults::List> defaults = ForwardDefaults::of(m, 0);
+  if (!defaults) {
+    NABLA_CHECK(args.size() == params, name, "'s forward() method expects ", params,
+                " argument(s), but received ", args.size(), ". If ", name,
+                "'s forward() method has default arguments, please make sure the forward() "
+                "method is declared with a corresponding `NABLA_FORWARD_HAS_DEFAULT_ARGS` macro.");
+    return;
+  }
+  const size_t required = params - std::min(params, defaults->size());
+  NABLA_CHECK(args.size() >= required && args.size() <= params, name,
+              "'s forward() method expects at least ", required, " argument(s) and at most ",
+              params, " argument(s), but received ", args.size(), ".");
+  std::sort(defaults->begin(), defaults->end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [index, value] : *defaults)
+    if (index == args.size()) args.push_back(std::move(value));
+  NABLA_CHECK(args.size() == params, name, ": NABLA_FORWARD_HAS_DEFAULT_ARGS must give the last ",
+              params - required, " argument(s) of forward() their defaults");
+}
+
 template <class R, class... Params, class M, class F>
 std::function<AnyValue(std::vector<AnyValue>&&)> invoker_for(M* m, F f) {
   return [m, f](std::vector<AnyValue>&& args) {
-    NABLA_CHECK(args.size() == sizeof...(Params), demangled(typeid(M)), "'s forward() expects ",
-                sizeof...(Params), " argument(s), but received ", args.size(),
-                " (AnyModule passes every argument explicitly)");
+    complete_arguments(*m, sizeof...(Params), args);
     return invoke<R, Params...>(m, f, args, std::index_sequence_for<Params...>{});
   };
 }
@@ -90,6 +137,15 @@ std::function<AnyValue(std::vector<AnyValue>&&)> make_invoker(M* m, R (C::*f)(Pa
   return invoker_for<R, Params...>(m, f);
 }
 }  // namespace detail
+
+/// Declares the defaults of a module's forward() arguments, so that AnyModule and
+/// Sequential may leave them out (LibTorch's FORWARD_HAS_DEFAULT_ARGS; the porting script
+/// renames it): pairs {argument index, AnyValue(default)}, for the last arguments.
+#define NABLA_FORWARD_HAS_DEFAULT_ARGS(...)                                             \
+  friend struct ::nabla::nn::detail::ForwardDefaults;                                   \
+  std::vector<std::pair<size_t, ::nabla::nn::AnyValue>> _forward_default_args() const { \
+    return {__VA_ARGS__};                                                               \
+  }
 
 class AnyModule {
  public:
@@ -121,13 +177,13 @@ class AnyModule {
 
   /// The concrete type of the held module (typeid(Linear) for an nn::Linear's impl).
   const std::type_info& type_info() const {
-    NABLA_CHECK(module_ != nullptr, "AnyModule::type_info: the AnyModule is empty");
+    check_not_empty("type_info");
     return typeid(*module_);
   }
 
   /// forward with one Tensor (what Sequential does).
   Tensor forward(const Tensor& input) const {
-    check_not_empty();
+    check_not_empty("forward");
     if (tensor_forward_) return tensor_forward_(input);
     return forward<Tensor>(Tensor(input));
   }
@@ -138,7 +194,7 @@ class AnyModule {
   }
   template <class... Args>
   AnyValue any_forward(Args&&... args) const {
-    check_not_empty();
+    check_not_empty("forward");
     NABLA_CHECK(invoke_ != nullptr, "AnyModule: ", detail::demangled(typeid(*module_)),
                 " has an overloaded or templated forward(); only forward(Tensor) can be called "
                 "through AnyModule");
@@ -148,25 +204,27 @@ class AnyModule {
     return invoke_(std::move(values));
   }
 
-  const std::shared_ptr<Module>& ptr() const { return module_; }
+  const std::shared_ptr<Module>& ptr() const {
+    check_not_empty("ptr");
+    return module_;
+  }
+  /// The module as M; a module of another type is an error.
   template <class M>
   std::shared_ptr<M> ptr() const {
-    return std::dynamic_pointer_cast<M>(module_);
+    check_not_empty("ptr");
+    auto p = std::dynamic_pointer_cast<M>(module_);
+    NABLA_CHECK(p != nullptr, "Attempted to cast module of type ",
+                detail::demangled(typeid(*module_)), " to type ", detail::demangled(typeid(M)));
+    return p;
   }
   /// The module as M: a module type gives a reference, a holder type (nn::Linear) a holder.
   template <class M>
   decltype(auto) get() const {
-    if constexpr (std::is_base_of_v<Module, M>) {
-      auto p = ptr<M>();
-      NABLA_CHECK(p != nullptr, "AnyModule::get: the module is not a ",
-                  detail::demangled(typeid(M)));
-      return static_cast<M&>(*p);
-    } else {
-      auto p = ptr<typename M::ContainedType>();
-      NABLA_CHECK(p != nullptr, "AnyModule::get: the module is not a ",
-                  detail::demangled(typeid(M)));
-      return M(p);
-    }
+    check_not_empty("get");
+    if constexpr (std::is_base_of_v<Module, M>)
+      return static_cast<M&>(*ptr<M>());
+    else
+      return M(ptr<typename M::ContainedType>());
   }
   bool is_empty() const noexcept { return module_ == nullptr; }
   /// The same forward signature around `other`, a module of the same concrete type
@@ -176,7 +234,7 @@ class AnyModule {
   }
   /// A deep copy of the module, wrapped the same way.
   AnyModule clone(const optional<Device>& device = nullopt) const {
-    check_not_empty();
+    check_not_empty("clone");
     return rebind(module_->clone(device));
   }
 
@@ -184,8 +242,8 @@ class AnyModule {
   using Rebinder = std::function<AnyModule(std::shared_ptr<Module>)>;
   AnyModule(std::shared_ptr<Module> other, const Rebinder& rebinder)
       : AnyModule(rebinder(std::move(other))) {}
-  void check_not_empty() const {
-    NABLA_CHECK(module_ != nullptr, "AnyModule::forward: the AnyModule is empty");
+  void check_not_empty(const char* method) const {
+    NABLA_CHECK(module_ != nullptr, "Cannot call ", method, "() on an empty AnyModule");
   }
   std::shared_ptr<Module> module_;
   std::function<Tensor(const Tensor&)> tensor_forward_;

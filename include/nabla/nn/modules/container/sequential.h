@@ -28,7 +28,25 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
   std::shared_ptr<Module> clone(const optional<Device>& device = nullopt) const override;
   void pretty_print(std::ostream& stream) const override;
 
-  Tensor forward(const Tensor& input);
+  /// Runs the modules in turn, each on the previous one's output; ReturnType is what the
+  /// last one returns (a Tensor chain runs as tensors, other values pass as AnyValues).
+  template <class ReturnType = Tensor, class... InputTypes>
+  ReturnType forward(InputTypes&&... inputs) {
+    NABLA_CHECK(!modules_.empty(), "Cannot call forward() on an empty Sequential");
+    if constexpr (std::is_same_v<ReturnType, Tensor> && sizeof...(InputTypes) == 1 &&
+                  (std::is_convertible_v<InputTypes&&, const Tensor&> && ...)) {
+      return forward_tensor(inputs...);
+    } else {
+      auto it = modules_.begin();
+      AnyValue value = it->any_forward(std::forward<InputTypes>(inputs)...);
+      for (++it; it != modules_.end(); ++it) value = it->any_forward(std::move(value));
+      ReturnType* result = value.try_get<ReturnType>();
+      NABLA_CHECK(result != nullptr, "Sequential::forward: The type of the return value is ",
+                  detail::demangled(value.type_info()), ", but you asked for type ",
+                  detail::demangled(typeid(ReturnType)));
+      return std::move(*result);
+    }
+  }
 
   template <class M>
   void push_back(M&& module) {
@@ -75,6 +93,7 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
     else
       return AnyModule(std::forward<M>(module));
   }
+  Tensor forward_tensor(const Tensor& input);
   std::vector<AnyModule> modules_;
 };
 /// Sequential's holder also takes a braced list of (name, module) pairs:
