@@ -1,4 +1,4 @@
-// W4 (SPEC.md §8): sgemm N x N x N in float32 through nabla::matmul, against
+// W4 (bench/README.md): sgemm N x N x N in float32 through nabla::matmul, against
 // cblas_sgemm called directly on the same input buffers, at 1 and 2 threads.
 // The nabla timing includes everything a user pays: argument checks, allocating the
 // output and the BLAS call. It is taken in the steady state of a loop that drops the

@@ -1,4 +1,4 @@
-// W1 (SPEC.md §8): tiny-op overhead. A 16-element tensor goes through
+// W1 (bench/README.md): tiny-op overhead. A 16-element tensor goes through
 // 500 x `y = tanh(y * 1.0001 + 0.001)`, then `y.sum().backward()`.
 // Reported: µs per elementary op, counting forward and backward together, where one
 // iteration is 3 ops (mul, add, tanh) — nabla and LibTorch measured the same way, in

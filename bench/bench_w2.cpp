@@ -1,4 +1,4 @@
-// W2 (SPEC.md §8): one training step of the MLP 784-256-128-10 (ReLU) on a batch of 128,
+// W2 (bench/README.md): one training step of the MLP 784-256-128-10 (ReLU) on a batch of 128,
 // cross-entropy, Adam (lr 1e-3): forward, backward, optimizer step. ms per step, median
 // of --runs steps after warm-up, nabla and LibTorch in the same process at the same
 // thread count, on the same random batch (Fashion-MNIST's shape; the data does not

@@ -1,4 +1,4 @@
-// W3 (SPEC.md §8): one training step of the CNN conv(1->32, 3, p1)-relu-maxpool2-
+// W3 (bench/README.md): one training step of the CNN conv(1->32, 3, p1)-relu-maxpool2-
 // conv(32->64, 3, p1)-relu-maxpool2-fc(3136->128)-relu-fc(128->10), batch 64,
 // cross-entropy, Adam: ms per step, median over --runs steps after warm-up, nabla and
 // LibTorch in the same process at the same thread count.

@@ -1,4 +1,4 @@
-// W5 (SPEC.md §8): peak resident memory of W3 training, nabla alone (this binary does not
+// W5 (bench/README.md): peak resident memory of W3 training, nabla alone (this binary does not
 // link LibTorch; LibTorch's figure comes from `bench_w3 --only libtorch`, whose process
 // maps only LibTorch's side). Runs --steps training steps and prints VmHWM.
 #include <cstdio>

@@ -4,7 +4,7 @@
 Parses <torch/torch.h> (Debian's libtorch-dev) and <nabla/nabla.h> with libclang
 (Debian's python3-clang-14), collects every public declaration of each library
 (namespace-scope functions, classes, aliases, enums, variables; public methods, fields
-and constructors of classes), maps LibTorch's names by SPEC.md §2's rename (torch::,
+and constructors of classes), maps LibTorch's names by docs/compat.md's rename (torch::,
 at::, c10:: -> nabla::; at::TensorBase/at::Tensor -> nabla::Tensor) and lists what
 nabla does not declare, sorted into
   - used:        referenced by one of the LibTorch programs given with --programs
@@ -51,7 +51,7 @@ PRIVATE_NS = re.compile(r"::(detail|details|impl|internal|native|cpu|meta|compos
 
 
 def normalize(name):
-    """LibTorch's qualified name after SPEC.md §2's rename."""
+    """LibTorch's qualified name after docs/compat.md's rename."""
     name = re.sub(r"^(torch|at|c10)::", "nabla::", name)
     name = re.sub(r"^nabla::TensorBase::", "nabla::Tensor::", name)
     # torch::autograd re-exports: at::Tensor methods reached through Variable.
@@ -221,26 +221,26 @@ def program_uses(paths):
 NOT_PLANNED = [
     (r"cuda|cudnn|miopen|hip|mps|xpu|vulkan|metal|ipu|xla|lazy|hpu|ort|mkldnn|mkl_|fbgemm|"
      r"nnpack|xnnpack|qnnpack|onednn|is_pinned|pin_memory|record_stream|Stream|Event|"
-     r"DeviceGuard|OptionalDeviceGuard|mlc|ve_|zoom", "GPU/accelerator or vendor-library specific: nabla has one CPU backend (SPEC.md §12)"),
+     r"DeviceGuard|OptionalDeviceGuard|mlc|ve_|zoom", "GPU/accelerator or vendor-library specific: nabla has one CPU backend (docs/architecture.md)"),
     (r"quantiz|q_|::qscheme|QScheme|::int_repr|dequantize|fake_quant|Quantizer|qint|quint|::QTensor",
-     "quantized tensors are not in SPEC.md's dtypes"),
+     "quantized tensors are not in nabla's dtypes"),
     (r"sparse|::to_dense|coalesce|indices\b|::values\b|crow_|col_indices|ccol|row_indices|_nnz|SparseCsr|::to_mkldnn|"
      r"::sspaddmm|::smm|::hspmm|::is_coalesced|::dense_dim|::sparse_dim",
-     "sparse layouts are not in SPEC.md"),
-    (r"nested|NestedTensor", "nested tensors are not in SPEC.md"),
+     "sparse layouts are not among nabla's layouts"),
+    (r"nested|NestedTensor", "nested tensors are not among nabla's layouts"),
     (r"::jit\b|::jit::|script|Script|::IValue|::ivalue|::Dict\b|::List\b|::Tuple\b|::Future|::RRef|::Await|"
      r"torch::import_ir|Library|::library|TORCH_LIBRARY|Dispatch|dispatch|OperatorHandle|OperatorName|"
      r"::Node\b|::Graph\b|::Code\b|::Module\b",
      "TorchScript / operator registration: outside the covered subset (issue 11: programs without TorchScript)"),
     (r"complex|Complex|::real\b|::imag\b|::conj|::angle|::polar|view_as_real|view_as_complex|is_conj|resolve_conj|"
      r"resolve_neg|is_neg|::_conj",
-     "complex dtypes are not in SPEC.md's dtypes"),
+     "complex dtypes are not in nabla's dtypes"),
     (r"::names\b|refine_names|align_to|align_as|::rename\b|rename_|has_names|Dimname|NamedTensor|::names_",
      "named tensors (a prototype in LibTorch) are not planned"),
     (r"::fft::|::fft_|::stft|::istft|::linalg::|::linalg_|::special::|::special_",
-     "torch::fft / torch::linalg / torch::special namespaces: not yet in SPEC.md §6 (planned later)"),
+     "torch::fft / torch::linalg / torch::special namespaces: not yet planned"),
     (r"::autocast|::amp|Half|BFloat16|::half\b|::bfloat16|Float8|::float8",
-     "reduced-precision dtypes and autocast: not in SPEC.md's dtypes"),
+     "reduced-precision dtypes and autocast: not in nabla's dtypes"),
     (r"^nabla::(?!Tensor::)[^:]*::_|::_[a-zA-Z]|^nabla::_", "underscore-prefixed: LibTorch-internal"),
     (r"intrusive_ptr|weak_intrusive_ptr|SymInt|SymFloat|SymBool|SymNode|Symbolic|symint|sym_|c10::guts|"
      r"TypePtr|Type\b|TensorType|FunctionSchema|Argument\b|Storage\b|DataPtr|Allocator|StorageImpl|"

@@ -1,4 +1,4 @@
-// Advantage actor-critic on CartPole (seed 001 §2.5, §4.2). The environment is the
+// Advantage actor-critic on CartPole. The environment is the
 // classic-control cart-pole written out in C++ (Barto, Sutton & Anderson's equations,
 // Euler steps of 20 ms, episodes capped at 200 steps, failure beyond 12 degrees or 2.4 m).
 // The critic's value estimate enters the actor's loss through detach(): the advantage

@@ -9,7 +9,7 @@
 
 using nabla::Tensor;
 
-// y = x * k with a hand-written backward (seed 002's MulConstant).
+// y = x * k with a hand-written backward (LibTorch's MulConstant example).
 struct MulConstant : nabla::autograd::Function<MulConstant> {
   static Tensor forward(nabla::autograd::AutogradContext* ctx, Tensor x, double k) {
     ctx->saved_data["k"] = k;

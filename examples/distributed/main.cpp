@@ -1,4 +1,4 @@
-// Data-parallel training of SPEC.md's W3 CNN on Fashion-MNIST over several processes
+// Data-parallel training of the W3 CNN (bench/README.md) on Fashion-MNIST over several processes
 // (docs/distributed.md): each rank trains on its share of every batch
 // (DistributedRandomSampler), DistributedDataParallel averages the gradients, rank 0
 // evaluates on the test set.

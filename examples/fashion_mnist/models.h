@@ -1,5 +1,5 @@
 #pragma once
-// The two models of SPEC.md §8: W2's MLP and W3's CNN.
+// The two models of bench/README.md: W2's MLP and W3's CNN.
 #include <nabla/nabla.h>
 
 /// 784-256-128-10 with ReLU.

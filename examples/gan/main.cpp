@@ -1,4 +1,4 @@
-// A DCGAN-style GAN on Fashion-MNIST (seed 001 §4.1): a transposed-convolution generator
+// A DCGAN-style GAN on Fashion-MNIST: a transposed-convolution generator
 // and a convolutional discriminator, two Adam optimizers, and detach() so the
 // discriminator's step does not reach into the generator. Writes a PNG grid of samples
 // per epoch (OUT/samples-epochN.png) and checks the losses stay finite.

@@ -1,4 +1,4 @@
-// Multi-task learning (seed 001 §3.3, §4.3): a shared trunk with two heads, one
+// Multi-task learning: a shared trunk with two heads, one
 // regression loss and one classification loss. Backpropagating the two losses one after
 // the other (the first with retain_graph, since the trunk's graph is shared) accumulates
 // exactly the gradients of backpropagating their sum once; the program checks this every

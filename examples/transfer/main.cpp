@@ -1,4 +1,4 @@
-// Transfer learning (seed 001, appendix B): pretrain a CNN on Fashion-MNIST classes 0-4,
+// Transfer learning (appendix B): pretrain a CNN on Fashion-MNIST classes 0-4,
 // freeze its convolutional layers with requires_grad_(false), then train a new head on
 // classes 5-9. The frozen weights come out bit-identical; accuracy is reported for both
 // stages.

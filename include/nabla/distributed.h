@@ -1,6 +1,6 @@
 #pragma once
 // nabla's distributed training (docs/distributed.md): LibTorch's c10d under
-// nabla::distributed (SPEC.md §2: #include <c10d/...> → #include <nabla/distributed.h>,
+// nabla::distributed (docs/compat.md: #include <c10d/...> → #include <nabla/distributed.h>,
 // c10d:: → nabla::distributed::), and DistributedDataParallel.
 #include "nabla/distributed/distributed_data_parallel.h"
 #include "nabla/distributed/init.h"

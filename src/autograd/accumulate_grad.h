@@ -1,6 +1,6 @@
 #pragma once
 // AccumulateGrad: the node at a leaf that requires grad. It adds each incoming gradient
-// into the leaf's .grad() (SPEC.md §5.2): assigns when .grad() is undefined, adds in place
+// into the leaf's .grad() (docs/autograd.md): assigns when .grad() is undefined, adds in place
 // otherwise, and builds a graph instead when create_graph is on.
 #include <mutex>
 

@@ -1,4 +1,4 @@
-// The backward engine (SPEC.md §5.3, seed 002 "Engine"): count each node's
+// The backward engine (docs/autograd.md): count each node's
 // dependencies, seed the roots' gradients, then run ready nodes in sequence_nr order
 // from a priority queue, summing the gradients that reach one input slot by several
 // edges (the input buffer). No recursion: a 100,000-node chain runs in a loop.

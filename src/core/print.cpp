@@ -1,4 +1,4 @@
-// Tensor printing: operator<< and Tensor::toString() (SPEC.md §4, seed 004 §4).
+// Tensor printing: operator<< and Tensor::toString() (docs/printing.md).
 //
 // Format rules (docs/printing.md has examples):
 // - Undefined tensor: `[ Tensor (undefined) ]`, nothing else.

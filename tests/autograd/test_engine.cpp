@@ -1,4 +1,4 @@
-// The autograd semantics of SPEC.md §5, one test per item, with the seeds' scenarios: the
+// The autograd semantics of docs/autograd.md, one test per item, with the seeds' scenarios: the
 // engine itself (graph, accumulation, retain_graph, grad modes, hooks, version counters,
 // anomaly mode, deep graphs), which the op table's per-op checks cannot say.
 #include <fstream>
@@ -102,7 +102,7 @@ TEST(Engine, HigherOrder) {
   EXPECT_EQ(d3.item<double>(), 60);
 }
 
-// Gradient penalty (seed 001): grad with create_graph, then backward through it.
+// Gradient penalty: grad with create_graph, then backward through it.
 TEST(Engine, GradientPenalty) {
   Tensor w = leaf({3});
   Tensor x = leaf({3});
@@ -204,7 +204,7 @@ TEST(Engine, DetachAndGan) {
   EXPECT_TRUE(e.is_leaf());
 }
 
-// §5.10: freezing a middle layer; the first still learns (seed 001 appendix B).
+// Freezing a middle layer; the first still learns.
 TEST(Engine, FreezeMiddleLayer) {
   manual_seed(5);
   Tensor x = rand({4, 3}, kDouble);
@@ -280,7 +280,7 @@ TEST(Engine, SavedTensorHooks) {
   EXPECT_TRUE(x.grad().allclose(xd.cos() * xd + xd.sin()));
 }
 
-// §5.14: the custom LinearFunction and MulConstant of seed 002 §4.3.
+// The custom LinearFunction and MulConstant of LibTorch's custom-function guide.
 struct LinearFunction : autograd::Function<LinearFunction> {
   static Tensor forward(autograd::AutogradContext* ctx, Tensor input, Tensor weight, Tensor bias) {
     ctx->save_for_backward({input, weight, bias});

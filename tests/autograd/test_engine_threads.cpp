@@ -1,4 +1,4 @@
-// Backward from several threads at once (SPEC.md §5.17): shared leaves, a shared module, a
+// Backward from several threads at once (docs/autograd.md): shared leaves, a shared module, a
 // shared retained graph and hooks. Every test name says Thread, so ctest's `threads` label
 // (tests/CMakeLists.txt) runs them, also under ThreadSanitizer (docs/reliability.md).
 #include <atomic>

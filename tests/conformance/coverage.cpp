@@ -1,4 +1,4 @@
-// Coverage of SPEC.md §6 by the op table: every op named there must have an entry (an
+// Coverage of the required op list by the op table: every op named there must have an entry (an
 // entry covers a name when its name equals it or starts with name + "_", or through the
 // aliases below for SPEC's collective names). Prints the count and the ops whose entries
 // run gradient checks; lists what is missing.
@@ -14,7 +14,7 @@
 namespace conform {
 namespace {
 
-// SPEC.md §6, in its order.
+// the required op list, in its order.
 const std::vector<std::string> kSpecOps = {"add",
                                            "sub",
                                            "mul",
@@ -149,12 +149,13 @@ TEST(Coverage, SpecOps) {
     }
   }
   std::cout << "[coverage] op table: " << covered << "/" << kSpecOps.size()
-            << " SPEC.md §6 ops have entries, " << with_grad << " of them with gradient checks\n";
+            << " ops of the required list have entries, " << with_grad
+            << " of them with gradient checks\n";
   if (!missing.empty()) {
     std::string list;
     for (const auto& m : missing) list += " " + m;
     std::cout << "[coverage] missing:" << list << "\n";
-    GTEST_SKIP() << "SPEC.md §6 ops without table entries (not implemented yet):" << list;
+    GTEST_SKIP() << "ops of the required list without table entries (not implemented yet):" << list;
   }
 }
 

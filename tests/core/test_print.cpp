@@ -68,7 +68,7 @@ TEST(Print, TwoDimFloats) {
 }
 
 TEST(Print, GoldenFourDimExample) {
-  // The example of seed 004 §4, byte for byte.
+  // The example of , byte for byte.
   const std::string expected =
       "(0,0,.,.) = \n"
       "     0       1       2\n"

@@ -9,7 +9,7 @@ namespace nabla::testing {
 namespace dist = nabla::distributed;
 namespace F = nabla::nn::functional;
 
-// SPEC.md's W3 CNN.
+// the W3 CNN (bench/README.md).
 struct W3Impl : nn::Module {
   W3Impl() {
     conv1 = register_module("conv1", nn::Conv2d(nn::Conv2dOptions(1, 32, 3).padding(1)));

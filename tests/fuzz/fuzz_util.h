@@ -2,7 +2,7 @@
 // What every fuzz target shares: the rule for what a reader may do with bad bytes, a
 // scratch file for readers that take a path, and byte-exact tensor comparison.
 //
-// The rule (SPEC.md §9): a reader answers bad bytes with a nabla::Error whose message
+// The rule (docs/reliability.md): a reader answers bad bytes with a nabla::Error whose message
 // names the reader. Anything else — another exception type, an internal assertion, an
 // error that does not say who raised it — aborts, so libFuzzer keeps the input as a
 // crash. Memory errors, UB and huge allocations are caught by ASan, UBSan and

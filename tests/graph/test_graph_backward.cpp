@@ -1,4 +1,4 @@
-// The static graph's backward (seed 000 §3.2, §5): topological order, accumulation,
+// The static graph's backward: topological order, accumulation,
 // partial forward, detach, and gradients equal to the dynamic engine's.
 #include <nabla/graph.h>
 

@@ -1,4 +1,4 @@
-// The static graph's forward (seed 000 §3.1): the dirty check, cycles, edits, errors.
+// The static graph's forward: the dirty check, cycles, edits, errors.
 #include <nabla/graph.h>
 
 #include "test_util.h"
@@ -10,7 +10,7 @@ namespace g = nabla::graph;
 
 namespace {
 
-// y = w x + b, seed 000 §3.1.4, in float64.
+// y = w x + b.4, in float64.
 struct Affine {
   g::Graph graph;
   g::Value x = graph.input("x");

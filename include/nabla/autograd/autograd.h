@@ -1,5 +1,5 @@
 #pragma once
-// The autograd API with LibTorch's signatures (SPEC.md §5.4).
+// The autograd API with LibTorch's signatures (docs/autograd.md).
 #include <functional>
 
 #include "nabla/autograd/grad_mode.h"
@@ -36,7 +36,7 @@ void remove_post_accumulate_grad_hook(const Tensor& leaf, unsigned handle);
 /// backward(). Called outside a backward pass: a nabla::Error.
 void queue_callback(std::function<void()> callback);
 
-/// Anomaly detection (SPEC.md §5.15): while enabled, each node records where its forward
+/// Anomaly detection (docs/autograd.md): while enabled, each node records where its forward
 /// op was created, and a NaN/Inf produced by a backward node raises a nabla::Error
 /// naming that node and its creation site.
 /// As LibTorch's, a failing backward node first warns (nabla::Warning) with the trace of

@@ -1,5 +1,5 @@
 #pragma once
-// Activation checkpointing (SPEC.md §5.16, seed 002): run `fn` without recording its
+// Activation checkpointing (docs/autograd.md): run `fn` without recording its
 // intermediate activations and recompute them during backward. Same gradients, less
 // peak memory. The default generator's position is restored for the recomputation, so
 // random ops inside fn (dropout) draw the same numbers twice.

@@ -1,5 +1,5 @@
 #pragma once
-// Custom autograd functions (SPEC.md §5.14), as torch::autograd::Function:
+// Custom autograd functions (docs/autograd.md), as torch::autograd::Function:
 //
 //   struct MulConstant : Function<MulConstant> {
 //     static Tensor forward(AutogradContext* ctx, Tensor x, double c) {

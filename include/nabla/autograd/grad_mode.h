@@ -1,5 +1,5 @@
 #pragma once
-// Grad mode: whether ops record the graph. Thread-local, as in PyTorch (SPEC.md §5.8).
+// Grad mode: whether ops record the graph. Thread-local, as in PyTorch (docs/autograd.md).
 #include <utility>
 
 #include "nabla/core/storage.h"

@@ -1,5 +1,5 @@
 #pragma once
-// The backward graph as Graphviz DOT (SPEC.md §5.19), for `dot -Tsvg graph.dot`:
+// The backward graph as Graphviz DOT (docs/autograd.md), for `dot -Tsvg graph.dot`:
 //
 //   digraph backward {
 //     node [shape=box, fontname="Helvetica"];

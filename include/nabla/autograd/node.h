@@ -1,5 +1,5 @@
 #pragma once
-// The backward graph (seeds 002/003): a Node is the backward of one forward op. Its
+// The backward graph: a Node is the backward of one forward op. Its
 // next_edges point at the nodes of the op's inputs (Edge{function, input_nr}: which
 // gradient slot of that node this contribution fills). Leaves that require grad end in
 // an AccumulateGrad node. Nodes are ordered by sequence_nr (creation order) and
@@ -50,7 +50,7 @@ struct InputMetadata {
 // Note [Node storage]
 // Most nodes have one or two next edges and one gradient slot. Both lists live inside the
 // node (InlineVector), so recording an op allocates the node alone, and the engine finds
-// a node's edges and its slots' metadata on the node's own cache lines (W1, SPEC.md §8).
+// a node's edges and its slots' metadata on the node's own cache lines (W1, bench/README.md).
 using EdgeVector = InlineVector<Edge, 2>;
 
 namespace detail {

@@ -1,8 +1,8 @@
 #pragma once
-// SavedVariable: a tensor kept by a node for its backward (seed 002 §SavedVariable).
+// SavedVariable: a tensor kept by a node for its backward.
 // It remembers the version counter it saw and refuses to unpack after an in-place write
-// (SPEC.md §5.11). An output of the node itself is saved without its autograd meta,
-// so the node does not keep its own output alive (no reference cycle, SPEC.md §5.18);
+// (docs/autograd.md). An output of the node itself is saved without its autograd meta,
+// so the node does not keep its own output alive (no reference cycle, docs/autograd.md);
 // unpacking such a tensor gives it the node back as grad_fn.
 #include <any>
 #include <functional>
@@ -47,7 +47,7 @@ class SavedVariable {
   bool released_ = false;
 };
 
-/// Saved-tensor hooks (SPEC.md §5.13): while a guard lives, every tensor saved for
+/// Saved-tensor hooks (docs/autograd.md): while a guard lives, every tensor saved for
 /// backward on this thread is passed to `pack`, and `unpack` restores it in backward.
 class SavedTensorHooksGuard {
  public:

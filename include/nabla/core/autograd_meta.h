@@ -1,5 +1,5 @@
 #pragma once
-// AutogradMeta: the autograd state of one tensor (SPEC.md §3.2). A leaf has no grad_fn;
+// AutogradMeta: the autograd state of one tensor (docs/tensors.md). A leaf has no grad_fn;
 // a leaf that requires grad gets one AccumulateGrad node (cached weakly here). A non-leaf
 // has grad_fn and output_nr: which output of its forward op it is.
 #include <cstdint>

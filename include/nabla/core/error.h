@@ -1,6 +1,6 @@
 #pragma once
 // Errors: every misuse of the public API raises nabla::Error with a message that
-// names the op, what it got and what it expected (SPEC.md §9).
+// names the op, what it got and what it expected (docs/reliability.md).
 #include <sstream>
 #include <stdexcept>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// The profiler (SPEC.md §5.19; LibTorch's torch::autograd::profiler::RecordProfile and
+// The profiler (docs/autograd.md; LibTorch's torch::autograd::profiler::RecordProfile and
 // RECORD_FUNCTION). It lives in core, below every layer that records into it (backend
 // kernels, the autograd engine, user code); the namespace is LibTorch's, and
 // <nabla/autograd/profiler.h> is the public header that includes this one. One mechanism records

@@ -1,5 +1,5 @@
 #pragma once
-// Storage: the bytes a tensor and all of its views share (seed 004, "Storage layer").
+// Storage: the bytes a tensor and all of its views share ("Storage layer").
 // CPU bytes come from a 64-byte aligned allocator; from_blob storages wrap user memory
 // and call the user's deleter (if any) when the last view goes away.
 #include <atomic>
@@ -67,7 +67,7 @@ class StorageImpl {
 
   // Note [Version counter]
   // Every in-place write to a tensor bumps the counter of its storage. Views share
-  // their base's storage and so its counter (seed 003 §7); detach() shares it as
+  // their base's storage and so its counter; detach() shares it as
   // PyTorch's does; clone() gets a new storage and a new counter. Autograd's saved
   // tensors remember the version they saw and refuse to unpack after it changed.
   uint32_t version() const { return version_.load(std::memory_order_relaxed); }

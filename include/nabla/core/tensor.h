@@ -2,7 +2,7 @@
 // Tensor: a value-semantic handle to a TensorImpl (one shared pointer). Copies alias;
 // ops return new tensors; methods ending in `_` work in place and bump the version
 // counter (Note [Version counter], storage.h). Names, argument order and defaults are
-// LibTorch's (SPEC.md §2).
+// LibTorch's (docs/compat.md).
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -159,7 +159,7 @@ class Tensor {
   const Tensor& fill_(const Tensor& value) const;
   const Tensor& zero_() const;
 
-  // ---- Autograd (SPEC.md §5) -----------------------------------------------------------
+  // ---- Autograd (docs/autograd.md) -----------------------------------------------------------
   /// True for leaves created with requires_grad and for results of ops on them.
   bool requires_grad() const;
   const Tensor& requires_grad_(bool requires_grad = true) const;

@@ -1,6 +1,6 @@
 #pragma once
 // TensorImpl: the shape, layout and dtype of a tensor over a shared Storage, plus its
-// autograd metadata (seed 004, "TensorImpl layer"). Tensor is a handle to one of these.
+// autograd metadata ("TensorImpl layer"). Tensor is a handle to one of these.
 #include <atomic>
 #include <cstdint>
 #include <memory>

@@ -1,5 +1,5 @@
 #pragma once
-// DistributedDataParallel: data-parallel training over a ProcessGroup (seed 002, PyTorch's
+// DistributedDataParallel: data-parallel training over a ProcessGroup (PyTorch's
 // torch.nn.parallel.DistributedDataParallel; LibTorch's C++ frontend has none). Every
 // rank holds the whole model and a share of each batch; after backward every rank holds
 // the gradient averaged over all ranks, so their optimizers take the same step.

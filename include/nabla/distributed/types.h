@@ -1,6 +1,6 @@
 #pragma once
 // The vocabulary of collectives, as LibTorch's c10d (c10d/Types.hpp): reduction operators
-// and each collective's options. SPEC.md §2: `c10d::` → `nabla::distributed::`.
+// and each collective's options. docs/compat.md: `c10d::` → `nabla::distributed::`.
 #include <chrono>
 #include <cstdint>
 #include <memory>

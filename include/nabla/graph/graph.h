@@ -1,5 +1,5 @@
 #pragma once
-// The static graph (seed 000, SPEC.md §10, docs/graph.md): a graph built once, whose
+// The static graph (docs/graph.md, docs/graph.md): a graph built once, whose
 // forward recomputes only the nodes whose inputs changed since their last computation,
 // and whose backward runs in topological order without recursion. Nodes are ops of the
 // op table called by name (ops::call), so values and gradients are those of the dynamic

@@ -1,7 +1,7 @@
 #pragma once
 // Archives: the flat, named collection of tensors that save/load write and read, as
 // LibTorch's torch::serialize::OutputArchive / InputArchive. On disk an archive is one
-// safetensors file (SPEC.md §7): every tensor under its dotted key ("conv1.weight",
+// safetensors file (docs/io.md): every tensor under its dotted key ("conv1.weight",
 // "state.0.exp_avg"), scalars as 0-d tensors, and string metadata in "__metadata__".
 // Nested archives flatten: writing archive B under key "opt" stores B's "lr" as "opt.lr".
 // A file named *.pt or *.pth is written in torch.save's format instead (a dict of key to

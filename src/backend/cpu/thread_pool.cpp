@@ -1,6 +1,6 @@
 // A persistent pool for parallel_for. Workers sleep on a condition variable between
 // jobs after a short bounded spin, so a busy machine (another process on a core) never
-// sees threads burning time waiting for each other (SPEC.md §8 contention rule).
+// sees threads burning time waiting for each other (bench/README.md contention rule).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
