@@ -4,9 +4,9 @@
 #   and <c10/...>, becomes <nabla/nabla.h>: each is a part of what torch.h includes),
 #   torch:: c10:: at:: → nabla::, namespace torch → namespace nabla (also
 #   `using namespace at;` and `namespace t = torch;`),
-#   TORCH_MODULE → NABLA_MODULE, TORCH_CHECK → NABLA_CHECK, AT_ASSERT → NABLA_ASSERT,
-#   TORCH_ARG → NABLA_ARG,
-#   TORCH_WARN → NABLA_WARN, TORCH_WARN_ONCE → NABLA_WARN_ONCE,
+#   every TORCH_* macro → NABLA_* (TORCH_MODULE, TORCH_CHECK, TORCH_ARG, TORCH_WARN,
+#   TORCH_INTERNAL_ASSERT, TORCH_LIBRARY, TORCH_FN, ...; also MAKE_TORCH_LIBRARY →
+#   MAKE_NABLA_LIBRARY; TORCH_VERSION_* stay: nabla.h defines them), AT_ASSERT → NABLA_ASSERT,
 #   FORWARD_HAS_DEFAULT_ARGS → NABLA_FORWARD_HAS_DEFAULT_ARGS, ska:: (the optimizer state's
 #   map type) → nabla::,
 #   <c10d/...> → <nabla/distributed.h>, c10d:: → nabla::distributed::.
@@ -22,9 +22,7 @@ find "$@" -type f \( -name '*.cpp' -o -name '*.cc' -o -name '*.cxx' -o -name '*.
     -e 's/\b(torch|c10|at|ska)::/nabla::/g' \
     -e 's/\bnamespace (torch|at|c10)\b/namespace nabla/g' \
     -e 's/\bnamespace ([A-Za-z_][A-Za-z_0-9]*) *= *(torch|at|c10) *;/namespace \1 = nabla;/g' \
-    -e 's/\bTORCH_MODULE\b/NABLA_MODULE/g' \
-    -e 's/\bTORCH_CHECK\b/NABLA_CHECK/g' \
-    -e 's/\bTORCH_ARG\b/NABLA_ARG/g' \
-    -e 's/\bTORCH_WARN(_ONCE)?\b/NABLA_WARN\1/g' \
+    -e 's/\b(MAKE_)?TORCH_([A-Z0-9_]+)\b/\1NABLA_\2/g' \
+    -e 's/\bNABLA_VERSION_(MAJOR|MINOR|PATCH)\b/TORCH_VERSION_\1/g' \
     -e 's/\bFORWARD_HAS_DEFAULT_ARGS\b/NABLA_FORWARD_HAS_DEFAULT_ARGS/g' \
     -e 's/\bAT_ASSERT\b/NABLA_ASSERT/g'

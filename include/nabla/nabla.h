@@ -58,6 +58,7 @@
 
 #include "nabla/autograd/autograd.h"
 #include "nabla/autograd/checkpoint.h"
+#include "nabla/autograd/dispatch_key.h"
 #include "nabla/autograd/function.h"
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/autograd/gradcheck.h"
@@ -81,6 +82,7 @@
 #include "nabla/ops/embedding.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/library.h"
 #include "nabla/ops/loss.h"
 #include "nabla/ops/normalization.h"
 #include "nabla/ops/out_functions.h"

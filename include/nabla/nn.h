@@ -5,6 +5,7 @@
 #include "nabla/nn/init.h"
 #include "nabla/nn/module.h"
 #include "nabla/nn/modules/activation.h"
+#include "nabla/nn/modules/adaptive.h"
 #include "nabla/nn/modules/container/functional.h"
 #include "nabla/nn/modules/container/modulelist.h"
 #include "nabla/nn/modules/container/parameterlist.h"

@@ -8,6 +8,34 @@
 
 namespace nabla {
 
+namespace {
+// Note [Views and in-place]: a view made under no_grad or InferenceMode of a base that
+// requires grad has no history of its own; once the base or another of its views is
+// written in place, no history could be right for it.
+void check_stale_view(const autograd::AutogradMeta& m) {
+  const Tensor& base = m.view_base;
+  if (!base.defined() || base.unsafeGetTensorImpl()->is_inference() ||
+      m.view_version == base.unsafeGetTensorImpl()->version() || !base.requires_grad())
+    return;
+  const bool inference = m.view_creation == autograd::ViewCreation::kInferenceMode;
+  NABLA_CHECK(false, "grad_fn: A view was created in ", inference ? "inference" : "no_grad",
+              " mode and its base or another view of its base has been modified inplace",
+              inference ? "" : " with grad mode enabled",
+              ". Its history is lost: make the view and the in-place write both with grad "
+              "off or both with grad on (or clone() the view when you make it).");
+}
+
+// A view whose view op has no derivative (AutogradMeta::view_func_error): once its
+// storage changed, its history would have to be rebuilt through that op.
+void check_view_without_derivative(const autograd::AutogradMeta& m) {
+  const Tensor& base = m.view_base;
+  if (!base.defined() || m.view_version == base.unsafeGetTensorImpl()->version() ||
+      !base.requires_grad())
+    return;
+  NABLA_CHECK(false, "grad_fn: ", *m.view_func_error);
+}
+}  // namespace
+
 bool Tensor::requires_grad() const {
   auto* m = checked().autograd_meta();
   return m && autograd::detail::reports_requires_grad(*m);
@@ -64,10 +92,27 @@ const Tensor& Tensor::detach_() const {
 const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const {
   static const std::shared_ptr<autograd::Node> none;
   auto* m = checked().autograd_meta();
-  return m ? m->grad_fn : none;
+  if (!m) return none;
+  if (m->view_creation == autograd::ViewCreation::kNoGradMode ||
+      m->view_creation == autograd::ViewCreation::kInferenceMode) [[unlikely]]
+    check_stale_view(*m);
+  if (m->view_func_error) [[unlikely]]
+    check_view_without_derivative(*m);
+  return m->grad_fn;
 }
 
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
+
+bool Tensor::is_view() const {
+  auto* m = checked().autograd_meta();
+  return m && m->view_base.defined() && !impl_->is_inference();
+}
+
+const Tensor& Tensor::_base() const {
+  NABLA_CHECK(is_view(),
+              "_base: this tensor is not a view (is_view() is false), so it has no base");
+  return impl_->autograd_meta()->view_base;
+}
 
 uint32_t Tensor::output_nr() const {
   auto* m = checked().autograd_meta();

@@ -80,6 +80,10 @@ class ElementFormatter {
         return static_cast<const bool*>(data_)[off] ? "true" : "false";
       case kByte:
         return std::to_string(unsigned{static_cast<const uint8_t*>(data_)[off]});
+      case kChar:
+        return std::to_string(int{static_cast<const int8_t*>(data_)[off]});
+      case kShort:
+        return std::to_string(int{static_cast<const int16_t*>(data_)[off]});
       case kInt:
         return std::to_string(static_cast<const int32_t*>(data_)[off]);
       case kLong:

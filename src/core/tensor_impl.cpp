@@ -25,6 +25,13 @@ void TensorImpl::refuse_inference_write_outside() {
       "(t.clone()), or do the update inside InferenceMode.");
 }
 
+void TensorImpl::refuse_version_read() {
+  throw Error(
+      "version_counter: Inference tensors do not track version counter. An inference tensor "
+      "(made inside InferenceMode) takes no part in autograd; clone() it outside "
+      "InferenceMode to get a tensor with a version counter.");
+}
+
 void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   sizes_.assign(sizes.begin(), sizes.end());
   strides_.assign(strides.begin(), strides.end());

@@ -23,6 +23,10 @@ decltype(auto) visit_dtype(ScalarType dtype, F&& f, R&& reduced) {
       return f(TypeTag<bool>{});
     case kByte:
       return f(TypeTag<uint8_t>{});
+    case kChar:
+      return f(TypeTag<int8_t>{});
+    case kShort:
+      return f(TypeTag<int16_t>{});
     case kInt:
       return f(TypeTag<int32_t>{});
     case kLong:
@@ -34,9 +38,6 @@ decltype(auto) visit_dtype(ScalarType dtype, F&& f, R&& reduced) {
     case kHalf:
     case kBFloat16:
       return reduced();
-    case kChar:
-    case kShort:
-      break;  // names only: no tensor has them (elementSize refuses)
   }
   NABLA_ASSERT(false, "unknown dtype ", static_cast<int>(dtype));
 }

@@ -44,7 +44,8 @@ std::string_view to_string(ReduceOp op) {
 namespace {
 
 // The dtype a backend moves `t` in: float16 and bfloat16 are reduced in float32 (one
-// rounding at the end instead of one per rank), bool as bytes.
+// rounding at the end instead of one per rank), bool as bytes, int8 and int16 as int32
+// (sums and products wrap to the same value when narrowed back).
 ScalarType wire_dtype(ScalarType t) {
   switch (t) {
     case kHalf:
@@ -52,6 +53,9 @@ ScalarType wire_dtype(ScalarType t) {
       return kFloat;
     case kBool:
       return kByte;
+    case kChar:
+    case kShort:
+      return kInt;
     default:
       return t;
   }

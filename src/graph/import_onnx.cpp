@@ -155,6 +155,10 @@ ScalarType dtype_of(int32_t type, bool& known) {
       return kInt;
     case onnx::TensorProto::UINT8:
       return kByte;
+    case onnx::TensorProto::INT8:
+      return kChar;
+    case onnx::TensorProto::INT16:
+      return kShort;
     case onnx::TensorProto::BOOL:
       return kBool;
     case onnx::TensorProto::FLOAT16:
@@ -172,7 +176,7 @@ Tensor Importer::tensor_of(const onnx::TensorProto& t, const std::string& what) 
   const ScalarType dtype = dtype_of(t.data_type(), known);
   if (!known)
     fail(what + " has ONNX data type " + std::to_string(t.data_type()) +
-         " (nabla reads float32/64, float16, bfloat16, int64, int32, uint8, bool)");
+         " (nabla reads float32/64, float16, bfloat16, int64, int32, int16, int8, uint8, bool)");
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
     fail(what + " keeps its data in an external file, which nabla does not read yet");
   std::vector<int64_t> dims;
@@ -206,7 +210,7 @@ Tensor Importer::tensor_of(const onnx::TensorProto& t, const std::string& what) 
   else if (dtype == kLong)
     fill(t.int64_data());
   else
-    fill(t.int32_data());  // int32, uint8, bool, float16 bits: ONNX keeps them in int32_data
+    fill(t.int32_data());  // int32/16/8, uint8, bool, float16 bits: ONNX keeps them there
   return out;
 }
 

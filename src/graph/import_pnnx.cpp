@@ -27,7 +27,7 @@ namespace {
 bool pnnx_dtype(const std::string& name, ScalarType& dtype) {
   static const std::unordered_map<std::string, ScalarType> table = {
       {"f32", kFloat}, {"f64", kDouble}, {"f16", kHalf},  {"bf16", kBFloat16}, {"i64", kLong},
-      {"i32", kInt},   {"u8", kByte},    {"bool", kBool}, {"i16", kInt},       {"i8", kInt}};
+      {"i32", kInt},   {"u8", kByte},    {"bool", kBool}, {"i16", kShort},     {"i8", kChar}};
   auto it = table.find(name);
   if (it == table.end()) return false;
   dtype = it->second;
@@ -42,7 +42,8 @@ bool torch_dtype(const std::string& name, ScalarType& dtype) {
       {"torch.float64", kDouble},    {"torch.half", kHalf},     {"torch.float16", kHalf},
       {"torch.bfloat16", kBFloat16}, {"torch.long", kLong},     {"torch.int64", kLong},
       {"torch.int", kInt},           {"torch.int32", kInt},     {"torch.bool", kBool},
-      {"torch.uint8", kByte}};
+      {"torch.uint8", kByte},        {"torch.int8", kChar},     {"torch.int16", kShort},
+      {"torch.short", kShort}};
   auto it = table.find(name);
   if (it == table.end()) return false;
   dtype = it->second;
@@ -333,20 +334,6 @@ Tensor PnnxImporter::weight_tensor(const Op& op, const std::string& key) {
   if (data.size() != bytes)
     fail(op, "the .pnnx.bin entry '" + entry + "' holds " + std::to_string(data.size()) +
                  " bytes, its shape and dtype need " + std::to_string(bytes));
-  if (s.dtype == "i8" || s.dtype == "i16") {  // nabla has neither: widened to int32
-    Tensor out = empty(s.dims, TensorOptions(kInt));
-    int32_t* o = out.data_ptr<int32_t>();
-    for (int64_t k = 0; k < numel; ++k) {
-      if (size == 1) {
-        o[k] = static_cast<int8_t>(data[static_cast<size_t>(k)]);
-      } else {
-        int16_t x;
-        std::memcpy(&x, data.data() + 2 * k, 2);
-        o[k] = x;
-      }
-    }
-    return out;
-  }
   Tensor out = empty(s.dims, TensorOptions(dtype));
   if (bytes) std::memcpy(out.data_ptr(), data.data(), bytes);  // little-endian, unaligned
   if (dtype == kBool)

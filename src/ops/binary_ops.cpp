@@ -9,6 +9,7 @@
 #include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/trace.h"
+#include "ops/float32_compute.h"
 #include "ops/op_utils.h"
 #include "ops/registry_impl.h"
 
@@ -221,12 +222,14 @@ Tensor binary_tensors(BinaryOp op, const Tensor& a, const Tensor& b, ScalarType 
   auto [compute, out_t] = binary_dtypes(op, common, name);
   check_add_sub(op, a, b, compute, alpha, name);
   DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), name);
-  // The kernel broadcasts (stride 0) by itself: no expand views needed.
-  Tensor ac = cast(a, compute), bc = cast(b, compute);
+  // The kernel broadcasts (stride 0) by itself: no expand views needed. 16-bit floats go
+  // through float32, the operands rounded to `compute` first (Note [16-bit compute]).
+  const ScalarType wide = ops::kernel_dtype(compute);
+  Tensor ac = cast(cast(a, compute), wide), bc = cast(cast(b, compute), wide);
   if (checked_numel(shape, name) > 0) check_integer_divisor(op, bc, compute, name);
-  Tensor out = empty_tensor(shape, out_t, a.device());
-  backend_for(a).binary(op, out, ac, bc, alpha);
-  return out;
+  Tensor out = empty_tensor(shape, out_t == compute ? wide : out_t, a.device());
+  backend_for(a.device()).binary(op, out, ac, bc, alpha);
+  return cast(out, out_t);
 }
 
 // `other_scalar` / `self_scalar`: which operand was a Scalar (for the node's name).
@@ -286,12 +289,14 @@ const Tensor& binary_op_(BinaryOp op, const Tensor& self, const Tensor& other_in
         o.storage_offset() == self.storage_offset()))
     o = o.clone();
   if (self.numel() > 0) check_integer_divisor(op, o, compute, name);
-  if (compute == self.scalar_type()) {
+  const ScalarType wide = ops::kernel_dtype(compute);
+  if (compute == self.scalar_type() && wide == compute) {
     backend_for(self).binary(op, self, self, o, alpha);
-  } else {
-    Tensor out = empty_tensor(shape, out_t, self.device());
-    backend_for(self).binary(op, out, cast(self, compute), o, alpha);
-    backend_for(self).copy(self, out);
+  } else {  // through a temporary; float32 for 16-bit floats (Note [16-bit compute])
+    Tensor out = empty_tensor(shape, out_t == compute ? wide : out_t, self.device());
+    backend_for(self.device())
+        .binary(op, out, cast(cast(self, compute), wide), cast(o, wide), alpha);
+    ops::copy_any(self, out);
   }
   ops::bump_version(self);
   return self;
@@ -406,8 +411,12 @@ Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
   ScalarType t = ops::result_type(*this, other);
   DimVector shape = broadcast_shapes(broadcast_shapes(condition.sizes(), sizes(), "where"),
                                      other.sizes(), "where");
-  Tensor out = empty_tensor(shape, t, device());
-  backend_for(*this).where(out, cast(condition, kBool), cast(*this, t), cast(other, t));
+  // A selection: exact through float32 for 16-bit floats (Note [16-bit compute]).
+  const ScalarType wide = ops::kernel_dtype(t);
+  Tensor out = empty_tensor(shape, wide, device());
+  backend_for(device()).where(out, cast(condition, kBool), cast(cast(*this, t), wide),
+                              cast(cast(other, t), wide));
+  out = cast(out, t);
   if (auto node = autograd::record_node(kWhereBackward, {&condition, this, &other})) {
     node->state.self_to.set(*this, out);
     node->state.other_to.set(other, out);
@@ -431,12 +440,19 @@ Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal
               " and ", other.scalar_type());
   NABLA_CHECK(rtol >= 0 && atol >= 0,
               "isclose: rtol and atol must be non-negative, got rtol=", rtol, ", atol=", atol);
-  Tensor a = to(kDouble), b = other.to(kDouble);
-  Tensor diff = a.sub(b);
-  Tensor close =
-      a.eq(b).logical_or(diff.isfinite().logical_and(diff.abs().le(b.abs().mul(rtol).add(atol))));
-  if (equal_nan) close = close.logical_or(a.isnan().logical_and(b.isnan()));
-  return close;
+  // LibTorch's formula, in the inputs' own dtype (bool as the default float dtype), so
+  // that atol = 0.1 is 0.1f for float32 inputs, and integer differences are integers.
+  Tensor close = eq(other);
+  if (equal_nan && is_floating_point())
+    close = close.logical_or(isnan().logical_and(other.isnan()));
+  if (rtol == 0 && atol == 0) return close;
+  auto cast = [](const Tensor& t) {
+    return t.scalar_type() == kBool ? t.to(get_default_dtype()) : t;
+  };
+  Tensor a = cast(*this), b = cast(other);
+  Tensor allowed = b.mul(rtol).abs().add(atol);
+  Tensor actual = a.sub(b).abs();
+  return close.logical_or(actual.isfinite().logical_and(actual.le(allowed)));
 }
 
 bool Tensor::allclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {

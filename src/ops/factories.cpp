@@ -6,6 +6,7 @@
 #include <mutex>
 #include <numeric>
 #include <ostream>
+#include <sstream>
 #include <type_traits>
 
 #include "core/cpu_generator.h"
@@ -365,19 +366,28 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
 // ---- torch::tensor ---------------------------------------------------------------------
 
 TensorDataContainer::TensorDataContainer(std::initializer_list<TensorDataContainer> list)
-    : kind_(Kind::List), dtype_(kBool) {
+    : kind_(Kind::List), dtype_(get_default_dtype()), literal_(get_default_dtype()) {
   children_.assign(list.begin(), list.end());
   sizes_ = {static_cast<int64_t>(children_.size())};
-  if (children_.empty()) {
-    dtype_ = get_default_dtype();
-    return;
-  }
-  IntArrayRef inner = children_[0].sizes();
+  if (children_.empty()) return;
+  const TensorDataContainer& first = children_[0];
+  IntArrayRef inner = first.sizes();
+  // LibTorch's phrases: what a user of torch::tensor would search for.
+  auto joined = [](IntArrayRef s) {
+    std::ostringstream os;
+    for (size_t i = 0; i < s.size(); ++i) os << (i ? ", " : "") << s[i];
+    return os.str();
+  };
   for (const auto& c : children_) {
-    NABLA_CHECK(c.sizes() == inner, "tensor: expected all sub-lists to have sizes ", inner,
-                " but got a sub-list of sizes ", c.sizes());
-    dtype_ = promoteTypes(dtype_, c.scalar_type());
+    NABLA_CHECK(c.sizes() == inner, "tensor: Expected all sub-lists to have sizes: ", joined(inner),
+                " (e.g. ", first, "), but got sub-list ", c, " with sizes: ", joined(c.sizes()));
+    NABLA_CHECK(c.literal_ == first.literal_,
+                "tensor: Expected all elements of the tensor to have the same scalar type: ",
+                first.literal_, ", but got element of scalar type: ", c.literal_,
+                " (write the literals alike, e.g. 1.0 rather than 1 beside 2.5)");
   }
+  dtype_ = first.dtype_;
+  literal_ = first.literal_;
   sizes_.insert(sizes_.end(), inner.begin(), inner.end());
 }
 

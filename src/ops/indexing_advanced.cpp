@@ -14,6 +14,7 @@
 // its gradient reaches self through CopySlices (Note [Views and in-place]).
 #include <algorithm>
 #include <cstring>
+#include <ostream>
 #include <string>
 #include <tuple>
 
@@ -32,6 +33,34 @@ TensorIndex::TensorIndex(const char* s) : kind_(Kind::Ellipsis) {
   NABLA_CHECK(s != nullptr && std::strcmp(s, "...") == 0,
               "index: expected \"...\" to represent an ellipsis index, but got \"",
               s ? s : "(null)", "\"");
+}
+
+std::ostream& indexing::operator<<(std::ostream& os, const Slice& slice) {
+  return os << slice.start() << ':' << slice.stop() << ':' << slice.step();
+}
+
+std::ostream& operator<<(std::ostream& os, const TensorIndex& index) {
+  switch (index.kind()) {
+    case TensorIndex::Kind::None:
+      return os << "None";
+    case TensorIndex::Kind::Ellipsis:
+      return os << "...";
+    case TensorIndex::Kind::Integer:
+      return os << index.integer();
+    case TensorIndex::Kind::Boolean:
+      return os << (index.boolean() ? "true" : "false");
+    case TensorIndex::Kind::Slice:
+      return os << index.slice();
+    case TensorIndex::Kind::Tensor:
+      return os << index.tensor();
+  }
+  return os;
+}
+
+std::ostream& operator<<(std::ostream& os, const std::vector<TensorIndex>& indices) {
+  os << '(';
+  for (size_t i = 0; i < indices.size(); ++i) os << (i ? ", " : "") << indices[i];
+  return os << ')';
 }
 
 namespace {
@@ -325,7 +354,10 @@ Tensor apply_slicing(const Tensor& self, ArrayRef<TensorIndex> indices,
         NABLA_CHECK(s.step() != 0, "index: slice step cannot be zero");
         NABLA_CHECK(s.step() > 0, "index: step must be greater than zero, got ", s.step());
         NABLA_CHECK(result.dim() > 0, "index: slice() cannot be applied to a 0-dim tensor.");
-        result = result.slice(dim, s.start(), s.stop(), s.step());
+        // Default bounds go on as absent ones: a trace records no bound for them.
+        result = result.slice(
+            dim, s.start() == 0 ? nullopt : optional<int64_t>(s.start()),
+            s.stop() == indexing::INDEX_MAX ? nullopt : optional<int64_t>(s.stop()), s.step());
         ++dim;
         ++real;
         break;
@@ -492,11 +524,15 @@ Tensor Tensor::index(ArrayRef<TensorIndex> indices) const {
     ops::refuse_while_tracing("index",
                               "with no index, or only an ellipsis: its alias of the "
                               "input is not an op of the graph");
-    Tensor alias = ops::make_view(*this, sizes(), strides(), storage_offset());
-    ops::record_view(kAliasBackward, *this, alias);  // Note [Views and in-place]
-    return alias;
+    return alias();
   }
   return result;
+}
+
+Tensor Tensor::alias() const {
+  Tensor out = ops::make_view(*this, sizes(), strides(), storage_offset());
+  ops::record_view(kAliasBackward, *this, out);  // Note [Views and in-place]
+  return out;
 }
 
 Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {

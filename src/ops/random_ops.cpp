@@ -80,6 +80,12 @@ const Tensor& Tensor::random_() const {
     case kByte:
       to = 256;
       break;
+    case kChar:
+      to = int64_t{1} << 7;
+      break;
+    case kShort:
+      to = int64_t{1} << 15;
+      break;
     case kInt:
       to = int64_t{1} << 31;
       break;

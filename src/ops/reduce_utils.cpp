@@ -9,6 +9,7 @@
 
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "ops/float32_compute.h"
 
 namespace nabla::ops {
 
@@ -51,12 +52,15 @@ bool reduces_empty_dim(IntArrayRef sizes, const std::vector<bool>& mask) {
 
 Tensor reduce_to(ReduceOp op, const Tensor& x, const std::vector<bool>& mask, bool keepdim,
                  ScalarType dtype) {
-  Tensor in = cast(x, dtype);
-  Tensor out = empty_tensor(reduced_shape(x.sizes(), mask, true), dtype, x.device());
+  // 16-bit floats accumulate in float32 and round once (Note [16-bit compute]).
+  const ScalarType wide = kernel_dtype(dtype);
+  Tensor in = cast(cast(x, dtype), wide);
+  Tensor out = empty_tensor(reduced_shape(x.sizes(), mask, true), wide, x.device());
   DimVector dims;
   for (size_t d = 0; d < mask.size(); ++d)
     if (mask[d]) dims.push_back(static_cast<int64_t>(d));
-  backend_for(x).reduce(op, out, in, dims);
+  backend_for(x.device()).reduce(op, out, in, dims);
+  out = cast(out, dtype);
   return keepdim ? out : contiguous_view(out, reduced_shape(x.sizes(), mask, false));
 }
 

@@ -9,6 +9,7 @@
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
+#include "ops/float32_compute.h"
 #include "ops/reduce_utils.h"
 #include "ops/registry_impl.h"
 
@@ -132,11 +133,14 @@ Tensor mean_impl(const Tensor& x, IntArrayRef dim, bool keepdim, optional<Scalar
                  const NodeType<MeanState>& type) {
   ScalarType t = mean_dtype(x, dtype);
   auto mask = reduce_mask(dim, x.dim(), "mean");
-  Tensor out = reduce_to(ReduceOp::Sum, x, mask, keepdim, t);
+  // 16-bit floats: the sum and the division in float32, one rounding (Note [16-bit compute]).
+  const ScalarType wide = ops::kernel_dtype(t);
+  Tensor out = reduce_to(ReduceOp::Sum, x, mask, keepdim, wide);
   // count == 0 gives 0 / 0 = nan, as LibTorch. In place: `out` is a fresh tensor.
   const int64_t count = ops::reduced_count(x.sizes(), mask);
-  Tensor divisor = ops::constant_scalar(static_cast<double>(count), t, out.device());
+  Tensor divisor = ops::constant_scalar(static_cast<double>(count), wide, out.device());
   backend_for(out).binary(BinaryOp::Div, out, out, ops::expand_to(divisor, out.sizes()), 1);
+  out = ops::cast(out, t);
   if (auto node = autograd::record_node(type, {&x})) {
     node->state.reduced = ReducedDims(x, mask, keepdim);
     node->state.count = count;

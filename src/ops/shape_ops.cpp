@@ -315,6 +315,21 @@ Tensor unsqueeze(const Tensor& x, int64_t dim) { return x.unsqueeze(dim); }
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) { return x.transpose(dim0, dim1); }
 Tensor t(const Tensor& x) { return x.t(); }
 Tensor permute(const Tensor& x, IntArrayRef dims) { return x.permute(dims); }
+Tensor as_strided(const Tensor& x, IntArrayRef size, IntArrayRef stride,
+                  optional<int64_t> storage_offset) {
+  return x.as_strided(size, stride, storage_offset);
+}
+Tensor _reshape_alias(const Tensor& x, IntArrayRef size, IntArrayRef stride) {
+  return x.as_strided(size, stride);
+}
+Tensor alias(const Tensor& x) { return x.alias(); }
+Tensor index(const Tensor& x, const std::vector<optional<Tensor>>& indices) {
+  return x.index(indices);
+}
+const Tensor& index_put_(const Tensor& x, const std::vector<optional<Tensor>>& indices,
+                         const Tensor& values, bool accumulate) {
+  return x.index_put_(indices, values, accumulate);
+}
 Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   return x.narrow(dim, start, length);
 }

@@ -11,6 +11,7 @@
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
+#include "ops/float32_compute.h"
 #include "ops/op_utils.h"
 #include "ops/registry_impl.h"
 
@@ -77,15 +78,19 @@ UnaryParams attr_of(OpNode<S>& n) {
     return {};
 }
 
-/// Records out = op(x) as a node of `type` saving what its state holds.
+/// Records out = op(x) as a node of `type` saving what its state holds. `wide`: for a
+/// 16-bit out, its float32 value before rounding, which the formula reads as the result
+/// (y + alpha in elu's loses every bit of a rounded y near -alpha).
 template <class S>
-void record(const NodeType<S>& type, const Tensor& x, const Tensor& out, UnaryParams p) {
+void record(const NodeType<S>& type, const Tensor& x, const Tensor& out, UnaryParams p,
+            const Tensor& wide) {
   if (!type.name) return;  // no derivative
   auto node = autograd::record_node(type, {&x});
   if (!node) return;
   if constexpr (requires { node->state.self; }) node->state.self = autograd::save(x);
   autograd::set_history(out, node);
-  if constexpr (requires { node->state.result; }) node->state.result = autograd::save_output(out);
+  if constexpr (requires { node->state.result; })
+    node->state.result = wide.defined() ? autograd::save(wide) : autograd::save_output(out);
   if constexpr (requires { node->state.attr; }) node->state.attr = p;
 }
 
@@ -116,17 +121,18 @@ Tensor gelu_derivative(const Tensor& grad, const Tensor& x, bool tanh_form) {
 
 // ---- One node type per op -------------------------------------------------------------------
 
-#define NABLA_UNARY_NODE_TYPE(name, State, node, derivative)                \
-  variable_list name##_backward(OpNode<State>& n, const variable_list& g) { \
-    [[maybe_unused]] const Tensor& grad = g[0];                             \
-    [[maybe_unused]] Tensor self = NABLA_SAVED_OR_UNDEFINED(n, self);       \
-    [[maybe_unused]] Tensor result = NABLA_SAVED_OR_UNDEFINED(n, result);   \
-    [[maybe_unused]] UnaryParams attr = attr_of(n);                         \
-    return autograd::gradients(derivative);                                 \
-  }                                                                         \
-  constexpr NodeType<State> k_##name##_node{node, name##_backward};         \
-  void record_##name(const Tensor& x, const Tensor& out, UnaryParams p) {   \
-    record(k_##name##_node, x, out, p);                                     \
+#define NABLA_UNARY_NODE_TYPE(name, State, node, derivative)                                  \
+  variable_list name##_backward(OpNode<State>& n, const variable_list& g) {                   \
+    /* 16-bit floats: the formula runs in float32 (Note [16-bit compute]) */                  \
+    [[maybe_unused]] Tensor grad = ops::widen(g[0]);                                          \
+    [[maybe_unused]] Tensor self = ops::widen(NABLA_SAVED_OR_UNDEFINED(n, self));             \
+    [[maybe_unused]] Tensor result = ops::widen(NABLA_SAVED_OR_UNDEFINED(n, result));         \
+    [[maybe_unused]] UnaryParams attr = attr_of(n);                                           \
+    return autograd::gradients(derivative);                                                   \
+  }                                                                                           \
+  constexpr NodeType<State> k_##name##_node{node, name##_backward};                           \
+  void record_##name(const Tensor& x, const Tensor& out, UnaryParams p, const Tensor& wide) { \
+    record(k_##name##_node, x, out, p, wide);                                                 \
   }
 #define NABLA_UNARY_OP(name, Kernel, dtype, node, saves, derivative) \
   NABLA_UNARY_NODE_TYPE(name, saves, node, derivative)
@@ -137,29 +143,30 @@ Tensor gelu_derivative(const Tensor& grad, const Tensor& x, bool tanh_form) {
 #include "nabla/core/op_list/unary.def"
 #undef NABLA_UNARY_NODE_TYPE
 
-void record_nothing(const Tensor&, const Tensor&, UnaryParams) {}
+void record_nothing(const Tensor&, const Tensor&, UnaryParams, const Tensor&) {}
 
 // ---- Forward ----------------------------------------------------------------------------------
 
-using Recorder = void (*)(const Tensor& x, const Tensor& out, UnaryParams p);
+using Recorder = void (*)(const Tensor& x, const Tensor& out, UnaryParams p, const Tensor& wide);
+
+/// op(in) as a new tensor of out_t; 16-bit floats through float32 (Note [16-bit compute]),
+/// their float32 value left in `wide` (else undefined).
+Tensor unary_kernel(UnaryOp op, const Tensor& in, ScalarType out_t, UnaryParams p,
+                    Tensor* wide = nullptr) {
+  const ScalarType wide_t = ops::kernel_dtype(out_t);
+  Tensor out = empty_tensor(in.sizes(), wide_t, in.device());
+  backend_for(in.device()).unary(op, out, cast(in, ops::kernel_dtype(in.scalar_type())), p);
+  if (wide && wide_t != out_t) *wide = out;
+  return cast(out, out_t);
+}
 
 Tensor unary_impl(const Tensor& x, UnaryOp op, UnaryDtype rule, const char* name, Recorder rec,
                   UnaryParams p = {}) {
   ops::check_defined(x, name);
   ScalarType out_t = result_dtype(x, rule, name);
-  Tensor in = rule == UnaryDtype::BoolOut ? x : cast(x, out_t);
-  Tensor out;
-  if (isReducedFloatingType(in.scalar_type())) {
-    // 16-bit floats: computed in float32 and rounded once (the kernels have no 16-bit
-    // paths yet); the gradient formulas then need float32 inputs.
-    Tensor wide = empty_tensor(x.sizes(), kFloat, x.device());
-    backend_for(x.device()).unary(op, wide, cast(in, kFloat), p);
-    out = cast(wide, out_t);
-  } else {
-    out = empty_tensor(x.sizes(), out_t, x.device());
-    backend_for(x).unary(op, out, in, p);
-  }
-  rec(x, out, p);
+  Tensor wide;
+  Tensor out = unary_kernel(op, rule == UnaryDtype::BoolOut ? x : cast(x, out_t), out_t, p, &wide);
+  rec(x, out, p, wide);
   return out;
 }
 
@@ -213,9 +220,8 @@ Tensor clamp_impl(const Tensor& self, const optional<Scalar>& lo, const optional
   ops::check_defined(self, name);
   UnaryParams p = clamp_params(self, lo, hi, name);
   ScalarType t = clamp_dtype(self, lo, hi);
-  Tensor out = empty_tensor(self.sizes(), t, self.device());
-  backend_for(self).unary(UnaryOp::Clamp, out, cast(self, t), p);
-  rec(self, out, p);
+  Tensor out = unary_kernel(UnaryOp::Clamp, cast(self, t), t, p);
+  rec(self, out, p, Tensor());
   return out;
 }
 const Tensor& clamp_inplace(const Tensor& self, const optional<Scalar>& lo,
@@ -257,10 +263,9 @@ Tensor Tensor::pow(const Scalar& e) const {
   NABLA_CHECK(isFloatingType(t) || e.toLong() >= 0,
               "pow: integers to negative integer powers are not allowed (got exponent ", e.toLong(),
               ")");
-  Tensor out = empty_tensor(sizes(), t, device());
   UnaryParams p{e.toDouble(), 0};
-  backend_for(*this).unary(UnaryOp::PowScalar, out, cast(*this, t), p);
-  record_pow(*this, out, p);
+  Tensor out = unary_kernel(UnaryOp::PowScalar, cast(*this, t), t, p);
+  record_pow(*this, out, p, Tensor());
   return out;
 }
 const Tensor& Tensor::pow_(const Scalar& e) const {
@@ -296,8 +301,11 @@ Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope) {
 }
 Tensor elu(const Tensor& x, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
   if (scale.toDouble() != 1.0 || input_scale.toDouble() != 1.0) {
-    // ATen's general form (SELU's constants), composed: differentiable through its parts.
-    return where(x > 0, x, alpha.toDouble() * ((x * input_scale).exp() - 1)) * scale;
+    // ATen's general form (SELU's constants), composed: differentiable through its parts;
+    // 16-bit floats computed whole in float32 (Note [16-bit compute]).
+    Tensor w = ops::widen(x);
+    return cast(where(w > 0, w, alpha.toDouble() * ((w * input_scale).exp() - 1)) * scale,
+                x.scalar_type());
   }
   NABLA_TRACED("elu", {x}, {"alpha", alpha});
   return activation(x, UnaryOp::Elu, {alpha.toDouble(), 0}, "elu", record_elu);

@@ -157,6 +157,14 @@ void track_as(const Tensor& in, const Tensor& out, ViewCreation creation, bool d
   AutogradMeta& om = out.unsafeGetTensorImpl()->ensure_autograd_meta();
   om.view_base = root;
   om.view_creation = creation;
+  if (creation == ViewCreation::kNoGradMode || creation == ViewCreation::kInferenceMode)
+    om.view_version = out.unsafeGetTensorImpl()->version();
+  if (in_is_view && im->view_func_error) {
+    // A view of a view without derivative cannot be rebuilt either.
+    om.view_func_error = im->view_func_error;
+    om.view_version = out.unsafeGetTensorImpl()->version();
+    return;
+  }
   if (do_register) register_view(root, out);
 }
 
@@ -247,6 +255,22 @@ void take_geometry(const Tensor& self, const Tensor& v) {
   self.unsafeGetTensorImpl()->set_geometry(v.sizes(), v.strides(), v.storage_offset());
 }
 
+void track_view_without_derivative(const Tensor& in, const Tensor& out, bool multi_output,
+                                   std::shared_ptr<const std::string> error) {
+  const bool needs_grad = autograd::requires_grad(in);
+  if (!GradMode::is_enabled()) {
+    if (!needs_grad) return;
+    track_no_grad_view(in, out);
+  } else {
+    track_as(in, out,
+             multi_output && needs_grad ? ViewCreation::kMultiOutput : ViewCreation::kDefault,
+             false);
+  }
+  AutogradMeta& m = out.unsafeGetTensorImpl()->ensure_autograd_meta();
+  m.view_func_error = std::move(error);
+  m.view_version = out.unsafeGetTensorImpl()->version();
+}
+
 }  // namespace view_tracking
 
 void record_as_strided(const Tensor& in, const Tensor& out) {
@@ -311,6 +335,7 @@ void rebase_history(const Tensor& self, const Tensor& result) {
   if (m.view_base.defined() && m.view_creation == ViewCreation::kDefault) {
     Tensor root = m.view_base;  // a copy: refresh_views may replace self's meta fields
     if (!result_has_graph && !autograd::requires_grad(root)) return;
+    NABLA_CHECK(!m.view_func_error, "in-place: ", m.view_func_error ? *m.view_func_error : "");
     Geometry base = geometry_of(root), view = geometry_of(self);
     check_not_overlapping(base, "in-place", "the base of the written view");
     auto node = ::nabla::detail::make_pooled<OpNode<RegionState>>(kCopySlices);

@@ -25,6 +25,7 @@
 // views_backward.cpp), which needs the base (and an as_strided input) to be
 // non-overlapping; the few geometries that are not raise a nabla::Error naming the op.
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "nabla/autograd/record.h"
@@ -42,6 +43,13 @@ bool track_views(const Tensor& in, const std::vector<Tensor>& outs);
 bool inplace_view_needs_node(const Tensor& self, const char* op);
 /// Gives `self` the geometry of `v`.
 void take_geometry(const Tensor& self, const Tensor& v);
+/// Tracks `out` as a view of `in` made by an op without derivative (a custom operator's
+/// ADInplaceOrView fallback, nabla/ops/library.h): as track_view (track_views when
+/// `multi_output`) records no node, but not registered with the root, whose in-place
+/// writes therefore leave it alone; writing it with grad, or its grad_fn() once its
+/// storage changed, raises `error` (AutogradMeta::view_func_error).
+void track_view_without_derivative(const Tensor& in, const Tensor& out, bool multi_output,
+                                   std::shared_ptr<const std::string> error);
 }  // namespace view_tracking
 
 /// The state of the ops that only reshape (view, reshape, squeeze(), matmul's final

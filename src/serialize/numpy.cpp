@@ -21,9 +21,10 @@ namespace serialize::detail {
 namespace {
 
 // NumPy's array-protocol type strings (<: little-endian, |: byte-sized); NumPy has no
-// bfloat16. "<u1" is read as uint8 too.
+// bfloat16. The first row of a dtype is the one written; "<u1" and "<i1" are read too.
 constexpr DtypeCode kDescrs[] = {{kFloat, "<f4"}, {kDouble, "<f8"}, {kLong, "<i8"}, {kInt, "<i4"},
-                                 {kByte, "|u1"},  {kBool, "|b1"},   {kHalf, "<f2"}, {kByte, "<u1"}};
+                                 {kShort, "<i2"}, {kChar, "|i1"},   {kByte, "|u1"}, {kBool, "|b1"},
+                                 {kHalf, "<f2"},  {kByte, "<u1"},   {kChar, "<i1"}};
 
 std::string read_all(const std::string& path, const char* who) {
   std::ifstream in(path, std::ios::binary);

@@ -22,8 +22,7 @@
 
 namespace nabla::serialize::detail {
 
-/// A typed storage class: torch.FloatStorage holds float32 elements. int8 and int16
-/// storages (CharStorage, ShortStorage; nabla lacks those dtypes) load as kInt, widened.
+/// A typed storage class: torch.FloatStorage holds float32 elements, CharStorage int8.
 struct StorageType {
   const char* name;  // "FloatStorage"
   ScalarType dtype;

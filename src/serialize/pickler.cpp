@@ -14,8 +14,8 @@ namespace {
 constexpr StorageType kStorageTypes[] = {
     {"FloatStorage", kFloat, 4},       {"DoubleStorage", kDouble, 8}, {"HalfStorage", kHalf, 2},
     {"BFloat16Storage", kBFloat16, 2}, {"LongStorage", kLong, 8},     {"IntStorage", kInt, 4},
-    {"ByteStorage", kByte, 1},         {"BoolStorage", kBool, 1},     {"ShortStorage", kInt, 2},
-    {"CharStorage", kInt, 1},
+    {"ByteStorage", kByte, 1},         {"BoolStorage", kBool, 1},     {"ShortStorage", kShort, 2},
+    {"CharStorage", kChar, 1},
 };
 }  // namespace
 

@@ -17,9 +17,9 @@ namespace {
 // Python's safetensors refuses headers above 100 MB; so do we (before reading them).
 constexpr uint64_t kMaxHeader = 100'000'000;
 
-constexpr DtypeCode kDtypeCodes[] = {{kFloat, "F32"}, {kDouble, "F64"},   {kLong, "I64"},
-                                     {kInt, "I32"},   {kByte, "U8"},      {kBool, "BOOL"},
-                                     {kHalf, "F16"},  {kBFloat16, "BF16"}};
+constexpr DtypeCode kDtypeCodes[] = {
+    {kFloat, "F32"}, {kDouble, "F64"}, {kLong, "I64"},  {kInt, "I32"},  {kShort, "I16"},
+    {kChar, "I8"},   {kByte, "U8"},    {kBool, "BOOL"}, {kHalf, "F16"}, {kBFloat16, "BF16"}};
 
 }  // namespace
 

@@ -54,7 +54,7 @@ std::string encode_torch_file(const IValue& value) {
 namespace {
 
 // One storage's elements from the file's bytes: borrowed where they can be used as they
-// are, else converted (int8/int16 widened to int32, big-endian swapped) into new memory.
+// are, else converted (big-endian swapped) into new memory.
 Tensor storage_tensor(std::string_view data, const StorageRecord& r, bool big_endian,
                       const std::shared_ptr<const void>& keep_alive, std::string_view file,
                       const std::function<void(const std::string&)>& fail) {
@@ -91,10 +91,6 @@ Tensor storage_tensor(std::string_view data, const StorageRecord& r, bool big_en
       uint64_t swapped = 0;
       for (size_t k = 0; k < width; ++k) swapped = (swapped << 8) | ((bits >> (8 * k)) & 0xff);
       bits = swapped;
-    }
-    if (width < size) {  // CharStorage / ShortStorage: sign-extended into int32
-      const int shift = static_cast<int>(64 - 8 * width);
-      bits = static_cast<uint64_t>(static_cast<int64_t>(bits << shift) >> shift);
     }
     std::memcpy(dst + i * size, &bits, size);
   }

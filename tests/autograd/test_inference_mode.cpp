@@ -116,13 +116,15 @@ TEST(InferenceMode, ViewsMadeWithGradOffKeepRequiresGradAndRefuseWritesWithGrad)
     inference_view = a.view({6});
     EXPECT_FALSE(inference_view.is_inference());
   }
+  EXPECT_TRUE(no_grad_view.is_leaf());
   {
     NoGradGuard g;
     plain_view = ones({2}).view({2});
     no_grad_view.mul_(2);  // allowed with grad off
   }
   EXPECT_TRUE(no_grad_view.requires_grad());
-  EXPECT_TRUE(no_grad_view.is_leaf());
+  // ... but its history is now lost, and asking for it says so (as PyTorch 1.13 does).
+  expect_error([&] { (void)no_grad_view.is_leaf(); }, {"created in no_grad mode"});
   EXPECT_TRUE(inference_view.requires_grad());
   EXPECT_FALSE(plain_view.requires_grad());
   expect_error([&] { no_grad_view.add_(1); }, {"add_", "A view was created in no_grad mode"});
@@ -168,6 +170,37 @@ TEST(AutogradSpellings, BackwardWithCreateGraphWarnsOnce) {
   Tensor x = ones({2}, requires_grad());
   (x * x).sum().backward({}, nullopt, /*create_graph=*/true);
   EXPECT_EQ(collect.n, 1);
+}
+
+// Note [Views and in-place]: a view made in InferenceMode or under no_grad of a base that
+// requires grad has no usable history once the base is written in place; its grad_fn()
+// says so (a base that needs no gradient leaves nothing to lose).
+TEST(InferenceMode, ViewOfRewrittenBaseRefusesGradFn) {
+  for (bool requires_grad : {true, false}) {
+    Tensor a = ones({2, 3}).set_requires_grad(requires_grad).clone();
+    Tensor in_inference, in_no_grad;
+    {
+      InferenceMode guard;
+      in_inference = a.view({6});
+    }
+    {
+      NoGradGuard guard;
+      in_no_grad = a.view({6});
+    }
+    EXPECT_NO_THROW((void)in_inference.grad_fn());
+    a.mul_(2);
+    if (requires_grad) {
+      expect_error([&] { (void)in_inference.grad_fn(); },
+                   {"grad_fn",
+                    "A view was created in inference mode and its base or another "
+                    "view of its base has been modified inplace"});
+      expect_error([&] { (void)in_no_grad.grad_fn(); },
+                   {"A view was created in no_grad mode", "with grad mode enabled"});
+    } else {
+      EXPECT_EQ(in_inference.grad_fn(), nullptr);
+      EXPECT_EQ(in_no_grad.grad_fn(), nullptr);
+    }
+  }
 }
 
 }  // namespace

@@ -49,6 +49,10 @@ nabla::ScalarType to_nabla(at::ScalarType t) {
       return nabla::kHalf;
     case at::kBFloat16:
       return nabla::kBFloat16;
+    case at::kChar:
+      return nabla::kChar;
+    case at::kShort:
+      return nabla::kShort;
     default:
       break;
   }

@@ -1,6 +1,6 @@
 // Op-table entries for padding (reflect, replicate, constant) and upsampling (nearest,
-// nearest-exact, linear, bilinear, trilinear; align_corners both ways; sizes and scales),
-// with non-contiguous inputs and float64 gradients.
+// nearest-exact, linear, bilinear, bicubic, trilinear, antialiased; align_corners both
+// ways; sizes and scales), with non-contiguous inputs and float64 gradients.
 #include "table.h"
 
 namespace conform {
@@ -223,6 +223,57 @@ std::vector<OpEntry> resample_entries() {
                                               {"align_corners", false},
                                               {"scales_h", 2.0},
                                               {"scales_w", 2.5}})),
+      // Bicubic and antialiased resampling (weight-matrix passes), up and down.
+      op(
+          g, "upsample_bicubic2d", img2,
+          [](const auto& x) {
+            return upsample_bicubic2d(x[0], V{8, 7}, false);
+          },
+          Opt(o).gradgrad().call("upsample_bicubic2d",
+                                 {{"output_size", V{8, 7}}, {"align_corners", false}})),
+      op(
+          g, "upsample_bicubic2d_align_down", img2,
+          [](const auto& x) {
+            return upsample_bicubic2d(x[0], V{2, 3}, true);
+          },
+          Opt(o).call("upsample_bicubic2d", {{"output_size", V{2, 3}}, {"align_corners", true}})),
+      op(
+          g, "upsample_bicubic2d_fixed_scales", fixed({{{1, 2, 4, 4}}}),
+          [](const auto& x) {
+            return upsample_bicubic2d(x[0], V{6, 10}, false, 1.5, 2.5);
+          },
+          Opt(o).call("upsample_bicubic2d", {{"output_size", V{6, 10}},
+                                             {"align_corners", false},
+                                             {"scales_h", 1.5},
+                                             {"scales_w", 2.5}})),
+      op(
+          g, "_upsample_bilinear2d_aa_down", fixed({{{2, 3, 9, 11}}}),
+          [](const auto& x) {
+            return _upsample_bilinear2d_aa(x[0], V{4, 3}, false);
+          },
+          Opt(o).call("_upsample_bilinear2d_aa",
+                      {{"output_size", V{4, 3}}, {"align_corners", false}})),
+      op(
+          g, "_upsample_bilinear2d_aa_up_align", img2,
+          [](const auto& x) {
+            return _upsample_bilinear2d_aa(x[0], V{7, 9}, true);
+          },
+          Opt(o).call("_upsample_bilinear2d_aa",
+                      {{"output_size", V{7, 9}}, {"align_corners", true}})),
+      op(
+          g, "_upsample_bicubic2d_aa_down", fixed({{{2, 3, 9, 11}}}),
+          [](const auto& x) {
+            return _upsample_bicubic2d_aa(x[0], V{4, 3}, false);
+          },
+          Opt(o).call("_upsample_bicubic2d_aa",
+                      {{"output_size", V{4, 3}}, {"align_corners", false}})),
+      op(
+          g, "_upsample_bicubic2d_aa_mixed_align", fixed({{{1, 2, 5, 12}}}),
+          [](const auto& x) {
+            return _upsample_bicubic2d_aa(x[0], V{8, 5}, true);
+          },
+          Opt(o).call("_upsample_bicubic2d_aa",
+                      {{"output_size", V{8, 5}}, {"align_corners", true}})),
       op(
           g, "upsample_bilinear2d_bad_rank", img1,
           [](const auto& x) {

@@ -66,7 +66,40 @@ TEST(Factories, TensorLiteral) {
   EXPECT_EQ(tensor(std::vector<float>{1, 2}).scalar_type(), kFloat);
   EXPECT_EQ(tensor({1, 2}, kFloat64).scalar_type(), kDouble);
   EXPECT_EQ(tensor({{{1}, {2}}}).sizes().vec(), (std::vector<int64_t>{1, 2, 1}));
-  expect_error([] { tensor({{1, 2}, {3}}); }, {"tensor", "sizes"});
+  expect_error(
+      [] {
+        tensor({{1, 2}, {3}});
+      },
+      {"tensor",
+       "Expected all sub-lists to have sizes: 2 (e.g. {1, 2}), but got "
+       "sub-list {3} with sizes: 1"});
+}
+
+// As LibTorch's: the literals of one braced list have one C++ type (no silent promotion),
+// named by the ScalarType of that type (`1` is Int even though the tensor is Long).
+TEST(Factories, TensorLiteralRefusesMixedTypes) {
+  expect_error(
+      [] {
+        tensor({1, 2.0});
+      },
+      {"tensor", "same scalar type: Int, but got element of scalar type: Double"});
+  expect_error(
+      [] {
+        tensor({{true}, {2}});
+      },
+      {"same scalar type: Bool, but got element of scalar type: Int"});
+  expect_error(
+      [] {
+        tensor({1.5f, 2.5});
+      },
+      {"same scalar type: Float, but got element of scalar type: Double"});
+  expect_error(
+      [] {
+        tensor({int64_t{1}, 2});
+      },
+      {"same scalar type: Long, but got element of scalar type: Int"});
+  EXPECT_EQ(tensor({{1.5f, 2.5f}}).scalar_type(), kFloat);
+  EXPECT_EQ(tensor({int64_t{1}, int64_t{2}}).scalar_type(), kLong);
 }
 
 TEST(Factories, FromBlob) {
@@ -91,6 +124,20 @@ TEST(Factories, FromBlob) {
   EXPECT_TRUE(deleted);
   int64_t longs[2] = {7, 8};
   EXPECT_EQ(from_blob(longs, {2}, kLong)[0].item<int64_t>(), 7);
+}
+
+// LibTorch's DataPtr view of a storage: the deleter's context is null for from_blob
+// memory without a deleter, set for memory with one and for nabla's own allocations.
+TEST(Factories, StorageDataPtr) {
+  float data[2] = {1, 2};
+  DataPtr plain = from_blob(data, {2}).storage().data_ptr();
+  EXPECT_EQ(plain.get(), data);
+  EXPECT_EQ(plain.get_context(), nullptr);
+  EXPECT_TRUE(plain.device().is_cpu());
+  EXPECT_NE(from_blob(data, {2}, [](void*) {}).storage().data_ptr().get_context(), nullptr);
+  Tensor own = zeros({3});
+  EXPECT_EQ(own.storage().data_ptr().get(), own.data_ptr());
+  EXPECT_NE(own.storage().data_ptr().get_context(), nullptr);
 }
 
 TEST(Factories, Like) {

@@ -148,6 +148,9 @@ TEST(Print, IntegerDtypes) {
   EXPECT_EQ(printed(arange(3, kByte) + 253),  // uint8 prints numbers, not characters
             "[253, 254, 255]\n" + trailer("3", "uint8"));
   EXPECT_EQ(printed(arange(-2, 1, kInt)), "[-2, -1, 0]\n" + trailer("3", "int32"));
+  // int8 prints numbers, not characters.
+  EXPECT_EQ(printed(tensor({-128, 65, 127}).to(kChar)), "[-128, 65, 127]\n" + trailer("3", "int8"));
+  EXPECT_EQ(printed(tensor({-32768, 7}).to(kShort)), "[-32768, 7]\n" + trailer("2", "int16"));
 }
 
 TEST(Print, Float64) {
@@ -156,11 +159,13 @@ TEST(Print, Float64) {
 }
 
 TEST(Print, NanAndInf) {
-  EXPECT_EQ(printed(tensor({1.0, NAN, INFINITY, -INFINITY})),
+  // NAN and INFINITY are floats: a braced list keeps one literal type (as LibTorch's).
+  const double kNan = NAN, kInf = INFINITY;
+  EXPECT_EQ(printed(tensor({1.0, kNan, kInf, -kInf})),
             "[1, nan, inf, -inf]\n" + trailer("4", "float32"));
-  EXPECT_EQ(printed(tensor({0.5, NAN})), "[0.5000, nan]\n" + trailer("2", "float32"));
-  EXPECT_EQ(printed(tensor({NAN, NAN})), "[nan, nan]\n" + trailer("2", "float32"));
-  EXPECT_EQ(printed(tensor({{INFINITY, 1.0}, {2.0, -INFINITY}})),
+  EXPECT_EQ(printed(tensor({0.5, kNan})), "[0.5000, nan]\n" + trailer("2", "float32"));
+  EXPECT_EQ(printed(tensor({kNan, kNan})), "[nan, nan]\n" + trailer("2", "float32"));
+  EXPECT_EQ(printed(tensor({{kInf, 1.0}, {2.0, -kInf}})),
             "[[ inf,    1],\n [   2, -inf]]\n" + trailer("2, 2", "float32"));
 }
 

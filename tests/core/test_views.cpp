@@ -212,3 +212,42 @@ TEST(Copies, DetachSharesStorage) {
   EXPECT_EQ(d._version(), x._version());
   expect_error([] { ones({2}, kLong).requires_grad_(); }, {"floating point"});
 }
+
+// is_view/_base report the views autograd tracks; alias() is a view of the whole tensor.
+TEST(Views, IsViewBaseAndAlias) {
+  Tensor x = arange(6, kFloat);
+  EXPECT_FALSE(x.is_view());
+  expect_error([&] { (void)x._base(); }, {"_base", "not a view"});
+  Tensor v = x.view({2, 3});
+  Tensor s = v.select(0, 1);
+  EXPECT_TRUE(v.is_view());
+  EXPECT_TRUE(s.is_view());
+  EXPECT_TRUE(s._base().is_same(x));  // the root base, as LibTorch's
+  Tensor a = x.alias();
+  EXPECT_TRUE(a.is_view());
+  EXPECT_TRUE(alias(x)._base().is_same(x));
+  EXPECT_EQ(a.data_ptr(), x.data_ptr());
+  EXPECT_FALSE(x.clone().is_view());
+  Tensor g = ones({3}, requires_grad());
+  EXPECT_EQ(g.alias().grad_fn()->name(), "AliasBackward0");
+  Tensor inference;
+  {
+    InferenceMode guard;
+    inference = ones({2, 2});
+    EXPECT_FALSE(inference.view({4}).is_view());
+  }
+  EXPECT_FALSE(inference.view({4}).is_view());  // inference tensors never are views
+  Tensor r = x.clone();
+  r.reset();
+  EXPECT_FALSE(r.defined());
+}
+
+TEST(Views, AsStridedAndReshapeAliasFunctions) {
+  Tensor x = arange(9, kFloat).view({3, 3});
+  EXPECT_EQ(values(as_strided(x, {2, 2}, {1, 2})), (std::vector<double>{0, 2, 1, 3}));
+  EXPECT_TRUE(_reshape_alias(x, {2, 2}, {1, 2}).equal(x.as_strided({2, 2}, {1, 2})));
+  EXPECT_TRUE(_reshape_alias(x, {9}, {1}).equal(x.view({-1})));
+  Tensor y = arange(9, kDouble).view({3, 3}).requires_grad_();
+  _reshape_alias(y * y, {9}, {1}).sum().backward();
+  EXPECT_TRUE(y.grad().equal(2 * y.detach()));
+}

@@ -32,6 +32,8 @@ std::vector<Tensor> samples() {
           nabla::arange(5, nabla::kLong) - 2,
           nabla::arange(6, nabla::kInt).view({2, 3}),
           nabla::arange(4, nabla::kByte),
+          nabla::arange(-3, 3, nabla::kChar).view({2, 3}),
+          nabla::arange(-300, 300, 100, nabla::kShort),
           nabla::tensor({true, false, true}),
           nabla::scalar_tensor(3.5),
           nabla::zeros({0, 2})};
@@ -95,19 +97,24 @@ TEST(Numpy, InterchangeWithNumpy) {
     GTEST_SKIP() << "python3-numpy is not installed (scripts/setup.sh --with-libtorch installs it)";
   // nabla writes, NumPy checks.
   nabla::save_npy(temp_path("a.npy"), nabla::arange(6, nabla::kFloat).view({2, 3}));
-  nabla::save_npz(temp_path("b.npz"),
-                  {{"x", nabla::arange(4, nabla::kLong)}, {"m", nabla::tensor({true, false})}});
-  EXPECT_EQ(python("import numpy as np\n"
-                   "a = np.load('" +
-                   temp_path("a.npy") +
-                   "')\n"
-                   "assert a.dtype == np.float32 and a.shape == (2, 3) and a[1, 2] == 5, a\n"
-                   "b = np.load('" +
-                   temp_path("b.npz") +
-                   "')\n"
-                   "assert list(b['x']) == [0, 1, 2, 3] and b['x'].dtype == np.int64\n"
-                   "assert b['m'].dtype == np.bool_ and list(b['m']) == [True, False]\n"),
-            0);
+  nabla::save_npz(temp_path("b.npz"), {{"x", nabla::arange(4, nabla::kLong)},
+                                       {"m", nabla::tensor({true, false})},
+                                       {"i8", nabla::arange(-2, 2, nabla::kChar)},
+                                       {"i16", nabla::arange(-2, 2, nabla::kShort) * 1000}});
+  EXPECT_EQ(
+      python("import numpy as np\n"
+             "a = np.load('" +
+             temp_path("a.npy") +
+             "')\n"
+             "assert a.dtype == np.float32 and a.shape == (2, 3) and a[1, 2] == 5, a\n"
+             "b = np.load('" +
+             temp_path("b.npz") +
+             "')\n"
+             "assert list(b['x']) == [0, 1, 2, 3] and b['x'].dtype == np.int64\n"
+             "assert b['m'].dtype == np.bool_ and list(b['m']) == [True, False]\n"
+             "assert b['i8'].dtype == np.int8 and list(b['i8']) == [-2, -1, 0, 1]\n"
+             "assert b['i16'].dtype == np.int16 and list(b['i16']) == [-2000, -1000, 0, 1000]\n"),
+      0);
   // NumPy writes (Fortran order, compressed npz, int32, float64), nabla checks.
   ASSERT_EQ(python("import numpy as np\n"
                    "a = np.asfortranarray(np.arange(24, dtype=np.float64).reshape(2, 3, 4))\n"
@@ -116,12 +123,15 @@ TEST(Numpy, InterchangeWithNumpy) {
                    "', a)\n"
                    "np.savez_compressed('" +
                    temp_path("c.npz") +
-                   "', w=np.arange(10, dtype=np.int32), "
+                   "', w=np.arange(10, dtype=np.int32), i8=np.array([-128, 127], dtype=np.int8), "
+                   "i16=np.array([-32768, 32767], dtype=np.int16), "
                    "z=np.linspace(0, 1, 5).astype(np.float32))\n"),
             0);
   Tensor f = nabla::load_npy(temp_path("f.npy"));
   EXPECT_TRUE(f.equal(nabla::arange(24, nabla::kDouble).view({2, 3, 4})));
   auto c = nabla::load_npz(temp_path("c.npz"));
   EXPECT_TRUE(c["w"].equal(nabla::arange(10, nabla::kInt)));
+  EXPECT_TRUE(c["i8"].equal(nabla::tensor({int8_t{-128}, int8_t{127}}, nabla::kChar)));
+  EXPECT_TRUE(c["i16"].equal(nabla::tensor({int16_t{-32768}, int16_t{32767}}, nabla::kShort)));
   EXPECT_NEAR(c["z"][4].item<double>(), 1.0, 1e-7);
 }

@@ -89,6 +89,8 @@ TEST(Safetensors, RoundTripDtypesLayoutsMetadata) {
   Tensor d = nabla::randn({2}, nabla::kDouble);
   Tensor i = nabla::arange(6, nabla::kInt).view({2, 3});
   Tensor u = nabla::arange(4, nabla::kByte);
+  Tensor i8 = nabla::arange(-3, 3, nabla::kChar);
+  Tensor i16 = nabla::arange(-3, 3, nabla::kShort) * 1000;
   Tensor bo = nabla::tensor({true, false, true});
   Tensor empty = nabla::zeros({0, 3});
   Tensor scalar = nabla::scalar_tensor(2.5);
@@ -96,6 +98,8 @@ TEST(Safetensors, RoundTripDtypesLayoutsMetadata) {
   out.write("d", d);
   out.write("i", i);
   out.write("u", u);
+  out.write("i8", i8);
+  out.write("i16", i16);
   out.write("bo", bo);
   out.write("empty", empty);
   out.write("scalar", scalar);
@@ -109,6 +113,8 @@ TEST(Safetensors, RoundTripDtypesLayoutsMetadata) {
                                                                       {"d", d},
                                                                       {"i", i},
                                                                       {"u", u},
+                                                                      {"i8", i8},
+                                                                      {"i16", i16},
                                                                       {"bo", bo},
                                                                       {"empty", empty},
                                                                       {"scalar", scalar}}) {

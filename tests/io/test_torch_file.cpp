@@ -54,15 +54,14 @@ TEST(TorchFile, ReadsEveryDtypePythonWrites) {
   ASSERT_TRUE(v.isGenericDict());
   const std::vector<std::pair<std::string, ScalarType>> want = {
       {"f32", kFloat}, {"f64", kDouble}, {"f16", kHalf}, {"bf16", kBFloat16}, {"i64", kLong},
-      {"i32", kInt},   {"i16", kInt},    {"i8", kInt},   {"u8", kByte},       {"b", kBool}};
+      {"i32", kInt},   {"i16", kShort},  {"i8", kChar},  {"u8", kByte},       {"b", kBool}};
   const auto& dict = v.toGenericDict();
   ASSERT_EQ(dict.size(), want.size());
   for (const auto& [key, dtype] : want) {
     const Tensor& t = dict.at(key).toTensor();
-    EXPECT_EQ(t.scalar_type(), dtype) << key;  // int8, int16: widened to int32
+    EXPECT_EQ(t.scalar_type(), dtype) << key;
     EXPECT_EQ(shape(t), (std::vector<int64_t>{2, 3})) << key;
-    const ScalarType file_dtype = key == "i16" || key == "i8" ? kLong : dtype;
-    EXPECT_EQ(values(t), values(value(6, file_dtype).reshape({2, 3}))) << key;
+    EXPECT_EQ(values(t), values(value(6, dtype).reshape({2, 3}))) << key;
   }
 }
 
@@ -173,6 +172,8 @@ IValue written_by_nabla() {
                                                        {"bf16", kBFloat16},
                                                        {"i64", kLong},
                                                        {"i32", kInt},
+                                                       {"i16", kShort},
+                                                       {"i8", kChar},
                                                        {"u8", kByte},
                                                        {"b", kBool}})
     d.insert_or_assign(key, value(6, dtype).reshape({2, 3}));

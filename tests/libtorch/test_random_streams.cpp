@@ -38,6 +38,10 @@ at::ScalarType to_at(nabla::ScalarType t) {
       return at::kBool;
     case nabla::kByte:
       return at::kByte;
+    case nabla::kChar:
+      return at::kChar;
+    case nabla::kShort:
+      return at::kShort;
     default:
       ADD_FAILURE() << "no LibTorch dtype for " << t;
       return at::kFloat;
@@ -212,9 +216,12 @@ TEST(RandomStreamsVsLibTorch, RandomAndRandint) {
   for (uint64_t seed : kSeeds) {
     seed_both(seed);
     for (auto [lo, hi] : ranges)
-      for (nabla::ScalarType dt : {nabla::kLong, nabla::kInt, nabla::kDouble, nabla::kFloat}) {
+      for (nabla::ScalarType dt : {nabla::kLong, nabla::kInt, nabla::kShort, nabla::kChar,
+                                   nabla::kDouble, nabla::kFloat}) {
         const bool wide = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) > (1u << 24);
         if (dt == nabla::kInt && (lo < INT32_MIN || hi > INT32_MAX)) continue;
+        if (dt == nabla::kShort && (lo < INT16_MIN || hi > INT16_MAX)) continue;
+        if (dt == nabla::kChar && (lo < INT8_MIN || hi > INT8_MAX)) continue;
         if ((dt == nabla::kFloat || dt == nabla::kDouble) && wide) continue;  // beyond exact ints
         expect_same(nabla::randint(lo, hi, {257}, dt), torch::randint(lo, hi, {257}, to_at(dt)),
                     describe("randint [" + std::to_string(lo) + ", " + std::to_string(hi) + ")",
@@ -223,8 +230,8 @@ TEST(RandomStreamsVsLibTorch, RandomAndRandint) {
                     torch::empty({33}, to_at(dt)).random_(lo, hi), "random_");
       }
     expect_same(nabla::randint(5, {4, 6}), torch::randint(5, {4, 6}), "randint(high)");
-    for (nabla::ScalarType dt :
-         {nabla::kLong, nabla::kInt, nabla::kByte, nabla::kBool, nabla::kDouble, nabla::kFloat}) {
+    for (nabla::ScalarType dt : {nabla::kLong, nabla::kInt, nabla::kShort, nabla::kChar,
+                                 nabla::kByte, nabla::kBool, nabla::kDouble, nabla::kFloat}) {
       expect_same(nabla::empty({65}, dt).random_(), torch::empty({65}, to_at(dt)).random_(),
                   describe("random_()", seed, 65, dt));
       expect_same(nabla::empty({17}, dt).random_(2), torch::empty({17}, to_at(dt)).random_(2),

@@ -1,5 +1,6 @@
-// F::pad, F::interpolate and pixel_shuffle: option spellings, dispatch and errors (the
-// kernels are checked against LibTorch in tests/conformance/table_nn_resample.cpp).
+// F::pad, F::interpolate, pixel_shuffle, F::grid_sample, F::affine_grid and F::pdist:
+// option spellings, dispatch, errors and values worked by hand (the kernels are checked
+// against LibTorch in tests/conformance/table_nn_resample.cpp and table_nn_sampling.cpp).
 #include <gtest/gtest.h>
 
 #include <nabla/nabla.h>
@@ -70,12 +71,87 @@ TEST(FunctionalResample, InterpolateOptions) {
             x, F::InterpolateFuncOptions().size(std::vector<int64_t>{3, 3}).mode(nabla::kLinear));
       },
       {"linear mode needs 3D input"});
+  // kArea is adaptive average pooling.
+  EXPECT_EQ(
+      values(F::interpolate(
+          x, F::InterpolateFuncOptions().size(std::vector<int64_t>{1, 1}).mode(nabla::kArea))),
+      (std::vector<double>{1.5}));
   expect_error(
       [&] {
         F::interpolate(
-            x, F::InterpolateFuncOptions().size(std::vector<int64_t>{3, 3}).mode(nabla::kBicubic));
+            x, F::InterpolateFuncOptions().size(std::vector<int64_t>{3, 3}).antialias(true));
       },
-      {"kBicubic is not implemented"});
+      {"Anti-alias option is only supported for bilinear and bicubic"});
+  expect_error(
+      [&] { F::interpolate(x[0][0], F::InterpolateFuncOptions().size(std::vector<int64_t>{3})); },
+      {"Only 3D, 4D and 5D input Tensors supported (got 2D)"});
+}
+
+TEST(FunctionalResample, Bicubic) {
+  // Cubic convolution reproduces constants, and straight lines away from the clamped edges.
+  Tensor ones = nabla::ones({1, 1, 3, 3}, nabla::requires_grad());
+  Tensor up = F::interpolate(ones, F::InterpolateFuncOptions()
+                                       .size(std::vector<int64_t>{5, 7})
+                                       .mode(nabla::kBicubic)
+                                       .align_corners(false));
+  EXPECT_TRUE(up.allclose(nabla::ones({1, 1, 5, 7})));
+  Tensor ramp = nabla::arange(4, nabla::kFloat).view({1, 1, 1, 4}).expand({1, 1, 2, 4});
+  Tensor line = F::interpolate(ramp, F::InterpolateFuncOptions()
+                                         .size(std::vector<int64_t>{2, 7})
+                                         .mode(nabla::kBicubic)
+                                         .align_corners(true));
+  EXPECT_TRUE(line[0][0][0].allclose(nabla::tensor({0., 0.40625, 1., 1.5, 2., 2.59375, 3.})));
+  // Each input pixel's gradient is the sum of its weights over the outputs.
+  up.sum().backward();
+  EXPECT_NEAR(ones.grad().sum().item<double>(), 35.0, 1e-4);
+  // Antialiased downsampling by 2: a triangle filter twice as wide, cut at the borders
+  // and renormalised (the first output weighs pixels 0, 1, 2 by 3/7, 3/7, 1/7).
+  Tensor x = nabla::arange(8, nabla::kFloat).view({1, 1, 1, 8});
+  Tensor aa = nabla::_upsample_bilinear2d_aa(x, {1, 4}, false);
+  EXPECT_TRUE(aa.allclose(nabla::tensor({5. / 7, 2.5, 4.5, 44. / 7}).view({1, 1, 1, 4})));
+}
+
+TEST(FunctionalResample, GridSampleAndAffineGrid) {
+  // The identity map resamples an image onto itself, in either corner convention.
+  Tensor img = nabla::arange(12, nabla::kFloat).view({1, 1, 3, 4});
+  for (bool align : {false, true}) {
+    Tensor theta = nabla::tensor({1., 0., 0., 0., 1., 0.}).view({1, 2, 3});
+    Tensor grid = F::affine_grid(theta, {1, 1, 3, 4}, align);
+    EXPECT_EQ(grid.sizes().vec(), (std::vector<int64_t>{1, 3, 4, 2}));
+    EXPECT_TRUE(F::grid_sample(img, grid, F::GridSampleFuncOptions().align_corners(align))
+                    .allclose(img, 1e-5, 1e-5));
+  }
+  // Halfway between pixels 1 and 2 of the first row; well past the edge, zeros or the border.
+  Tensor grid = nabla::tensor({0., -1., 2., -1.}).view({1, 1, 2, 2});
+  EXPECT_TRUE(F::grid_sample(img, grid, F::GridSampleFuncOptions().align_corners(true))
+                  .allclose(nabla::tensor({1.5, 0.}).view({1, 1, 1, 2})));
+  EXPECT_TRUE(
+      F::grid_sample(img, grid,
+                     F::GridSampleFuncOptions().align_corners(true).padding_mode(nabla::kBorder))
+          .allclose(nabla::tensor({1.5, 3.}).view({1, 1, 1, 2})));
+  expect_error([&] { F::grid_sample(img, grid, F::GridSampleFuncOptions().mode(nabla::kBicubic)); },
+               {"grid_sampler", "bicubic"});
+  expect_error(
+      [&] {
+        F::affine_grid(nabla::zeros({1, 2, 3}, nabla::kInt), {1, 1, 2, 2});
+      },
+      {"Expected theta to have floating point type, but got int"});
+  expect_error(
+      [&] {
+        F::affine_grid(nabla::zeros({1, 2, 3}), {1, 1});
+      },
+      {"affine_grid only supports 4D and 5D sizes"});
+}
+
+TEST(FunctionalResample, Pdist) {
+  Tensor x = nabla::tensor({0., 0., 3., 4., 6., 8.}).view({3, 2}).requires_grad_();
+  Tensor d = F::pdist(x);
+  EXPECT_EQ(values(d), (std::vector<double>{5, 10, 5}));
+  EXPECT_EQ(values(F::pdist(x, 1)), (std::vector<double>{7, 14, 7}));
+  d.sum().backward();
+  // d(|x0 - x1| + |x0 - x2|)/dx0 = -(0.6, 0.8) * 2; the middle row's terms cancel.
+  EXPECT_TRUE(x.grad().allclose(nabla::tensor({-1.2, -1.6, 0., 0., 1.2, 1.6}).view({3, 2})));
+  expect_error([&] { F::pdist(nabla::zeros({2, 2, 2})); }, {"pdist only supports 2D tensors"});
 }
 
 TEST(FunctionalResample, PixelShuffleRoundTrip) {

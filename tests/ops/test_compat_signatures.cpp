@@ -28,7 +28,9 @@ TEST(CompatSignatures, TensorLiteralDtypes) {
   EXPECT_EQ(tensor(ArrayRef<float>({1.f})).scalar_type(), get_default_dtype());
   EXPECT_EQ(tensor(std::vector<uint8_t>{1, 2}).scalar_type(), kByte);
   EXPECT_EQ(tensor({true, false}).scalar_type(), kBool);
-  expect_error([] { (void)zeros({2}, kInt8); }, {"int8", "no"});
+  EXPECT_EQ(tensor(std::vector<int8_t>{1, 2}).scalar_type(), kChar);
+  EXPECT_EQ(tensor(std::vector<int16_t>{1, 2}).scalar_type(), kShort);
+  EXPECT_EQ(zeros({2}, kInt8).scalar_type(), kChar);
   EXPECT_NE(kInt16, kInt);
 }
 

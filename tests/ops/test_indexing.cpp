@@ -1,6 +1,9 @@
 // Indexing, what the op table (tests/conformance/table_shape_index.cpp) cannot say: which
 // results share storage with self (views) and which are copies, version counters, writes
 // whose operands overlap self, the winner among repeated indices, and every error message.
+#include <sstream>
+#include <string>
+
 #include "test_util.h"
 
 using namespace nabla;
@@ -291,4 +294,32 @@ TEST(IndexingErrors, Masks) {
       {"masked_fill_", "output with shape [3] doesn't match the broadcast shape [2, 3]"});
   expect_error([&] { x.masked_fill_(ones({3}, kBool), Tensor()); }, {"masked_fill_", "undefined"});
   expect_error([&] { Tensor().nonzero(); }, {"nonzero"});
+}
+
+namespace {
+template <class T>
+std::string str_of(const T& v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+}  // namespace
+
+// LibTorch prints indices so that an index list reads like Python's subscript.
+TEST(Indexing, PrintsIndices) {
+  std::vector<TensorIndex> list{None, "...", Ellipsis, 0, true, Slice(1, None, 2)};
+  EXPECT_EQ(str_of(list), "(None, ..., ..., 0, true, 1:" + std::to_string(INDEX_MAX) + ":2)");
+  EXPECT_EQ(str_of(Slice()), "0:" + std::to_string(INDEX_MAX) + ":1");
+  EXPECT_EQ(str_of(Slice(None, None, -1)),
+            std::to_string(INDEX_MAX) + ":" + std::to_string(INDEX_MIN) + ":-1");
+  EXPECT_EQ(str_of(TensorIndex(false)), "false");
+}
+
+TEST(Indexing, FunctionSpellings) {
+  Tensor x = arange(12, kFloat).view({4, 3});
+  Tensor i = tensor({2, 0});
+  EXPECT_TRUE(index(x, {i}).equal(x.index({i})));
+  Tensor y = x.clone();
+  index_put_(y, {i}, ones({3}));
+  EXPECT_EQ(values(y.sum(1)), (V{3, 12, 3, 30}));
 }

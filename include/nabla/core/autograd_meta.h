@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "nabla/core/object_pool.h"
@@ -46,6 +47,15 @@ struct AutogradMeta {
   // are rebuilt when an in-place op rewrites the base's.
   Tensor view_base;
   ViewCreation view_creation = ViewCreation::kDefault;
+  // For a view made under no_grad or InferenceMode: the storage's version when it was
+  // made. A later write (to the base or another view) leaves its history stale, which
+  // grad_fn() then refuses when the base requires grad, as LibTorch does.
+  uint32_t view_version = 0;
+  // For a view made by a custom op without a derivative (nabla/ops/library.h): why its
+  // history cannot be rebuilt. Writing the view with grad, or reading its grad_fn after
+  // its storage changed while its base requires grad, raises this message. Such a view
+  // is not registered with its base (LibTorch's base is not aware of it either).
+  std::shared_ptr<const std::string> view_func_error;
   std::vector<std::weak_ptr<TensorImpl>> views;
 };
 

@@ -53,10 +53,14 @@ std::string str(const Args&... args) {
       ::nabla::detail::throw_assert_failure(#cond, __FILE__, __LINE__, ::nabla::str(__VA_ARGS__)); \
   } while (0)
 
+/// LibTorch's TORCH_INTERNAL_ASSERT, under the name the port script gives it.
+#define NABLA_INTERNAL_ASSERT(cond, ...) NABLA_ASSERT(cond __VA_OPT__(, ) __VA_ARGS__)
+
 /// Opt-in LibTorch spellings, so ported code needs no edit beyond the namespace.
 #ifdef NABLA_TORCH_COMPAT
 #define TORCH_CHECK NABLA_CHECK
 #define AT_ASSERT NABLA_ASSERT
+#define TORCH_INTERNAL_ASSERT NABLA_INTERNAL_ASSERT
 #define TORCH_WARN NABLA_WARN
 #define TORCH_WARN_ONCE NABLA_WARN_ONCE
 #endif

@@ -3,7 +3,9 @@
 // Integers select, Slices narrow with a step, None inserts a dim, Ellipsis stands for the
 // dims not named, bool/long tensors index advanced-style (a copy, as in LibTorch).
 #include <cstdint>
+#include <iosfwd>
 #include <limits>
+#include <vector>
 
 #include "nabla/core/optional.h"
 
@@ -17,18 +19,21 @@ struct EllipsisIndexType {};
 constexpr EllipsisIndexType Ellipsis{};
 constexpr nullopt_t None = nullopt;
 
+/// start:stop:step with LibTorch's defaults filled in: step 1; start 0 and stop INDEX_MAX
+/// (INDEX_MAX and INDEX_MIN for a negative step, which indexing then refuses).
 class Slice {
  public:
   Slice(optional<int64_t> start = nullopt, optional<int64_t> stop = nullopt,
         optional<int64_t> step = nullopt)
-      : start_(start), stop_(stop), step_(step.value_or(1)) {}
-  optional<int64_t> start() const { return start_; }
-  optional<int64_t> stop() const { return stop_; }
+      : step_(step.value_or(1)),
+        start_(start.value_or(step_ < 0 ? INDEX_MAX : 0)),
+        stop_(stop.value_or(step_ < 0 ? INDEX_MIN : INDEX_MAX)) {}
+  int64_t start() const { return start_; }
+  int64_t stop() const { return stop_; }
   int64_t step() const { return step_; }
 
  private:
-  optional<int64_t> start_, stop_;
-  int64_t step_;
+  int64_t step_, start_, stop_;
 };
 
 }  // namespace indexing
@@ -66,7 +71,14 @@ class TensorIndex {
   Tensor tensor_;
 };
 
+/// LibTorch's printing: "None", "...", integers, "true"/"false", a slice as
+/// "start:stop:step" with LibTorch's defaults filled in (0 or INDEX_MAX by the step's
+/// sign), a tensor as itself; a list as "(i0, i1, ...)".
+std::ostream& operator<<(std::ostream& os, const TensorIndex& index);
+std::ostream& operator<<(std::ostream& os, const std::vector<TensorIndex>& indices);
+
 namespace indexing {
+std::ostream& operator<<(std::ostream& os, const Slice& slice);
 /// LibTorch declares TensorIndex in at::indexing; `using namespace torch::indexing` finds it.
 using ::nabla::TensorIndex;
 }  // namespace indexing

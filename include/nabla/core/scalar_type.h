@@ -7,11 +7,10 @@
 
 namespace nabla {
 
-/// Ordered so that a larger value never loses the smaller's category (bool < int < float).
-/// Half and BFloat16 come next: storage dtypes (nabla/core/half.h), promoted by
-/// promoteTypes' own rule. Char (int8) and Short (int16) are names only, so that code
-/// written for LibTorch that mentions them compiles: no tensor has them (making one is a
-/// nabla::Error from elementSize).
+/// The values are nabla's own (tables in scalar_type.cpp are indexed by them); the order
+/// means nothing: promoteTypes ranks dtypes by category and width. Half and BFloat16 are
+/// storage dtypes (nabla/core/half.h); Char (int8) and Short (int16) are integer dtypes
+/// like Int, added after the others so that no existing value moved.
 enum class ScalarType : int8_t {
   Bool,
   Byte,
@@ -68,21 +67,48 @@ constexpr bool isReducedFloatingType(ScalarType t) {
   return t == ScalarType::Half || t == ScalarType::BFloat16;
 }
 constexpr bool isIntegralType(ScalarType t, bool include_bool) {
-  return (include_bool && t == ScalarType::Bool) || t == ScalarType::Byte || t == ScalarType::Int ||
+  return (include_bool && t == ScalarType::Bool) || t == ScalarType::Byte ||
+         t == ScalarType::Char || t == ScalarType::Short || t == ScalarType::Int ||
          t == ScalarType::Long;
 }
-/// PyTorch's promote_types for the dtypes nabla has: the larger of the two in the
-/// order above (uint8 with int32 gives int32, bool with anything gives the other); a
-/// 16-bit float wins over integers, loses to float32/float64, and Half with BFloat16
-/// gives float32.
+namespace detail {
+/// An integer dtype's width in bits (bool counts as 1, below every integer).
+constexpr int integer_bits(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool:
+      return 1;
+    case ScalarType::Byte:
+    case ScalarType::Char:
+      return 8;
+    case ScalarType::Short:
+      return 16;
+    case ScalarType::Int:
+      return 32;
+    default:
+      return 64;
+  }
+}
+}  // namespace detail
+/// PyTorch's promote_types: bool with anything gives the other; two integers give the
+/// wider, except uint8 with int8, which needs int16 to hold both ranges; a floating dtype
+/// wins over integers and float64 over float32; a 16-bit float loses to float32/float64,
+/// and Half with BFloat16 gives float32.
 constexpr ScalarType promoteTypes(ScalarType a, ScalarType b) {
-  if (a == b) return a;
+  if (a == b || b == ScalarType::Bool) return a;
+  if (a == ScalarType::Bool) return b;
   if (isReducedFloatingType(a) || isReducedFloatingType(b)) {
     const ScalarType r = isReducedFloatingType(a) ? a : b, o = isReducedFloatingType(a) ? b : a;
     if (isReducedFloatingType(o)) return ScalarType::Float;
     return isFloatingType(o) ? o : r;
   }
-  return a < b ? b : a;
+  if (isFloatingType(a) || isFloatingType(b)) {
+    if (isFloatingType(a) && isFloatingType(b)) return ScalarType::Double;  // float with double
+    return isFloatingType(a) ? a : b;
+  }
+  if ((a == ScalarType::Byte && b == ScalarType::Char) ||
+      (a == ScalarType::Char && b == ScalarType::Byte))
+    return ScalarType::Short;
+  return detail::integer_bits(a) < detail::integer_bits(b) ? b : a;
 }
 
 /// The default floating dtype (float32 unless set_default_dtype says otherwise).
@@ -103,6 +129,14 @@ struct CppTypeToScalarType<bool> {
 template <>
 struct CppTypeToScalarType<uint8_t> {
   static constexpr ScalarType value = kByte;
+};
+template <>
+struct CppTypeToScalarType<int8_t> {
+  static constexpr ScalarType value = kChar;
+};
+template <>
+struct CppTypeToScalarType<int16_t> {
+  static constexpr ScalarType value = kShort;
 };
 template <>
 struct CppTypeToScalarType<int32_t> {

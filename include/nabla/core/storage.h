@@ -48,6 +48,24 @@ void reset_peak_memory();
 size_t cpu_memory_cached();
 size_t cpu_system_allocations();
 
+/// A view of a storage's memory as LibTorch's DataPtr: the pointer, its device and the
+/// deleter's context (nabla's own allocations: the memory itself; from_blob memory: the
+/// deleter, or null when none was given, as LibTorch's). It does not own the memory.
+class DataPtr {
+ public:
+  DataPtr(void* data, void* context, Device device)
+      : data_(data), context_(context), device_(device) {}
+  void* get() const { return data_; }
+  void* get_context() const { return context_; }
+  Device device() const { return device_; }
+  explicit operator bool() const { return data_ != nullptr; }
+
+ private:
+  void* data_;
+  void* context_;
+  Device device_;
+};
+
 class StorageImpl {
  public:
   /// Owns `nbytes` fresh bytes on `device`.
@@ -59,6 +77,13 @@ class StorageImpl {
   StorageImpl& operator=(const StorageImpl&) = delete;
 
   void* data() const { return data_; }
+  DataPtr data_ptr() const {
+    return DataPtr(data_,
+                   owned_     ? data_
+                   : deleter_ ? const_cast<void*>(static_cast<const void*>(&deleter_))
+                              : nullptr,
+                   device_);
+  }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
   /// Grows the bytes to `nbytes`, keeping the old ones in front (Tensor::resize_); every
@@ -93,6 +118,7 @@ class Storage : public std::shared_ptr<StorageImpl> {
   Storage(std::shared_ptr<StorageImpl> impl)  // NOLINT: a shared_ptr is a Storage
       : std::shared_ptr<StorageImpl>(std::move(impl)) {}
   void* data() const { return get()->data(); }
+  DataPtr data_ptr() const { return get()->data_ptr(); }
   size_t nbytes() const { return get()->nbytes(); }
   Device device() const { return get()->device(); }
   bool is_alias_of(const Storage& other) const { return get() == other.get(); }

@@ -729,6 +729,17 @@ class Tensor {
   bool is_alias_of(const Tensor& other) const {
     return impl()->storage() == other.impl()->storage();
   }
+  /// Whether this tensor is a view that autograd tracks (Note [Views and in-place]): made
+  /// by a view op while grad mode was on, or from a base that requires grad. Inference
+  /// tensors never are (as in LibTorch); a view made under no_grad of a base that needs
+  /// no gradient is not tracked either (LibTorch tracks it).
+  bool is_view() const;
+  /// The root base of a view (is_view()); an error for any other tensor.
+  const Tensor& _base() const;
+  /// This tensor seen whole through a new view (a view op: AliasBackward0).
+  Tensor alias() const;
+  /// Drops this handle: the tensor becomes undefined (LibTorch's TensorBase::reset).
+  void reset() { impl_.reset(); }
   /// The name of a variable (always empty: nabla does not name tensors).
   const std::string& name() const;
   Tensor toBackend(Backend backend) const;

@@ -63,6 +63,22 @@ class TensorImpl {
     storage_->bump_version();
   }
   bool is_inference() const { return storage_->is_inference(); }
+  /// LibTorch's c10::VariableVersion handle (its read side): the counter this tensor
+  /// shares with its views. Reading it raises for an inference tensor, which has none.
+  class VersionCounter {
+   public:
+    explicit VersionCounter(const StorageImpl* storage) : storage_(storage) {}
+    bool enabled() const { return !storage_->is_inference(); }
+    uint32_t current_version() const {
+      if (!enabled()) [[unlikely]]
+        refuse_version_read();
+      return storage_->version();
+    }
+
+   private:
+    const StorageImpl* storage_;
+  };
+  VersionCounter version_counter() const { return VersionCounter(storage_.get()); }
 
   autograd::AutogradMeta* autograd_meta() const {
     return autograd_meta_.load(std::memory_order_acquire);
@@ -80,6 +96,7 @@ class TensorImpl {
 
  private:
   [[noreturn]] static void refuse_inference_write_outside();
+  [[noreturn]] static void refuse_version_read();
   static void refuse_inference_write() {
     if (!detail::inference_mode_enabled()) refuse_inference_write_outside();
   }

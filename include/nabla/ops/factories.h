@@ -82,11 +82,15 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
 /// The data of torch::tensor(...): a scalar, a (nested) braced list or a vector.
 class TensorDataContainer {
  public:
-  TensorDataContainer(bool v) : scalar_(v), dtype_(kBool) {}
+  TensorDataContainer(bool v) : scalar_(v), dtype_(kBool), literal_(kBool) {}
   template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
-  TensorDataContainer(T v) : scalar_(v), dtype_(kLong) {}
+  TensorDataContainer(T v)
+      : scalar_(v), dtype_(desired_dtype(literal_type<T>())), literal_(literal_type<T>()) {}
+  TensorDataContainer(Half v) : scalar_(v), dtype_(kHalf), literal_(kHalf) {}
+  TensorDataContainer(BFloat16 v) : scalar_(v), dtype_(kBFloat16), literal_(kBFloat16) {}
   template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
-  TensorDataContainer(T v) : scalar_(v), dtype_(get_default_dtype()) {}
+  TensorDataContainer(T v)
+      : scalar_(v), dtype_(get_default_dtype()), literal_(sizeof(T) == 4 ? kFloat : kDouble) {}
   TensorDataContainer(std::initializer_list<TensorDataContainer> list);
   template <class T>
   TensorDataContainer(const std::vector<T>& v) : TensorDataContainer(ArrayRef<T>(v)) {}
@@ -94,7 +98,9 @@ class TensorDataContainer {
   TensorDataContainer(ArrayRef<T> v)
       // As LibTorch: int and int64 data give int64, float and double the default dtype;
       // other element types (uint8, bool, ...) keep theirs.
-      : kind_(Kind::Vector), dtype_(desired_dtype(CppTypeToScalarType<T>::value)) {
+      : kind_(Kind::Vector),
+        dtype_(desired_dtype(CppTypeToScalarType<T>::value)),
+        literal_(CppTypeToScalarType<T>::value) {
     sizes_ = {static_cast<int64_t>(v.size())};
     for (const T& x : v) values_.push_back(Scalar(x));
   }
@@ -116,15 +122,26 @@ class TensorDataContainer {
     return t;
   }
   ScalarType scalar_type() const { return dtype_; }
+  /// The C++ type of the literals, as a ScalarType (`1` is Int, `1.5` Double, `1.5f`
+  /// Float): a braced list must not mix them, as in LibTorch.
+  ScalarType literal_type() const { return literal_; }
   /// Builds the tensor; a dtype in `options` overrides the inferred one.
   Tensor convert_to_tensor(const TensorOptions& options) const;
 
  private:
   enum class Kind { Scalar, List, Vector };
+  template <class T>
+  static constexpr ScalarType literal_type() {
+    if constexpr (sizeof(T) == 1) return std::is_signed_v<T> ? kChar : kByte;
+    if constexpr (sizeof(T) == 2) return kShort;
+    if constexpr (sizeof(T) == 4) return kInt;
+    return kLong;
+  }
   void flatten_into(std::vector<Scalar>& out) const;
   Kind kind_ = Kind::Scalar;
   Scalar scalar_;
   ScalarType dtype_;
+  ScalarType literal_;
   std::vector<int64_t> sizes_;
   std::vector<TensorDataContainer> children_;
   std::vector<Scalar> values_;

@@ -162,6 +162,17 @@ Tensor unsqueeze(const Tensor& x, int64_t dim);
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
 Tensor t(const Tensor& x);
 Tensor permute(const Tensor& x, IntArrayRef dims);
+Tensor as_strided(const Tensor& x, IntArrayRef size, IntArrayRef stride,
+                  optional<int64_t> storage_offset = nullopt);
+/// LibTorch's private reshape-as-view op: the view of x with `size` and `stride` (as
+/// as_strided at x's offset; its gradient flows back the same way).
+Tensor _reshape_alias(const Tensor& x, IntArrayRef size, IntArrayRef stride);
+/// x seen whole through a new view (x.alias()).
+Tensor alias(const Tensor& x);
+/// Advanced indexing as functions (x.index(indices), x.index_put_(indices, values)).
+Tensor index(const Tensor& x, const std::vector<optional<Tensor>>& indices);
+const Tensor& index_put_(const Tensor& x, const std::vector<optional<Tensor>>& indices,
+                         const Tensor& values, bool accumulate = false);
 Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length);
 Tensor select(const Tensor& x, int64_t dim, int64_t index);
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);

@@ -362,14 +362,15 @@ template <bool kFma>
       return fill_typed<kFma, int32_t>(d, out, s, a, b);
     case kByte:
       return fill_typed<kFma, uint8_t>(d, out, s, a, b);
+    case kChar:
+      return fill_typed<kFma, int8_t>(d, out, s, a, b);
+    case kShort:
+      return fill_typed<kFma, int16_t>(d, out, s, a, b);
     case kBool:
       return fill_typed<kFma, bool>(d, out, s, a, b);
     case kHalf:
     case kBFloat16:
       throw_reduced_precision(out.scalar_type());
-    case kChar:
-    case kShort:
-      break;  // names only: no tensor has them
   }
   NABLA_ASSERT(false, "random: unknown dtype ", static_cast<int>(out.scalar_type()));
 }

@@ -38,8 +38,9 @@ uint64_t fill_bits(ScalarType t, const Scalar& value) {
     case ScalarType::BFloat16:
       return bits_of(BFloat16(value.to<float>()).x);
     case ScalarType::Char:
+      return bits_of(value.to<int8_t>());
     case ScalarType::Short:
-      break;  // names only: no tensor has them
+      return bits_of(value.to<int16_t>());
   }
   return 0;
 }

@@ -34,7 +34,8 @@ inline unsigned grid_for(int64_t blocks) {
 inline unsigned blocks_for(int64_t n) { return grid_for(ceil_div(n, kThreads)); }
 
 /// Calls f(T{}) with the C++ type of t for the six compute dtypes; the 16-bit floats, which
-/// no kernel computes in, give cudaErrorNotSupported.
+/// no kernel computes in, and int8/int16 (CPU-only integer dtypes for now, which keeps the
+/// CUDA kernels' instantiations down) give cudaErrorNotSupported.
 template <class F>
 cudaError_t with_compute_type(ScalarType t, F&& f) {
   switch (t) {

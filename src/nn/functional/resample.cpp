@@ -1,9 +1,13 @@
-// F::pad, F::interpolate, F::pixel_shuffle.
+// F::pad, F::interpolate, F::pixel_shuffle, F::affine_grid, F::grid_sample.
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 
+#include "nabla/core/warning.h"
 #include "nabla/nn/functional/padding.h"
 #include "nabla/nn/functional/vision.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/pooling.h"
 
 namespace nabla::nn::functional {
 
@@ -30,17 +34,24 @@ Tensor pad(const Tensor& input, const PadFuncOptions& o) {
 }
 
 Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
+  const char* mode_name = std::visit([](const auto& m) { return m.name(); }, o.mode());
   NABLA_CHECK(input.defined() && input.dim() >= 3 && input.dim() <= 5,
-              "interpolate: expected a 3-d, 4-d or 5-d input (N, C, spatial...), got ",
-              input.defined() ? input.dim() : 0, " dims");
+              "Input Error: Only 3D, 4D and 5D input Tensors supported (got ",
+              input.defined() ? input.dim() : 0,
+              "D) for the modes: nearest | linear | bilinear | bicubic | trilinear (got ",
+              mode_name, ")");
   const int64_t spatial = input.dim() - 2;
+  // LibTorch 1.13 lets kNearestExact take (and ignore) align_corners.
   const bool nearest_mode = std::holds_alternative<enumtype::kNearest>(o.mode()) ||
-                            std::holds_alternative<enumtype::kNearestExact>(o.mode()) ||
                             std::holds_alternative<enumtype::kArea>(o.mode());
   NABLA_CHECK(!(nearest_mode && o.align_corners().has_value()),
               "interpolate: align_corners option can only be set with the interpolating modes: "
               "linear | bilinear | "
               "bicubic | trilinear");
+  const bool aa_mode = std::holds_alternative<enumtype::kBilinear>(o.mode()) ||
+                       std::holds_alternative<enumtype::kBicubic>(o.mode());
+  NABLA_CHECK(!o.antialias() || (spatial == 2 && aa_mode),
+              "interpolate: Anti-alias option is only supported for bilinear and bicubic modes");
   NABLA_CHECK(o.size().has_value() != o.scale_factor().has_value(),
               o.size() ? "interpolate: only one of size or scale_factor should be defined"
                        : "interpolate: either size or scale_factor should be defined");
@@ -49,13 +60,16 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
   if (o.size()) {
     NABLA_CHECK(static_cast<int64_t>(o.size()->size()) == spatial,
                 "interpolate: size shape must match input shape. ", "Input is ", spatial,
-                "D, size is ", o.size()->size());
+                "D, size is ", IntArrayRef(*o.size()));
     out_size = *o.size();
   } else {
     const auto& sf = *o.scale_factor();
+    std::ostringstream listed;
+    for (size_t i = 0; i < sf.size(); ++i) listed << (i ? ", " : "[") << sf[i];
+    listed << "]";
     NABLA_CHECK(static_cast<int64_t>(sf.size()) == spatial,
                 "interpolate: scale_factor shape must match input shape. ", "Input is ", spatial,
-                "D, scale_factor size is ", sf.size());
+                "D, scale_factor size is ", listed.str());
     for (int64_t d = 0; d < spatial; ++d) {
       out_size.push_back(static_cast<int64_t>(
           std::floor(static_cast<double>(input.size(d + 2)) * sf[static_cast<size_t>(d)])));
@@ -88,18 +102,92 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
           return upsample_linear1d(input, out_size, align, scales[0]);
         } else if constexpr (std::is_same_v<M, enumtype::kBilinear>) {
           needs(2, "bilinear");
-          return upsample_bilinear2d(input, out_size, align, scales[0], scales[1]);
+          return o.antialias()
+                     ? _upsample_bilinear2d_aa(input, out_size, align, scales[0], scales[1])
+                     : upsample_bilinear2d(input, out_size, align, scales[0], scales[1]);
+        } else if constexpr (std::is_same_v<M, enumtype::kBicubic>) {
+          needs(2, "bicubic");
+          return o.antialias()
+                     ? _upsample_bicubic2d_aa(input, out_size, align, scales[0], scales[1])
+                     : upsample_bicubic2d(input, out_size, align, scales[0], scales[1]);
         } else if constexpr (std::is_same_v<M, enumtype::kTrilinear>) {
           needs(3, "trilinear");
           return upsample_trilinear3d(input, out_size, align, scales[0], scales[1], scales[2]);
         } else {
-          NABLA_CHECK(false, "interpolate: mode ", M::name(),
-                      " is not implemented yet (nearest, nearest-exact, ",
-                      "linear, bilinear and trilinear are)");
-          return {};
+          static_assert(std::is_same_v<M, enumtype::kArea>);
+          return spatial == 1   ? adaptive_avg_pool1d(input, out_size)
+                 : spatial == 2 ? adaptive_avg_pool2d(input, out_size)
+                                : adaptive_avg_pool3d(input, out_size);
         }
       },
       o.mode());
+}
+
+namespace {
+// A dtype as LibTorch prints theta.dtype() (a caffe2::TypeMeta: the C++ type's name).
+const char* type_meta_name(ScalarType t) {
+  switch (t) {
+    case kBool:
+      return "bool";
+    case kByte:
+      return "unsigned char";
+    case kChar:
+      return "signed char";
+    case kShort:
+      return "short int";
+    case kInt:
+      return "int";
+    case kLong:
+      return "long int";
+    case kHalf:
+      return "c10::Half";
+    case kBFloat16:
+      return "c10::BFloat16";
+    case kFloat:
+      return "float";
+    case kDouble:
+      return "double";
+    default:
+      return "unknown";
+  }
+}
+}  // namespace
+
+Tensor affine_grid(const Tensor& theta, const IntArrayRef& size, bool align_corners) {
+  NABLA_CHECK(theta.defined(), "affine_grid: theta is undefined");
+  NABLA_CHECK(theta.is_floating_point(), "Expected theta to have floating point type, but got ",
+              type_meta_name(theta.scalar_type()));
+  if (size.size() == 4) {
+    NABLA_CHECK(theta.dim() == 3 && theta.size(-2) == 2 && theta.size(-1) == 3,
+                "Expected a batch of 2D affine matrices of shape Nx2x3 for size ", size, ". Got ",
+                theta.sizes(), ".");
+  } else if (size.size() == 5) {
+    NABLA_CHECK(theta.dim() == 3 && theta.size(-2) == 3 && theta.size(-1) == 4,
+                "Expected a batch of 3D affine matrices of shape Nx3x4 for size ", size, ". Got ",
+                theta.sizes(), ".");
+  } else {
+    NABLA_CHECK(false,
+                "affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                "respectively. Got size ",
+                size);
+  }
+  NABLA_CHECK(*std::min_element(size.begin(), size.end()) > 0,
+              "Expected non-zero, positive output size. Got ", size);
+  return affine_grid_generator(theta, size, align_corners);
+}
+
+Tensor grid_sample(const Tensor& input, const Tensor& grid, const GridSampleFuncOptions& o) {
+  const int64_t mode = std::holds_alternative<enumtype::kBilinear>(o.mode())  ? 0
+                       : std::holds_alternative<enumtype::kNearest>(o.mode()) ? 1
+                                                                              : 2;
+  const int64_t padding = std::holds_alternative<enumtype::kZeros>(o.padding_mode())    ? 0
+                          : std::holds_alternative<enumtype::kBorder>(o.padding_mode()) ? 1
+                                                                                        : 2;
+  if (!o.align_corners())
+    NABLA_WARN(
+        "Default grid_sample and affine_grid behavior has changed to align_corners=False "
+        "since 1.3.0. Please specify align_corners=True if the old behavior is desired.");
+  return grid_sampler(input, grid, mode, padding, o.align_corners().value_or(false));
 }
 
 Tensor pixel_shuffle(const Tensor& input, int64_t r) {

@@ -94,6 +94,14 @@ Tensor FlattenImpl::forward(const Tensor& input) {
 }
 
 void UnflattenImpl::pretty_print(std::ostream& stream) const {
+  if (!options.dimname().empty()) {
+    stream << "nabla::nn::Unflatten(dim=\"" << options.dimname() << "\", unflattened_size={";
+    for (size_t i = 0; i < options.namedshape().size(); ++i)
+      stream << (i ? ", " : "") << "{\"" << options.namedshape()[i].first << "\", "
+             << options.namedshape()[i].second << "}";
+    stream << "})";
+    return;
+  }
   stream << "nabla::nn::Unflatten(dim=" << options.dim() << ", unflattened_size={";
   for (size_t i = 0; i < options.sizes().size(); ++i)
     stream << (i ? ", " : "") << options.sizes()[i];
@@ -101,6 +109,9 @@ void UnflattenImpl::pretty_print(std::ostream& stream) const {
 }
 
 Tensor UnflattenImpl::forward(const Tensor& input) {
+  NABLA_CHECK(options.dimname().empty(), "Unflatten: the dim is named (\"", options.dimname(),
+              "\"), which needs named tensors; nabla has none, so unflatten by index: "
+              "UnflattenOptions(dim, sizes)");
   return input.unflatten(options.dim(), options.sizes());
 }
 

@@ -5,6 +5,7 @@
 // in LibTorch too (nn.functional), and keep their pieces' nodes.
 #include <cmath>
 #include <tuple>
+#include <type_traits>
 
 #include "backend/cpu/random_streams.h"
 #include "nabla/autograd/record.h"
@@ -12,6 +13,7 @@
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
+#include "ops/float32_compute.h"
 #include "ops/nn/nn_registry.h"
 #include "ops/op_utils.h"
 
@@ -22,6 +24,19 @@ namespace {
 // SELU's constants (Klambauer et al. 2017), as PyTorch uses them.
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
 constexpr double kSeluScale = 1.0507009873554804934193349852946;
+
+/// `value(x)` computed without history; a 16-bit float input is computed whole on its
+/// float32 copy and rounded once at the end (Note [16-bit compute]), so a composite
+/// activation rounds as LibTorch's fused kernel, not once per piece.
+template <class F>
+Tensor in_float32(const Tensor& self, F&& value) {
+  return no_grad([&] { return ops::cast(value(ops::widen(self)), self.scalar_type()); });
+}
+/// The saved input as the backward formulas compute on it (float32 for 16-bit floats).
+template <class State, class Field>
+Tensor wide(OpNode<State>& n, Field& field) {
+  return ops::widen(n.get(field));
+}
 
 template <class F>
 const Tensor& apply_inplace(const Tensor& self, const char* op, F f) {
@@ -74,21 +89,21 @@ Tensor mask_of(const Tensor& condition, const Tensor& like) {
 // hardtanh passes the gradient strictly inside (min, max); hardsigmoid's slope 1/6 holds
 // on (-3, 3); hardswish's slope is x/3 + 1/2 on [-3, 3) and 1 from 3 on.
 variable_list hardtanh_backward(OpNode<SelfWith<HardtanhBounds>>& n, const variable_list& g) {
-  Tensor x = n.get(n.state.self);
+  Tensor x = wide(n, n.state.self);
   const HardtanhBounds& b = n.state.c;
-  return {g[0] * mask_of((x > b.min_val) & (x < b.max_val), g[0])};
+  return {g[0] * mask_of((x > b.min_val) & (x < b.max_val), x)};
 }
 variable_list hardsigmoid_backward(OpNode<SelfState>& n, const variable_list& g) {
-  Tensor x = n.get(n.state.self);
-  return {g[0] * mask_of((x > -3) & (x < 3), g[0]) / 6};
+  Tensor x = wide(n, n.state.self);
+  return {g[0] * mask_of((x > -3) & (x < 3), x) / 6};
 }
 variable_list hardswish_backward(OpNode<SelfState>& n, const variable_list& g) {
-  Tensor x = n.get(n.state.self);
+  Tensor x = wide(n, n.state.self);
   return {g[0] * where(x < -3, zeros_like(x), where(x < 3, x / 3 + 0.5, ones_like(x)))};
 }
 // d/dx log_sigmoid = sigmoid(-x) (1/2 at 0; min(x, 0)'s kink would give 1).
 variable_list log_sigmoid_backward(OpNode<SelfState>& n, const variable_list& g) {
-  return {g[0] * (-n.get(n.state.self)).sigmoid()};
+  return {g[0] * (-wide(n, n.state.self)).sigmoid()};
 }
 /// EluBackward0 (selu) and CeluBackward0: elu with a scale and an input scale, y = scale
 /// x for x > 0, scale alpha (exp(input_scale x) - 1) otherwise. The derivative from the
@@ -101,7 +116,7 @@ struct EluState {
 };
 variable_list elu_backward(OpNode<EluState>& n, const variable_list& g) {
   const EluState& s = n.state;
-  Tensor y = n.get(s.result);
+  Tensor y = wide(n, n.state.result);
   Tensor negative = y + s.scale * s.alpha;
   if (s.input_scale != 1) negative = negative * s.input_scale;
   return {g[0] * where(y <= 0, negative, Scalar(s.scale))};
@@ -115,12 +130,12 @@ struct MishState {
   auto saved() { return std::tie(self, tanh_softplus); }
 };
 variable_list mish_backward(OpNode<MishState>& n, const variable_list& g) {
-  Tensor x = n.get(n.state.self);
+  Tensor x = wide(n, n.state.self);
   if (!GradMode::is_enabled()) {
-    Tensor t = n.get(n.state.tanh_softplus), xs = x * x.sigmoid();
+    Tensor t = wide(n, n.state.tanh_softplus), xs = x * x.sigmoid();
     Tensor d = ops::empty_tensor(xs.sizes(), xs.scalar_type(), xs.device());
     backend_for(xs).binary(BinaryOp::TanhBackward, d, xs, t, 1);  // xs (1 - t^2)
-    return {g[0] * (d + t)};
+    return {ops::widen(g[0]) * (d + t)};
   }
   Tensor t = softplus(x).tanh();
   return {g[0] * (t + x * x.sigmoid() * (1 - t.square()))};
@@ -148,10 +163,10 @@ Tensor with_mask_node(Tensor out, const Tensor& self, const NodeType<MaskState>&
 }
 // glu = a sigmoid(b) for the halves (a, b) along dim: (g sigmoid(b), g a sigmoid'(b)).
 variable_list glu_backward(OpNode<SelfWith<GluDim>>& n, const variable_list& g) {
-  Tensor x = n.get(n.state.self);
+  Tensor x = wide(n, n.state.self);
   const int64_t d = n.state.c.dim, half = x.size(d) / 2;
   Tensor a = x.narrow(d, 0, half), sb = x.narrow(d, half, half).sigmoid();
-  Tensor ga = g[0] * sb;
+  Tensor ga = ops::widen(g[0]) * sb;
   return {cat({ga, ga * a * (1 - sb)}, d)};
 }
 
@@ -163,13 +178,20 @@ constexpr NodeType<EluState> kElu{"EluBackward0", elu_backward};
 constexpr NodeType<EluState> kCelu{"CeluBackward0", elu_backward};
 constexpr NodeType<MishState> kMish{"MishBackward0", mish_backward};
 
-/// `out` (computed without history) gets a node of an elu form, saving `out`.
-Tensor with_elu_node(Tensor out, const Tensor& self, const NodeType<EluState>& type,
+/// An elu form's value computed without history: `value(x)` on self, or for a 16-bit self
+/// on its float32 copy, rounded once (Note [16-bit compute]); it gets a node saving the
+/// result before rounding (the formula's y + alpha would lose every bit of a rounded y
+/// near -alpha).
+template <class F>
+Tensor with_elu_node(const Tensor& self, F&& value, const NodeType<EluState>& type,
                      EluState coefficients) {
+  Tensor wide = no_grad([&] { return value(ops::widen(self)); });
+  Tensor out = no_grad([&] { return ops::cast(wide, self.scalar_type()); });
   if (auto node = autograd::record_node(type, {&self})) {
     node->state = std::move(coefficients);
     autograd::set_history(out, node);
-    node->state.result = autograd::save_output(out);
+    node->state.result =
+        wide.scalar_type() == out.scalar_type() ? autograd::save_output(out) : autograd::save(wide);
   }
   return out;
 }
@@ -192,12 +214,12 @@ Tensor prelu_weight(const Tensor& self, const Tensor& weight) {
 }
 // grad_self = x > 0 ? g : w g; grad_weight = sum of (x > 0 ? 0 : x g) per weight.
 variable_list prelu_backward(OpNode<PreluState>& n, const variable_list& g) {
-  Tensor x = n.get(n.state.self), weight = n.get(n.state.weight);
+  Tensor x = wide(n, n.state.self), weight = wide(n, n.state.weight), grad = ops::widen(g[0]);
   Tensor w = prelu_weight(x, weight), positive = x > 0;
   Tensor gx, gw;
-  if (n.needs_input_grad(0)) gx = where(positive, g[0], w * g[0]);
+  if (n.needs_input_grad(0)) gx = where(positive, grad, w * grad);
   if (n.needs_input_grad(1))
-    gw = ops::sum_to(where(positive, Scalar(0), x * g[0]), w.sizes()).reshape(weight.sizes());
+    gw = ops::sum_to(where(positive, Scalar(0), x * grad), w.sizes()).reshape(weight.sizes());
   return {gx, gw};
 }
 constexpr NodeType<PreluState> kPrelu{"PreluBackward0", prelu_backward};
@@ -211,8 +233,9 @@ struct RreluState {
   auto saved() { return std::tie(self, noise); }
 };
 variable_list rrelu_backward(OpNode<RreluState>& n, const variable_list& g) {
-  if (n.state.training) return {g[0] * n.get(n.state.noise)};
-  return {where(n.get(n.state.self) > 0, g[0], g[0] * n.state.slope)};
+  Tensor grad = ops::widen(g[0]);
+  if (n.state.training) return {grad * wide(n, n.state.noise)};
+  return {where(wide(n, n.state.self) > 0, grad, grad * n.state.slope)};
 }
 constexpr NodeType<RreluState> kRrelu{"RreluWithNoiseBackward0", rrelu_backward};
 
@@ -247,7 +270,8 @@ const Tensor& elu_(const Tensor& self, const Scalar& alpha) {
 Tensor hardsigmoid(const Tensor& self) {
   NABLA_TRACED("hardsigmoid", ops::call_inputs({self}));
   check_floating(self, "hardsigmoid");
-  return with_node(no_grad([&] { return (self / 6 + 0.5).clamp(0, 1); }), self, kHardsigmoid);
+  return with_node(in_float32(self, [](const Tensor& x) { return (x / 6 + 0.5).clamp(0, 1); }),
+                   self, kHardsigmoid);
 }
 const Tensor& hardsigmoid_(const Tensor& self) {
   return apply_inplace(self, "hardsigmoid_", [](const Tensor& x) { return hardsigmoid(x); });
@@ -255,7 +279,8 @@ const Tensor& hardsigmoid_(const Tensor& self) {
 Tensor hardswish(const Tensor& self) {
   NABLA_TRACED("hardswish", ops::call_inputs({self}));
   check_floating(self, "hardswish");
-  return with_node(no_grad([&] { return self * hardsigmoid(self); }), self, kHardswish);
+  return with_node(in_float32(self, [](const Tensor& x) { return x * hardsigmoid(x); }), self,
+                   kHardswish);
 }
 const Tensor& hardswish_(const Tensor& self) {
   return apply_inplace(self, "hardswish_", [](const Tensor& x) { return hardswish(x); });
@@ -265,7 +290,7 @@ Tensor selu(const Tensor& self) {
   NABLA_TRACED("selu", ops::call_inputs({self}));
   check_floating(self, "selu");
   // LibTorch's selu is elu with a scale: its node is EluBackward0.
-  return with_elu_node(no_grad([&] { return elu(self, kSeluAlpha) * kSeluScale; }), self, kElu,
+  return with_elu_node(self, [](const Tensor& x) { return elu(x, kSeluAlpha) * kSeluScale; }, kElu,
                        {{}, kSeluAlpha, kSeluScale, 1.0});
 }
 const Tensor& selu_(const Tensor& self) {
@@ -277,8 +302,9 @@ Tensor celu(const Tensor& self, const Scalar& alpha) {
   const double a = alpha.toDouble();
   NABLA_CHECK(a != 0, "celu: alpha must be nonzero (ZeroDivisionError), got 0");
   // alpha * elu(x / alpha, 1): x for x > 0, alpha * (exp(x / alpha) - 1) otherwise.
-  return with_elu_node(no_grad([&] { return a == 1 ? elu(self, 1.0) : elu(self / a, 1.0) * a; }),
-                       self, kCelu, {{}, a, 1.0, 1.0 / a});
+  return with_elu_node(self,
+                       [a](const Tensor& x) { return a == 1 ? elu(x, 1.0) : elu(x / a, 1.0) * a; },
+                       kCelu, {{}, a, 1.0, 1.0 / a});
 }
 const Tensor& celu_(const Tensor& self, const Scalar& alpha) {
   return apply_inplace(self, "celu_", [&](const Tensor& x) { return celu(x, alpha); });
@@ -289,8 +315,9 @@ Tensor mish(const Tensor& self) {
   Tensor t, out;
   {
     NoGradGuard no_grad;
-    t = softplus(self).tanh();
-    out = self * t;
+    Tensor x = ops::widen(self);  // Note [16-bit compute]
+    t = softplus(x).tanh();
+    out = ops::cast(x * t, self.scalar_type());
   }
   if (auto node = autograd::record_node(kMish, {&self})) {
     node->state.self = autograd::save(self);
@@ -307,8 +334,9 @@ Tensor log_sigmoid(const Tensor& self) {
   check_floating(self, "log_sigmoid");
   // min(x, 0) - log1p(exp(-|x|)): exp never overflows and nothing is cut off at a
   // threshold (-softplus(-x) would return x itself below -20, off by exp(x)).
-  return with_node(no_grad([&] { return self.clamp_max(0) - (-self.abs()).exp().log1p(); }), self,
-                   kLogSigmoid);
+  return with_node(
+      in_float32(self, [](const Tensor& x) { return x.clamp_max(0) - (-x.abs()).exp().log1p(); }),
+      self, kLogSigmoid);
 }
 Tensor softsign(const Tensor& self) {
   NABLA_TRACED("softsign", ops::call_inputs({self}));
@@ -341,9 +369,11 @@ Tensor glu(const Tensor& self, int64_t dim) {
   const int64_t d = ops::wrap_dim(dim, self.dim(), "glu");
   const int64_t n = self.size(d);
   NABLA_CHECK(n % 2 == 0, "glu: Halving dimension must be even, but dimension ", d, " is size ", n);
-  return with_node(
-      no_grad([&] { return self.narrow(d, 0, n / 2) * self.narrow(d, n / 2, n / 2).sigmoid(); }),
-      self, kGlu, d);
+  return with_node(in_float32(self,
+                              [&](const Tensor& x) {
+                                return x.narrow(d, 0, n / 2) * x.narrow(d, n / 2, n / 2).sigmoid();
+                              }),
+                   self, kGlu, d);
 }
 
 Tensor prelu(const Tensor& self, const Tensor& weight) {
@@ -356,7 +386,9 @@ Tensor prelu(const Tensor& self, const Tensor& weight) {
               " weights for an input with ", channels,
               " channels (expected 1 or one per channel, dim 1)");
   NABLA_CHECK(weight.dim() <= 1, "prelu: weight must be 0-d or 1-d, got ", weight.dim(), " dims");
-  Tensor out = no_grad([&] { return where(self > 0, self, prelu_weight(self, weight) * self); });
+  Tensor out = in_float32(self, [&](const Tensor& x) {
+    return where(x > 0, x, prelu_weight(x, ops::widen(weight)) * x);
+  });
   if (auto node = autograd::record_node(kPrelu, {&self, &weight})) {
     node->state.self = autograd::save(self);
     node->state.weight = autograd::save(weight);
@@ -378,38 +410,58 @@ Tensor softshrink(const Tensor& self, const Scalar& lambd) {
   const double l = lambd.toDouble();
   NABLA_CHECK(l >= 0, "softshrink: lambda must be greater or equal to 0, but found to be ", l, ".");
   // NaN fails both tests and gives 0, as in LibTorch (its gradient passes, as LibTorch's).
-  return with_mask_node(
-      no_grad([&] { return where(self > l, self - l, where(self < -l, self + l, Scalar(0))); }),
-      self, kSoftshrink, [&] { return self.abs() <= l; });
+  return with_mask_node(in_float32(self,
+                                   [l](const Tensor& x) {
+                                     return where(x > l, x - l, where(x < -l, x + l, Scalar(0)));
+                                   }),
+                        self, kSoftshrink, [&] { return ops::widen(self).abs() <= l; });
 }
 
 namespace {
-// rrelu's slopes on the CPU for a contiguous float or double x (see rrelu).
+// rrelu's slopes on the CPU for a contiguous floating x (see rrelu), of x's dtype: a 16-bit
+// float draws as float32 does and rounds each slope to 16 bits, as LibTorch's kernel.
 Tensor rrelu_cpu_noise(const Tensor& x, double lower, double upper) {
   Tensor noise = ops::empty_tensor(x.sizes(), x.scalar_type(), Device(kCPU));
   Generator& gen = default_generator();
   auto fill = [&](auto zero) {
     using T = decltype(zero);
-    const double lo = static_cast<T>(lower),
-                 range = static_cast<double>(static_cast<T>(upper)) - lo;
-    const T* xd = ops::host_ptr<T>(x);
-    T* nd = ops::host_ptr<T>(noise);
+    // To T as LibTorch's casts: a 16-bit float through float32.
+    auto round = [](double v) {
+      if constexpr (std::is_arithmetic_v<T>)
+        return static_cast<T>(v);
+      else
+        return T(static_cast<float>(v));
+    };
+    const double lo = static_cast<double>(round(lower)),
+                 range = static_cast<double>(round(upper)) - lo;
+    // Untyped: data_ptr<T> knows no 16-bit float types; the switch below matched T.
+    const T* xd = static_cast<const T*>(ops::host_ptr(x));
+    T* nd = static_cast<T*>(ops::host_ptr(noise));
     for (int64_t i = 0; i < x.numel(); ++i) {
-      if (!(xd[i] <= 0)) {
-        nd[i] = 1;
+      if (!(static_cast<double>(xd[i]) <= 0)) {
+        nd[i] = round(1.0);
         continue;
       }
       // uniform_real_distribution<double>: 53 bits; LibTorch's rrelu is not in its
       // per-ISA kernels, so u * range + lo is two roundings there.
       const double u = static_cast<double>(gen.random64() & ((uint64_t(1) << 53) - 1)) *
                        (1.0 / 9007199254740992.0);
-      nd[i] = static_cast<T>(cpu::mul_then_add(u, range, lo));
+      nd[i] = round(cpu::mul_then_add(u, range, lo));
     }
   };
-  if (x.scalar_type() == kFloat)
-    fill(0.0f);
-  else
-    fill(0.0);
+  switch (x.scalar_type()) {
+    case kFloat:
+      fill(0.0f);
+      break;
+    case kHalf:
+      fill(Half(0.0f));
+      break;
+    case kBFloat16:
+      fill(BFloat16(0.0f));
+      break;
+    default:
+      fill(0.0);
+  }
   return noise;
 }
 }  // namespace
@@ -424,11 +476,10 @@ Tensor rrelu(const Tensor& self, const Scalar& lower, const Scalar& upper, bool 
   Tensor out, noise;
   {
     NoGradGuard no_grad;
-    if (training && self.is_cpu() &&
-        (self.scalar_type() == kFloat || self.scalar_type() == kDouble)) {
+    if (training && self.is_cpu()) {
       // LibTorch's CPU kernel, so that a seed gives its slopes (Note [Random streams]): in
       // element order, a slope only for x <= 0, drawn as a double uniform in [lower, upper)
-      // (bounds rounded to the dtype first), 1 elsewhere.
+      // (bounds rounded to the dtype first), 1 elsewhere; 16-bit floats alike.
       noise = rrelu_cpu_noise(self.detach().contiguous(), lo, hi);
       out = self * noise;
     } else if (training) {

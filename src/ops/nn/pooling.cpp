@@ -242,8 +242,9 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
                {"ceil_mode", ceil_mode});
   const char* op = "max_pool2d";
   check_input(op, input);
-  NABLA_CHECK(input.scalar_type() != kBool && input.scalar_type() != kInt, op,
-              ": unsupported dtype ", input.scalar_type());
+  NABLA_CHECK(input.scalar_type() != kBool && input.scalar_type() != kChar &&
+                  input.scalar_type() != kShort && input.scalar_type() != kInt,
+              op, ": unsupported dtype ", input.scalar_type());
   const WindowGeometry g =
       pool_geometry(op, input, kernel_size, stride, padding, dilation, ceil_mode, true);
   Tensor x = no_grad([&] { return input.reshape({-1, 1, g.h, g.w}).contiguous(); });

@@ -204,8 +204,9 @@ std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, IntArray
                {"ceil_mode", ceil_mode});
   const char* op = "max_pool3d";
   check_input_3d(op, input);
-  NABLA_CHECK(input.scalar_type() != kBool && input.scalar_type() != kInt, op,
-              ": unsupported dtype ", input.scalar_type());
+  NABLA_CHECK(input.scalar_type() != kBool && input.scalar_type() != kChar &&
+                  input.scalar_type() != kShort && input.scalar_type() != kInt,
+              op, ": unsupported dtype ", input.scalar_type());
   const Geometry3 g = geometry_3d(op, input, kernel_size, stride, padding, dilation, ceil_mode);
   const WindowGeometry plane = g.plane(), depth = g.depth();
   const int64_t l = plane.oh * plane.ow;

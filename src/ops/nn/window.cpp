@@ -1,6 +1,7 @@
 // im2col and col2im: the backend's window kernels over a WindowGeometry, each op the
 // other's backward (adjoint linear maps), so convolution and pooling formulas built on
 // them get first and higher derivatives.
+#include <string_view>
 #include <tuple>
 
 #include "nabla/autograd/record.h"
@@ -109,8 +110,16 @@ WindowGeometry ops::window_geometry(const char* op, int64_t h, int64_t w, IntArr
   NABLA_CHECK(sh > 0 && sw > 0, op, ": stride must be positive, got ", stride);
   NABLA_CHECK(ph >= 0 && pw >= 0, op, ": padding must be non-negative, got ", padding);
   const int64_t span_h = dh * (kh - 1) + 1, span_w = dw * (kw - 1) + 1;
-  NABLA_CHECK(h + 2 * ph >= span_h && w + 2 * pw >= span_w, op, ": the (dilated) kernel ", span_h,
-              "x", span_w, " is larger than the padded input ", h + 2 * ph, "x", w + 2 * pw);
+  // LibTorch's wording (its blocks count, C++ division), then the reason in plain terms.
+  const bool output = std::string_view(op).starts_with("col2im");
+  NABLA_CHECK(h + 2 * ph >= span_h && w + 2 * pw >= span_w, op, ": Given ",
+              output ? "output_size=(" : "input with spatial size (", h, ", ", w,
+              "), kernel_size=(", kh, ", ", kw, "), dilation=(", dh, ", ", dw, "), padding=(", ph,
+              ", ", pw, "), calculated shape of the array of sliding blocks as (",
+              (h + 2 * ph - span_h) / sh + 1, ", ", (w + 2 * pw - span_w) / sw + 1,
+              "), but its components must be at least one. (The dilated kernel ", span_h, "x",
+              span_w, " is larger than the padded ", output ? "output " : "input ", h + 2 * ph, "x",
+              w + 2 * pw, "; expected a kernel that fits.)");
   return {h,
           w,
           kh,
@@ -175,12 +184,12 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
   NABLA_CHECK(input.is_floating_point(), "im2col: input must be floating, got ",
               input.scalar_type());
   if (input.dim() == 4) {
-    const WindowGeometry g = ops::window_geometry("im2col", input.size(2), input.size(3),
+    const WindowGeometry g = ops::window_geometry("im2col (unfold)", input.size(2), input.size(3),
                                                   kernel_size, dilation, padding, stride);
     return ops::im2col(input, g);
   }
-  const WindowGeometry g = ops::window_geometry("im2col", input.size(1), input.size(2), kernel_size,
-                                                dilation, padding, stride);
+  const WindowGeometry g = ops::window_geometry("im2col (unfold)", input.size(1), input.size(2),
+                                                kernel_size, dilation, padding, stride);
   Tensor out = im2col_value(input.detach().contiguous().unsqueeze(0), g).squeeze(0);
   record(kIm2Col, input, out, WindowState{g, true});
   return out;
@@ -199,7 +208,7 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
               input.scalar_type());
   auto [h, w] = ops::window_pair("col2im", "output_size", output_size);
   const WindowGeometry g =
-      ops::window_geometry("col2im", h, w, kernel_size, dilation, padding, stride);
+      ops::window_geometry("col2im (fold)", h, w, kernel_size, dilation, padding, stride);
   const bool batched = input.dim() == 3;
   Tensor x = batched ? input : input.detach().unsqueeze(0);
   check_cols("col2im", x, g, output_size, kernel_size, dilation, padding, stride);

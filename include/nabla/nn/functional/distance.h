@@ -1,8 +1,9 @@
 #pragma once
-// F::cosine_similarity and F::pairwise_distance with their options (also the options of
-// nn::CosineSimilarity / nn::PairwiseDistance), as LibTorch's.
+// F::cosine_similarity, F::pairwise_distance and F::pdist; the first two with their options
+// (also the options of nn::CosineSimilarity / nn::PairwiseDistance), as LibTorch's.
 #include "nabla/core/tensor.h"
 #include "nabla/nn/options/arg.h"
+#include "nabla/ops/sampling.h"
 
 namespace nabla {
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim = 1, double eps = 1e-8);
@@ -27,5 +28,7 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2,
                          const CosineSimilarityFuncOptions& options = {});
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2,
                          const PairwiseDistanceFuncOptions& options = {});
+/// The p-norm distances between all pairs of rows of a 2-d input (nabla::pdist).
+inline Tensor pdist(const Tensor& input, double p = 2.0) { return nabla::pdist(input, p); }
 }  // namespace functional
 }  // namespace nabla::nn

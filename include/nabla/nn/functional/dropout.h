@@ -15,4 +15,21 @@ Tensor dropout3d(Tensor input, const Dropout3dFuncOptions& options = {});
 Tensor alpha_dropout(Tensor input, const AlphaDropoutFuncOptions& options = {});
 Tensor feature_alpha_dropout(Tensor input, const FeatureAlphaDropoutFuncOptions& options = {});
 
+/// LibTorch's positional forms (F::detail::alpha_dropout(x, p, training, inplace)), which its
+/// own code and tests call.
+namespace detail {
+inline Tensor dropout(Tensor input, double p, bool training, bool inplace) {
+  return functional::dropout(std::move(input),
+                             DropoutFuncOptions().p(p).training(training).inplace(inplace));
+}
+inline Tensor alpha_dropout(Tensor input, double p, bool training, bool inplace) {
+  return functional::alpha_dropout(
+      std::move(input), AlphaDropoutFuncOptions().p(p).training(training).inplace(inplace));
+}
+inline Tensor feature_alpha_dropout(Tensor input, double p, bool training, bool inplace) {
+  return functional::feature_alpha_dropout(
+      std::move(input), FeatureAlphaDropoutFuncOptions().p(p).training(training).inplace(inplace));
+}
+}  // namespace detail
+
 }  // namespace nabla::nn::functional

@@ -9,7 +9,8 @@
 namespace nabla::nn {
 
 namespace detail {
-/// What an activation's options must satisfy, checked at construction (LibTorch's reset).
+/// What an activation's options must satisfy, checked by reset() (so at construction, and
+/// again when options changed since, as LibTorch's reset).
 template <class Options>
 void check_activation_options(const Options&) {}
 inline void check_activation_options(const HardtanhOptions& o) {
@@ -22,10 +23,8 @@ inline void check_activation_options(const HardtanhOptions& o) {
 #define NABLA_ACTIVATION(Name, Options, call)                                            \
   class Name##Impl : public Cloneable<Name##Impl> {                                      \
    public:                                                                               \
-    explicit Name##Impl(const Options& options = {}) : options(options) {                \
-      detail::check_activation_options(options);                                         \
-    }                                                                                    \
-    void reset() override {}                                                             \
+    explicit Name##Impl(const Options& options = {}) : options(options) { reset(); }     \
+    void reset() override { detail::check_activation_options(options); }                 \
     void pretty_print(std::ostream& stream) const override;                              \
     Tensor forward(Tensor input) { return functional::call(std::move(input), options); } \
     Options options;                                                                     \

@@ -53,6 +53,11 @@ class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
   Linear out_proj = nullptr;
   Tensor q_proj_weight, k_proj_weight, v_proj_weight;
   int64_t head_dim = 0;
+
+ protected:
+  // forward's defaults, for calls through AnyModule / Sequential with fewer arguments.
+  NABLA_FORWARD_HAS_DEFAULT_ARGS({3, AnyValue(Tensor())}, {4, AnyValue(true)},
+                                 {5, AnyValue(Tensor())}, {6, AnyValue(true)})
 };
 NABLA_MODULE(MultiheadAttention);
 

@@ -201,11 +201,12 @@ void gemm_blas(const Tensor& c, const Tensor& a, const Tensor& b, T alpha, T bet
   for_each_batch(off.count, m * n * k, body);
 }
 
-// Integer product: row i of C accumulates a[i, p] * b[p, :] over p, in the unsigned
-// counterpart so overflow wraps (as LibTorch's does in practice) without UB.
+// Integer product: row i of C accumulates a[i, p] * b[p, :] over p, unsigned so that
+// overflow wraps (as LibTorch's does in practice) without UB. Types narrower than int
+// accumulate in unsigned int: theirs would promote to int, where 65535 * 65535 overflows.
 template <class T>
 void gemm_loop(const Tensor& c, const Tensor& a, const Tensor& b, T alpha, T beta) {
-  using U = std::conditional_t<std::is_signed_v<T>, std::make_unsigned_t<T>, T>;
+  using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
   const int64_t d = c.dim();
   const int64_t m = c.size(d - 2), n = c.size(d - 1), k = a.size(d - 1);
   const int64_t cs0 = c.stride(d - 2), cs1 = c.stride(d - 1);
