@@ -31,7 +31,7 @@ using namespace ops::indexing;
 
 TensorIndex::TensorIndex(const char* s) : kind_(Kind::Ellipsis) {
   NABLA_CHECK(s != nullptr && std::strcmp(s, "...") == 0,
-              "index: expected \"...\" to represent an ellipsis index, but got \"",
+              "index: Expected \"...\" to represent an ellipsis index, but got \"",
               s ? s : "(null)", "\"");
 }
 

@@ -313,6 +313,8 @@ TEST(Indexing, PrintsIndices) {
   EXPECT_EQ(str_of(Slice(None, None, -1)),
             std::to_string(INDEX_MAX) + ":" + std::to_string(INDEX_MIN) + ":-1");
   EXPECT_EQ(str_of(TensorIndex(false)), "false");
+  expect_error([] { TensorIndex(".."); },
+               {"Expected \"...\" to represent an ellipsis index, but got \"..\""});
 }
 
 TEST(Indexing, FunctionSpellings) {

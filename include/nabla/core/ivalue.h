@@ -29,11 +29,9 @@ namespace ivalue {
 class Tuple {
  public:
   explicit Tuple(std::vector<IValue> elements);
-  static std::shared_ptr<Tuple> create(std::vector<IValue> elements) {
-    return std::make_shared<Tuple>(std::move(elements));
-  }
+  static std::shared_ptr<Tuple> create(std::vector<IValue> elements);
   const std::vector<IValue>& elements() const { return elements_; }
-  size_t size() const { return elements_.size(); }
+  size_t size() const;  // defined below IValue: vector's size() needs the complete type
 
  private:
   std::vector<IValue> elements_;
@@ -99,6 +97,11 @@ class IValue {
                std::shared_ptr<GenericDict>>
       v_;
 };
+
+inline std::shared_ptr<ivalue::Tuple> ivalue::Tuple::create(std::vector<IValue> elements) {
+  return std::make_shared<Tuple>(std::move(elements));
+}
+inline size_t ivalue::Tuple::size() const { return elements_.size(); }
 
 /// c10::Dict<IValue, IValue>: insertion-ordered, keys of kind None, Bool, Int, Double,
 /// String or Tensor (tensors by identity; keys of different kinds are different keys, so
