@@ -42,7 +42,9 @@ struct Branches {
   Branches() {
     std::vector<g::Value> sums;
     for (int b = 0; b < kBranches; ++b) {
-      g::Value h = graph.input("x" + std::to_string(b));
+      std::string name = "x";  // appended, not "x" + ...: GCC 12's -Wrestrict false positive
+      name += std::to_string(b);
+      g::Value h = graph.input(name);
       inputs.push_back(h);
       values.push_back(nabla::randn({64, 64}));
       graph.set_value(h, values.back());

@@ -21,16 +21,9 @@
 #include <vector>
 #include "malloc_setting.h"
 #include "median_ms.h"
+#include "peak_rss.h"
 
 namespace {
-
-long peak_rss_kib() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
-  return -1;
-}
 
 struct TorchW3 {
   torch::nn::Sequential net{torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 32, 3).padding(1)),

@@ -1,11 +1,14 @@
-# cmake --install: headers, the library, a CMake package (nabla::nabla) and pkg-config file.
+# cmake --install: headers, the libraries, a CMake package (nabla::nabla, nabla::models) and
+# pkg-config files (nabla, nabla-models).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS nabla EXPORT nablaTargets
+# nabla::models is a second library of the same package: its headers (nabla/models.h,
+# nabla/models/) join nabla's.
+install(TARGETS nabla nabla_models EXPORT nablaTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY include/nabla DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY include/nabla models/include/nabla DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 set(NABLA_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/nabla)
 install(EXPORT nablaTargets NAMESPACE nabla:: DESTINATION ${NABLA_CMAKE_DIR})
@@ -22,4 +25,6 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/nablaConfig.cmake
 file(RELATIVE_PATH NABLA_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
 set(NABLA_PC_PREFIX "\${pcfiledir}/${NABLA_PC_TO_PREFIX}")
 configure_file(cmake/nabla.pc.in ${CMAKE_CURRENT_BINARY_DIR}/nabla.pc @ONLY)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/nabla.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(cmake/nabla-models.pc.in ${CMAKE_CURRENT_BINARY_DIR}/nabla-models.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/nabla.pc ${CMAKE_CURRENT_BINARY_DIR}/nabla-models.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

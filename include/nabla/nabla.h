@@ -77,6 +77,7 @@
 #include "nabla/detail/static.h"
 #include "nabla/nn.h"
 #include "nabla/ops/activation.h"
+#include "nabla/ops/attention.h"
 #include "nabla/ops/convolution.h"
 #include "nabla/ops/dropout.h"
 #include "nabla/ops/embedding.h"

@@ -69,15 +69,17 @@ std::string encode_zip(const std::vector<std::pair<std::string, std::string_view
     }
     NABLA_CHECK(offset + 30 + name.size() + extra + data.size() < 0xffffffffu, op,
                 ": the archive would reach 4 GiB, which this writer does not support");
+    // Plain copies for the lambda: clang before 16 cannot capture structured bindings.
+    const size_t data_size = data.size(), name_size = name.size();
     auto put_fields = [&](std::string& dst, size_t extra_len) {
       put_le(dst, 20, 2);  // version needed to extract
       put_le(dst, 0, 2);   // flags
       put_le(dst, 0, 2);   // method: stored
       put_le(dst, 0, 4);   // time, date
       put_le(dst, crc, 4);
-      put_le(dst, data.size(), 4);  // compressed
-      put_le(dst, data.size(), 4);  // uncompressed
-      put_le(dst, name.size(), 2);
+      put_le(dst, data_size, 4);  // compressed
+      put_le(dst, data_size, 4);  // uncompressed
+      put_le(dst, name_size, 2);
       put_le(dst, extra_len, 2);
     };
     put_le(out, kLocalHeader, 4);

@@ -48,4 +48,19 @@ struct WindowGeometry {
   int64_t oh, ow;  // positions: (h + 2 ph - dh (kh - 1) - 1) / sh + 1, likewise ow
 };
 
+/// How the attention entries (kernel_methods.def; Note [Fused attention],
+/// src/ops/nn/attention.cpp) treat the scores s = scale * q k^T: `causal` masks key j for
+/// query i when j > i (top-left aligned, as LibTorch's is_causal), and dropout zeroes each
+/// attention weight with probability dropout_p, keeping the weight of (batch b, query i,
+/// key j) when the Philox draw at counter offset + (b * L + i) * S + j under `seed` is at
+/// least dropout_p (Note [Counter-based random numbers]); the kept ones are scaled by
+/// 1 / (1 - dropout_p). A draw is a pure function of its position, so the backward
+/// regenerates the forward's mask without storing it.
+struct AttentionParams {
+  double scale = 1;
+  bool causal = false;
+  double dropout_p = 0;
+  uint64_t seed = 0, offset = 0;
+};
+
 }  // namespace nabla

@@ -1,6 +1,8 @@
 // F::multi_head_attention_forward (include/nabla/nn/functional/attention.h): the
 // projections, scaled dot products, masks, softmax, dropout and output projection of
-// multi-head attention, composed from differentiable ops.
+// multi-head attention. Without weights to return it runs the fused
+// scaled_dot_product_attention; with them (or with dropout active in training, whose masks
+// are then LibTorch's draws for the same seed), composed from differentiable ops.
 #include "nabla/nn/functional/attention.h"
 
 #include <cmath>
@@ -19,6 +21,39 @@ namespace {
 Tensor pad_mask(const Tensor& mask) {
   if (!mask.defined()) return mask;
   return cat({mask, zeros({mask.size(0), 1}, mask.options())}, 1);
+}
+
+// A bool mask (true: masked, as nn::MultiheadAttention takes it) as an additive one.
+Tensor additive(const Tensor& mask, const Tensor& like) {
+  if (mask.scalar_type() != kBool) return mask.to(like.scalar_type());
+  return zeros(mask.sizes(), like.options())
+      .masked_fill(mask, -std::numeric_limits<double>::infinity());
+}
+
+// attn_mask ([L, S] or [N * heads, L, S]; bool or additive) and key_padding_mask ([N, S];
+// nonzero: padding) folded into one additive mask that broadcasts to [N, heads, L, S], or
+// undefined when neither is given.
+Tensor combined_mask(const Tensor& attn_mask, const Tensor& key_padding_mask, const Tensor& like,
+                     int64_t bsz, int64_t heads, int64_t tgt_len, int64_t src_len) {
+  Tensor mask;
+  if (attn_mask.defined()) {
+    NABLA_CHECK(attn_mask.dim() == 2 || attn_mask.dim() == 3,
+                "multi_head_attention_forward: attn_mask must be 2-D "
+                "[L, S] or 3-D [N * heads, L, S], got ",
+                attn_mask.sizes());
+    mask = additive(attn_mask, like);
+    if (mask.dim() == 3) mask = mask.view({bsz, heads, tgt_len, src_len});
+  }
+  if (key_padding_mask.defined()) {
+    NABLA_CHECK(key_padding_mask.dim() == 2 && key_padding_mask.size(0) == bsz &&
+                    key_padding_mask.size(1) == src_len,
+                "multi_head_attention_forward: key_padding_mask must be [batch, source length] = [",
+                bsz, ", ", src_len, "], got ", key_padding_mask.sizes());
+    Tensor m = key_padding_mask.scalar_type() == kBool ? key_padding_mask : key_padding_mask.ne(0);
+    Tensor pad = additive(m, like).view({bsz, 1, 1, src_len});
+    mask = mask.defined() ? mask + pad : pad;
+  }
+  return mask;
 }
 
 }  // namespace
@@ -73,7 +108,11 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(
     k = nabla::linear(key, o.k_proj_weight(), rows(b, embed_dim, 2 * embed_dim));
     v = nabla::linear(value, o.v_proj_weight(), rows(b, 2 * embed_dim, 3 * embed_dim));
   }
-  q = q * scaling;
+  // Note [Fused attention]: without weights to return, and without dropout to draw in
+  // LibTorch's order, the fused op computes the attention (a query whose every key is
+  // masked then gets a zero row, where the composed form gives NaN).
+  const bool fused = !o.need_weights() && (!o.training() || o.dropout_p() == 0);
+  if (!fused) q = q * scaling;
 
   Tensor attn_mask = o.attn_mask(), key_padding_mask = o.key_padding_mask();
   if (o.bias_k().defined() && o.bias_v().defined()) {
@@ -101,26 +140,19 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(
     key_padding_mask = pad_mask(key_padding_mask);
   }
 
+  const Tensor mask = combined_mask(attn_mask, key_padding_mask, q, bsz, heads, tgt_len, src_len);
+  if (fused) {
+    auto per_head = [&](const Tensor& t) { return t.view({bsz, heads, t.size(1), head_dim}); };
+    Tensor out = scaled_dot_product_attention(per_head(q), per_head(k), per_head(v),
+                                              mask.defined() ? optional<Tensor>(mask) : nullopt,
+                                              o.training() ? o.dropout_p() : 0.0);
+    out = out.permute({2, 0, 1, 3}).reshape({tgt_len, bsz, embed_dim});
+    return {nabla::linear(out, o.out_proj_weight(), o.out_proj_bias()), Tensor()};
+  }
   Tensor weights = nabla::bmm(q, k.transpose(1, 2));  // [N * heads, L, S]
-  const double neg_inf = -std::numeric_limits<double>::infinity();
-  if (attn_mask.defined()) {
-    NABLA_CHECK(attn_mask.dim() == 2 || attn_mask.dim() == 3,
-                "multi_head_attention_forward: attn_mask must be 2-D "
-                "[L, S] or 3-D [N * heads, L, S], got ",
-                attn_mask.sizes());
-    Tensor m = attn_mask.dim() == 2 ? attn_mask.unsqueeze(0) : attn_mask;
-    weights = m.scalar_type() == kBool ? weights.masked_fill(m, neg_inf) : weights + m;
-  }
-  if (key_padding_mask.defined()) {
-    NABLA_CHECK(key_padding_mask.dim() == 2 && key_padding_mask.size(0) == bsz &&
-                    key_padding_mask.size(1) == src_len,
-                "multi_head_attention_forward: key_padding_mask must be [batch, source length] = [",
-                bsz, ", ", src_len, "], got ", key_padding_mask.sizes());
-    Tensor m = key_padding_mask.scalar_type() == kBool ? key_padding_mask : key_padding_mask.ne(0);
-    weights = weights.view({bsz, heads, tgt_len, src_len})
-                  .masked_fill(m.unsqueeze(1).unsqueeze(2), neg_inf)
-                  .view({bsz * heads, tgt_len, src_len});
-  }
+  if (mask.defined())
+    weights =
+        (weights.view({bsz, heads, tgt_len, src_len}) + mask).view({bsz * heads, tgt_len, src_len});
   weights = nabla::softmax(weights, -1);
   weights = nabla::dropout(weights, o.dropout_p(), o.training());
   Tensor out = nabla::bmm(weights, v).transpose(0, 1).contiguous().view({tgt_len, bsz, embed_dim});

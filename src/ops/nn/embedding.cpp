@@ -33,12 +33,16 @@ variable_list embedding_backward(OpNode<EmbeddingState>& n, const variable_list&
   Tensor idx = n.get(s.indices);
   Tensor g2 = g[0].reshape({idx.numel(), s.embedding_dim});
   if (s.scale_grad_by_freq) {
-    Tensor counts = zeros({s.num_weights}, g2.options())
-                        .index_put({idx}, ones({idx.numel()}, g2.options()), true);
+    Tensor counts = zeros({s.num_weights}, g2.options());
+    counts.index_put_({optional<Tensor>(idx)}, ones({idx.numel()}, g2.options()), true);
     g2 = g2 / counts.index_select(0, idx).unsqueeze(1);
   }
   if (s.padding_idx >= 0) g2 = g2 * (idx != s.padding_idx).to(g2.scalar_type()).unsqueeze(1);
-  return {zeros({s.num_weights, s.embedding_dim}, g2.options()).index_put({idx}, g2, true)};
+  // Accumulated in place into fresh zeros: the out-of-place index_put would copy the whole
+  // [num_weights, dim] matrix once more (154 MB for GPT-2's token embedding).
+  Tensor grad = zeros({s.num_weights, s.embedding_dim}, g2.options());
+  grad.index_put_({optional<Tensor>(idx)}, g2, true);
+  return {grad};
 }
 constexpr NodeType<EmbeddingState> kEmbedding{"EmbeddingBackward0", embedding_backward};
 

@@ -1,6 +1,8 @@
 // Recurrent networks, composed from differentiable ops (matmul, sigmoid, tanh, ...), so
 // autograd gives their gradients and second derivatives. The input projection of every
-// time step is one matmul per layer and direction; only the recurrence is sequential.
+// time step is one product per layer and direction, with both biases added there; each
+// step is then one addmm (the step's input projection plus h W_hh^T) and, for LSTM and
+// GRU, one fused pointwise node (Note [Fused recurrent cells], rnn_cells.cpp).
 #include "nabla/ops/rnn.h"
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
 #include "ops/nn/nn_registry.h"
+#include "ops/nn/rnn_cells.h"
 
 namespace nabla {
 
@@ -48,31 +51,32 @@ void check_cell(const char* op, Mode m, const Tensor& input, const Tensor& hx, c
               " and hidden size ", hidden);
 }
 
-// One step; x and h are 2-d. Returns the new h (and c for LSTM through `c`); an LSTM with
-// projections (w_hr defined) returns h projected to w_hr's rows.
-Tensor step(Mode m, const Tensor& gi, const Tensor& h, Tensor* c, const Tensor& w_hh,
-            const Tensor& b_hh, const Tensor& w_hr = {}) {
-  Tensor gh = affine(h, w_hh, b_hh);
+// The bias of the input projection: b_hh is folded into it, so that a step's recurrent
+// product adds it too, except for GRU, whose new gate needs r (h W_hn^T + b_hn).
+Tensor input_bias(Mode m, const Tensor& b_ih, const Tensor& b_hh) {
+  if (m == Mode::Gru || !b_hh.defined()) return b_ih;
+  return b_ih.defined() ? b_ih + b_hh : b_hh;
+}
+
+// One step from gi [B, G] (the input projection with input_bias) and h [B, *]; w_hh_t and
+// w_hr_t are the transposed weights. Returns the new h (and c for LSTM through `c`); an
+// LSTM with projections (w_hr_t defined) returns h projected to w_hr's rows.
+Tensor step(Mode m, const Tensor& gi, const Tensor& h, Tensor* c, const Tensor& w_hh_t,
+            const Tensor& b_hh, const Tensor& w_hr_t = {}) {
+  if (m == Mode::Gru)
+    return ops::gru_pointwise(gi, b_hh.defined() ? addmm(b_hh, h, w_hh_t) : h.mm(w_hh_t), h);
+  Tensor gates = addmm(gi, h, w_hh_t);
   switch (m) {
     case Mode::Tanh:
-      return (gi + gh).tanh();
+      return gates.tanh();
     case Mode::Relu:
-      return (gi + gh).relu();
-    case Mode::Lstm: {
-      auto g = (gi + gh).chunk(4, 1);
-      Tensor i = g[0].sigmoid(), f = g[1].sigmoid(), cell = g[2].tanh(), o = g[3].sigmoid();
-      *c = f * *c + i * cell;
-      Tensor out = o * c->tanh();
-      return w_hr.defined() ? out.matmul(w_hr.t()) : out;
-    }
-    case Mode::Gru: {
-      auto a = gi.chunk(3, 1), b = gh.chunk(3, 1);
-      Tensor r = (a[0] + b[0]).sigmoid(), z = (a[1] + b[1]).sigmoid();
-      Tensor n = (a[2] + r * b[2]).tanh();
-      return (1 - z) * n + z * h;
+      return gates.relu();
+    default: {
+      auto [out, cell] = ops::lstm_pointwise(gates, *c);
+      *c = cell;
+      return w_hr_t.defined() ? out.mm(w_hr_t) : out;
     }
   }
-  return {};
 }
 
 Tensor cell(Mode m, const char* op, const Tensor& input, const Tensor& hx, Tensor* c,
@@ -83,7 +87,8 @@ Tensor cell(Mode m, const char* op, const Tensor& input, const Tensor& hx, Tenso
   Tensor h = unbatched ? hx.unsqueeze(0) : hx;
   Tensor cc;
   if (c) cc = unbatched ? c->unsqueeze(0) : *c;
-  Tensor out = step(m, affine(x, w_ih, b_ih), h, c ? &cc : nullptr, w_hh, b_hh);
+  Tensor out =
+      step(m, affine(x, w_ih, input_bias(m, b_ih, b_hh)), h, c ? &cc : nullptr, w_hh.t(), b_hh);
   if (c) *c = unbatched ? cc.squeeze(0) : cc;
   return unbatched ? out.squeeze(0) : out;
 }
@@ -155,14 +160,19 @@ struct Sweep {
 Sweep sweep(Mode m, const Tensor& x, const std::vector<int64_t>& sizes, bool reverse,
             const Tensor& h0, const Tensor& c0, const LayerParams& p) {
   const auto steps = static_cast<int64_t>(sizes.size());
-  std::vector<int64_t> offset(sizes.size() + 1, 0);
-  for (size_t t = 0; t < sizes.size(); ++t) offset[t + 1] = offset[t] + sizes[t];
-  const Tensor gi_all = affine(x, p.w_ih, p.b_ih);  // all steps' input projections at once
+  // All steps' input projections at once, cut into steps by one node (a narrow per step
+  // would give each step's gradient the size of the whole sequence).
+  const std::vector<Tensor> gi =
+      steps > 0 ? affine(x, p.w_ih, input_bias(m, p.b_ih, p.b_hh)).split_with_sizes(sizes, 0)
+                : std::vector<Tensor>{};
+  // Transposed once, so that the steps' weight gradients meet in one node.
+  const Tensor w_hh_t = p.w_hh.t(), w_hr_t = p.w_hr.defined() ? p.w_hr.t() : Tensor();
+  const Tensor b_hh = m == Mode::Gru ? p.b_hh : Tensor();
   Sweep r;
   r.outputs.resize(sizes.size());
   auto run_step = [&](int64_t t, Tensor& h, Tensor& c) {
     const auto i = static_cast<size_t>(t);
-    h = step(m, gi_all.narrow(0, offset[i], sizes[i]), h, &c, p.w_hh, p.b_hh, p.w_hr);
+    h = step(m, gi[i], h, &c, w_hh_t, b_hh, w_hr_t);
     r.outputs[i] = h;
   };
   const bool lstm = m == Mode::Lstm;

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "nabla/nn/options/arg.h"
+#include "nabla/ops/attention.h"
 #include "nabla/ops/functions.h"
 
 namespace nabla::nn::functional {
@@ -54,5 +55,9 @@ struct MultiheadAttentionForwardFuncOptions {
 std::tuple<Tensor, Tensor> multi_head_attention_forward(
     const Tensor& query, const Tensor& key, const Tensor& value,
     const MultiheadAttentionForwardFuncOptions& options);
+
+/// nabla::scaled_dot_product_attention (nabla/ops/attention.h) under F::, where the other
+/// attention functions are.
+using nabla::scaled_dot_product_attention;
 
 }  // namespace nabla::nn::functional

@@ -178,7 +178,7 @@ class AnyModule {
   /// The concrete type of the held module (typeid(Linear) for an nn::Linear's impl).
   const std::type_info& type_info() const {
     check_not_empty("type_info");
-    return typeid(*module_);
+    return held_type();
   }
 
   /// forward with one Tensor (what Sequential does).
@@ -195,7 +195,7 @@ class AnyModule {
   template <class... Args>
   AnyValue any_forward(Args&&... args) const {
     check_not_empty("forward");
-    NABLA_CHECK(invoke_ != nullptr, "AnyModule: ", detail::demangled(typeid(*module_)),
+    NABLA_CHECK(invoke_ != nullptr, "AnyModule: ", detail::demangled(held_type()),
                 " has an overloaded or templated forward(); only forward(Tensor) can be called "
                 "through AnyModule");
     std::vector<AnyValue> values;
@@ -213,8 +213,8 @@ class AnyModule {
   std::shared_ptr<M> ptr() const {
     check_not_empty("ptr");
     auto p = std::dynamic_pointer_cast<M>(module_);
-    NABLA_CHECK(p != nullptr, "Attempted to cast module of type ",
-                detail::demangled(typeid(*module_)), " to type ", detail::demangled(typeid(M)));
+    NABLA_CHECK(p != nullptr, "Attempted to cast module of type ", detail::demangled(held_type()),
+                " to type ", detail::demangled(typeid(M)));
     return p;
   }
   /// The module as M: a module type gives a reference, a holder type (nn::Linear) a holder.
@@ -244,6 +244,12 @@ class AnyModule {
       : AnyModule(rebinder(std::move(other))) {}
   void check_not_empty(const char* method) const {
     NABLA_CHECK(module_ != nullptr, "Cannot call ", method, "() on an empty AnyModule");
+  }
+  // The dynamic type of the held module (through a named reference: typeid of an
+  // expression with side effects is a clang warning).
+  const std::type_info& held_type() const {
+    const Module& held = *module_;
+    return typeid(held);
   }
   std::shared_ptr<Module> module_;
   std::function<Tensor(const Tensor&)> tensor_forward_;
