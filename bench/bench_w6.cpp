@@ -67,8 +67,8 @@ struct NablaStep {
   void step() {
     opt.zero_grad();
     nabla::Tensor logits = model->forward(x);
-    auto loss = nabla::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}),
-                                                     y.view({-1}));
+    auto loss =
+        nabla::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}), y.view({-1}));
     loss.backward();
     opt.step();
   }
@@ -87,8 +87,8 @@ struct TorchStep {
   void step() {
     opt.zero_grad();
     torch::Tensor logits = model->forward(x);
-    auto loss = torch::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}),
-                                                     y.view({-1}));
+    auto loss =
+        torch::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}), y.view({-1}));
     loss.backward();
     opt.step();
   }
@@ -127,7 +127,8 @@ void write_llmc(const std::string& dir) {
               std::streamsize(f.numel() * sizeof(float)));
   };
   auto per_layer = [&](const std::string& suffix) {
-    for (int64_t l = 0; l < L; ++l) put(params["transformer.h." + std::to_string(l) + "." + suffix]);
+    for (int64_t l = 0; l < L; ++l)
+      put(params["transformer.h." + std::to_string(l) + "." + suffix]);
   };
   nabla::Tensor wte = params["transformer.wte.weight"];
   put(nabla::cat({wte, nabla::zeros({Vp - c.vocab, C})}));
@@ -198,9 +199,8 @@ int main(int argc, char** argv) {
       "tokens, AdamW, fp32; %.1f GFLOP per step\n",
       c.name, (long long)c.n_layer, (long long)c.n_head, (long long)c.n_embd, (long long)c.vocab,
       (long long)c.batch, (long long)c.seq, gflop);
-  std::printf("%-8s %10s %12s %7s %10s %10s %10s %10s %8s\n", "threads", "nabla ms",
-              "libtorch ms", "ratio", "nabla GF/s", "lt GF/s", "sgemm GF/s", "lt sgemm",
-              "allocs");
+  std::printf("%-8s %10s %12s %7s %10s %10s %10s %10s %8s\n", "threads", "nabla ms", "libtorch ms",
+              "ratio", "nabla GF/s", "lt GF/s", "sgemm GF/s", "lt sgemm", "allocs");
   NablaStep n(c);
   TorchStep t(c);
   for (int th : threads) {
@@ -215,8 +215,8 @@ int main(int argc, char** argv) {
     const double allocs = double(nabla::cpu_system_allocations() - allocs_before) / runs;
     const double tm = median_ms([&] { t.step(); }, runs);
     const auto [ns, ts] = sgemm_rates();
-    std::printf("%-8d %10.1f %12.1f %7.3f %10.1f %10.1f %10.1f %10.1f %8.1f\n", th, nm, tm,
-                nm / tm, gflop / nm * 1e3, gflop / tm * 1e3, ns, ts, allocs);
+    std::printf("%-8d %10.1f %12.1f %7.3f %10.1f %10.1f %10.1f %10.1f %8.1f\n", th, nm, tm, nm / tm,
+                gflop / nm * 1e3, gflop / tm * 1e3, ns, ts, allocs);
     std::printf("         nabla's step at %.0f%% of nabla's sgemm rate, LibTorch's at %.0f%%\n",
                 100 * gflop / nm * 1e3 / ns, 100 * gflop / tm * 1e3 / ts);
   }

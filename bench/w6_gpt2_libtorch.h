@@ -23,7 +23,9 @@ struct TorchBlockImpl : torch::nn::Module {
   torch::Tensor attention(const torch::Tensor& x, const torch::Tensor& causal) {
     const int64_t B = x.size(0), T = x.size(1), C = x.size(2), D = C / heads;
     auto qkv = c_attn->forward(x).split(C, 2);
-    auto per_head = [&](const torch::Tensor& t) { return t.view({B, T, heads, D}).transpose(1, 2); };
+    auto per_head = [&](const torch::Tensor& t) {
+      return t.view({B, T, heads, D}).transpose(1, 2);
+    };
     torch::Tensor q = per_head(qkv[0]), k = per_head(qkv[1]), v = per_head(qkv[2]);
     torch::Tensor w = torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(double(D)));
     w = torch::softmax(w.masked_fill(causal, -std::numeric_limits<float>::infinity()), -1);

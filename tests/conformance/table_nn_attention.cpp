@@ -72,18 +72,15 @@ std::vector<OpEntry> attention_entries() {
       op2(
           g, "sdpa_causal_scale", qkv_samples(),
           [](const auto& x) {
-            return nabla::scaled_dot_product_attention(x[0], x[1], x[2], nabla::nullopt, 0.0,
-                                                       true, 0.7);
+            return nabla::scaled_dot_product_attention(x[0], x[1], x[2], nabla::nullopt, 0.0, true,
+                                                       0.7);
           },
-          LIBTORCH([](const auto& x) {
-            return composed(x[0], x[1], x[2], at::Tensor(), true, 0.7);
-          }),
+          LIBTORCH(
+              [](const auto& x) { return composed(x[0], x[1], x[2], at::Tensor(), true, 0.7); }),
           Opt(o).call(name, {{"is_causal", true}, {"scale", 0.7}})),
       op2(
           g, "sdpa_bool_mask", bool_mask_samples(),
-          [](const auto& x) {
-            return nabla::scaled_dot_product_attention(x[0], x[1], x[2], x[3]);
-          },
+          [](const auto& x) { return nabla::scaled_dot_product_attention(x[0], x[1], x[2], x[3]); },
           LIBTORCH([](const auto& x) {
             return composed(x[0], x[1], x[2], additive(x[3], x[0]), false, 0.5);
           }),
@@ -93,17 +90,14 @@ std::vector<OpEntry> attention_entries() {
           g, "sdpa_float_mask",
           fixed({{{2, 3, 5, 4}, {2, 3, 6, 4}, {2, 3, 6, 3}, {5, 6}},
                  {{2, 3, 5, 4}, {2, 3, 6, 4}, {2, 3, 6, 3}, {2, 1, 5, 1}}}),
-          [](const auto& x) {
-            return nabla::scaled_dot_product_attention(x[0], x[1], x[2], x[3]);
-          },
+          [](const auto& x) { return nabla::scaled_dot_product_attention(x[0], x[1], x[2], x[3]); },
           LIBTORCH([](const auto& x) { return composed(x[0], x[1], x[2], x[3], false, 0.5); }),
           Opt().tol32(1e-4, 1e-5).gradgrad().call(name)),
       op2(
           g, "sdpa_bad_key_width", fixed({{{2, 5, 4}, {2, 6, 3}, {2, 6, 3}}}),
           [](const auto& x) { return nabla::scaled_dot_product_attention(x[0], x[1], x[2]); },
-          LIBTORCH([](const auto& x) {
-            return composed(x[0], x[1], x[2], at::Tensor(), false, 0.5);
-          }),
+          LIBTORCH(
+              [](const auto& x) { return composed(x[0], x[1], x[2], at::Tensor(), false, 0.5); }),
           Opt().throws("scaled_dot_product_attention").call(name)),
   };
 }

@@ -18,11 +18,10 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The attention composed from public ops (LibTorch 2.x's math path), weights 0 on rows
 // whose every key is masked; `mask` additive or undefined.
-Tensor reference(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
-                 bool causal, double scale) {
+Tensor reference(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, bool causal,
+                 double scale) {
   Tensor s = matmul(q, k.transpose(-2, -1)) * scale;
-  if (causal)
-    s = s.masked_fill(ones({q.size(-2), k.size(-2)}, kBool).triu(1), -kInf);
+  if (causal) s = s.masked_fill(ones({q.size(-2), k.size(-2)}, kBool).triu(1), -kInf);
   if (mask.defined()) s = s + mask;
   const Tensor hidden = s.eq(-kInf).all(-1, true);
   return matmul(softmax(s.masked_fill(hidden, 0), -1).masked_fill(hidden, 0), v);
@@ -174,7 +173,8 @@ TEST(Attention, DropoutDropsWeightsWithTheForwardsMaskInBackward) {
   const double dropped = 1 - kept.to(kDouble).mean().item<double>();
   EXPECT_NEAR(dropped, p, 5 * std::sqrt(p * (1 - p) / (2 * L * S)));
 
-  Tensor qs = randn({1, 6, 3}, kDouble).requires_grad_(), ks = randn({1, 7, 3}, kDouble).requires_grad_();
+  Tensor qs = randn({1, 6, 3}, kDouble).requires_grad_(),
+         ks = randn({1, 7, 3}, kDouble).requires_grad_();
   Tensor vs = randn({1, 7, 2}, kDouble).requires_grad_();
   EXPECT_TRUE(autograd::gradcheck(
       [&](const autograd::variable_list& x) -> autograd::variable_list {
@@ -200,22 +200,40 @@ TEST(Attention, NodeAndFunctionalSpelling) {
 TEST(Attention, Errors) {
   Tensor q = randn({2, 5, 4}), k = randn({2, 6, 4}), v = randn({2, 6, 3});
   const char* op = "scaled_dot_product_attention";
-  expect_error([&] { scaled_dot_product_attention(q, randn({2, 6, 3}), v); },
-               {op, "last dim", "4", "3"});
-  expect_error([&] { scaled_dot_product_attention(q, k, randn({2, 7, 3})); },
-               {op, "as many positions"});
+  expect_error(
+      [&] {
+        scaled_dot_product_attention(q, randn({2, 6, 3}), v);
+      },
+      {op, "last dim", "4", "3"});
+  expect_error(
+      [&] {
+        scaled_dot_product_attention(q, k, randn({2, 7, 3}));
+      },
+      {op, "as many positions"});
   expect_error([&] { scaled_dot_product_attention(q, k, v.to(kDouble)); }, {op, "Double"});
   expect_error([&] { scaled_dot_product_attention(q.to(kLong), k.to(kLong), v.to(kLong)); },
                {op, "floating"});
   expect_error([&] { scaled_dot_product_attention(randn({4}), k, v); }, {op, "at least 2"});
   expect_error([&] { scaled_dot_product_attention(q, k, v, nullopt, 1.5); }, {op, "dropout_p"});
-  expect_error([&] { scaled_dot_product_attention(q, k, v, ones({5, 6}, kBool), 0.0, true); },
-               {op, "is_causal", "attn_mask"});
-  expect_error([&] { scaled_dot_product_attention(q, k, v, ones({5, 6}, kLong)); },
-               {op, "bool", "Long"});
-  expect_error([&] { scaled_dot_product_attention(q, k, v, ones({4, 6}, kBool)); },
-               {op, "[4, 6]", "broadcast"});
-  expect_error([&] { scaled_dot_product_attention(q, k, v, ones({3, 2, 5, 6}, kBool)); },
-               {op, "batch"});
+  expect_error(
+      [&] {
+        scaled_dot_product_attention(q, k, v, ones({5, 6}, kBool), 0.0, true);
+      },
+      {op, "is_causal", "attn_mask"});
+  expect_error(
+      [&] {
+        scaled_dot_product_attention(q, k, v, ones({5, 6}, kLong));
+      },
+      {op, "bool", "Long"});
+  expect_error(
+      [&] {
+        scaled_dot_product_attention(q, k, v, ones({4, 6}, kBool));
+      },
+      {op, "[4, 6]", "broadcast"});
+  expect_error(
+      [&] {
+        scaled_dot_product_attention(q, k, v, ones({3, 2, 5, 6}, kBool));
+      },
+      {op, "batch"});
   expect_error([&] { scaled_dot_product_attention(Tensor(), k, v); }, {op, "query"});
 }

@@ -254,18 +254,18 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
 
 void ops::registry::add_nn_attention_ops(std::vector<OpSchema>& t) {
   // query, key, value, optional attn_mask
-  t.push_back(op(kOp, 3, 4,
-                 {attr("dropout_p", AttrType::Double, 0.0),
-                  attr("is_causal", AttrType::Bool, false),
-                  optional_attr("scale", AttrType::Double)},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   const Tensor mask = optional_input(x, 3);
-                   optional<double> scale;
-                   if (a.has("scale")) scale = a.d("scale");
-                   return {scaled_dot_product_attention(
-                       x[0], x[1], x[2], mask.defined() ? optional<Tensor>(mask) : nullopt,
-                       a.d("dropout_p"), a.b("is_causal"), scale)};
-                 }));
+  t.push_back(
+      op(kOp, 3, 4,
+         {attr("dropout_p", AttrType::Double, 0.0), attr("is_causal", AttrType::Bool, false),
+          optional_attr("scale", AttrType::Double)},
+         [](const Inputs& x, const AttrReader& a) -> Inputs {
+           const Tensor mask = optional_input(x, 3);
+           optional<double> scale;
+           if (a.has("scale")) scale = a.d("scale");
+           return {scaled_dot_product_attention(x[0], x[1], x[2],
+                                                mask.defined() ? optional<Tensor>(mask) : nullopt,
+                                                a.d("dropout_p"), a.b("is_causal"), scale)};
+         }));
 }
 
 }  // namespace nabla

@@ -100,8 +100,9 @@ struct Shared {
   }
   Problem<T> at(int64_t b) const {
     const auto i = static_cast<size_t>(b);
-    return {q + qo[i], k + ko[i], v + vo[i], mask ? mask + mo[i] : nullptr, qs, ks, vs, mrs, mcs,
-            L, S, E, Ev, b};
+    return {
+        q + qo[i], k + ko[i], v + vo[i], mask ? mask + mo[i] : nullptr, qs, ks, vs, mrs, mcs, L, S,
+        E,         Ev,        b};
   }
 };
 
@@ -175,9 +176,8 @@ void forward_block(const Problem<T>& pr, const AttentionParams& p, int64_t i0, i
       }
       const T rescale = vec_exp(mx[i] - m);  // 0 on the first unmasked block
       // Masked scores give exactly 0 (no subnormals).
-      const T block_sum = lane_sum(row, nc, [&](T x, int64_t j) {
-        return row[j] = x == neg_inf ? T(0) : vec_exp(x - m);
-      });
+      const T block_sum = lane_sum(
+          row, nc, [&](T x, int64_t j) { return row[j] = x == neg_inf ? T(0) : vec_exp(x - m); });
       sum[i] = sum[i] * rescale + block_sum;
       mx[i] = m;
       if (rescale != T(1)) {
@@ -269,16 +269,13 @@ void backward_problem(const Problem<T>& pr, const AttentionParams& p, const T* g
         }
       }
       // gv[j0 : j0 + nc] += Pdropped^T [nc, nr] @ go [nr, Ev]
-      if (gv)
-        mm(nc, Ev, nr, T(1), prob, 1, kCols, go + i0 * gos, gos, 1, T(1), gv + j0 * Ev, Ev);
+      if (gv) mm(nc, Ev, nr, T(1), prob, 1, kCols, go + i0 * gos, gos, 1, T(1), gv + j0 * Ev, Ev);
       // gq[i0 : i0 + nr] += scale * dS [nr, nc] @ k[j0 : j0 + nc] [nc, E]
       if (gq)
-        mm(nr, E, nc, T(p.scale), dp, kCols, 1, pr.k + j0 * pr.ks, pr.ks, 1, T(1), gq + i0 * E,
-           E);
+        mm(nr, E, nc, T(p.scale), dp, kCols, 1, pr.k + j0 * pr.ks, pr.ks, 1, T(1), gq + i0 * E, E);
       // gk[j0 : j0 + nc] += scale * dS^T [nc, nr] @ q[i0 : i0 + nr] [nr, E]
       if (gk)
-        mm(nc, E, nr, T(p.scale), dp, 1, kCols, pr.q + i0 * pr.qs, pr.qs, 1, T(1), gk + j0 * E,
-           E);
+        mm(nc, E, nr, T(p.scale), dp, 1, kCols, pr.q + i0 * pr.qs, pr.qs, 1, T(1), gk + j0 * E, E);
     }
   }
 }
@@ -297,8 +294,8 @@ void backward(const Tensor& gq, const Tensor& gk, const Tensor& gv, const Tensor
   parallel_for(0, sh.batches, 1, [&](int64_t b0, int64_t b1) {
     std::vector<T> buf;
     for (int64_t b = b0; b < b1; ++b)
-      backward_problem(sh.at(b), sh.p, pg + goo[static_cast<size_t>(b)], gos,
-                       po + b * sh.L * sh.Ev, pl + b * sh.L, pq ? pq + b * sh.L * sh.E : nullptr,
+      backward_problem(sh.at(b), sh.p, pg + goo[static_cast<size_t>(b)], gos, po + b * sh.L * sh.Ev,
+                       pl + b * sh.L, pq ? pq + b * sh.L * sh.E : nullptr,
                        pk ? pk + b * sh.S * sh.E : nullptr, pv ? pv + b * sh.S * sh.Ev : nullptr,
                        buf);
   });
@@ -320,16 +317,13 @@ bool CpuBackend::attention_forward(const Tensor& out, const Tensor& lse, const T
 }
 
 bool CpuBackend::attention_backward(const Tensor& grad_q, const Tensor& grad_k,
-                                    const Tensor& grad_v, const Tensor& grad_out,
-                                    const Tensor& out, const Tensor& lse, const Tensor& q,
-                                    const Tensor& k, const Tensor& v, const Tensor& mask,
-                                    const AttentionParams& p) {
+                                    const Tensor& grad_v, const Tensor& grad_out, const Tensor& out,
+                                    const Tensor& lse, const Tensor& q, const Tensor& k,
+                                    const Tensor& v, const Tensor& mask, const AttentionParams& p) {
   if (q.scalar_type() == kFloat) {
-    backward<float>(grad_q, grad_k, grad_v, grad_out, out, lse,
-                    Shared<float>(q, k, v, mask, p));
+    backward<float>(grad_q, grad_k, grad_v, grad_out, out, lse, Shared<float>(q, k, v, mask, p));
   } else if (q.scalar_type() == kDouble) {
-    backward<double>(grad_q, grad_k, grad_v, grad_out, out, lse,
-                     Shared<double>(q, k, v, mask, p));
+    backward<double>(grad_q, grad_k, grad_v, grad_out, out, lse, Shared<double>(q, k, v, mask, p));
   } else {
     return false;
   }
