@@ -32,6 +32,16 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   return {};
 }
 
+bool AccumulateGrad::add_in_place(const std::function<bool(const Tensor& grad)>& add) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto* meta = variable_.unsafeGetTensorImpl()->autograd_meta();
+  if (meta && (!meta->hooks.empty() || !meta->post_accumulate_hooks.empty())) return false;
+  const Tensor& g = variable_.mutable_grad();
+  if (!g.defined() || g.requires_grad() || !g.is_contiguous() || g.device() != variable_.device())
+    return false;
+  return add(g);
+}
+
 void accumulate_grad(const Tensor& leaf, const Tensor& grad) {
   Tensor& g = leaf.mutable_grad();
   if (!g.defined()) {

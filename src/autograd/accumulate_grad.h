@@ -2,6 +2,7 @@
 // AccumulateGrad: the node at a leaf that requires grad. It adds each incoming gradient
 // into the leaf's .grad() (docs/autograd.md): assigns when .grad() is undefined, adds in place
 // otherwise, and builds a graph instead when create_graph is on.
+#include <functional>
 #include <mutex>
 
 #include "nabla/autograd/node.h"
@@ -14,6 +15,10 @@ class AccumulateGrad final : public Node {
   variable_list apply(variable_list&& grads) override;
   std::string name() const override { return "AccumulateGrad"; }
   const Tensor& variable() const { return variable_; }
+  /// Calls add(leaf.grad()) under this node's lock when the leaf has no tensor or
+  /// post-accumulate hooks and its .grad is defined, contiguous, on the leaf's device and
+  /// without history (Note [Gradient sinks], engine.cpp); returns add's result, else false.
+  bool add_in_place(const std::function<bool(const Tensor& grad)>& add);
 
  private:
   Tensor variable_;

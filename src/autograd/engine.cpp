@@ -13,6 +13,7 @@
 
 #include "autograd/accumulate_grad.h"
 #include "nabla/autograd/autograd.h"
+#include "nabla/autograd/grad_sink.h"
 #include "nabla/autograd/profiler.h"
 #include "nabla/autograd/record.h"
 #include "nabla/core/autograd_meta.h"
@@ -94,6 +95,8 @@ class Graph {
   /// Next-state indices: `next[s.next_begin + i]` for edge i of s.node (kNoState when the
   /// edge is invalid).
   std::vector<uint32_t> next;
+  /// Whether formulas may add into leaves' .grad themselves (Note [Gradient sinks]).
+  bool allow_sinks = false;
   /// Empties the graph for the next backward, keeping its memory unless this one was
   /// much larger than what it held.
   void clear() {
@@ -232,6 +235,43 @@ bool AnomalyMode::should_check_nan() { return t_anomaly_check_nan; }
 
 Node* detail::anomaly_running_node() { return t_running_node; }
 
+// Note [Gradient sinks]
+// A product's backward makes a fresh gradient for its weight, which AccumulateGrad then
+// adds into the weight's .grad: one more write, and a read-read-write pass over every
+// parameter (GPT-2 124M: 1.5 GB per step, about a tenth of a 1-thread step), plus, for a
+// weight used twice (GPT-2's tied embedding), the input buffer's out-of-place sum. When
+// the gradient would only be added to an existing .grad, the formula can add it there
+// itself (a gemm with beta = 1, index_put_ with accumulate) and send nothing along the
+// edge: detail::add_to_leaf_grad offers the .grad when that changes nothing observable:
+//  * no create_graph (the sum would have to be differentiable), no captured edges
+//    (autograd::grad and backward with `inputs` return gradients instead of
+//    accumulating), no anomaly mode (it checks each node's outputs);
+//  * the leaf's .grad is defined, contiguous and has no history (after zero_grad() it
+//    is: the first backward, or one after zero_grad(set_to_none = true), takes the usual
+//    path and keeps the fresh gradient as .grad);
+//  * no hooks on the way: the accumulator's pre-hooks, the leaf's tensor and
+//    post-accumulate hooks, and the pre-hooks and retain_grad of a t() in between
+//    (linear's weight.t(): the formula then adds the transposed product).
+// The nodes on the way still run when other edges bring them gradients, and add those as
+// usual. Sums are associated differently ((grad + a) + b rather than grad + (a + b)):
+// after zero_grad() both give a + b exactly; accumulating over several backward calls
+// can differ in the last bits, as LibTorch's CPU and CUDA results do.
+bool detail::add_to_leaf_grad(const Edge& e, bool through,
+                              const std::function<bool(const Tensor& grad)>& add) {
+  if (t_task_graph == nullptr || !t_task_graph->allow_sinks || !e.is_valid() || t_anomaly ||
+      GradMode::is_enabled())
+    return false;
+  Node* n = e.function.get();
+  if (through) {
+    if (n->num_inputs() != 1 || n->num_outputs() != 1 || n->has_pre_hooks() ||
+        !n->next_edge(0).is_valid())
+      return false;
+    n = n->next_edge(0).function.get();
+  }
+  auto* acc = dynamic_cast<AccumulateGrad*>(n);
+  return acc != nullptr && !acc->has_pre_hooks() && acc->add_in_place(add);
+}
+
 bool detail::task_needs_edge(const Edge& e) {
   if (!e.is_valid()) return false;
   if (t_task_graph == nullptr) return true;
@@ -306,6 +346,7 @@ variable_list run_backward_here(const edge_list& roots, const variable_list& roo
       }
     }
   }
+  graph.allow_sinks = capture.empty() && !create_graph;
   // 3. Seed the roots.
   Graph* const outer_task = t_task_graph;
   t_task_graph = &graph;

@@ -9,6 +9,7 @@
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
+#include "ops/grad_sinks.h"
 #include "ops/op_utils.h"
 #include "ops/registry_impl.h"
 #include "ops/views_backward.h"
@@ -30,10 +31,18 @@ struct Operands {
   auto saved() { return std::tie(self, other); }
 };
 
+// A gradient whose edge leads to a leaf with a .grad is added there instead, when the
+// engine allows (Note [Gradient sinks]): a weight's product then costs no extra pass.
 variable_list mm_backward(OpNode<Operands>& n, const variable_list& g) {
   Tensor ga, gb;
-  if (n.needs_input_grad(0)) ga = g[0].mm(n.get(n.state.other).t());  // [n, m] @ [m, k]
-  if (n.needs_input_grad(1)) gb = n.get(n.state.self).t().mm(g[0]);   // [k, n] @ [n, m]
+  if (n.needs_input_grad(0)) {  // [n, m] @ [m, k]
+    Tensor other_t = n.get(n.state.other).t();
+    if (!ops::add_product_to_leaf_grad(n.next_edge(0), g[0], other_t)) ga = g[0].mm(other_t);
+  }
+  if (n.needs_input_grad(1)) {  // [k, n] @ [n, m]
+    Tensor self_t = n.get(n.state.self).t();
+    if (!ops::add_product_to_leaf_grad(n.next_edge(1), self_t, g[0])) gb = self_t.mm(g[0]);
+  }
   return {ga, gb};
 }
 constexpr NodeType<Operands> kMmBackward{"MmBackward0", mm_backward};
@@ -130,13 +139,20 @@ variable_list addmm_backward(OpNode<AddmmState>& n, const variable_list& g) {
   if (n.needs_input_grad(0))
     gs = ops::sum_to(scaled(g[0], s.beta),
                      IntArrayRef(s.self_sizes, static_cast<size_t>(s.self_dim)));
-  if (n.needs_input_grad(1)) g1 = scaled(g[0].mm(n.get(s.mat2).t()), s.alpha);  // [n,m] @ [m,k]
+  // Added into a leaf's .grad when the engine allows (Note [Gradient sinks]; alpha 1 only).
+  const bool unscaled = s.alpha.toDouble() == 1;
+  if (n.needs_input_grad(1)) {  // [n,m] @ [m,k]
+    Tensor mat2_t = n.get(s.mat2).t();
+    if (!unscaled || !ops::add_product_to_leaf_grad(n.next_edge(1), g[0], mat2_t))
+      g1 = scaled(g[0].mm(mat2_t), s.alpha);
+  }
   if (n.needs_input_grad(2)) {
     // [k,n] @ [n,m]; when mat2 is a transposed view the same product is formed as
     // (g^T @ mat1)^T, so the weight's gradient comes out contiguous (no copy in
     // AccumulateGrad) and the gemm runs in the orientation LibTorch uses.
     Tensor mat1 = n.get(s.mat1);
-    g2 = scaled(s.mat2_transposed ? g[0].t().mm(mat1).t() : mat1.t().mm(g[0]), s.alpha);
+    if (!unscaled || !ops::add_product_to_leaf_grad(n.next_edge(2), mat1.t(), g[0]))
+      g2 = scaled(s.mat2_transposed ? g[0].t().mm(mat1).t() : mat1.t().mm(g[0]), s.alpha);
   }
   return {gs, g1, g2};
 }

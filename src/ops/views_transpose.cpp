@@ -6,6 +6,7 @@
 #include "nabla/autograd/record.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/trace.h"
+#include "ops/grad_sinks.h"
 #include "ops/op_utils.h"
 #include "ops/registry_impl.h"
 #include "ops/views_backward.h"
@@ -30,7 +31,7 @@ constexpr NodeType<TransposeState> kTransposeBackward0{"TransposeBackward0", tra
 constexpr NodeType<TransposeState> kTransposeBackward1{"TransposeBackward1",  // transpose_
                                                        transpose_backward};
 
-struct NoState {};
+struct NoState {};  // t()'s nodes only: ops::is_t_backward tells them by this type
 variable_list t_backward(OpNode<NoState>&, const variable_list& g) { return {g[0].t()}; }
 constexpr NodeType<NoState> kTBackward0{"TBackward0", t_backward};
 constexpr NodeType<NoState> kTBackward1{"TBackward1", t_backward};  // t_
@@ -93,6 +94,10 @@ Tensor transpose_view(const Tensor& t, int64_t d0, int64_t d1) {
 }
 
 }  // namespace
+
+bool ops::is_t_backward(const autograd::Node& node) {
+  return dynamic_cast<const OpNode<NoState>*>(&node) != nullptr;
+}
 
 // ---- Forwards -----------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <vector>
 
+#include "nabla/autograd/grad_sink.h"
 #include "nabla/autograd/record.h"
 #include "nabla/ops/embedding.h"
 #include "nabla/ops/factories.h"
@@ -38,8 +39,18 @@ variable_list embedding_backward(OpNode<EmbeddingState>& n, const variable_list&
     g2 = g2 / counts.index_select(0, idx).unsqueeze(1);
   }
   if (s.padding_idx >= 0) g2 = g2 * (idx != s.padding_idx).to(g2.scalar_type()).unsqueeze(1);
-  // Accumulated in place into fresh zeros: the out-of-place index_put would copy the whole
-  // [num_weights, dim] matrix once more (154 MB for GPT-2's token embedding).
+  // Into the weight's .grad when the engine allows (Note [Gradient sinks]), else in place
+  // into fresh zeros: the out-of-place index_put would copy the whole [num_weights, dim]
+  // matrix once more (154 MB for GPT-2's token embedding).
+  const bool added = autograd::detail::add_to_leaf_grad(
+      n.next_edge(0), /*through=*/false, [&](const Tensor& weight_grad) {
+        if (weight_grad.sizes() != IntArrayRef{s.num_weights, s.embedding_dim} ||
+            weight_grad.scalar_type() != g2.scalar_type())
+          return false;
+        weight_grad.index_put_({optional<Tensor>(idx)}, g2, true);
+        return true;
+      });
+  if (added) return {Tensor()};
   Tensor grad = zeros({s.num_weights, s.embedding_dim}, g2.options());
   grad.index_put_({optional<Tensor>(idx)}, g2, true);
   return {grad};
