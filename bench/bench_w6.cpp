@@ -6,6 +6,7 @@
 // per step after warm-up and, with --only, peak resident memory of one library alone.
 //
 //   bench_w6 [--config 124m|long|small] [--threads N] [--runs R] [--only nabla|libtorch]
+//   bench_w6 --only graph       the step traced into a static graph against eager nabla
 //   bench_w6 --write-llmc DIR   writes DIR/gpt2_124M.bin (nabla's initial weights in llm.c's
 //                               fp32 checkpoint layout) and DIR/dev/data/tinyshakespeare/
 //                               tiny_shakespeare_{train,val}.bin (random tokens) for
@@ -16,6 +17,7 @@
 // (attention dominates); small = 2 layers, 2 heads, 64 channels, 4 x 32 (a quick check).
 #include <torch/torch.h>
 
+#include <nabla/graph.h>
 #include <nabla/models.h>
 #include <nabla/nabla.h>
 
@@ -71,6 +73,36 @@ struct NablaStep {
         nabla::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}), y.view({-1}));
     loss.backward();
     opt.step();
+  }
+};
+
+// The same step through a static graph traced from the eager forward and loss (issue 37's
+// item 8: the trace should cost nothing over eager). It shares the eager step's model and
+// AdamW, so both train the same parameters.
+struct GraphStep {
+  NablaStep& eager;
+  nabla::graph::Graph graph;
+  nabla::graph::Value x, y, loss;
+  explicit GraphStep(NablaStep& e)
+      : eager(e),
+        graph(nabla::graph::trace(
+            [&e](const std::vector<nabla::Tensor>& in) {
+              nabla::Tensor logits = e.model->forward(in[0]);
+              return nabla::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}),
+                                                          in[1].view({-1}));
+            },
+            {e.x, e.y})) {
+    x = graph.inputs()[0];
+    y = graph.inputs()[1];
+    loss = graph.outputs()[0];
+  }
+  void step() {
+    graph.zero_grad(/*set_to_none=*/false);  // as the eager step's opt.zero_grad()
+    graph.set_value(x, eager.x);
+    graph.set_value(y, eager.y);
+    graph.forward(loss);
+    graph.backward(loss);
+    eager.opt.step();
   }
 };
 
@@ -182,6 +214,17 @@ int main(int argc, char** argv) {
     nabla::set_num_threads(t);
     torch::set_num_threads(t);
     double ms = 0;
+    if (only == "graph") {  // the traced step against eager, both nabla
+      NablaStep n(c);
+      GraphStep gs(n);
+      for (int r = 0; r < 3; ++r) {
+        const double e = median_ms([&] { n.step(); }, runs, 2);
+        const double gm = median_ms([&] { gs.step(); }, runs, 2);
+        std::printf("W6 %s, %d threads: traced %.1f ms, eager %.1f ms, traced / eager %.3f\n",
+                    c.name, t, gm, e, gm / e);
+      }
+      return 0;
+    }
     if (only == "nabla") {
       NablaStep n(c);
       ms = median_ms([&] { n.step(); }, runs, 2);

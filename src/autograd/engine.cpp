@@ -97,6 +97,9 @@ class Graph {
   std::vector<uint32_t> next;
   /// Whether formulas may add into leaves' .grad themselves (Note [Gradient sinks]).
   bool allow_sinks = false;
+  /// With captures: per captured edge, the tensor formulas may add its gradient into
+  /// (grad_into_sinks), or none.
+  const variable_list* capture_sinks = nullptr;
   /// Empties the graph for the next backward, keeping its memory unless this one was
   /// much larger than what it held.
   void clear() {
@@ -256,20 +259,38 @@ Node* detail::anomaly_running_node() { return t_running_node; }
 // usual. Sums are associated differently ((grad + a) + b rather than grad + (a + b)):
 // after zero_grad() both give a + b exactly; accumulating over several backward calls
 // can differ in the last bits, as LibTorch's CPU and CUDA results do.
+// With captured edges (autograd::grad) nothing is accumulated into .grad; a captured
+// leaf's gradient may go into the tensor detail::grad_into_sinks names for it instead (the
+// static graph's backward passes a parameter's .grad), under the same conditions.
 bool detail::add_to_leaf_grad(const Edge& e, bool through,
                               const std::function<bool(const Tensor& grad)>& add) {
-  if (t_task_graph == nullptr || !t_task_graph->allow_sinks || !e.is_valid() || t_anomaly ||
+  Graph* const graph = t_task_graph;
+  if (graph == nullptr || !graph->allow_sinks || !e.is_valid() || t_anomaly ||
       GradMode::is_enabled())
     return false;
   Node* n = e.function.get();
+  const bool capturing = graph->capture_sinks != nullptr;
   if (through) {
     if (n->num_inputs() != 1 || n->num_outputs() != 1 || n->has_pre_hooks() ||
         !n->next_edge(0).is_valid())
       return false;
+    if (capturing) {
+      const uint32_t i = graph->find(n);
+      if (i == kNoState || !(*graph)[i].captures.empty()) return false;
+    }
     n = n->next_edge(0).function.get();
   }
   auto* acc = dynamic_cast<AccumulateGrad*>(n);
-  return acc != nullptr && !acc->has_pre_hooks() && acc->add_in_place(add);
+  if (acc == nullptr || acc->has_pre_hooks()) return false;
+  if (!capturing) return acc->add_in_place(add);
+  const uint32_t i = graph->find(n);
+  if (i == kNoState || (*graph)[i].captures.size() != 1) return false;
+  const Tensor& sink = (*graph->capture_sinks)[(*graph)[i].captures[0]];
+  auto* meta = acc->variable().unsafeGetTensorImpl()->autograd_meta();
+  if (!sink.defined() || !sink.is_contiguous() || sink.requires_grad() ||
+      (meta && !meta->hooks.empty()))
+    return false;
+  return add(sink);
 }
 
 bool detail::task_needs_edge(const Edge& e) {
@@ -296,7 +317,8 @@ Edge gradient_edge(const Tensor& t) {
 // reach those edges instead of running them (autograd::grad), and only runs the nodes
 // that lead to them.
 variable_list run_backward_here(const edge_list& roots, const variable_list& root_grads,
-                                bool keep_graph, bool create_graph, const edge_list& capture) {
+                                bool keep_graph, bool create_graph, const edge_list& capture,
+                                const variable_list& sinks) {
   Graph::Lease lease;
   Graph& graph = *lease;
   CallbackFrame callbacks;
@@ -346,7 +368,9 @@ variable_list run_backward_here(const edge_list& roots, const variable_list& roo
       }
     }
   }
-  graph.allow_sinks = capture.empty() && !create_graph;
+  // Note [Gradient sinks]: with captures, only into the tensors given for them.
+  graph.allow_sinks = !create_graph && (capture.empty() || !sinks.empty());
+  graph.capture_sinks = capture.empty() ? nullptr : &sinks;
   // 3. Seed the roots.
   Graph* const outer_task = t_task_graph;
   t_task_graph = &graph;
@@ -436,13 +460,14 @@ thread_local int t_backward_depth = 0;
 }  // namespace
 
 variable_list run_backward(const edge_list& roots, const variable_list& root_grads, bool keep_graph,
-                           bool create_graph, const edge_list& capture) {
+                           bool create_graph, const edge_list& capture,
+                           const variable_list& sinks = {}) {
   if (t_backward_depth < kReentrantDepthPerThread) {
     ++t_backward_depth;
     struct Leave {
       ~Leave() { --t_backward_depth; }
     } leave;
-    return run_backward_here(roots, root_grads, keep_graph, create_graph, capture);
+    return run_backward_here(roots, root_grads, keep_graph, create_graph, capture, sinks);
   }
   const bool grad = GradMode::is_enabled(), anomaly = t_anomaly, check_nan = t_anomaly_check_nan;
   const bool inference = ::nabla::detail::inference_mode_enabled();
@@ -455,7 +480,7 @@ variable_list run_backward(const edge_list& roots, const variable_list& root_gra
     ::nabla::detail::inference_mode_enabled() = inference;
     Warning::set_warning_handler(handler);
     try {
-      result = run_backward(roots, root_grads, keep_graph, create_graph, capture);
+      result = run_backward(roots, root_grads, keep_graph, create_graph, capture, sinks);
     } catch (...) {
       error = std::current_exception();
     }
@@ -529,18 +554,38 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors,
     if (got[i].defined()) accumulate_grad(inputs[i], got[i]);
 }
 
-variable_list grad(const variable_list& outputs, const variable_list& inputs,
-                   const variable_list& grad_outputs, optional<bool> retain_graph,
-                   bool create_graph, bool allow_unused) {
+namespace {
+
+// autograd::grad's inputs as the edges to capture.
+edge_list grad_targets(const variable_list& inputs) {
   NABLA_CHECK(!inputs.empty(), "grad: grad requires non-empty inputs.");
-  edge_list roots = root_edges(outputs, "grad");
-  variable_list grads = make_root_grads(outputs, grad_outputs, "grad");
   edge_list targets;
   for (size_t i = 0; i < inputs.size(); ++i) {
     NABLA_CHECK(inputs[i].defined() && inputs[i].requires_grad(), "grad: input ", i,
                 " does not require grad (One of the differentiated Tensors does not require grad)");
     targets.push_back(gradient_edge(inputs[i]));
   }
+  return targets;
+}
+
+}  // namespace
+
+variable_list detail::grad_into_sinks(const variable_list& outputs, const variable_list& inputs,
+                                      const variable_list& grad_outputs,
+                                      const variable_list& sinks) {
+  NABLA_CHECK(sinks.size() == inputs.size(), "grad_into_sinks: got ", sinks.size(), " sinks for ",
+              inputs.size(), " inputs");
+  edge_list targets = grad_targets(inputs);
+  return run_backward(root_edges(outputs, "grad"), make_root_grads(outputs, grad_outputs, "grad"),
+                      /*keep_graph=*/true, /*create_graph=*/false, targets, sinks);
+}
+
+variable_list grad(const variable_list& outputs, const variable_list& inputs,
+                   const variable_list& grad_outputs, optional<bool> retain_graph,
+                   bool create_graph, bool allow_unused) {
+  edge_list targets = grad_targets(inputs);
+  edge_list roots = root_edges(outputs, "grad");
+  variable_list grads = make_root_grads(outputs, grad_outputs, "grad");
   variable_list got =
       run_backward(roots, grads, retain_graph.value_or(create_graph), create_graph, targets);
   for (size_t i = 0; i < got.size(); ++i) {

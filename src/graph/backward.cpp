@@ -13,11 +13,13 @@
 //      zero_grad) and hands its inputs their contributions. Those come from the node's
 //      own local autograd graph, recorded at forward from detached inputs (Note [Dirty
 //      check]), through autograd::grad: nabla's backward formulas, not a second set.
-// A parameter's gradient is accumulated into its tensor's .grad(), so optimizers see it.
+// A parameter's gradient is accumulated into its tensor's .grad(), so optimizers see it;
+// products add their part there directly when they can (autograd::detail::grad_into_sinks).
 #include <utility>
 
 #include "graph/graph_state.h"
 #include "nabla/autograd/autograd.h"
+#include "nabla/autograd/grad_sink.h"
 #include "nabla/core/error.h"
 #include "nabla/ops/factories.h"
 
@@ -156,10 +158,20 @@ void GraphState::backward(const Value& loss, const std::vector<Value>& targets,
       }
     incoming.clear();
     if (outs.empty() || wrt.empty()) continue;
+    // A parameter's contribution may go straight into its .grad (Note [Gradient sinks],
+    // src/autograd/engine.cpp): a weight's product then adds itself there, as in eager mode.
+    std::vector<Tensor> sinks(wrt.size());
+    for (size_t j = 0; j < wrt.size(); ++j) {
+      Node& in = nodes[n.inputs[wrt_index[j]].node];
+      if (in.kind != NodeKind::Parameter) continue;
+      const Tensor& g = in.values[0].mutable_grad();
+      if (g.defined() && g.is_contiguous() && !g.requires_grad() && g.sizes() == wrt[j].sizes() &&
+          g.scalar_type() == wrt[j].scalar_type() && g.device() == wrt[j].device())
+        sinks[j] = g;
+    }
     std::vector<Tensor> grads;
     try {
-      grads = autograd::grad(outs, wrt, seeds, /*retain_graph=*/true, /*create_graph=*/false,
-                             /*allow_unused=*/true);
+      grads = autograd::detail::grad_into_sinks(outs, wrt, seeds, sinks);
     } catch (const Error& e) {
       throw Error(str("graph.backward: node '", n.name, "' (", n.op, "): ", e.what()));
     }

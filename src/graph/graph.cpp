@@ -216,10 +216,17 @@ void Graph::backward(Value loss, const std::vector<Value>& targets, Tensor grad_
   state_->backward(loss, targets, std::move(grad_output));
 }
 
-void Graph::zero_grad() {
+void Graph::zero_grad(bool set_to_none) {
   for (Node& n : state_->nodes) {
     n.grads.clear();
-    if (n.kind == NodeKind::Parameter && !n.removed) n.values[0].mutable_grad() = Tensor();
+    if (n.kind != NodeKind::Parameter || n.removed) continue;
+    Tensor& g = n.values[0].mutable_grad();
+    if (set_to_none || !g.defined()) {
+      g = Tensor();
+    } else {
+      g = g.detach();
+      g.zero_();
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 // profiler records no event for them), and that every case it must leave alone — hooks,
 // retain_grad, autograd::grad, create_graph, a .grad it cannot write — takes the usual
 // path.
+#include <nabla/autograd/grad_sink.h>
 #include <nabla/autograd/profiler.h>
 
 #include "test_util.h"
@@ -140,4 +141,29 @@ TEST(GradSinks, AGradItCannotWriteIsReplacedAsUsual) {
     EXPECT_EQ(nodes_run_during("TBackward0", [&] { F::linear(x, w).sum().backward(); }), 1);
   }
   expect_near_all(w.grad(), want * 2);
+}
+
+// grad_into_sinks (the static graph's backward): the captured input's gradient goes into
+// the tensor given for it; leaves that are not inputs keep their .grad untouched, as in
+// autograd::grad.
+TEST(GradSinks, GradIntoSinksAddsOnlyIntoTheGivenTensors) {
+  Tensor x = randn({5, 4}, kDouble), w = param({3, 4}), v = param({3, 4});
+  auto loss = [&] { return (F::linear(x, w) * F::linear(x, v)).sum(); };
+  auto want = autograd::grad({loss()}, {w, v});
+  v.mutable_grad() = zeros({3, 4}, kDouble);  // not an input below: must stay zero
+  Tensor sink = ones({3, 4}, kDouble);
+  auto got = autograd::detail::grad_into_sinks({loss()}, {w}, {}, {sink});
+  EXPECT_FALSE(got[0].defined());  // all of it went into the sink
+  expect_near_all(sink, want[0] + 1);
+  EXPECT_TRUE(v.grad().equal(zeros({3, 4}, kDouble)));
+  EXPECT_FALSE(w.grad().defined());
+  // Without a sink: returned as grad returns it.
+  got = autograd::detail::grad_into_sinks({loss()}, {w, v}, {}, {Tensor(), Tensor()});
+  expect_near_all(got[0], want[0]);
+  expect_near_all(got[1], want[1]);
+  // A sink it cannot write (another shape): returned instead.
+  Tensor wrong = zeros({4, 3}, kDouble);
+  got = autograd::detail::grad_into_sinks({loss()}, {w}, {}, {wrong});
+  expect_near_all(got[0], want[0]);
+  EXPECT_TRUE(wrong.equal(zeros({4, 3}, kDouble)));
 }

@@ -186,3 +186,33 @@ TEST(GraphBackward, ALongChainNeedsNoRecursion) {
   graph.backward(loss);
   EXPECT_NEAR(nabla::testing::values(w.grad())[0], std::pow(1.0000001, kNodes), 1e-9);
 }
+
+// zero_grad(set_to_none = false) zeroes parameters' .grad in place (products then add into
+// them: Note [Gradient sinks]) and clears the other nodes' gradients; the next backward
+// gives what a first one gives.
+TEST(GraphBackward, ZeroGradInPlaceKeepsParameterGradients) {
+  g::Graph graph;
+  g::Value x = graph.input("x");
+  g::Value w = graph.parameter("w", randn({4, 3}, kDouble));
+  g::Value b = graph.parameter("b", randn({4}, kDouble));
+  g::Value h = g::linear(x, w, b);
+  g::Value loss = (h * h).sum();
+  graph.set_value(x, randn({5, 3}, kDouble));
+  graph.forward(loss);
+  graph.backward(loss);
+  const Tensor once = w.grad().clone(), h_once = h.grad().clone();
+  Tensor& storage = w.value().mutable_grad();
+  const void* data = storage.data_ptr();
+  graph.zero_grad(/*set_to_none=*/false);
+  ASSERT_TRUE(w.grad().defined());
+  EXPECT_TRUE(same(w.grad(), zeros({4, 3}, kDouble)));
+  EXPECT_EQ(w.grad().data_ptr(), data);
+  EXPECT_FALSE(h.grad().defined());
+  graph.backward(loss);
+  EXPECT_TRUE(same(w.grad(), once));
+  EXPECT_TRUE(same(h.grad(), h_once));
+  graph.backward(loss);
+  EXPECT_LE((w.grad() - 2 * once).abs().max().item<double>(), 1e-12);
+  graph.zero_grad();
+  EXPECT_FALSE(w.grad().defined());
+}

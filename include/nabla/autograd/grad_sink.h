@@ -18,4 +18,13 @@ namespace nabla::autograd::detail {
 bool add_to_leaf_grad(const Edge& e, bool through,
                       const std::function<bool(const Tensor& grad)>& add);
 
+/// autograd::grad(outputs, inputs, grad_outputs, retain_graph = true) in which the
+/// gradient reaching inputs[i] may be added straight into sinks[i] (a contiguous tensor of
+/// its shape and dtype without history; undefined: none) by the formulas that can
+/// (add_to_leaf_grad's conditions); what else reaches inputs[i] is returned as grad
+/// returns it (undefined when nothing else did), for the caller to add. The static
+/// graph's backward passes parameters' .grad (Note [Graph backward]).
+variable_list grad_into_sinks(const variable_list& outputs, const variable_list& inputs,
+                              const variable_list& grad_outputs, const variable_list& sinks);
+
 }  // namespace nabla::autograd::detail

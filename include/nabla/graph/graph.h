@@ -129,8 +129,10 @@ class Graph {
   /// backward], src/graph/backward.cpp). `loss` must hold the value of a forward made
   /// since its inputs last changed; nodes no forward evaluated get nothing.
   void backward(Value loss, const std::vector<Value>& targets = {}, Tensor grad_output = {});
-  /// Clears every node's gradient (parameters' tensors' .grad() included).
-  void zero_grad();
+  /// Clears every node's gradient. Parameters' tensors' .grad() become undefined, or with
+  /// `set_to_none` false are zeroed in place (as Optimizer::zero_grad() in LibTorch 1.13),
+  /// which lets the next backward add products straight into them (docs/autograd.md).
+  void zero_grad(bool set_to_none = true);
   /// Backward stops at `v`: it receives its gradient but passes none to its inputs.
   void set_detached(Value v, bool detached = true);
 
