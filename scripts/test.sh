@@ -3,15 +3,15 @@
 # and runs every test (conformance against LibTorch and the examples' smoke tests included;
 # those need Fashion-MNIST from Debian's dataset-fashion-mnist). CI runs it on every change.
 #
-# --full adds the reliability builds (docs/reliability.md), about 25 more minutes on 2
-# cores: the instrumented clang build in build-asan/ (scripts/instrumented_build.sh) runs
-# the tests under AddressSanitizer + UBSan and fuzzes every file reader (the committed
-# corpora, then NABLA_FUZZ_SECONDS, default here 10, per target), and ThreadSanitizer runs
-# the threaded tests in build-tsan/ (scripts/test_sanitizers.sh, scripts/test_fuzz.sh), and
-# LibTorch's own C++ API tests are ported and run (scripts/libtorch_tests.sh, about 30
-# minutes more the first time: its LibTorch side is kept for later runs).
-# They are not in CI's run: with them the command takes about 40 minutes, and CI's budget
-# for build and tests is well under 20 (one build's worth on 2 cores).
+# --full adds the reliability builds (docs/reliability.md), well over an hour more on 2
+# cores from scratch (README.md): the instrumented clang build in build-asan/
+# (scripts/instrumented_build.sh) runs the tests under AddressSanitizer + UBSan and fuzzes
+# every file reader (the committed corpora, then NABLA_FUZZ_SECONDS, default here 10, per
+# target), ThreadSanitizer runs the threaded tests in build-tsan/
+# (scripts/test_sanitizers.sh, scripts/test_fuzz.sh), and LibTorch's own C++ API tests
+# are ported and run (scripts/libtorch_tests.sh, about 30 minutes more the first time:
+# its LibTorch side is kept for later runs).
+# They are not in CI's run, whose budget they would exceed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 full=0
