@@ -32,14 +32,17 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   return {};
 }
 
-bool AccumulateGrad::add_in_place(const std::function<bool(const Tensor& grad)>& add) {
-  std::lock_guard<std::mutex> lock(mutex_);
+bool AccumulateGrad::can_add_into(const Tensor& grad) const {
   auto* meta = variable_.unsafeGetTensorImpl()->autograd_meta();
   if (meta && (!meta->hooks.empty() || !meta->post_accumulate_hooks.empty())) return false;
+  return grad.defined() && !grad.requires_grad() && grad.is_contiguous() &&
+         grad.device() == variable_.device();
+}
+
+bool AccumulateGrad::add_in_place(const std::function<bool(const Tensor& grad)>& add) {
+  std::lock_guard<std::mutex> lock(mutex_);
   const Tensor& g = variable_.mutable_grad();
-  if (!g.defined() || g.requires_grad() || !g.is_contiguous() || g.device() != variable_.device())
-    return false;
-  return add(g);
+  return can_add_into(g) && add(g);
 }
 
 void accumulate_grad(const Tensor& leaf, const Tensor& grad) {

@@ -19,6 +19,11 @@ class AccumulateGrad final : public Node {
   /// post-accumulate hooks and its .grad is defined, contiguous, on the leaf's device and
   /// without history (Note [Gradient sinks], engine.cpp); returns add's result, else false.
   bool add_in_place(const std::function<bool(const Tensor& grad)>& add);
+  /// Whether `grad` can take this leaf's gradient in place: the leaf has no tensor or
+  /// post-accumulate hooks, and `grad` is defined, contiguous, on the leaf's device and
+  /// without history. add_in_place's test, also applied to the tensors given to
+  /// grad_into_sinks (Note [Gradient sinks]).
+  bool can_add_into(const Tensor& grad) const;
 
  private:
   Tensor variable_;

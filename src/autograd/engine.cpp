@@ -286,11 +286,7 @@ bool detail::add_to_leaf_grad(const Edge& e, bool through,
   const uint32_t i = graph->find(n);
   if (i == kNoState || (*graph)[i].captures.size() != 1) return false;
   const Tensor& sink = (*graph->capture_sinks)[(*graph)[i].captures[0]];
-  auto* meta = acc->variable().unsafeGetTensorImpl()->autograd_meta();
-  if (!sink.defined() || !sink.is_contiguous() || sink.requires_grad() ||
-      (meta && !meta->hooks.empty()))
-    return false;
-  return add(sink);
+  return acc->can_add_into(sink) && add(sink);
 }
 
 bool detail::task_needs_edge(const Edge& e) {

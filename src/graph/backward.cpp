@@ -159,15 +159,12 @@ void GraphState::backward(const Value& loss, const std::vector<Value>& targets,
     incoming.clear();
     if (outs.empty() || wrt.empty()) continue;
     // A parameter's contribution may go straight into its .grad (Note [Gradient sinks],
-    // src/autograd/engine.cpp): a weight's product then adds itself there, as in eager mode.
+    // src/autograd/engine.cpp; the engine and the formulas check that they can write it):
+    // a weight's product then adds itself there, as in eager mode.
     std::vector<Tensor> sinks(wrt.size());
     for (size_t j = 0; j < wrt.size(); ++j) {
       Node& in = nodes[n.inputs[wrt_index[j]].node];
-      if (in.kind != NodeKind::Parameter) continue;
-      const Tensor& g = in.values[0].mutable_grad();
-      if (g.defined() && g.is_contiguous() && !g.requires_grad() && g.sizes() == wrt[j].sizes() &&
-          g.scalar_type() == wrt[j].scalar_type() && g.device() == wrt[j].device())
-        sinks[j] = g;
+      if (in.kind == NodeKind::Parameter) sinks[j] = in.values[0].mutable_grad();
     }
     std::vector<Tensor> grads;
     try {
