@@ -6,7 +6,8 @@
 // per step after warm-up and, with --only, peak resident memory of one library alone.
 //
 //   bench_w6 [--config 124m|long|small] [--threads N] [--runs R] [--only nabla|libtorch]
-//   bench_w6 --only graph       the step traced into a static graph against eager nabla
+//   bench_w6 --only graph       the step traced into a static graph against eager nabla,
+//                               steps alternating, --runs pairs
 //   bench_w6 --write-llmc DIR   writes DIR/gpt2_124M.bin (nabla's initial weights in llm.c's
 //                               fp32 checkpoint layout) and DIR/dev/data/tinyshakespeare/
 //                               tiny_shakespeare_{train,val}.bin (random tokens) for
@@ -21,6 +22,7 @@
 #include <nabla/models.h>
 #include <nabla/nabla.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -54,6 +56,12 @@ double step_flops(const Config& c) {
   const double products = 12.0 * c.n_layer * c.n_embd * c.n_embd + double(c.vocab) * c.n_embd;
   const double attention = 3.0 * c.n_layer * 4.0 * c.batch * double(c.seq) * c.seq * c.n_embd;
   return 6.0 * products * tokens + attention;
+}
+
+// The q-quantile (0.5: the median) of v, by position in sorted order.
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(q * double(v.size() - 1) + 0.5)];
 }
 
 struct NablaStep {
@@ -217,12 +225,23 @@ int main(int argc, char** argv) {
     if (only == "graph") {  // the traced step against eager, both nabla
       NablaStep n(c);
       GraphStep gs(n);
-      for (int r = 0; r < 3; ++r) {
-        const double e = median_ms([&] { n.step(); }, runs, 2);
-        const double gm = median_ms([&] { gs.step(); }, runs, 2);
-        std::printf("W6 %s, %d threads: traced %.1f ms, eager %.1f ms, traced / eager %.3f\n",
-                    c.name, t, gm, e, gm / e);
+      // Steps alternate (eager, traced, eager, ...) so that drifts in the machine's speed
+      // fall on both alike; the figure is the median of each pair's ratio.
+      for (int w = 0; w < 2; ++w) n.step(), gs.step();
+      const size_t a0 = nabla::cpu_system_allocations();
+      std::vector<double> te, tg, ratio;
+      for (int r = 0; r < runs; ++r) {
+        te.push_back(median_ms([&] { n.step(); }, 1));
+        tg.push_back(median_ms([&] { gs.step(); }, 1));
+        ratio.push_back(tg.back() / te.back());
       }
+      const double allocs = double(nabla::cpu_system_allocations() - a0) / runs;
+      std::printf(
+          "W6 %s, %d threads, %d step pairs: traced %.1f ms, eager %.1f ms (medians), traced / "
+          "eager %.3f (median of the pairs; quartiles %.3f, %.3f); system allocations per pair "
+          "%.1f\n",
+          c.name, t, runs, quantile(tg, 0.5), quantile(te, 0.5), quantile(ratio, 0.5),
+          quantile(ratio, 0.25), quantile(ratio, 0.75), allocs);
       return 0;
     }
     if (only == "nabla") {

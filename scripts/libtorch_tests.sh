@@ -37,7 +37,7 @@ if [ ! -d "$work/src/test/cpp/api" ]; then
 fi
 # nabla, installed where the harness's pkg-config finds it.
 cmake -S . -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DNABLA_CUDA=OFF >/dev/null
-cmake --build "$work/build" -j"$(nproc)" --target nabla >/dev/null
+cmake --build "$work/build" -j"$(nproc)" --target nabla nabla_models >/dev/null
 cmake --install "$work/build" --prefix "$work/prefix" >/dev/null
 if [ $baseline -eq 1 ] || [ ! -f "$work/libtorch.json" ]; then
   python3 scripts/libtorch_tests.py --work "$work" --side libtorch "$@"

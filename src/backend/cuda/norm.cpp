@@ -1,6 +1,7 @@
 // The normalization entries of the CUDA backend: softmax and its backward, moments,
-// channel_affine, group_norm_backward and batch_norm_backward. This file checks arguments
-// and allocates scratch; the kernels are in norm.cu (Note [CUDA slot reductions]).
+// channel_affine, group_norm_backward and batch_norm_backward (and the fused cross-entropy,
+// which answers false). This file checks arguments and allocates scratch; the kernels are
+// in norm.cu (Note [CUDA slot reductions]).
 #include <cstdint>
 #include <initializer_list>
 
@@ -146,6 +147,17 @@ void CudaBackend::batch_norm_backward(const Tensor& grad_in, const Tensor& grad_
   const Tensor scratch = double_scratch(batch_norm_backward_scratch(a, training), in);
   NABLA_CUDA_CHECK(
       launch_batch_norm_backward(a, training, static_cast<double*>(ptr(scratch)), on.stream()));
+}
+
+// No fused cross-entropy on CUDA yet: the op runs log_softmax and nll_loss instead. A
+// fused kernel belongs here once it can be checked on a GPU.
+bool CudaBackend::cross_entropy_forward(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                        const Tensor&) {
+  return false;
+}
+bool CudaBackend::cross_entropy_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                         const Tensor&, const Tensor&) {
+  return false;
 }
 
 }  // namespace nabla::cuda_kernels

@@ -19,6 +19,7 @@
 
 #include "backend/cpu/gemm/gemm.h"
 #include "backend/cpu/kernels/cpu_backend.h"
+#include "backend/cpu/loops.h"
 #include "backend/cpu/row_reduce.h"
 #include "backend/cpu/vec_math.h"
 #include "backend/philox.h"
@@ -306,13 +307,11 @@ void backward(const Tensor& gq, const Tensor& gk, const Tensor& gv, const Tensor
 bool CpuBackend::attention_forward(const Tensor& out, const Tensor& lse, const Tensor& q,
                                    const Tensor& k, const Tensor& v, const Tensor& mask,
                                    const AttentionParams& p) {
-  if (q.scalar_type() == kFloat) {
-    forward<float>(out, lse, Shared<float>(q, k, v, mask, p));
-  } else if (q.scalar_type() == kDouble) {
-    forward<double>(out, lse, Shared<double>(q, k, v, mask, p));
-  } else {
-    return false;
-  }
+  if (q.scalar_type() != kFloat && q.scalar_type() != kDouble) return false;
+  dispatch_floating(q.scalar_type(), "attention_forward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    forward<T>(out, lse, Shared<T>(q, k, v, mask, p));
+  });
   return true;
 }
 
@@ -320,13 +319,11 @@ bool CpuBackend::attention_backward(const Tensor& grad_q, const Tensor& grad_k,
                                     const Tensor& grad_v, const Tensor& grad_out, const Tensor& out,
                                     const Tensor& lse, const Tensor& q, const Tensor& k,
                                     const Tensor& v, const Tensor& mask, const AttentionParams& p) {
-  if (q.scalar_type() == kFloat) {
-    backward<float>(grad_q, grad_k, grad_v, grad_out, out, lse, Shared<float>(q, k, v, mask, p));
-  } else if (q.scalar_type() == kDouble) {
-    backward<double>(grad_q, grad_k, grad_v, grad_out, out, lse, Shared<double>(q, k, v, mask, p));
-  } else {
-    return false;
-  }
+  if (q.scalar_type() != kFloat && q.scalar_type() != kDouble) return false;
+  dispatch_floating(q.scalar_type(), "attention_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    backward<T>(grad_q, grad_k, grad_v, grad_out, out, lse, Shared<T>(q, k, v, mask, p));
+  });
   return true;
 }
 

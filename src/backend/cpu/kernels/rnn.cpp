@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/cpu/kernels/cpu_backend.h"
+#include "backend/cpu/loops.h"
 #include "backend/cpu/vec_math.h"
 #include "nabla/backend/parallel.h"
 
@@ -216,12 +217,10 @@ bool CpuBackend::lstm_cell(const Tensor& h, const Tensor& c, const Tensor& saved
   const ScalarType t = gates.scalar_type();
   if (!fusable(t, {&h, &c, &saved, &gates, &c_prev})) return false;
   const int64_t rows = c_prev.size(0), n = c_prev.size(1);
-  if (t == kFloat)
-    lstm_forward(ptr<float>(h), ptr<float>(c), ptr<float>(saved), ptr<float>(gates),
-                 ptr<float>(c_prev), rows, n);
-  else
-    lstm_forward(ptr<double>(h), ptr<double>(c), ptr<double>(saved), ptr<double>(gates),
-                 ptr<double>(c_prev), rows, n);
+  dispatch_floating(t, "lstm_cell", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    lstm_forward(ptr<T>(h), ptr<T>(c), ptr<T>(saved), ptr<T>(gates), ptr<T>(c_prev), rows, n);
+  });
   return true;
 }
 
@@ -231,14 +230,11 @@ bool CpuBackend::lstm_cell_backward(const Tensor& grad_gates, const Tensor& grad
   const ScalarType t = saved.scalar_type();
   if (!fusable(t, {&grad_gates, &grad_c_prev, &grad_h, &grad_c, &saved, &c_prev, &c})) return false;
   const int64_t rows = c.size(0), n = c.size(1);
-  if (t == kFloat)
-    lstm_backward(ptr<float>(grad_gates), ptr<float>(grad_c_prev), ptr<float>(grad_h),
-                  ptr<float>(grad_c), ptr<float>(saved), ptr<float>(c_prev), ptr<float>(c), rows,
-                  n);
-  else
-    lstm_backward(ptr<double>(grad_gates), ptr<double>(grad_c_prev), ptr<double>(grad_h),
-                  ptr<double>(grad_c), ptr<double>(saved), ptr<double>(c_prev), ptr<double>(c),
-                  rows, n);
+  dispatch_floating(t, "lstm_cell_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    lstm_backward(ptr<T>(grad_gates), ptr<T>(grad_c_prev), ptr<T>(grad_h), ptr<T>(grad_c),
+                  ptr<T>(saved), ptr<T>(c_prev), ptr<T>(c), rows, n);
+  });
   return true;
 }
 
@@ -247,12 +243,10 @@ bool CpuBackend::gru_cell(const Tensor& h, const Tensor& saved, const Tensor& gi
   const ScalarType t = gi.scalar_type();
   if (!fusable(t, {&h, &saved, &gi, &gh, &h_prev})) return false;
   const int64_t rows = h_prev.size(0), n = h_prev.size(1);
-  if (t == kFloat)
-    gru_forward(ptr<float>(h), ptr<float>(saved), ptr<float>(gi), ptr<float>(gh),
-                ptr<float>(h_prev), rows, n);
-  else
-    gru_forward(ptr<double>(h), ptr<double>(saved), ptr<double>(gi), ptr<double>(gh),
-                ptr<double>(h_prev), rows, n);
+  dispatch_floating(t, "gru_cell", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    gru_forward(ptr<T>(h), ptr<T>(saved), ptr<T>(gi), ptr<T>(gh), ptr<T>(h_prev), rows, n);
+  });
   return true;
 }
 
@@ -264,12 +258,11 @@ bool CpuBackend::gru_cell_backward(const Tensor& grad_gi, const Tensor& grad_gh,
       !fusable(t, {&grad_gi, &grad_gh, &grad_h_prev, &grad_h, &saved, &h_prev}))
     return false;
   const int64_t rows = h_prev.size(0), n = h_prev.size(1);
-  if (t == kFloat)
-    gru_backward(ptr<float>(grad_gi), ptr<float>(grad_gh), ptr<float>(grad_h_prev),
-                 ptr<float>(grad_h), ptr<float>(saved), ptr<float>(h_prev), rows, n);
-  else
-    gru_backward(ptr<double>(grad_gi), ptr<double>(grad_gh), ptr<double>(grad_h_prev),
-                 ptr<double>(grad_h), ptr<double>(saved), ptr<double>(h_prev), rows, n);
+  dispatch_floating(t, "gru_cell_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    gru_backward(ptr<T>(grad_gi), ptr<T>(grad_gh), ptr<T>(grad_h_prev), ptr<T>(grad_h),
+                 ptr<T>(saved), ptr<T>(h_prev), rows, n);
+  });
   return true;
 }
 
