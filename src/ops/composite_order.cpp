@@ -119,7 +119,7 @@ std::tuple<Tensor, Tensor> mode_values(const Tensor& self, int64_t d, bool keepd
   DimVector moved(pshape.begin(), pshape.end());
   moved.erase(moved.begin() + sd);
   moved.push_back(1);
-  Tensor p = pos.view(moved).movedim(-1, sd);
+  Tensor p = pos.view(moved).movedim(-1, sd).to(sorted.device());
   Tensor values = sorted.gather(sd, p), indices = order.gather(sd, p);
   if (self.dim() == 0) return {values.view({}), indices.view({})};
   if (!keepdim) return {values.squeeze(d), indices.squeeze(d)};
@@ -162,7 +162,7 @@ Tensor Tensor::msort() const {
 namespace {
 // The slices of x along dim as rows of doubles (row i is slice i, flattened).
 ops::Rows slices_of(const Tensor& x, int64_t d) {
-  Tensor t = x.detach().movedim(d, 0).to(kDouble).contiguous();
+  Tensor t = x.detach().movedim(d, 0).to(Device(kCPU), kDouble).contiguous();  // read on the host
   ops::Rows r;
   r.rows = t.size(0);
   r.n = r.rows == 0 ? 0 : t.numel() / r.rows;
@@ -186,9 +186,10 @@ std::tuple<Tensor, Tensor, Tensor> gather_unique(const Tensor& x, int64_t d, con
     ++count.back();
     inv[static_cast<size_t>(order[i])] = static_cast<int64_t>(firsts.size()) - 1;
   }
-  Tensor values = x.index_select(d, tensor(firsts, TensorOptions(kLong)));
-  Tensor inv_t = inverse ? tensor(inv, TensorOptions(kLong)) : empty({0}, TensorOptions(kLong));
-  Tensor cnt_t = counts ? tensor(count, TensorOptions(kLong)) : empty({0}, TensorOptions(kLong));
+  const TensorOptions on = TensorOptions(kLong).device(x.device());
+  Tensor values = x.index_select(d, tensor(firsts, on));
+  Tensor inv_t = inverse ? tensor(inv, on) : empty({0}, on);
+  Tensor cnt_t = counts ? tensor(count, on) : empty({0}, on);
   return {values, inv_t, cnt_t};
 }
 }  // namespace

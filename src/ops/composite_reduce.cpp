@@ -349,7 +349,8 @@ Tensor Tensor::histc(int64_t bins, const Scalar& min, const Scalar& max) const {
   NABLA_CHECK(bins > 0, "histc: bins must be > 0, but got ", bins, " for dimension 0");
   double lo = min.toDouble(), hi = max.toDouble();
   NABLA_CHECK(lo <= hi, "histc: max must be larger than min");
-  Tensor flat = detach().to(kDouble).contiguous().view({-1});
+  // Counted on the host (Note [Host reads]); the counts go back to this tensor's device.
+  Tensor flat = detach().to(Device(kCPU), kDouble).contiguous().view({-1});
   const double* p = ops::host_ptr<double>(flat);
   const int64_t n = flat.numel();
   if (lo == hi && n > 0) {
@@ -370,7 +371,7 @@ Tensor Tensor::histc(int64_t bins, const Scalar& min, const Scalar& max) const {
     if (b == bins) b = bins - 1;  // the last bin includes max
     counts[static_cast<size_t>(b)] += 1;
   }
-  return tensor(counts, TensorOptions(kDouble)).to(scalar_type());
+  return tensor(counts, TensorOptions(kDouble)).to(device(), scalar_type());
 }
 
 Tensor Tensor::bincount(const optional<Tensor>& weights, int64_t minlength) const {
@@ -386,7 +387,7 @@ Tensor Tensor::bincount(const optional<Tensor>& weights, int64_t minlength) cons
     NABLA_CHECK(weights->dim() == 1 && weights->size(0) == size(0),
                 "bincount: weights should be 1-d and have the same length as input (got ",
                 weights->sizes(), ")");
-  Tensor idx = to(kLong).contiguous();
+  Tensor idx = to(Device(kCPU), kLong).contiguous();  // counted on the host (Note [Host reads])
   const int64_t* ip = ops::host_ptr<int64_t>(idx);
   int64_t len = minlength;
   for (int64_t i = 0; i < numel(); ++i) {
@@ -398,10 +399,10 @@ Tensor Tensor::bincount(const optional<Tensor>& weights, int64_t minlength) cons
   const ScalarType out_type =
       !weighted ? kLong : (weights->scalar_type() == kFloat ? kFloat : kDouble);
   std::vector<double> acc(static_cast<size_t>(len), 0.0);
-  Tensor w = weighted ? weights->detach().to(kDouble).contiguous() : Tensor();
+  Tensor w = weighted ? weights->detach().to(Device(kCPU), kDouble).contiguous() : Tensor();
   for (int64_t i = 0; i < numel(); ++i)
     acc[static_cast<size_t>(ip[i])] += weighted ? ops::host_ptr<double>(w)[i] : 1.0;
-  return tensor(acc, TensorOptions(kDouble)).to(out_type);
+  return tensor(acc, TensorOptions(kDouble)).to(device(), out_type);
 }
 
 Tensor Tensor::trace() const {

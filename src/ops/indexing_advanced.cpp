@@ -150,8 +150,14 @@ bool make_advanced_index(const Tensor& self, const std::vector<optional<Tensor>>
       per_dim.emplace_back();
       continue;
     }
-    const Tensor& t = *oi;
-    ops::check_same_device(self, t, "index");
+    // A CPU index tensor may index a tensor on another device, as in LibTorch: it moves
+    // there. An index on another device than self's (a GPU index of a CPU tensor) may not.
+    Tensor t = *oi;
+    if (t.device() != self.device()) {
+      NABLA_CHECK(t.is_cpu(), "index: indices should be either on cpu or on the same device as ",
+                  "the indexed tensor (", self.device(), "), got ", t.device());
+      t = t.to(self.device());
+    }
     if (is_mask_dtype(t.scalar_type())) {
       if (t.scalar_type() == kByte)
         NABLA_WARN(

@@ -71,7 +71,9 @@ void check_inplace(const Tensor& self, IntArrayRef result_shape, ScalarType resu
                    const char* op);
 /// Note [Host reads]: some ops read values on the host — shapes that
 /// depend on values (nonzero, masked_select, repeat_interleave), and the few ops computed
-/// there (multinomial, median, ...). host_values gives a CPU tensor with t's values (t
+/// there (multinomial, median, mode, unique, histc, the cumulative extremes, special
+/// functions: a GPU tensor's values come to the host and the result goes back, one wait).
+/// host_values gives a CPU tensor with t's values (t
 /// itself on the CPU; for a CUDA tensor one device-to-host copy, which waits for the
 /// device), and host_ptr is the only way ops take a pointer to read or write on the host:
 /// a device tensor there is a nabla::Error naming the device, never a stray pointer.

@@ -182,7 +182,7 @@ Tensor var_grad(const ReducedDims& r, const Tensor& x, const Tensor& grad, doubl
 Rows rows_of(const Tensor& x, int64_t dim) {
   Tensor t = (x.dim() == 0 ? x.view({1}) : x.movedim(dim, -1))
                  .detach()
-                 .to(kDouble, false, /*copy=*/true)
+                 .to(Device(kCPU), kDouble, false, /*copy=*/true)
                  .contiguous();
   Rows r;
   r.n = t.dim() == 0 ? 1 : t.size(-1);
@@ -192,11 +192,11 @@ Rows rows_of(const Tensor& x, int64_t dim) {
 }
 
 Tensor from_rows(const Tensor& values, const Tensor& x, int64_t dim, ScalarType dtype) {
-  if (x.dim() == 0) return values.view({}).to(dtype);
+  if (x.dim() == 0) return values.view({}).to(x.device(), dtype);
   DimVector moved(x.sizes().begin(), x.sizes().end());
   moved.erase(moved.begin() + dim);
   moved.push_back(x.size(dim));
-  return values.view(moved).movedim(-1, dim).contiguous().to(dtype);
+  return values.view(moved).movedim(-1, dim).contiguous().to(x.device(), dtype);
 }
 
 }  // namespace nabla::ops

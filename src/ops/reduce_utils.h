@@ -103,8 +103,10 @@ Tensor var_grad(const ReducedDims& r, const Tensor& x, const Tensor& grad, doubl
 
 // ---- Rows: scans computed element by element ------------------------------------------------
 
-/// `x` with `dim` moved last, as a contiguous float64 copy [rows, n] (a 0-d x is one row
-/// of one element): rows of the scan are contiguous. Always a copy, so scans may write it.
+/// `x` with `dim` moved last, as a contiguous float64 copy [rows, n] on the host (a 0-d x
+/// is one row of one element): rows of the scan are contiguous. Always a copy, so scans
+/// may write it; from_rows puts the result back on x's device (for a GPU tensor, a round
+/// trip through the host: Note [Host reads]).
 struct Rows {
   Tensor data;  // [rows, n] float64
   int64_t rows = 0, n = 0;

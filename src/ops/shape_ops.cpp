@@ -217,7 +217,8 @@ Tensor tril_triu(const Tensor& x, int64_t k, bool lower, const char* op) {
               x.sizes());
   const int64_t rows = x.size(-2), cols = x.size(-1);
   // Element (i, j) is kept when j - i <= k (tril) or j - i >= k (triu).
-  Tensor offset = arange(cols).view({1, cols}).sub(arange(rows).view({rows, 1}));
+  const TensorOptions on = TensorOptions(kLong).device(x.device());
+  Tensor offset = arange(cols, on).view({1, cols}).sub(arange(rows, on).view({rows, 1}));
   Tensor keep = (lower ? offset.le(k) : offset.ge(k)).expand(x.sizes());
   Tensor out = empty_tensor(x.sizes(), x.scalar_type(), x.device());
   Tensor zero = ops::zero_like_scalar(x).expand(x.sizes());

@@ -101,17 +101,19 @@ double erfinv_scalar(double y) {
   return y < 0 ? -x : x;
 }
 
-// f applied to every element in float64; the result has x's floating dtype (integers
-// give the default float), or `out` when given.
+// f applied to every element in float64, on the host; the result has x's floating dtype
+// (integers give the default float), or `out` when given, on x's device (a GPU tensor
+// makes a round trip through the host: Note [Host reads]).
 template <class Fn>
 Tensor map_double(const Tensor& x, const char* op, Fn fn, optional<ScalarType> out = nullopt) {
   ops::check_defined(x, op);
-  Tensor d = x.detach().to(kDouble).contiguous();
-  Tensor r = ops::empty_tensor(x.sizes(), kDouble, x.device());
+  Tensor d = x.detach().to(Device(kCPU), kDouble).contiguous();
+  Tensor r = ops::empty_tensor(x.sizes(), kDouble, Device(kCPU));
   const double* p = ops::host_ptr<double>(d);
   double* q = ops::host_ptr<double>(r);
   for (int64_t i = 0; i < d.numel(); ++i) q[i] = fn(p[i]);
-  return r.to(out ? *out : (x.is_floating_point() ? x.scalar_type() : get_default_dtype()));
+  return r.to(x.device(),
+              out ? *out : (x.is_floating_point() ? x.scalar_type() : get_default_dtype()));
 }
 
 struct PolygammaState {

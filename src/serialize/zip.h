@@ -1,6 +1,7 @@
 #pragma once
 // ZIP archives, the container of .npz files, PyTorch's torch.save files and PNNX's
 // weights: writing stored entries (optionally aligned), reading stored and deflated ones.
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_map>

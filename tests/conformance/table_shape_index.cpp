@@ -617,8 +617,8 @@ template <class V>
 using IxOf = Ix<std::decay_t<decltype(std::declval<V>()[0])>>;
 
 // A constant int64 tensor of `like`'s library.
-NTensor longs(const NTensor&, std::vector<int64_t> v, const Shape& shape) {
-  return nabla::tensor(v, nabla::kLong).view(shape);
+NTensor longs(const NTensor& like, std::vector<int64_t> v, const Shape& shape) {
+  return nabla::tensor(v, nabla::kLong).view(shape).to(like.device());
 }
 #if NABLA_CONFORMANCE_LIBTORCH
 TTensor longs(const TTensor&, std::vector<int64_t> v, const Shape& shape) {

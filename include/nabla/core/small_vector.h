@@ -3,6 +3,7 @@
 // that the sizes and strides of a tensor cost no heap allocation (hot in tiny ops).
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>

@@ -318,11 +318,18 @@ __device__ __forceinline__ auto unary_value(T x, double pa, double pb) {
   }
 }
 
-template <UnaryOp op, class T, class R>
+// Note [Result types on the device]: a functor's result type is deduced inside its device
+// operator(), never by the host. The host compiler sees __device__ functions with their
+// bodies stripped, so `decltype(unary_value<op, T>(...))` written in host code is void
+// there and the host launched elementwise_kernel<2, UnaryFn<op, T, void>>, a kernel the
+// device never compiled: every launch failed with "invalid device function" (seen on the
+// first GPU run). Host code names kernels only by types both compilers agree on.
+template <UnaryOp op, class T>
 struct UnaryFn {
   double pa, pb;
   __device__ void operator()(char* (&ptr)[2]) const {
-    *reinterpret_cast<R*>(ptr[0]) = unary_value<op, T>(*reinterpret_cast<const T*>(ptr[1]), pa, pb);
+    auto r = unary_value<op, T>(*reinterpret_cast<const T*>(ptr[1]), pa, pb);
+    *reinterpret_cast<decltype(r)*>(ptr[0]) = r;
   }
 };
 
@@ -334,8 +341,7 @@ cudaError_t run_unary(const ElementwisePlan<2>& p, ScalarType in, UnaryParams pr
                   !admits<cat, T>()) {
       return cudaErrorNotSupported;
     } else {
-      using R = decltype(unary_value<op, T>(T{}, 0.0, 0.0));
-      return launch<2>(p, s, UnaryFn<op, T, R>{prm.a, prm.b});
+      return launch<2>(p, s, UnaryFn<op, T>{prm.a, prm.b});
     }
   });
 }
@@ -469,12 +475,13 @@ __device__ __forceinline__ auto binary_value(T x, T y, T alpha) {
     static_assert(sizeof(T) == 0, "a binary kernel without a CUDA formula");
 }
 
-template <BinaryOp op, class T, class R>
-struct BinaryFn {
+template <BinaryOp op, class T>
+struct BinaryFn {  // Note [Result types on the device]
   T alpha;
   __device__ void operator()(char* (&ptr)[3]) const {
-    *reinterpret_cast<R*>(ptr[0]) = binary_value<op, T>(*reinterpret_cast<const T*>(ptr[1]),
-                                                        *reinterpret_cast<const T*>(ptr[2]), alpha);
+    auto r = binary_value<op, T>(*reinterpret_cast<const T*>(ptr[1]),
+                                 *reinterpret_cast<const T*>(ptr[2]), alpha);
+    *reinterpret_cast<decltype(r)*>(ptr[0]) = r;
   }
 };
 
@@ -487,9 +494,8 @@ cudaError_t run_binary(const ElementwisePlan<3>& p, ScalarType in, double alpha,
                   !admits<cat, T>()) {
       return cudaErrorNotSupported;
     } else {
-      using R = decltype(binary_value<op, T>(T{}, T{}, T{}));
       const T a = is_float_v<T> ? static_cast<T>(alpha) : static_cast<T>(alpha_int);
-      return launch<3>(p, s, BinaryFn<op, T, R>{a});
+      return launch<3>(p, s, BinaryFn<op, T>{a});
     }
   });
 }

@@ -1,12 +1,14 @@
 // CudaBackend::gemm on cuBLAS: float32 in full FP32 unless
 // globalContext().allowTF32CuBLAS() (off by default, as in LibTorch since 1.12, so results
-// agree with the CPU's to float32 rounding), and float64, batched by one strided-batched call.
+// agree with the CPU's to float32 rounding), and float64, batched by one strided-batched call;
+// integer matrices on nabla's own kernel (gemm.cu).
 // cuBLAS is column-major: a row-major C = A @ B is computed as C^T = B^T @ A^T, where each
 // row-major operand is already its transpose in column-major terms.
 
 #include <mutex>
 
 #include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/gemm_launch.h"
 #include "core/cuda/cuda_check.h"
 #include "core/cuda/libraries.h"
 #include "nabla/core/context.h"
@@ -79,7 +81,9 @@ Operand describe(const Tensor& t) {
 void CudaBackend::gemm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta,
                        const Scalar& alpha) {
   const ScalarType t = c.scalar_type();
-  if (t != kFloat && t != kDouble) not_on_cuda("gemm", str(dtype_name(t), " matrices").c_str());
+  // float32/float64 on cuBLAS; uint8, int32, int64 on gemm.cu (int8/int16 are CPU-only).
+  if (t != kFloat && t != kDouble && t != kByte && t != kInt && t != kLong)
+    not_on_cuda("gemm", str(dtype_name(t), " matrices").c_str());
   OnDevice on(c);
   const int64_t nd = c.dim(), m = c.size(nd - 2), n = c.size(nd - 1), k = a.size(nd - 1);
   const int64_t batch = m == 0 ? 0 : c.numel() / (m * std::max<int64_t>(n, 1));
@@ -90,6 +94,14 @@ void CudaBackend::gemm(const Tensor& c, const Tensor& a, const Tensor& b, const 
     copy(y, x);
     return y;
   };
+  if (t != kFloat && t != kDouble) {  // integers: nabla's own kernel (gemm.cu) on dense copies
+    Tensor A = dense(a), B = dense(b),
+           C = beta.toDouble() == 0 ? empty_contiguous(c.sizes(), t, c.device()) : dense(c);
+    NABLA_CUDA_CHECK(launch_int_gemm(t, A.data_ptr(), B.data_ptr(), C.data_ptr(), batch, m, n, k,
+                                     alpha.to<int64_t>(), beta.to<int64_t>(), on.stream()));
+    copy(c, C);
+    return;
+  }
   Tensor A = a, B = b;
   Operand oa = describe(A), ob = describe(B);
   if (!oa.usable) A = dense(A), oa = describe(A);

@@ -447,6 +447,12 @@ __device__ inline bool sorts_before(T a, int ia, T b, int ib, int n, bool descen
   return ia < ib;
 }
 
+// Where the int positions start in a shared-memory sort of p values of `size` bytes: after
+// the values, rounded up to 16 bytes (p bool or uint8 values would leave them misaligned).
+__host__ __device__ inline size_t sort_positions_at(int p, size_t size) {
+  return (static_cast<size_t>(p) * size + 15) / 16 * 16;
+}
+
 // One block per row: a bitonic network over the row padded to p (a power of two) in
 // shared memory (p values, then p int positions). The order is total, so the result is
 // the stable one.
@@ -456,7 +462,7 @@ __global__ void __launch_bounds__(512)
                        bool descending) {
   extern __shared__ __align__(16) unsigned char smem[];
   T* sv = reinterpret_cast<T*>(smem);
-  int* si = reinterpret_cast<int*>(smem + static_cast<size_t>(p) * sizeof(T));
+  int* si = reinterpret_cast<int*>(smem + sort_positions_at(p, sizeof(T)));
   const int n = static_cast<int>(l.n);
   const int t = static_cast<int>(threadIdx.x), nt = static_cast<int>(blockDim.x);
   for (int64_t line = blockIdx.x; line < l.count; line += gridDim.x) {
@@ -752,7 +758,7 @@ cudaError_t launch_sort(const TensorArg& values, const TensorArg& indices, const
       return radix_sort<T>(l, x, v, i, k_out, descending, static_cast<char*>(scratch), stream);
     const int p = pow2_ceil(l.n, static_cast<int>(kSharedSortMax));
     const int threads = std::min(512, std::max(32, p / 2));
-    const size_t smem = static_cast<size_t>(p) * (sizeof(T) + sizeof(int));
+    const size_t smem = sort_positions_at(p, sizeof(T)) + static_cast<size_t>(p) * sizeof(int);
     const auto blocks = static_cast<unsigned>(std::min(l.count, kMaxGrid));
     sort_shared_kernel<T><<<blocks, threads, smem, stream>>>(l, x, v, i, p, k_out, descending);
     return cudaGetLastError();

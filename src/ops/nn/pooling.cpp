@@ -156,7 +156,7 @@ constexpr NodeType<AvgPoolState> kAvgPool{"AvgPool2DBackward0", avg_pool_backwar
 // PyTorch's divisor of each window: its size clipped to the padded image (or without the
 // padding when !count_include_pad), or divisor_override.
 Tensor avg_divisor(const WindowGeometry& g, bool count_include_pad,
-                   optional<int64_t> divisor_override, ScalarType dtype) {
+                   optional<int64_t> divisor_override, const Tensor& like) {
   std::vector<double> divisor;
   divisor.reserve(static_cast<size_t>(g.oh * g.ow));
   for (int64_t y = 0; y < g.oh; ++y)
@@ -172,7 +172,7 @@ Tensor avg_divisor(const WindowGeometry& g, bool count_include_pad,
                         : count_include_pad ? static_cast<double>(pool)
                                             : static_cast<double>((he - hs) * (we - ws)));
     }
-  return tensor(divisor, kDouble).to(dtype);
+  return tensor(divisor, kDouble).to(like);  // like's dtype, on its device
 }
 
 // ---- Adaptive pooling ---------------------------------------------------------------------
@@ -214,14 +214,14 @@ std::vector<int64_t> ops::expand_size(const char* op, const char* what, IntArray
   return v.size() == 1 ? std::vector<int64_t>(dims, v[0]) : v.vec();
 }
 
-Tensor ops::averaging_matrix(int64_t out, int64_t n, ScalarType dtype) {
+Tensor ops::averaging_matrix(int64_t out, int64_t n, const Tensor& like) {
   std::vector<double> m(static_cast<size_t>(out * n), 0.0);
   for (int64_t i = 0; i < out; ++i) {
     const int64_t start = (i * n) / out, end = ((i + 1) * n + out - 1) / out;
     for (int64_t j = start; j < end; ++j)
       m[static_cast<size_t>(i * n + j)] = 1.0 / static_cast<double>(end - start);
   }
-  return tensor(m, kDouble).view({out, n}).to(dtype);
+  return tensor(m, kDouble).view({out, n}).to(like);
 }
 
 void ops::record_max_pool(MaxPoolNode kind, const Tensor& input, const Tensor& out,
@@ -317,7 +317,7 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   NABLA_CHECK(!divisor_override || *divisor_override != 0, op, ": divisor must be not zero");
   const WindowGeometry g =
       pool_geometry(op, input, kernel_size, stride, padding, {1}, ceil_mode, false);
-  Tensor divisor = avg_divisor(g, count_include_pad, divisor_override, input.scalar_type());
+  Tensor divisor = avg_divisor(g, count_include_pad, divisor_override, input);
   Tensor out = no_grad([&] {
     Tensor sums = ops::im2col(input.reshape({-1, 1, g.h, g.w}), g).sum(1);  // [P, L]
     return (sums / divisor).view(out_shape(input, g.oh, g.ow));
@@ -352,8 +352,8 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   NABLA_CHECK(input.is_floating_point(), "adaptive_avg_pool2d: input must be floating, got ",
               input.scalar_type());
   if (o[0] == 1 && o[1] == 1) return input.mean({-1, -2}, true);  // as LibTorch
-  Tensor rows = averaging_matrix(o[0], input.size(-2), input.scalar_type());
-  Tensor cols = averaging_matrix(o[1], input.size(-1), input.scalar_type());
+  Tensor rows = averaging_matrix(o[0], input.size(-2), input);
+  Tensor cols = averaging_matrix(o[1], input.size(-1), input);
   Tensor out = no_grad([&] { return matmul(matmul(rows, input), cols.t()); });
   if (auto node = autograd::record_node(kAdaptiveAvgPool, {&input})) {
     node->state.rows = autograd::save(rows);

@@ -96,7 +96,7 @@ std::vector<double> divisor_factors(int64_t in, int64_t k, int64_t s, int64_t p,
 
 // [od, oh, ow]: the product of the three factors, or divisor_override.
 Tensor avg_divisor_3d(const Geometry3& g, bool count_include_pad,
-                      optional<int64_t> divisor_override, ScalarType dtype) {
+                      optional<int64_t> divisor_override, const Tensor& like) {
   std::array<std::vector<double>, 3> f;
   for (size_t i = 0; i < 3; ++i)
     f[i] = divisor_factors(g.in[i], g.k[i], g.s[i], g.p[i], g.out[i], count_include_pad);
@@ -106,7 +106,7 @@ Tensor avg_divisor_3d(const Geometry3& g, bool count_include_pad,
     for (double b : f[1])
       for (double c : f[2])
         divisor.push_back(divisor_override ? static_cast<double>(*divisor_override) : a * b * c);
-  return tensor(divisor, kDouble).view({g.out[0], g.out[1], g.out[2]}).to(dtype);
+  return tensor(divisor, kDouble).view({g.out[0], g.out[1], g.out[2]}).to(like);
 }
 
 /// AvgPool3DBackward0: grad_input = the adjoint of the two window sums applied to
@@ -255,7 +255,7 @@ Tensor avg_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   NABLA_CHECK(!divisor_override || *divisor_override != 0, op, ": divisor must be not zero");
   const Geometry3 g = geometry_3d(op, input, kernel_size, stride, padding, {1}, ceil_mode);
   const WindowGeometry plane = g.plane(), depth = g.depth();
-  Tensor divisor = avg_divisor_3d(g, count_include_pad, divisor_override, input.scalar_type());
+  Tensor divisor = avg_divisor_3d(g, count_include_pad, divisor_override, input);
   Tensor out = no_grad([&] {
     // Sums over (H, W): [P * D, L]; then over D: [P, 1, D, L] -> [P, od * L].
     const int64_t planes = input.numel() / (g.in[0] * g.in[1] * g.in[2]);
@@ -278,10 +278,9 @@ Tensor adaptive_avg_pool3d(const Tensor& input, IntArrayRef output_size) {
   const Dims3 o = adaptive_size_3d(op, input, output_size);
   NABLA_CHECK(input.is_floating_point(), op, ": input must be floating, got ", input.scalar_type());
   if (o[0] == 1 && o[1] == 1 && o[2] == 1) return input.mean({-1, -2, -3}, true);  // as LibTorch
-  const ScalarType t = input.scalar_type();
-  Tensor m_d = ops::averaging_matrix(o[0], input.size(-3), t);
-  Tensor m_h = ops::averaging_matrix(o[1], input.size(-2), t);
-  Tensor m_w = ops::averaging_matrix(o[2], input.size(-1), t);
+  Tensor m_d = ops::averaging_matrix(o[0], input.size(-3), input);
+  Tensor m_h = ops::averaging_matrix(o[1], input.size(-2), input);
+  Tensor m_w = ops::averaging_matrix(o[2], input.size(-1), input);
   Tensor out = no_grad([&] { return apply_3d(input, m_d, m_h, m_w); });
   if (auto node = autograd::record_node(kAdaptiveAvgPool3d, {&input})) {
     node->state.depth = autograd::save(m_d);

@@ -20,8 +20,8 @@ std::vector<int64_t> expand_size(const char* op, const char* what, IntArrayRef v
                                  IntArrayRef fallback = {});
 
 /// Adaptive average pooling of n positions to `out` as a matrix [out, n]: row i averages
-/// positions [floor(i n / out), ceil((i + 1) n / out)).
-Tensor averaging_matrix(int64_t out, int64_t n, ScalarType dtype);
+/// positions [floor(i n / out), ceil((i + 1) n / out)); in like's dtype, on its device.
+Tensor averaging_matrix(int64_t out, int64_t n, const Tensor& like);
 
 /// The max pooling ops whose backward sends each output's gradient to its arg-max, with
 /// LibTorch's node names.

@@ -21,8 +21,9 @@ namespace nabla {
 
 namespace {
 
-Tensor index_tensor(const std::vector<int64_t>& v) {
-  return tensor(v, kLong).view({static_cast<int64_t>(v.size())});
+// The indices (made on the host) on `device`, where the tensor they select from lives.
+Tensor index_tensor(const std::vector<int64_t>& v, Device device) {
+  return tensor(v, kLong).view({static_cast<int64_t>(v.size())}).to(device);
 }
 
 /// The gradient of out = x.index_select(dim, index): zeros of x's size along dim with the
@@ -73,7 +74,7 @@ variable_list pad_backward(OpNode<PadState>& n, const variable_list& grads) {
     const int64_t dim = rank - 1 - k, size = s.input_sizes[static_cast<size_t>(dim)];
     const auto left = s.pad[static_cast<size_t>(2 * k)],
                right = s.pad[static_cast<size_t>(2 * k + 1)];
-    g = unselect(g, dim, size, index_tensor(pad_index(size, left, right, s.mode)));
+    g = unselect(g, dim, size, index_tensor(pad_index(size, left, right, s.mode), g.device()));
   }
   return {g};
 }
@@ -109,7 +110,7 @@ Tensor pad_last_dims(const char* op, const NodeType<PadState>& type, const Tenso
                 ") leaves a negative size for dim ", dim);
     state.pad[static_cast<size_t>(2 * k)] = left;
     state.pad[static_cast<size_t>(2 * k + 1)] = right;
-    out = out.index_select(dim, index_tensor(pad_index(n, left, right, mode)));
+    out = out.index_select(dim, index_tensor(pad_index(n, left, right, mode), input.device()));
   }
   if (auto node = autograd::record_node(type, {&input})) {
     node->state = std::move(state);
@@ -158,7 +159,7 @@ struct LinearTaps {
   Tensor i0, i1, w1;  // w1 shaped to broadcast along the dim, in the data's dtype
 };
 LinearTaps linear_taps(int64_t in, int64_t out, bool align_corners, double scales, int64_t dim,
-                       int64_t rank, ScalarType dtype) {
+                       int64_t rank, ScalarType dtype, Device device) {
   const double scale = source_scale(in, out, align_corners, scales);
   std::vector<int64_t> i0(static_cast<size_t>(out)), i1(static_cast<size_t>(out));
   std::vector<double> w1(static_cast<size_t>(out));
@@ -173,7 +174,8 @@ LinearTaps linear_taps(int64_t in, int64_t out, bool align_corners, double scale
   }
   std::vector<int64_t> wshape(static_cast<size_t>(rank), 1);
   wshape[static_cast<size_t>(dim)] = out;
-  return {index_tensor(i0), index_tensor(i1), tensor(w1, kDouble).to(dtype).view(wshape)};
+  return {index_tensor(i0, device), index_tensor(i1, device),
+          tensor(w1, kDouble).to(dtype).view(wshape).to(device)};
 }
 
 variable_list upsample_backward(OpNode<UpsampleState>& n, const variable_list& grads) {
@@ -185,12 +187,13 @@ variable_list upsample_backward(OpNode<UpsampleState>& n, const variable_list& g
     const int64_t dim = d + 2, in = s.input_sizes[static_cast<size_t>(dim)];
     if (s.mode == Interp::Linear) {
       LinearTaps t = linear_taps(in, s.output_size[k], s.align_corners, s.scales[k], dim, rank,
-                                 g.scalar_type());
+                                 g.scalar_type(), g.device());
       g = unselect(g * (1 - t.w1), dim, in, t.i0).index_add(dim, t.i1, g * t.w1);
     } else {
       g = unselect(g, dim, in,
                    index_tensor(nearest_index(in, s.output_size[k], s.scales[k],
-                                              s.mode == Interp::NearestExact)));
+                                              s.mode == Interp::NearestExact),
+                                g.device()));
     }
   }
   return {g};
@@ -239,11 +242,12 @@ Tensor upsample(const char* op, const NodeType<UpsampleState>& type, const Tenso
     state.scales[k] = given ? *given : 0.0;
     if (mode == Interp::Linear) {
       LinearTaps t = linear_taps(in, o_n, align_corners, state.scales[k], dim, input.dim(),
-                                 input.scalar_type());
+                                 input.scalar_type(), input.device());
       out = out.index_select(dim, t.i0) * (1 - t.w1) + out.index_select(dim, t.i1) * t.w1;
     } else {
       out = out.index_select(
-          dim, index_tensor(nearest_index(in, o_n, state.scales[k], mode == Interp::NearestExact)));
+          dim, index_tensor(nearest_index(in, o_n, state.scales[k], mode == Interp::NearestExact),
+                            input.device()));
     }
   }
   if (auto node = autograd::record_node(type, {&input})) {

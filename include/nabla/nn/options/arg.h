@@ -5,6 +5,7 @@
 //   opts.stride()                                 // getter
 // The member is `name_`; its default is given where the macro is used:
 //   NABLA_ARG(int64_t, groups) = 1;
+#include <cstdint>
 #include <utility>
 
 #define NABLA_ARG(T, name)                                 \
