@@ -12,7 +12,8 @@ for arg in "$@"; do
   case "$arg" in
     # tests and benchmarks only (numpy: .npy interchange tests; python3-torch and
     # python3-torchvision: torch.save fixtures and the models they are compared with)
-    --with-libtorch) packages+=(libtorch-dev python3-numpy python3-torch python3-torchvision) ;;
+    # libonnx-testdata: ONNX's backend tests, run by tests/onnx (issue 38)
+    --with-libtorch) packages+=(libtorch-dev python3-numpy python3-torch python3-torchvision libonnx-testdata) ;;
     --with-data) packages+=(dataset-fashion-mnist libpng-dev) ;;  # examples: data and PNG output
     --with-bench) packages+=(libtorch-dev libbenchmark-dev) ;;
     --with-checks) packages+=(clang-format python3) ;;  # scripts/check_format.sh, check_layers.py

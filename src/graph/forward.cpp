@@ -106,7 +106,7 @@ void compute(GraphState& g, Node& n) {
   std::vector<Tensor> values;
   try {
     AutoGradMode mode(!grad_inputs.empty());
-    values = ops::call(n.op, args, n.attrs);
+    values = n.fn ? n.fn(args) : ops::call(n.op, args, n.attrs);
   } catch (const Error& e) {
     throw Error(str("graph.forward: node '", n.name, "' (", n.op, "): ", e.what()));
   }

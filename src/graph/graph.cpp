@@ -80,6 +80,20 @@ Value GraphState::add_op(std::string_view op, const std::vector<Value>& inputs,
   return handle(add(std::move(n), std::move(name)));
 }
 
+Value GraphState::add_custom(std::string op, CustomFn fn, const std::vector<Value>& inputs,
+                             std::string name) {
+  NABLA_CHECK(fn, "graph.custom('", op, "'): the function is empty");
+  NABLA_CHECK(!op.empty(), "graph.custom: the node needs an op name (shown by to_dot)");
+  Node n;
+  n.op = std::move(op);
+  n.fn = std::move(fn);
+  for (const Value& v : inputs) {
+    node(v, "graph.custom");
+    n.inputs.push_back({id(v), output(v)});
+  }
+  return handle(add(std::move(n), std::move(name)));
+}
+
 }  // namespace detail
 
 using detail::GraphState;
@@ -167,6 +181,10 @@ Value Graph::constant(Tensor value, std::string name) {
 Value Graph::call(std::string_view op, std::vector<Value> inputs, ops::Attributes attrs,
                   std::string name) {
   return state_->add_op(op, inputs, std::move(attrs), std::move(name));
+}
+
+Value Graph::custom(std::string op, CustomFn fn, std::vector<Value> inputs, std::string name) {
+  return state_->add_custom(std::move(op), std::move(fn), inputs, std::move(name));
 }
 
 void Graph::set_value(Value leaf, Tensor value) {

@@ -30,9 +30,11 @@ struct Node {
   bool shape_fixed = false;    // inputs: set_value takes only `fixed_shape` (Graph::fix_shape)
   std::vector<int64_t> fixed_shape;
 
-  // Op nodes: what to compute.
+  // Op nodes: what to compute: op `op` of the op table with `attrs`, or, for a node made
+  // by Graph::custom, `fn` (then `op` is only its name).
   std::string op;
   ops::Attributes attrs;
+  CustomFn fn;
   std::vector<Ref> inputs;
 
   // Note [Dirty check]: the node's value, its version, and the versions of its inputs'
@@ -65,6 +67,8 @@ struct GraphState {
   /// An op node, its op name, arity and attributes checked (Graph::call).
   Value add_op(std::string_view op, const std::vector<Value>& inputs, ops::Attributes attrs,
                std::string name);
+  /// A node computing `fn` (Graph::custom).
+  Value add_custom(std::string op, CustomFn fn, const std::vector<Value>& inputs, std::string name);
   Value handle(uint32_t id, uint32_t output = 0) { return Value(this, id, output); }
   static GraphState* of(const Value& v, const char* what);
   static uint32_t id(const Value& v) { return v.node_; }

@@ -34,7 +34,17 @@ Graph load_onnx(const std::string& path, const std::vector<std::vector<int64_t>>
               "libprotobuf-dev, then rebuild)");
 }
 
+Tensor load_onnx_tensor(const std::string& path) {
+  NABLA_CHECK(false, "load_onnx_tensor: '", path,
+              "': this nabla was built without ONNX support (install Debian's libonnx-dev and "
+              "libprotobuf-dev, then rebuild)");
+}
+
 #else
+
+namespace detail {
+Tensor tensor_from_proto(const onnx::TensorProto& t, const std::string& what);
+}
 
 namespace {
 
@@ -56,7 +66,9 @@ class Importer {
   [[noreturn]] void fail(const std::string& what) const {
     NABLA_CHECK(false, "load_onnx: '", path_, "': ", what);
   }
-  Tensor tensor_of(const onnx::TensorProto& t, const std::string& what) const;
+  Tensor tensor_of(const onnx::TensorProto& t, const std::string& what) const {
+    return detail::tensor_from_proto(t, "load_onnx: '" + path_ + "': " + what);
+  }
 
   // ---- inputs
   bool has_input(const Node& n, int i) const { return i < n.input_size() && !n.input(i).empty(); }
@@ -171,18 +183,23 @@ ScalarType dtype_of(int32_t type, bool& known) {
   }
 }
 
-Tensor Importer::tensor_of(const onnx::TensorProto& t, const std::string& what) const {
+}  // namespace
+
+// A TensorProto's data as a tensor; errors begin with `what` ("load_onnx: 'f.onnx':
+// initializer 'w'").
+Tensor detail::tensor_from_proto(const onnx::TensorProto& t, const std::string& what) {
+  auto fail = [&](const std::string& why) { NABLA_CHECK(false, what, " ", why); };
   bool known = false;
   const ScalarType dtype = dtype_of(t.data_type(), known);
   if (!known)
-    fail(what + " has ONNX data type " + std::to_string(t.data_type()) +
+    fail("has ONNX data type " + std::to_string(t.data_type()) +
          " (nabla reads float32/64, float16, bfloat16, int64, int32, int16, int8, uint8, bool)");
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
-    fail(what + " keeps its data in an external file, which nabla does not read yet");
+    fail("keeps its data in an external file, which nabla does not read yet");
   std::vector<int64_t> dims;
   int64_t numel = 1;
   for (int64_t d : t.dims()) {
-    if (d < 0 || (d > 0 && numel > (int64_t{1} << 40) / d)) fail(what + " has an impossible shape");
+    if (d < 0 || (d > 0 && numel > (int64_t{1} << 40) / d)) fail("has an impossible shape");
     dims.push_back(d);
     numel *= d;
   }
@@ -190,7 +207,7 @@ Tensor Importer::tensor_of(const onnx::TensorProto& t, const std::string& what) 
   const size_t bytes = static_cast<size_t>(numel) * elementSize(dtype);
   if (t.has_raw_data()) {
     if (t.raw_data().size() != bytes)
-      fail(what + " holds " + std::to_string(t.raw_data().size()) + " bytes, its shape needs " +
+      fail("holds " + std::to_string(t.raw_data().size()) + " bytes, its shape needs " +
            std::to_string(bytes));
     std::memcpy(out.data_ptr(), t.raw_data().data(), bytes);  // little-endian, as ONNX's
     return out;
@@ -198,7 +215,7 @@ Tensor Importer::tensor_of(const onnx::TensorProto& t, const std::string& what) 
   // Typed fields (writers other than torch's): float_data, int64_data, int32_data, double_data.
   auto fill = [&](const auto& field) {
     if (static_cast<int64_t>(field.size()) != numel)
-      fail(what + " holds " + std::to_string(field.size()) + " values, its shape needs " +
+      fail("holds " + std::to_string(field.size()) + " values, its shape needs " +
            std::to_string(numel));
     std::vector<double> values(field.begin(), field.end());
     out.copy_(tensor(values, TensorOptions(kDouble)).view(dims));
@@ -213,6 +230,8 @@ Tensor Importer::tensor_of(const onnx::TensorProto& t, const std::string& what) 
     fill(t.int32_data());  // int32/16/8, uint8, bool, float16 bits: ONNX keeps them there
   return out;
 }
+
+namespace {
 
 // Note [Imported weights].
 Value Importer::input(const Node& n, int i) {
@@ -703,6 +722,15 @@ Graph load_onnx(const std::string& path, const std::vector<std::vector<int64_t>>
       NABLA_CHECK(opset.version() >= 7 && opset.version() <= 17, "load_onnx: '", path,
                   "' uses opset ", opset.version(), "; nabla maps opsets 7-17");
   return Importer(model.graph(), path, input_shapes).run();
+}
+
+Tensor load_onnx_tensor(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  NABLA_CHECK(in.is_open(), "load_onnx_tensor: cannot open '", path, "'");
+  onnx::TensorProto proto;
+  NABLA_CHECK(proto.ParseFromIstream(&in), "load_onnx_tensor: '", path,
+              "' is not a serialized ONNX TensorProto (its protobuf does not parse)");
+  return detail::tensor_from_proto(proto, "load_onnx_tensor: '" + path + "':");
 }
 
 #endif

@@ -79,6 +79,9 @@ class Value {
   uint32_t output_ = 0;
 };
 
+/// The computation of a node made by Graph::custom: its inputs' values to its outputs.
+using CustomFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+
 class Graph {
  public:
   Graph();
@@ -103,6 +106,13 @@ class Graph {
   /// attributes are checked here; shapes and dtypes at forward.
   Value call(std::string_view op, std::vector<Value> inputs, ops::Attributes attrs = {},
              std::string name = "");
+  /// A node computing `fn` of its inputs' values, shown as `op` (to_dot, Value::op()).
+  /// fn must be a pure function of them (the dirty check recomputes a node only when its
+  /// inputs change) and is run like an op: in grad mode on inputs that require grad, so
+  /// the differentiable ops it calls give backward its gradients. Any number of outputs,
+  /// checked when used. Model import makes such nodes for operators whose settings are
+  /// tensors read when the graph runs (an ONNX Reshape's shape input).
+  Value custom(std::string op, CustomFn fn, std::vector<Value> inputs, std::string name = "");
 
   /// Sets a leaf's value and bumps its value_version. An input whose shape is fixed
   /// (fix_shape) takes only a value of that shape.

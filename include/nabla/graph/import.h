@@ -31,6 +31,11 @@ bool onnx_available();
 Graph load_onnx(const std::string& path,
                 const std::vector<std::vector<int64_t>>& input_shapes = {});
 
+/// The tensor serialized as an ONNX TensorProto at `path`, as ONNX's test data stores each
+/// input and expected output (test_data_set_0/input_0.pb). The dtypes load_onnx reads;
+/// anything else, or a file that is not a TensorProto, is a nabla::Error naming the file.
+Tensor load_onnx_tensor(const std::string& path);
+
 /// The model pnnx (Tencent/ncnn's tools/pnnx) converted into `param_path` (the graph, text)
 /// and `bin_path` (the weights, a stored ZIP) as a Graph: inputs() are its pnnx.Input
 /// operators in order, outputs() the values of its pnnx.Output operators (a returned tuple
