@@ -2,6 +2,8 @@
 #include "nabla/graph/graph.h"
 
 #include <algorithm>
+#include <functional>
+#include <unordered_map>
 
 #include "graph/graph_state.h"
 #include "nabla/core/error.h"
@@ -228,6 +230,41 @@ Tensor Graph::forward(Value v) { return state_->forward({v})[0]; }
 
 std::vector<Tensor> Graph::forward(const std::vector<Value>& values) {
   return state_->forward(values);
+}
+
+std::vector<Tensor> Graph::apply(const std::vector<Tensor>& inputs) const {
+  const std::vector<Value> ins = this->inputs();
+  NABLA_CHECK(inputs.size() == ins.size(), "graph.apply: got ", inputs.size(),
+              " input(s), the graph has ", ins.size());
+  std::unordered_map<uint32_t, std::vector<Tensor>> values;  // by node id; stable references
+  for (size_t i = 0; i < ins.size(); ++i) values[detail::GraphState::id(ins[i])] = {inputs[i]};
+  std::function<const std::vector<Tensor>&(uint32_t)> eval =
+      [&](uint32_t id) -> const std::vector<Tensor>& {
+    if (auto it = values.find(id); it != values.end()) return it->second;
+    const detail::Node& n = state_->nodes[id];
+    if (n.kind != detail::NodeKind::Op) return values[id] = n.values;  // parameters, constants
+    std::vector<Tensor> args;
+    for (const detail::Ref& r : n.inputs) {
+      const std::vector<Tensor>& v = eval(r.node);
+      NABLA_CHECK(r.output < v.size(), "graph.apply: node '", n.name, "' (", n.op,
+                  ") takes output ", r.output, " of a node with ", v.size());
+      args.push_back(v[r.output]);
+    }
+    try {
+      return values[id] = n.fn ? n.fn(args) : ops::call(n.op, args, n.attrs);
+    } catch (const Error& e) {
+      throw Error(str("graph.apply: node '", n.name, "' (", n.op, "): ", e.what()));
+    }
+  };
+  std::vector<Tensor> out;
+  for (const Value& v : state_->outputs) {
+    const std::vector<Tensor>& r = eval(detail::GraphState::id(v));
+    const uint32_t k = detail::GraphState::output(v);
+    NABLA_CHECK(k < r.size(), "graph.apply: an output asks for output ", k, " of a node with ",
+                r.size());
+    out.push_back(r[k]);
+  }
+  return out;
 }
 
 void Graph::backward(Value loss, const std::vector<Value>& targets, Tensor grad_output) {

@@ -15,6 +15,7 @@
 
 #include "graph/import_shapes.h"
 #include "nabla/autograd/grad_mode.h"
+#include "nabla/ops/activation.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 
@@ -50,12 +51,25 @@ namespace {
 
 using Attrs = ops::Attributes;
 
+// Thrown by Importer::constant for a setting that depends on the model's inputs: the
+// node is then imported as one that reads its settings when the graph runs (Note
+// [Settings at run time]).
+struct SettingsAtRunTime {};
+
 class Importer {
  public:
   Importer(const onnx::GraphProto& graph, std::string path,
-           std::vector<std::vector<int64_t>> input_shapes)
-      : onnx_(graph), path_(std::move(path)), input_shapes_(std::move(input_shapes)) {}
+           std::vector<std::vector<int64_t>> input_shapes, int64_t opset)
+      : onnx_(graph),
+        path_(std::move(path)),
+        input_shapes_(std::move(input_shapes)),
+        opset_(opset) {}
   Graph run();
+  /// Values of the graph's inputs known now (a node imported at run time: Note [Settings
+  /// at run time]); every setting is read from them.
+  void set_known_inputs(std::unordered_map<std::string, Tensor> known) {
+    known_ = std::move(known);
+  }
 
  private:
   using Node = onnx::NodeProto;
@@ -111,13 +125,20 @@ class Importer {
              bool final = true) {
     return g_.call(op, std::move(in), std::move(attrs), final ? n.output(0) : "");
   }
-  void define(const Node& n, Value v) {
-    if (n.output_size() > 1)
-      for (int i = 1; i < n.output_size(); ++i)
-        if (!n.output(i).empty()) fail(n, "its output " + std::to_string(i) + " is not supported");
-    values_[n.output(0)] = v;
-    for (const auto& in : n.input())
-      if (dynamic_.count(in)) dynamic_.insert(n.output(0));
+  void define(const Node& n, Value v, std::vector<Value> more = {}) {
+    for (int i = 1; i < n.output_size(); ++i)
+      if (!n.output(i).empty() && static_cast<size_t>(i) > more.size())
+        fail(n, "its output " + std::to_string(i) + " is not supported");
+    more.insert(more.begin(), v);
+    for (int i = 0; i < n.output_size(); ++i) {
+      if (n.output(i).empty()) continue;
+      values_[n.output(i)] = more[static_cast<size_t>(i)];
+      for (const auto& in : n.input())
+        if (dynamic_.count(in)) dynamic_.insert(n.output(i));
+    }
+  }
+  bool wants_output(const Node& n, int i) const {
+    return i < n.output_size() && !n.output(i).empty();
   }
 
   // ---- operators
@@ -139,48 +160,48 @@ class Importer {
   void reduce(const Node& n);
   void split(const Node& n);
   void cast(const Node& n);
+  void softmax(const Node& n, const std::string& op);
+  void arg_extreme(const Node& n, const std::string& op);
+  void variadic(const Node& n, const std::string& op);
+  void settings_at_run_time(const Node& n);
+  void class_loss(const Node& n, bool from_scores);
   // The value of input i on the example inputs (the file's input shapes): its shape.
   std::vector<int64_t> shape_of(const Node& n, int i);
 
   const onnx::GraphProto& onnx_;
   std::string path_;
   std::vector<std::vector<int64_t>> input_shapes_;
+  int64_t opset_;  // the model's ai.onnx opset: some operators changed meaning between them
   Graph g_;
   std::unordered_map<std::string, Value> values_;      // value name -> node
   std::unordered_map<std::string, Tensor> constants_;  // initializers and Constant outputs
   std::unordered_set<std::string> initializers_;
   std::unordered_set<std::string> dynamic_;  // values that depend on the graph's inputs
   std::unordered_map<std::string, std::string> unknown_shape_;  // inputs without an example
+  std::unordered_map<std::string, Tensor> known_;               // set_known_inputs
   bool shapes_used_ = false;  // a shape was read from the examples (Note [Import shapes])
 };
 
+// ONNX's element types nabla has a dtype for.
+constexpr std::pair<int32_t, ScalarType> kOnnxTypes[] = {
+    {onnx::TensorProto::FLOAT, kFloat},  {onnx::TensorProto::DOUBLE, kDouble},
+    {onnx::TensorProto::INT64, kLong},   {onnx::TensorProto::INT32, kInt},
+    {onnx::TensorProto::UINT8, kByte},   {onnx::TensorProto::INT8, kChar},
+    {onnx::TensorProto::INT16, kShort},  {onnx::TensorProto::BOOL, kBool},
+    {onnx::TensorProto::FLOAT16, kHalf}, {onnx::TensorProto::BFLOAT16, kBFloat16}};
+
 ScalarType dtype_of(int32_t type, bool& known) {
-  known = true;
-  switch (type) {
-    case onnx::TensorProto::FLOAT:
-      return kFloat;
-    case onnx::TensorProto::DOUBLE:
-      return kDouble;
-    case onnx::TensorProto::INT64:
-      return kLong;
-    case onnx::TensorProto::INT32:
-      return kInt;
-    case onnx::TensorProto::UINT8:
-      return kByte;
-    case onnx::TensorProto::INT8:
-      return kChar;
-    case onnx::TensorProto::INT16:
-      return kShort;
-    case onnx::TensorProto::BOOL:
-      return kBool;
-    case onnx::TensorProto::FLOAT16:
-      return kHalf;
-    case onnx::TensorProto::BFLOAT16:
-      return kBFloat16;
-    default:
-      known = false;
-      return kFloat;
-  }
+  for (const auto& [onnx_type, dtype] : kOnnxTypes)
+    if (onnx_type == type) return known = true, dtype;
+  known = false;
+  return kFloat;
+}
+
+// dtype_of's inverse.
+int32_t onnx_type_of(ScalarType t) {
+  for (const auto& [onnx_type, dtype] : kOnnxTypes)
+    if (dtype == t) return onnx_type;
+  return onnx::TensorProto::UNDEFINED;
 }
 
 }  // namespace
@@ -252,8 +273,7 @@ const Tensor& Importer::constant(const Node& n, int i) {
   if (!has_input(n, i)) fail(n, "input " + std::to_string(i) + " is missing");
   const std::string& name = n.input(i);
   if (auto c = constants_.find(name); c != constants_.end()) return c->second;
-  if (!is_constant(n, i))
-    fail(n, "input '" + name + "' must be known at import (it depends on the model's inputs)");
+  if (!is_constant(n, i)) throw SettingsAtRunTime{};  // Note [Settings at run time]
   NoGradGuard no_grad;
   return constants_[name] = g_.forward(values_.at(name));
 }
@@ -397,10 +417,17 @@ void Importer::gather(const Node& n) {
   if (axis == 0 && !is_constant(n, 1) && initializers_.count(n.input(0)))
     return define(n, call(n, "embedding", {input(n, 0), input(n, 1)}));
   Tensor idx = constant(n, 1).to(kLong);
-  if (idx.dim() > 1) fail(n, "indices of more than one dimension are not mapped yet");
   const int64_t size = shape[static_cast<size_t>(axis)];
   idx = idx + idx.lt(0).to(kLong) * size;
   Value data = input(n, 0);
+  if (idx.dim() > 1) {  // index_select by the flat indices, then the indices' shape restored
+    std::vector<int64_t> out(shape.begin(), shape.begin() + axis);
+    for (int64_t d : idx.sizes()) out.push_back(d);
+    out.insert(out.end(), shape.begin() + axis + 1, shape.end());
+    Value flat =
+        call(n, "index_select", {data, g_.constant(idx.reshape({-1}))}, {{"dim", axis}}, false);
+    return define(n, call(n, "reshape", {flat}, {{"shape", out}}));
+  }
   if (idx.dim() == 0)
     return define(n, call(n, "select", {data}, {{"dim", axis}, {"index", idx.item<int64_t>()}}));
   define(n, call(n, "index_select", {data, g_.constant(idx)}, {{"dim", axis}}));
@@ -451,14 +478,53 @@ void Importer::slice(const Node& n) {
   define(n, v);
 }
 
+// LayerNormalization; its optional outputs Mean and InvStdDev (over the normalized dims,
+// kept as size 1) come from a node of their own.
 void Importer::layer_norm(const Node& n) {
   const auto shape = shape_of(n, 0);
   const int64_t axis = axis_of(n, static_cast<int64_t>(shape.size()), -1);
+  const double eps = attr_float(n, "epsilon", 1e-5);
   std::vector<Value> in = {input(n, 0), input(n, 1)};
   if (has_input(n, 2)) in.push_back(input(n, 2));
-  define(n, call(n, "layer_norm", std::move(in),
+  Value y = call(n, "layer_norm", std::move(in),
                  {{"normalized_shape", std::vector<int64_t>(shape.begin() + axis, shape.end())},
-                  {"eps", attr_float(n, "epsilon", 1e-5)}}));
+                  {"eps", eps}});
+  if (!wants_output(n, 1) && !wants_output(n, 2)) return define(n, y);
+  std::vector<int64_t> dims;
+  for (int64_t d = axis; d < static_cast<int64_t>(shape.size()); ++d) dims.push_back(d);
+  Value stats = g_.custom(
+      "layer_norm_statistics",
+      [dims, eps](const std::vector<Tensor>& x) -> std::vector<Tensor> {
+        const Tensor mean = x[0].mean(dims, true);
+        const Tensor var = (x[0] - mean).square().mean(dims, true);
+        return {mean, (var + eps).rsqrt()};
+      },
+      {input(n, 0)}, n.output(0) + ".statistics");
+  define(n, y, {stats.output(0), stats.output(1)});
+}
+
+// NegativeLogLikelihoodLoss (log-probabilities in) and SoftmaxCrossEntropyLoss (scores in;
+// its optional second output is their log_softmax): inputs [N, C, d1...], targets
+// [N, d1...], optional class weights; reduction and ignore_index as LibTorch's nll_loss.
+void Importer::class_loss(const Node& n, bool from_scores) {
+  const auto* r = attr(n, "reduction");
+  const std::string reduction = r ? r->s() : "mean";
+  if (reduction != "mean" && reduction != "sum" && reduction != "none")
+    fail(n, "reduction '" + reduction + "'");
+  const auto* ignore = attr(n, "ignore_index");
+  Value scores = input(n, 0);
+  Value log_prob =
+      from_scores ? call(n, "log_softmax", {scores}, {{"dim", int64_t{1}}}, false) : scores;
+  Value target = call(n, "to", {input(n, 1)}, {{"dtype", kLong}}, false);
+  std::vector<Value> in = {log_prob, target};
+  if (has_input(n, 2)) in.push_back(input(n, 2));
+  Value loss = call(n, "nll_loss_nd", std::move(in),
+                    {{"reduction", int64_t{reduction == "none"   ? 0
+                                           : reduction == "mean" ? 1
+                                                                 : 2}},
+                     {"ignore_index", ignore ? ignore->i() : int64_t{-100}}});
+  define(n, loss,
+         from_scores && wants_output(n, 1) ? std::vector<Value>{log_prob} : std::vector<Value>{});
 }
 
 // Expand broadcasts both ways: the result's shape is that of x and `shape` broadcast.
@@ -533,6 +599,22 @@ void Importer::lstm(const Node& n) {
 
 // ReduceSum's axes are an input from opset 13, the others' from opset 18; no axes: all
 // of them, unless noop_with_empty_axes.
+// The Reduce operators without an op of their own (a node computing them from sums,
+// products and logsumexp, with the gradients those give).
+Tensor reduce_other(const std::string& op, Tensor x, std::vector<int64_t> axes, bool keep) {
+  for (int64_t& a : axes) a = a < 0 ? a + x.dim() : a;
+  if (op == "ReduceLogSumExp") return x.logsumexp(axes, keep);
+  if (op == "ReduceProd") {
+    std::sort(axes.rbegin(), axes.rend());  // dims from the last, so the others keep their place
+    for (int64_t a : axes) x = x.prod(a, keep);
+    return x;
+  }
+  if (op == "ReduceL1") return x.abs().sum(axes, keep);
+  if (op == "ReduceL2") return x.square().sum(axes, keep).sqrt();
+  if (op == "ReduceSumSquare") return x.square().sum(axes, keep);
+  return x.sum(axes, keep).log();  // ReduceLogSum
+}
+
 void Importer::reduce(const Node& n) {
   static const std::unordered_map<std::string, std::string> ops = {
       {"ReduceMean", "mean"}, {"ReduceSum", "sum"}, {"ReduceMax", "amax"}, {"ReduceMin", "amin"}};
@@ -541,8 +623,18 @@ void Importer::reduce(const Node& n) {
     if (attr_int(n, "noop_with_empty_axes", 0)) return define(n, input(n, 0));
     for (int64_t d = 0; d < static_cast<int64_t>(shape_of(n, 0).size()); ++d) axes.push_back(d);
   }
-  define(n, call(n, ops.at(n.op_type()), {input(n, 0)},
-                 {{"dim", axes}, {"keepdim", attr_int(n, "keepdims", 1) != 0}}));
+  const bool keep = attr_int(n, "keepdims", 1) != 0;
+  if (auto it = ops.find(n.op_type()); it != ops.end())
+    return define(n, call(n, it->second, {input(n, 0)}, {{"dim", axes}, {"keepdim", keep}}));
+  static const std::unordered_set<std::string> others = {
+      "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"};
+  if (!others.count(n.op_type())) fail(n, "the operator is not supported by nabla's importer yet");
+  define(n, g_.custom(
+                n.op_type(),
+                [op = n.op_type(), axes, keep](const std::vector<Tensor>& x) {
+                  return std::vector<Tensor>{reduce_other(op, x[0], axes, keep)};
+                },
+                {input(n, 0)}, n.output(0)));
 }
 
 // Split(input[, split]) along `axis`: the sizes from the input (opset 13), the attribute
@@ -577,21 +669,146 @@ void Importer::cast(const Node& n) {
   define(n, call(n, "to", {input(n, 0)}, {{"dtype", dtype}}));
 }
 
+// Softmax and LogSoftmax: along `axis` (default -1) from opset 13; before, the input is
+// seen as a matrix of its dims before `axis` (default 1) by those from it on, and the
+// rows are normalized: the same along the last dim, a normalization over every dim from
+// `axis` on otherwise (a node of its own, which flattens and restores the shape).
+void Importer::softmax(const Node& n, const std::string& op) {
+  if (opset_ >= 13)
+    return define(n, call(n, op, {input(n, 0)}, {{"dim", attr_int(n, "axis", -1)}}));
+  const int64_t axis = attr_int(n, "axis", 1);
+  const bool log = op == "log_softmax";
+  define(n, g_.custom(
+                op,
+                [axis, log](const std::vector<Tensor>& x) -> std::vector<Tensor> {
+                  const int64_t a = axis < 0 ? axis + x[0].dim() : axis;
+                  const Tensor rows = x[0].flatten(a);
+                  const Tensor out = log ? nabla::log_softmax(rows, -1) : nabla::softmax(rows, -1);
+                  return {out.view(x[0].sizes())};
+                },
+                {input(n, 0)}, n.output(0)));
+}
+
+// ArgMax/ArgMin along `axis` (default 0), keepdims (default 1); the last of equal extremes
+// (select_last_index) through the input reversed along the axis.
+void Importer::arg_extreme(const Node& n, const std::string& op) {
+  const int64_t axis = attr_int(n, "axis", 0);
+  const bool keep = attr_int(n, "keepdims", 1) != 0;
+  if (!attr_int(n, "select_last_index", 0))
+    return define(n, call(n, op, {input(n, 0)}, {{"dim", axis}, {"keepdim", keep}}));
+  // The last of equal extremes: the first one of the input reversed along the axis.
+  define(n, g_.custom(
+                op,
+                [axis, keep, max = op == "argmax"](const std::vector<Tensor>& x) {
+                  const Tensor r = x[0].flip({axis});
+                  const Tensor first = max ? r.argmax(axis, keep) : r.argmin(axis, keep);
+                  return std::vector<Tensor>{(x[0].size(axis) - 1) - first};
+                },
+                {input(n, 0)}, n.output(0)));
+}
+
+// Max, Min, Sum, Mean of any number of inputs, broadcast together.
+void Importer::variadic(const Node& n, const std::string& op) {
+  const std::string pairwise = op == "Max" ? "maximum" : op == "Min" ? "minimum" : "add";
+  if (n.input_size() == 0) fail(n, "no inputs");
+  Value acc = input(n, 0);
+  for (int i = 1; i < n.input_size(); ++i)
+    acc = call(n, pairwise, {acc, input(n, i)}, {}, /*final=*/false);
+  if (op == "Mean")
+    acc = call(n, "div", {acc, g_.constant(scalar_tensor(n.input_size()), n.output(0) + ".count")},
+               {}, false);
+  define(n, acc);
+}
+
+// Note [Settings at run time]
+// ONNX gives many operators their settings as tensors (a Reshape's shape, a Clip's bounds,
+// CumSum's axis). When such a tensor is known at import (an initializer, a Constant, shape
+// arithmetic on fixed shapes) the operator maps to op-table nodes with the settings as
+// attributes. When it depends on the model's inputs, the operator becomes one node
+// (Graph::custom) that, each time the graph runs, imports that single operator again with
+// the values its inputs have then (every one of them known, so the settings are too) and
+// applies the small graph it gets to them (Graph::apply): eager ops, so gradients flow to
+// the data inputs as through any node. The same mapping code serves both cases.
+std::vector<Tensor> import_and_apply(const onnx::NodeProto& node, const std::string& path,
+                                     int64_t opset, const std::vector<std::string>& names,
+                                     const std::vector<Tensor>& values) {
+  onnx::GraphProto sub;
+  *sub.add_node() = node;
+  std::unordered_map<std::string, Tensor> known;
+  for (size_t i = 0; i < names.size(); ++i) {
+    auto* in = sub.add_input();
+    in->set_name(names[i]);
+    auto* type = in->mutable_type()->mutable_tensor_type();
+    type->set_elem_type(onnx_type_of(values[i].scalar_type()));
+    for (int64_t d : values[i].sizes()) type->mutable_shape()->add_dim()->set_dim_value(d);
+    known[names[i]] = values[i];
+  }
+  sub.add_output()->set_name(node.output(0));
+  Importer importer(sub, path, {}, opset);
+  importer.set_known_inputs(std::move(known));
+  return importer.run().apply(values);
+}
+
+void Importer::settings_at_run_time(const Node& n) {
+  int outputs = 0;
+  for (const auto& o : n.output()) outputs += o.empty() ? 0 : 1;
+  if (outputs != 1 || n.output(0).empty())
+    fail(n,
+         "its settings depend on the model's inputs, which nabla reads when the graph runs "
+         "only for operators of one output");
+  std::vector<std::string> names;
+  std::vector<Value> in;
+  for (int i = 0; i < n.input_size(); ++i)
+    if (!n.input(i).empty() && std::find(names.begin(), names.end(), n.input(i)) == names.end()) {
+      names.push_back(n.input(i));
+      in.push_back(input(n, i));
+    }
+  define(n, g_.custom(
+                n.op_type(),
+                [node = n, path = path_, opset = opset_, names](const std::vector<Tensor>& x) {
+                  return import_and_apply(node, path, opset, names, x);
+                },
+                std::move(in), n.output(0)));
+}
+
 void Importer::map(const Node& n) {
   static const std::unordered_map<std::string, std::string> unary = {
-      {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Erf", "erf"}, {"Sqrt", "sqrt"},
-      {"Exp", "exp"},   {"Log", "log"},         {"Neg", "neg"},   {"Abs", "abs"}};
+      {"Relu", "relu"},       {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"},
+      {"Erf", "erf"},         {"Sqrt", "sqrt"},       {"Exp", "exp"},
+      {"Log", "log"},         {"Neg", "neg"},         {"Abs", "abs"},
+      {"Sin", "sin"},         {"Cos", "cos"},         {"Tan", "tan"},
+      {"Asin", "asin"},       {"Acos", "acos"},       {"Atan", "atan"},
+      {"Sinh", "sinh"},       {"Cosh", "cosh"},       {"Asinh", "asinh"},
+      {"Acosh", "acosh"},     {"Atanh", "atanh"},     {"Ceil", "ceil"},
+      {"Floor", "floor"},     {"Round", "round"},     {"Sign", "sign"},
+      {"Not", "logical_not"}, {"IsNaN", "isnan"},     {"Reciprocal", "reciprocal"}};
   static const std::unordered_map<std::string, std::string> binary = {
-      {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "div"}, {"MatMul", "matmul"}};
+      {"Add", "add"},         {"Sub", "sub"},        {"Mul", "mul"},
+      {"MatMul", "matmul"},   {"Equal", "eq"},       {"Less", "lt"},
+      {"Greater", "gt"},      {"LessOrEqual", "le"}, {"GreaterOrEqual", "ge"},
+      {"And", "logical_and"}, {"Or", "logical_or"},  {"Xor", "logical_xor"}};
   const std::string& op = n.op_type();
   if (!n.domain().empty() && n.domain() != "ai.onnx") fail(n, "domain '" + n.domain() + "'");
   if (auto u = unary.find(op); u != unary.end())
     return define(n, call(n, u->second, {input(n, 0)}));
-  if (op != "MatMul" && binary.count(op) && is_constant(n, 0) && is_constant(n, 1) &&
-      !constant(n, 0).is_floating_point())
+  // Integer arithmetic on constants (shape arithmetic) is done now.
+  if ((op == "Add" || op == "Sub" || op == "Mul" || op == "Div") && is_constant(n, 0) &&
+      is_constant(n, 1) && !constant(n, 0).is_floating_point())
     return fold(n);
   if (auto b = binary.find(op); b != binary.end())
     return define(n, call(n, b->second, {input(n, 0), input(n, 1)}));
+  if (op == "Div")  // integers divide to integers, rounded toward zero, as ONNX's Div
+    return define(n, g_.custom(
+                         "Div",
+                         [](const std::vector<Tensor>& x) -> std::vector<Tensor> {
+                           const Tensor &a = x[0], &b = x[1];
+                           if (a.is_floating_point() || b.is_floating_point()) return {a.div(b)};
+                           // floor division, moved up by one where it rounded a negative
+                           // inexact quotient down
+                           const Tensor up = a.remainder(b).ne(0).logical_and(a.lt(0).ne(b.lt(0)));
+                           return {a.floor_divide(b) + up.to(a.scalar_type())};
+                         },
+                         {input(n, 0), input(n, 1)}, n.output(0)));
   // Dropout: inference, its mask output unused. torch's exporter replaces an initializer
   // equal to another by an Identity of it: a copy, so that the two train apart.
   if (op == "Identity" || op == "Dropout") {
@@ -603,14 +820,29 @@ void Importer::map(const Node& n) {
     return define(n, input(n, 0));
   }
   if (op == "Shape") return shape_op(n);
+  if (op == "ConstantOfShape") {  // `value` (one element; float 0 by default) in that shape
+    const auto shape = constant_ints(n, 0);
+    Tensor value = zeros({1}, TensorOptions(kFloat));
+    if (const auto* v = attr(n, "value"); v && v->has_t())
+      value = tensor_of(v->t(), "ConstantOfShape '" + n.output(0) + "' value");
+    if (value.numel() != 1) fail(n, "its value must hold one element");
+    constants_[n.output(0)] = value.reshape({}).expand(shape).contiguous();
+    return;
+  }
+  if (op == "Size") {  // the number of elements, from the shape (Note [Import shapes])
+    const auto shape = shape_of(n, 0);
+    int64_t numel = 1;
+    for (int64_t d : shape) numel *= d;
+    constants_[n.output(0)] = scalar_tensor(numel, TensorOptions(kLong));
+    return;
+  }
   if (op == "Gather") return gather(n);
   if (op == "Unsqueeze" || op == "Squeeze") return unsqueeze(n, op == "Squeeze");
   if (op == "Slice") return slice(n);
   if (op == "LayerNormalization") return layer_norm(n);
   if (op == "Expand") return expand(n);
   if (op == "LSTM") return lstm(n);
-  if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin")
-    return reduce(n);
+  if (op.rfind("Reduce", 0) == 0) return reduce(n);
   if (op == "Split") return split(n);
   if (op == "Cast") return cast(n);
   if (op == "Where") return define(n, call(n, "where", {input(n, 0), input(n, 1), input(n, 2)}));
@@ -628,14 +860,49 @@ void Importer::map(const Node& n) {
   if (op == "Gemm") return gemm(n);
   if (op == "Flatten") return flatten(n);
   if (op == "BatchNormalization") return batch_norm(n);
-  if (op == "Clip") {
+  if (op == "Clip") {  // bounds of an integer type keep an integer input's type
     Attrs a;
-    if (has_input(n, 1)) a.push_back({"min", constant_scalar(n, 1)});
-    if (has_input(n, 2)) a.push_back({"max", constant_scalar(n, 2)});
+    auto bound = [&](int i, const char* name) {
+      if (!has_input(n, i)) return;
+      const Tensor& c = constant(n, i);
+      if (c.is_floating_point())
+        a.push_back({name, constant_scalar(n, i)});
+      else
+        a.push_back({name, c.to(kLong).item<int64_t>()});
+    };
+    bound(1, "min");
+    bound(2, "max");
+    if (a.empty()) return define(n, input(n, 0));  // no bounds: the input as it is
     return define(n, call(n, "clamp", {input(n, 0)}, std::move(a)));
   }
-  if (op == "Softmax")
-    return define(n, call(n, "softmax", {input(n, 0)}, {{"dim", attr_int(n, "axis", -1)}}));
+  if (op == "Softmax" || op == "LogSoftmax")
+    return softmax(n, op == "Softmax" ? "softmax" : "log_softmax");
+  if (op == "NegativeLogLikelihoodLoss" || op == "SoftmaxCrossEntropyLoss")
+    return class_loss(n, op == "SoftmaxCrossEntropyLoss");
+  if (op == "ArgMax" || op == "ArgMin") return arg_extreme(n, op == "ArgMax" ? "argmax" : "argmin");
+  if (op == "Max" || op == "Min" || op == "Sum" || op == "Mean") return variadic(n, op);
+  if (op == "LeakyRelu")
+    return define(n, call(n, "leaky_relu", {input(n, 0)},
+                          {{"negative_slope", attr_float(n, "alpha", 0.01)}}));
+  if (op == "Elu" || op == "Celu")
+    return define(n, call(n, op == "Elu" ? "elu" : "celu", {input(n, 0)},
+                          {{"alpha", attr_float(n, "alpha", 1.0)}}));
+  if (op == "Trilu") {
+    const int64_t k = has_input(n, 1) ? static_cast<int64_t>(constant_scalar(n, 1)) : 0;
+    return define(
+        n, call(n, attr_int(n, "upper", 1) ? "triu" : "tril", {input(n, 0)}, {{"diagonal", k}}));
+  }
+  if (op == "GatherElements")
+    return define(n,
+                  call(n, "gather", {input(n, 0), input(n, 1)}, {{"dim", attr_int(n, "axis", 0)}}));
+  if (op == "Tile")
+    return define(n, call(n, "tile", {input(n, 0)}, {{"dims", constant_ints(n, 1)}}));
+  if (op == "CumSum") {
+    if (attr_int(n, "exclusive", 0) || attr_int(n, "reverse", 0))
+      fail(n, "exclusive or reverse sums are not mapped yet");
+    return define(n, call(n, "cumsum", {input(n, 0)},
+                          {{"dim", static_cast<int64_t>(constant_scalar(n, 1))}}));
+  }
   if (op == "Concat") {
     std::vector<Value> in;
     for (int i = 0; i < n.input_size(); ++i) in.push_back(input(n, i));
@@ -660,6 +927,16 @@ void Importer::map(const Node& n) {
   }
   if (op == "Pow" && constants_.count(n.input(1)))
     return define(n, call(n, "pow", {input(n, 0)}, {{"exponent", constant_scalar(n, 1)}}));
+  if (op == "Pow")  // the result has the base's type (an integer base truncates)
+    return define(n, g_.custom(
+                         "Pow",
+                         [](const std::vector<Tensor>& x) {
+                           return std::vector<Tensor>{x[0].pow(x[1]).to(x[0].scalar_type())};
+                         },
+                         {input(n, 0), input(n, 1)}, n.output(0)));
+  if (op == "Mod")  // fmod=1: the sign of the dividend (C's fmod); else of the divisor
+    return define(
+        n, call(n, attr_int(n, "fmod", 0) ? "fmod" : "remainder", {input(n, 0), input(n, 1)}));
   fail(n, "the operator is not supported by nabla's importer yet");
 }
 
@@ -693,13 +970,22 @@ Graph Importer::run() {
     else
       unknown_shape_[in.name()] = str(IntArrayRef(shape));
   }
+  for (const auto& [name, value] : known_) constants_[name] = value;
   for (const auto& n : onnx_.node()) {
     if (n.output_size() == 0) fail(n, "no outputs");
-    map(n);
+    try {
+      map(n);
+    } catch (const SettingsAtRunTime&) {
+      // Importing it again with every input known cannot need another round.
+      if (!known_.empty()) fail(n, "a setting is unknown even with every input's value");
+      settings_at_run_time(n);
+    }
   }
   std::vector<Value> outputs;
   for (const auto& out : onnx_.output()) {
     auto it = values_.find(out.name());
+    if (it == values_.end() && constants_.count(out.name()))  // computed at import
+      it = values_.emplace(out.name(), g_.constant(constants_.at(out.name()), out.name())).first;
     if (it == values_.end()) fail("output '" + out.name() + "' is computed by no node");
     outputs.push_back(it->second);
   }
@@ -717,11 +1003,14 @@ Graph load_onnx(const std::string& path, const std::vector<std::vector<int64_t>>
   NABLA_CHECK(model.ParseFromIstream(&in), "load_onnx: '", path,
               "' is not an ONNX model (its protobuf does not parse)");
   NABLA_CHECK(model.has_graph(), "load_onnx: '", path, "' has no graph");
+  int64_t version = 17;
   for (const auto& opset : model.opset_import())
-    if (opset.domain().empty() || opset.domain() == "ai.onnx")
+    if (opset.domain().empty() || opset.domain() == "ai.onnx") {
       NABLA_CHECK(opset.version() >= 7 && opset.version() <= 17, "load_onnx: '", path,
                   "' uses opset ", opset.version(), "; nabla maps opsets 7-17");
-  return Importer(model.graph(), path, input_shapes).run();
+      version = opset.version();
+    }
+  return Importer(model.graph(), path, input_shapes, version).run();
 }
 
 Tensor load_onnx_tensor(const std::string& path) {

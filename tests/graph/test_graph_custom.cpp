@@ -63,3 +63,23 @@ TEST(GraphCustom, ErrorsNameTheNode) {
       "one_output", [](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0]}; }, {x});
   expect_error([&] { graph.forward(one.output(1)); }, {"has 1 output(s)", "asked for output 1"});
 }
+
+// Graph::apply runs the graph as eager ops on the tensors given: autograd records onto them,
+// and the graph's own cached values stay as they were.
+TEST(GraphApply, EagerOpsOntoTheTensorsGiven) {
+  g::Graph graph;
+  g::Value x = graph.input("x");
+  g::Value w = graph.parameter("w", tensor({2.0, -1.0, 0.5}, kDouble));
+  g::Value y = graph.custom(
+      "times_w", [](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0] * in[1]}; },
+      {x, w});
+  graph.set_outputs({(y * y).sum(), y});
+  Tensor xv = tensor({1.0, 2.0, 3.0}, kDouble).requires_grad_();
+  const std::vector<Tensor> out = graph.apply({xv});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_DOUBLE_EQ(out[0].item<double>(), 4.0 + 4.0 + 2.25);
+  out[0].backward();  // d/dx sum((x w)^2) = 2 x w^2
+  EXPECT_TRUE(allclose(xv.grad(), tensor({8.0, 4.0, 1.5}, kDouble), 1e-12, 1e-12));
+  EXPECT_EQ(graph.last_forward_computed(), 0);  // no forward ran
+  expect_error([&] { graph.apply({}); }, {"graph.apply", "got 0 input(s)", "has 1"});
+}

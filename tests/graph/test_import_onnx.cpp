@@ -142,6 +142,29 @@ TEST(ImportOnnx, WeightsAreTrainableParameters) {
   expect_imported_w3_trains(g);
 }
 
+// Note [Settings at run time]: a Reshape whose shape is a model input reads it each time
+// the graph runs, and gradients reach the data through it. The model is ONNX's own backend
+// test (Debian's libonnx-testdata).
+TEST(ImportOnnx, SettingsReadWhenTheGraphRuns) {
+  NABLA_REQUIRE_ONNX();
+  const std::string path =
+      "/usr/share/libonnx-testdata/data/node/test_reshape_reordered_last_dims/model.onnx";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "no libonnx-testdata (" << path << ")";
+  graph::Graph g = graph::load_onnx(path);
+  ASSERT_EQ(g.inputs().size(), 2u);
+  Tensor data = arange(24, TensorOptions(kFloat)).view({2, 3, 4});
+  g.set_value(g.inputs()[0], data);
+  g.set_value(g.inputs()[1], tensor({2, 4, 3}, kLong));
+  EXPECT_TRUE(equal(g.forward(g.outputs()[0]), data.reshape({2, 4, 3})));
+  g.set_value(g.inputs()[1], tensor({6, -1}, kLong));  // another shape, read at this run
+  EXPECT_TRUE(equal(g.forward(g.outputs()[0]), data.reshape({6, 4})));
+  Tensor x = randn({2, 3, 4}).requires_grad_();
+  const Tensor y = g.apply({x, tensor({4, 6}, kLong)})[0];
+  EXPECT_EQ(shape(y), (std::vector<int64_t>{4, 6}));
+  (y * y).sum().backward();
+  EXPECT_TRUE(allclose(x.grad(), 2 * x.detach()));
+}
+
 TEST(ImportOnnx, UnsupportedOperatorsAndMalformedFilesAreNamed) {
   NABLA_REQUIRE_ONNX();
   const std::string stem = export_model("unsupported", 16);

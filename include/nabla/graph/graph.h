@@ -130,6 +130,11 @@ class Graph {
   Tensor forward(Value v);
   /// Several values in one evaluation (a node shared by them is computed once).
   std::vector<Tensor> forward(const std::vector<Value>& values);
+  /// The graph as a function: its outputs() computed from `inputs` (in inputs() order) by
+  /// eager ops, as code calling them would, so autograd records through them onto the
+  /// tensors given; nothing is cached and no node's value changes. Model import runs an
+  /// operator whose settings are only known when the graph runs this way.
+  std::vector<Tensor> apply(const std::vector<Tensor>& inputs) const;
   /// How many op nodes the last forward call computed (cached ones not counted).
   int64_t last_forward_computed() const;
 
