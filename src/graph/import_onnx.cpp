@@ -18,6 +18,7 @@
 #include "nabla/ops/activation.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
+#include "nabla/ops/padding.h"
 
 #if NABLA_HAVE_ONNX
 #include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h (ONNX_ML=1)
@@ -165,6 +166,7 @@ class Importer {
   void variadic(const Node& n, const std::string& op);
   void settings_at_run_time(const Node& n);
   void class_loss(const Node& n, bool from_scores);
+  void pad(const Node& n);
   // The value of input i on the example inputs (the file's input shapes): its shape.
   std::vector<int64_t> shape_of(const Node& n, int i);
 
@@ -455,11 +457,14 @@ void Importer::unsqueeze(const Node& n, bool squeeze) {
 // Slice(data, starts, ends[, axes[, steps]]), bounds clamped as ONNX's (INT64_MAX: the end).
 void Importer::slice(const Node& n) {
   const auto shape = shape_of(n, 0);
-  const auto starts = constant_ints(n, 1), ends = constant_ints(n, 2);
+  const bool by_attributes = opset_ < 10;  // starts, ends and axes were attributes then
+  const auto starts = by_attributes ? attr_ints(n, "starts", {}) : constant_ints(n, 1);
+  const auto ends = by_attributes ? attr_ints(n, "ends", {}) : constant_ints(n, 2);
   std::vector<int64_t> axes(starts.size()), steps(starts.size(), 1);
   for (size_t k = 0; k < axes.size(); ++k) axes[k] = static_cast<int64_t>(k);
-  if (has_input(n, 3)) axes = constant_ints(n, 3);
-  if (has_input(n, 4)) steps = constant_ints(n, 4);
+  if (by_attributes && attr(n, "axes")) axes = attr_ints(n, "axes", {});
+  if (!by_attributes && has_input(n, 3)) axes = constant_ints(n, 3);
+  if (!by_attributes && has_input(n, 4)) steps = constant_ints(n, 4);
   if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
     fail(n, "starts, ends, axes and steps differ in length");
   Value v = input(n, 0);
@@ -771,6 +776,63 @@ void Importer::settings_at_run_time(const Node& n) {
                 std::move(in), n.output(0)));
 }
 
+// Pad: `pads` (an attribute before opset 11, then an input) as [begin of each dim..., end
+// of each dim...]; modes constant (value: an attribute, then an optional input), reflect
+// and edge (LibTorch's replication) over the last one to three dims.
+void Importer::pad(const Node& n) {
+  const bool by_attributes = opset_ < 11;
+  const auto pads = by_attributes ? attr_ints(n, "pads", {}) : constant_ints(n, 1);
+  const auto* m = attr(n, "mode");
+  const std::string mode = m ? m->s() : "constant";
+  const size_t rank = pads.size() / 2;
+  if (pads.size() % 2 != 0) fail(n, "pads holds an odd number of values");
+  // LibTorch's order: the last dim's (begin, end) first.
+  std::vector<int64_t> torch_pad;
+  for (size_t d = rank; d-- > 0;) {
+    torch_pad.push_back(pads[d]);
+    torch_pad.push_back(pads[d + rank]);
+  }
+  if (mode == "constant") {
+    const double value = by_attributes     ? attr_float(n, "value", 0.0)
+                         : has_input(n, 2) ? constant_scalar(n, 2)
+                                           : 0.0;
+    return define(
+        n, call(n, "constant_pad_nd", {input(n, 0)}, {{"pad", torch_pad}, {"value", value}}));
+  }
+  if (mode != "reflect" && mode != "edge") fail(n, "mode '" + mode + "'");
+  // Only the trailing dims may be padded: drop the leading zero pairs.
+  while (torch_pad.size() > 2 && torch_pad[torch_pad.size() - 1] == 0 &&
+         torch_pad[torch_pad.size() - 2] == 0)
+    torch_pad.resize(torch_pad.size() - 2);
+  const size_t dims = torch_pad.size() / 2;
+  if (dims > 3) fail(n, mode + " padding of more than the last three dims");
+  define(n, g_.custom(
+                "Pad",
+                [torch_pad, dims, reflect = mode == "reflect"](const std::vector<Tensor>& x) {
+                  using PadFn = Tensor (*)(const Tensor&, IntArrayRef);
+                  static const PadFn reflect_fns[] = {reflection_pad1d, reflection_pad2d,
+                                                      reflection_pad3d};
+                  static const PadFn edge_fns[] = {replication_pad1d, replication_pad2d,
+                                                   replication_pad3d};
+                  const PadFn fn = (reflect ? reflect_fns : edge_fns)[dims - 1];
+                  // LibTorch's forms take a batch dim and a channel dim before the padded ones.
+                  Tensor in = x[0];
+                  const int64_t lead = in.dim() - static_cast<int64_t>(dims);
+                  const auto shape = in.sizes().vec();
+                  in = in.reshape([&] {
+                    std::vector<int64_t> s = {1, -1};
+                    s.insert(s.end(), shape.end() - static_cast<int64_t>(dims), shape.end());
+                    return s;
+                  }());
+                  Tensor out = fn(in, torch_pad);
+                  std::vector<int64_t> out_shape(shape.begin(), shape.begin() + lead);
+                  for (int64_t d = out.dim() - static_cast<int64_t>(dims); d < out.dim(); ++d)
+                    out_shape.push_back(out.size(d));
+                  return std::vector<Tensor>{out.reshape(out_shape)};
+                },
+                {input(n, 0)}, n.output(0)));
+}
+
 void Importer::map(const Node& n) {
   static const std::unordered_map<std::string, std::string> unary = {
       {"Relu", "relu"},       {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"},
@@ -860,6 +922,13 @@ void Importer::map(const Node& n) {
   if (op == "Gemm") return gemm(n);
   if (op == "Flatten") return flatten(n);
   if (op == "BatchNormalization") return batch_norm(n);
+  if (op == "Clip" && opset_ < 11) {  // bounds were float attributes then
+    Attrs a;
+    if (attr(n, "min")) a.push_back({"min", attr_float(n, "min", 0)});
+    if (attr(n, "max")) a.push_back({"max", attr_float(n, "max", 0)});
+    if (a.empty()) return define(n, input(n, 0));
+    return define(n, call(n, "clamp", {input(n, 0)}, std::move(a)));
+  }
   if (op == "Clip") {  // bounds of an integer type keep an integer input's type
     Attrs a;
     auto bound = [&](int i, const char* name) {
@@ -881,6 +950,27 @@ void Importer::map(const Node& n) {
     return class_loss(n, op == "SoftmaxCrossEntropyLoss");
   if (op == "ArgMax" || op == "ArgMin") return arg_extreme(n, op == "ArgMax" ? "argmax" : "argmin");
   if (op == "Max" || op == "Min" || op == "Sum" || op == "Mean") return variadic(n, op);
+  if (op == "Pad") return pad(n);
+  if (op == "Softplus") return define(n, call(n, "softplus", {input(n, 0)}));
+  if (op == "Selu")  // gamma * elu(x, alpha); LibTorch's selu is the default alpha and gamma
+    return define(
+        n, call(n, "mul",
+                {call(n, "elu", {input(n, 0)},
+                      {{"alpha", attr_float(n, "alpha", 1.67326319217681884765625)}}, false)},
+                {{"other", attr_float(n, "gamma", 1.05070102214813232421875)}}));
+  if (op == "PRelu")  // the slope broadcasts to the input; before opset 7, one per channel
+    return define(n, g_.custom(
+                         "PRelu",
+                         [per_channel = opset_ < 7](const std::vector<Tensor>& x) {
+                           Tensor slope = x[1];
+                           if (per_channel && slope.dim() == 1 && x[0].dim() >= 2) {
+                             std::vector<int64_t> s(static_cast<size_t>(x[0].dim() - 1), 1);
+                             s[0] = slope.numel();
+                             slope = slope.view(s);
+                           }
+                           return std::vector<Tensor>{x[0].where(x[0].ge(0), x[0] * slope)};
+                         },
+                         {input(n, 0), input(n, 1)}, n.output(0)));
   if (op == "LeakyRelu")
     return define(n, call(n, "leaky_relu", {input(n, 0)},
                           {{"negative_slope", attr_float(n, "alpha", 0.01)}}));
@@ -1006,8 +1096,8 @@ Graph load_onnx(const std::string& path, const std::vector<std::vector<int64_t>>
   int64_t version = 17;
   for (const auto& opset : model.opset_import())
     if (opset.domain().empty() || opset.domain() == "ai.onnx") {
-      NABLA_CHECK(opset.version() >= 7 && opset.version() <= 17, "load_onnx: '", path,
-                  "' uses opset ", opset.version(), "; nabla maps opsets 7-17");
+      NABLA_CHECK(opset.version() >= 6 && opset.version() <= 17, "load_onnx: '", path,
+                  "' uses opset ", opset.version(), "; nabla maps opsets 6-17");
       version = opset.version();
     }
   return Importer(model.graph(), path, input_shapes, version).run();

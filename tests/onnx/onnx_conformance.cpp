@@ -257,6 +257,9 @@ int main(int argc, char** argv) {
     }
     ++suite_total[r.suite];
     suite_pass[r.suite] += r.outcome == Outcome::Pass;
+    if (verbose && r.outcome != Outcome::Pass)
+      std::printf("  %s/%s: %s: %s\n", r.suite.c_str(), r.name.c_str(), outcome_name(r.outcome),
+                  r.detail.c_str());
     if (!counted(r)) continue;
     Tally& t = per_op[r.op];
     ++t.total, ++total;
@@ -265,9 +268,6 @@ int main(int argc, char** argv) {
     } else {
       ++t.reasons[outcome_name(r.outcome)];
     }
-    if (verbose && r.outcome != Outcome::Pass)
-      std::printf("  %s/%s: %s: %s\n", r.suite.c_str(), r.name.c_str(), outcome_name(r.outcome),
-                  r.detail.c_str());
   }
   std::printf("%-28s %8s   %s\n", "operator", "passed", "failures");
   for (const auto& [op, t] : per_op) {
