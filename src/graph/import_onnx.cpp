@@ -318,10 +318,10 @@ void Importer::conv(const Node& n) {
   const auto kernel = attr_ints(n, "kernel_shape", {});
   const size_t dims =
       kernel.empty() ? static_cast<size_t>(constant(n, 1).dim() - 2) : kernel.size();
-  if (dims != 1 && dims != 2) fail(n, std::to_string(dims) + "-d convolutions are not mapped yet");
+  if (dims < 1 || dims > 3) fail(n, std::to_string(dims) + "-d convolutions are not mapped");
   std::vector<Value> in = {input(n, 0), input(n, 1)};
   if (has_input(n, 2)) in.push_back(input(n, 2));
-  define(n, call(n, dims == 2 ? "conv2d" : "conv1d", std::move(in),
+  define(n, call(n, "conv" + std::to_string(dims) + "d", std::move(in),
                  {{"stride", attr_ints(n, "strides", std::vector<int64_t>(dims, 1))},
                   {"padding", symmetric_pads(n, dims)},
                   {"dilation", attr_ints(n, "dilations", std::vector<int64_t>(dims, 1))},
@@ -330,16 +330,18 @@ void Importer::conv(const Node& n) {
 
 void Importer::pool(const Node& n, bool max) {
   const auto kernel = attr_ints(n, "kernel_shape", {});
-  if (kernel.size() != 2) fail(n, "only 2-d pooling is mapped yet");
+  const size_t dims = kernel.size();
+  if (dims < 1 || dims > 3) fail(n, std::to_string(dims) + "-d pooling is not mapped");
   Attrs a = {{"kernel_size", kernel},
-             {"stride", attr_ints(n, "strides", {1, 1})},
-             {"padding", symmetric_pads(n, 2)},
+             {"stride", attr_ints(n, "strides", std::vector<int64_t>(dims, 1))},
+             {"padding", symmetric_pads(n, dims)},
              {"ceil_mode", attr_int(n, "ceil_mode", 0) != 0}};
   if (max)
-    a.push_back({"dilation", attr_ints(n, "dilations", {1, 1})});
+    a.push_back({"dilation", attr_ints(n, "dilations", std::vector<int64_t>(dims, 1))});
   else
     a.push_back({"count_include_pad", attr_int(n, "count_include_pad", 0) != 0});
-  define(n, call(n, max ? "max_pool2d" : "avg_pool2d", {input(n, 0)}, std::move(a)));
+  define(n, call(n, std::string(max ? "max_pool" : "avg_pool") + std::to_string(dims) + "d",
+                 {input(n, 0)}, std::move(a)));
 }
 
 // Y = alpha * A' B' + beta * C; torch's Linear is the plain case (transB, alpha = beta = 1).
@@ -951,6 +953,40 @@ void Importer::map(const Node& n) {
   if (op == "ArgMax" || op == "ArgMin") return arg_extreme(n, op == "ArgMax" ? "argmax" : "argmin");
   if (op == "Max" || op == "Min" || op == "Sum" || op == "Mean") return variadic(n, op);
   if (op == "Pad") return pad(n);
+  if (op == "CastLike")  // input 0 in input 1's type
+    return define(n, g_.custom(
+                         "CastLike",
+                         [](const std::vector<Tensor>& x) {
+                           return std::vector<Tensor>{x[0].to(x[1].scalar_type())};
+                         },
+                         {input(n, 0), input(n, 1)}, n.output(0)));
+  if (op == "Range") {  // start, limit, delta: known at import, or read each run
+    const Tensor &start = constant(n, 0), &limit = constant(n, 1), &delta = constant(n, 2);
+    const ScalarType t = start.scalar_type();
+    constants_[n.output(0)] =
+        start.is_floating_point()
+            ? arange(start.item<double>(), limit.item<double>(), delta.item<double>(),
+                     TensorOptions(kDouble))
+                  .to(t)
+            : arange(start.to(kLong).item<int64_t>(), limit.to(kLong).item<int64_t>(),
+                     delta.to(kLong).item<int64_t>(), TensorOptions(kLong))
+                  .to(t);
+    return;
+  }
+  if (op == "Hardmax")  // 1 at the first largest value along the axis (before opset 13:
+                        // over every dim from `axis` on, as Softmax then), 0 elsewhere
+    return define(n, g_.custom(
+                         "Hardmax",
+                         [axis = attr_int(n, "axis", opset_ >= 13 ? -1 : 1),
+                          coerce = opset_ < 13](const std::vector<Tensor>& x) {
+                           const int64_t a = axis < 0 ? axis + x[0].dim() : axis;
+                           const Tensor rows = coerce ? x[0].flatten(a) : x[0];
+                           const int64_t d = coerce ? rows.dim() - 1 : a;
+                           const Tensor at = rows.argmax(d, true);
+                           const Tensor out = zeros_like(rows).scatter(d, at, 1);
+                           return std::vector<Tensor>{out.view(x[0].sizes())};
+                         },
+                         {input(n, 0)}, n.output(0)));
   if (op == "Softplus") return define(n, call(n, "softplus", {input(n, 0)}));
   if (op == "Selu")  // gamma * elu(x, alpha); LibTorch's selu is the default alpha and gamma
     return define(
