@@ -167,6 +167,7 @@ class Importer {
   void settings_at_run_time(const Node& n);
   void class_loss(const Node& n, bool from_scores);
   void pad(const Node& n);
+  void conv_transpose(const Node& n);
   // The value of input i on the example inputs (the file's input shapes): its shape.
   std::vector<int64_t> shape_of(const Node& n, int i);
 
@@ -326,6 +327,59 @@ void Importer::conv(const Node& n) {
                   {"padding", symmetric_pads(n, dims)},
                   {"dilation", attr_ints(n, "dilations", std::vector<int64_t>(dims, 1))},
                   {"groups", attr_int(n, "group", 1)}}));
+}
+
+// ConvTranspose. Explicit symmetric pads map to the op's padding. An output_shape, or
+// auto_pad SAME_* (an output of input * stride), fixes the output's size instead: the
+// pads come from it (ONNX's formula, the odd one at the end for SAME_UPPER, else at the
+// start), and the op runs without padding and its result is cropped by them.
+void Importer::conv_transpose(const Node& n) {
+  const auto kernel = attr_ints(n, "kernel_shape", {});
+  const size_t dims = kernel.empty() ? shape_of(n, 1).size() - 2 : kernel.size();
+  if (dims < 1 || dims > 3) fail(n, std::to_string(dims) + "-d transposed convolutions");
+  std::vector<Value> in = {input(n, 0), input(n, 1)};
+  if (has_input(n, 2)) in.push_back(input(n, 2));
+  const std::vector<int64_t> ones(dims, 1), zeros(dims, 0);
+  const auto strides = attr_ints(n, "strides", ones), dilations = attr_ints(n, "dilations", ones);
+  const auto output_padding = attr_ints(n, "output_padding", zeros);
+  const std::string op = "conv_transpose" + std::to_string(dims) + "d";
+  const auto* auto_pad = attr(n, "auto_pad");
+  const bool same = auto_pad && auto_pad->s().rfind("SAME", 0) == 0;
+  if (!attr(n, "output_shape") && !same)
+    return define(n, call(n, op, std::move(in),
+                          {{"stride", strides},
+                           {"padding", symmetric_pads(n, dims)},
+                           {"output_padding", output_padding},
+                           {"groups", attr_int(n, "group", 1)},
+                           {"dilation", dilations}}));
+  const auto x = shape_of(n, 0), w = shape_of(n, 1);
+  std::vector<int64_t> out_shape = attr_ints(n, "output_shape", {});
+  if (out_shape.empty())
+    for (size_t d = 0; d < dims; ++d) out_shape.push_back(x[2 + d] * strides[d]);
+  if (out_shape.size() > dims) out_shape.erase(out_shape.begin(), out_shape.end() - dims);
+  if (out_shape.size() != dims) fail(n, "output_shape has the wrong number of values");
+  const bool upper = auto_pad && auto_pad->s() == "SAME_UPPER";
+  Value v = call(n, op, std::move(in),
+                 {{"stride", strides},
+                  {"padding", zeros},
+                  {"output_padding", output_padding},
+                  {"groups", attr_int(n, "group", 1)},
+                  {"dilation", dilations}},
+                 false);
+  for (size_t d = 0; d < dims; ++d) {
+    const int64_t full =
+        strides[d] * (x[2 + d] - 1) + output_padding[d] + (w[2 + d] - 1) * dilations[d] + 1;
+    const int64_t total = full - out_shape[d];
+    if (total < 0) fail(n, "output_shape is larger than the transposed convolution gives");
+    const int64_t begin = upper ? total / 2 : total - total / 2;
+    v = call(n, "slice", {v},
+             {{"dim", static_cast<int64_t>(2 + d)},
+              {"start", begin},
+              {"end", begin + out_shape[d]},
+              {"step", int64_t{1}}},
+             d + 1 == dims);
+  }
+  define(n, v);
 }
 
 void Importer::pool(const Node& n, bool max) {
@@ -917,6 +971,7 @@ void Importer::map(const Node& n) {
     return;
   }
   if (op == "Conv") return conv(n);
+  if (op == "ConvTranspose") return conv_transpose(n);
   if (op == "MaxPool" || op == "AveragePool") return pool(n, op == "MaxPool");
   if (op == "GlobalAveragePool")
     return define(n, call(n, "adaptive_avg_pool2d", {input(n, 0)},
