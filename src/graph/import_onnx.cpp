@@ -1008,6 +1008,25 @@ void Importer::map(const Node& n) {
   if (op == "ArgMax" || op == "ArgMin") return arg_extreme(n, op == "ArgMax" ? "argmax" : "argmin");
   if (op == "Max" || op == "Min" || op == "Sum" || op == "Mean") return variadic(n, op);
   if (op == "Pad") return pad(n);
+  if (op == "InstanceNormalization")
+    return define(n, call(n, "instance_norm", {input(n, 0), input(n, 1), input(n, 2)},
+                          {{"use_input_stats", true}, {"eps", attr_float(n, "epsilon", 1e-5)}}));
+  if (op == "ScatterElements") {           // negative indices count from the end; duplicates add up
+    const auto* r = attr(n, "reduction");  // with reduction "add" (else one of them wins)
+    const std::string reduction = r ? r->s() : "none";
+    if (reduction != "none" && reduction != "add") fail(n, "reduction '" + reduction + "'");
+    return define(n, g_.custom(
+                         "ScatterElements",
+                         [axis = attr_int(n, "axis", 0),
+                          add = reduction == "add"](const std::vector<Tensor>& x) {
+                           const int64_t a = axis < 0 ? axis + x[0].dim() : axis;
+                           const Tensor idx = x[1].to(kLong);
+                           const Tensor i = idx.where(idx.ge(0), idx + x[0].size(a));
+                           return std::vector<Tensor>{add ? x[0].scatter_add(a, i, x[2])
+                                                          : x[0].scatter(a, i, x[2])};
+                         },
+                         {input(n, 0), input(n, 1), input(n, 2)}, n.output(0)));
+  }
   if (op == "CastLike")  // input 0 in input 1's type
     return define(n, g_.custom(
                          "CastLike",
