@@ -138,6 +138,14 @@ class Importer {
         if (dynamic_.count(in)) dynamic_.insert(n.output(i));
     }
   }
+  // A node computing f(inputs' values) -> one tensor, named after n's output (Graph::custom).
+  template <class F>
+  Value function_node(const Node& n, std::string op, std::vector<Value> in, F f) {
+    return g_.custom(
+        std::move(op),
+        [f = std::move(f)](const std::vector<Tensor>& x) { return std::vector<Tensor>{f(x)}; },
+        std::move(in), n.output(0));
+  }
   bool wants_output(const Node& n, int i) const {
     return i < n.output_size() && !n.output(i).empty();
   }
@@ -690,12 +698,10 @@ void Importer::reduce(const Node& n) {
   static const std::unordered_set<std::string> others = {
       "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"};
   if (!others.count(n.op_type())) fail(n, "the operator is not supported by nabla's importer yet");
-  define(n, g_.custom(
-                n.op_type(),
-                [op = n.op_type(), axes, keep](const std::vector<Tensor>& x) {
-                  return std::vector<Tensor>{reduce_other(op, x[0], axes, keep)};
-                },
-                {input(n, 0)}, n.output(0)));
+  define(n, function_node(n, n.op_type(), {input(n, 0)},
+                          [op = n.op_type(), axes, keep](const std::vector<Tensor>& x) {
+                            return reduce_other(op, x[0], axes, keep);
+                          }));
 }
 
 // Split(input[, split]) along `axis`: the sizes from the input (opset 13), the attribute
@@ -739,15 +745,12 @@ void Importer::softmax(const Node& n, const std::string& op) {
     return define(n, call(n, op, {input(n, 0)}, {{"dim", attr_int(n, "axis", -1)}}));
   const int64_t axis = attr_int(n, "axis", 1);
   const bool log = op == "log_softmax";
-  define(n, g_.custom(
-                op,
-                [axis, log](const std::vector<Tensor>& x) -> std::vector<Tensor> {
-                  const int64_t a = axis < 0 ? axis + x[0].dim() : axis;
-                  const Tensor rows = x[0].flatten(a);
-                  const Tensor out = log ? nabla::log_softmax(rows, -1) : nabla::softmax(rows, -1);
-                  return {out.view(x[0].sizes())};
-                },
-                {input(n, 0)}, n.output(0)));
+  define(n, function_node(n, op, {input(n, 0)}, [axis, log](const std::vector<Tensor>& x) {
+           const int64_t a = axis < 0 ? axis + x[0].dim() : axis;
+           const Tensor rows = x[0].flatten(a);
+           const Tensor out = log ? nabla::log_softmax(rows, -1) : nabla::softmax(rows, -1);
+           return out.view(x[0].sizes());
+         }));
 }
 
 // ArgMax/ArgMin along `axis` (default 0), keepdims (default 1); the last of equal extremes
@@ -758,14 +761,12 @@ void Importer::arg_extreme(const Node& n, const std::string& op) {
   if (!attr_int(n, "select_last_index", 0))
     return define(n, call(n, op, {input(n, 0)}, {{"dim", axis}, {"keepdim", keep}}));
   // The last of equal extremes: the first one of the input reversed along the axis.
-  define(n, g_.custom(
-                op,
-                [axis, keep, max = op == "argmax"](const std::vector<Tensor>& x) {
-                  const Tensor r = x[0].flip({axis});
-                  const Tensor first = max ? r.argmax(axis, keep) : r.argmin(axis, keep);
-                  return std::vector<Tensor>{(x[0].size(axis) - 1) - first};
-                },
-                {input(n, 0)}, n.output(0)));
+  define(n, function_node(n, op, {input(n, 0)},
+                          [axis, keep, max = op == "argmax"](const std::vector<Tensor>& x) {
+                            const Tensor r = x[0].flip({axis});
+                            const Tensor first = max ? r.argmax(axis, keep) : r.argmin(axis, keep);
+                            return (x[0].size(axis) - 1) - first;
+                          }));
 }
 
 // Max, Min, Sum, Mean of any number of inputs, broadcast together.
@@ -915,18 +916,23 @@ void Importer::map(const Node& n) {
     return fold(n);
   if (auto b = binary.find(op); b != binary.end())
     return define(n, call(n, b->second, {input(n, 0), input(n, 1)}));
+  // Div with a floating constant operand (a model's `x / scale`) is the op table's div;
+  // otherwise the types are known only when the graph runs.
+  auto floating_constant = [&](int i) {
+    return is_constant(n, i) && constant(n, i).is_floating_point();
+  };
+  if (op == "Div" && (floating_constant(0) || floating_constant(1)))
+    return define(n, call(n, "div", {input(n, 0), input(n, 1)}));
   if (op == "Div")  // integers divide to integers, rounded toward zero, as ONNX's Div
-    return define(n, g_.custom(
-                         "Div",
-                         [](const std::vector<Tensor>& x) -> std::vector<Tensor> {
-                           const Tensor &a = x[0], &b = x[1];
-                           if (a.is_floating_point() || b.is_floating_point()) return {a.div(b)};
-                           // floor division, moved up by one where it rounded a negative
-                           // inexact quotient down
-                           const Tensor up = a.remainder(b).ne(0).logical_and(a.lt(0).ne(b.lt(0)));
-                           return {a.floor_divide(b) + up.to(a.scalar_type())};
-                         },
-                         {input(n, 0), input(n, 1)}, n.output(0)));
+    return define(
+        n, function_node(n, "Div", {input(n, 0), input(n, 1)}, [](const std::vector<Tensor>& x) {
+          const Tensor &a = x[0], &b = x[1];
+          if (a.is_floating_point() || b.is_floating_point()) return a.div(b);
+          // floor division, moved up by one where it rounded a negative
+          // inexact quotient down
+          const Tensor up = a.remainder(b).ne(0).logical_and(a.lt(0).ne(b.lt(0)));
+          return a.floor_divide(b) + up.to(a.scalar_type());
+        }));
   // Dropout: inference, its mask output unused. torch's exporter replaces an initializer
   // equal to another by an Identity of it: a copy, so that the two train apart.
   if (op == "Identity" || op == "Dropout") {
@@ -1015,25 +1021,20 @@ void Importer::map(const Node& n) {
     const auto* r = attr(n, "reduction");  // with reduction "add" (else one of them wins)
     const std::string reduction = r ? r->s() : "none";
     if (reduction != "none" && reduction != "add") fail(n, "reduction '" + reduction + "'");
-    return define(n, g_.custom(
-                         "ScatterElements",
-                         [axis = attr_int(n, "axis", 0),
-                          add = reduction == "add"](const std::vector<Tensor>& x) {
-                           const int64_t a = axis < 0 ? axis + x[0].dim() : axis;
-                           const Tensor idx = x[1].to(kLong);
-                           const Tensor i = idx.where(idx.ge(0), idx + x[0].size(a));
-                           return std::vector<Tensor>{add ? x[0].scatter_add(a, i, x[2])
-                                                          : x[0].scatter(a, i, x[2])};
-                         },
-                         {input(n, 0), input(n, 1), input(n, 2)}, n.output(0)));
+    return define(n, function_node(n, "ScatterElements", {input(n, 0), input(n, 1), input(n, 2)},
+                                   [axis = attr_int(n, "axis", 0),
+                                    add = reduction == "add"](const std::vector<Tensor>& x) {
+                                     const int64_t a = axis < 0 ? axis + x[0].dim() : axis;
+                                     const Tensor idx = x[1].to(kLong);
+                                     const Tensor i = idx.where(idx.ge(0), idx + x[0].size(a));
+                                     return add ? x[0].scatter_add(a, i, x[2])
+                                                : x[0].scatter(a, i, x[2]);
+                                   }));
   }
   if (op == "CastLike")  // input 0 in input 1's type
-    return define(n, g_.custom(
-                         "CastLike",
-                         [](const std::vector<Tensor>& x) {
-                           return std::vector<Tensor>{x[0].to(x[1].scalar_type())};
-                         },
-                         {input(n, 0), input(n, 1)}, n.output(0)));
+    return define(
+        n, function_node(n, "CastLike", {input(n, 0), input(n, 1)},
+                         [](const std::vector<Tensor>& x) { return x[0].to(x[1].scalar_type()); }));
   if (op == "Range") {  // start, limit, delta: known at import, or read each run
     const Tensor &start = constant(n, 0), &limit = constant(n, 1), &delta = constant(n, 2);
     const ScalarType t = start.scalar_type();
@@ -1049,18 +1050,16 @@ void Importer::map(const Node& n) {
   }
   if (op == "Hardmax")  // 1 at the first largest value along the axis (before opset 13:
                         // over every dim from `axis` on, as Softmax then), 0 elsewhere
-    return define(n, g_.custom(
-                         "Hardmax",
-                         [axis = attr_int(n, "axis", opset_ >= 13 ? -1 : 1),
-                          coerce = opset_ < 13](const std::vector<Tensor>& x) {
-                           const int64_t a = axis < 0 ? axis + x[0].dim() : axis;
-                           const Tensor rows = coerce ? x[0].flatten(a) : x[0];
-                           const int64_t d = coerce ? rows.dim() - 1 : a;
-                           const Tensor at = rows.argmax(d, true);
-                           const Tensor out = zeros_like(rows).scatter(d, at, 1);
-                           return std::vector<Tensor>{out.view(x[0].sizes())};
-                         },
-                         {input(n, 0)}, n.output(0)));
+    return define(n, function_node(n, "Hardmax", {input(n, 0)},
+                                   [axis = attr_int(n, "axis", opset_ >= 13 ? -1 : 1),
+                                    coerce = opset_ < 13](const std::vector<Tensor>& x) {
+                                     const int64_t a = axis < 0 ? axis + x[0].dim() : axis;
+                                     const Tensor rows = coerce ? x[0].flatten(a) : x[0];
+                                     const int64_t d = coerce ? rows.dim() - 1 : a;
+                                     const Tensor at = rows.argmax(d, true);
+                                     const Tensor out = zeros_like(rows).scatter(d, at, 1);
+                                     return out.view(x[0].sizes());
+                                   }));
   if (op == "Softplus") return define(n, call(n, "softplus", {input(n, 0)}));
   if (op == "Selu")  // gamma * elu(x, alpha); LibTorch's selu is the default alpha and gamma
     return define(
@@ -1069,18 +1068,17 @@ void Importer::map(const Node& n) {
                       {{"alpha", attr_float(n, "alpha", 1.67326319217681884765625)}}, false)},
                 {{"other", attr_float(n, "gamma", 1.05070102214813232421875)}}));
   if (op == "PRelu")  // the slope broadcasts to the input; before opset 7, one per channel
-    return define(n, g_.custom(
-                         "PRelu",
-                         [per_channel = opset_ < 7](const std::vector<Tensor>& x) {
-                           Tensor slope = x[1];
-                           if (per_channel && slope.dim() == 1 && x[0].dim() >= 2) {
-                             std::vector<int64_t> s(static_cast<size_t>(x[0].dim() - 1), 1);
-                             s[0] = slope.numel();
-                             slope = slope.view(s);
-                           }
-                           return std::vector<Tensor>{x[0].where(x[0].ge(0), x[0] * slope)};
-                         },
-                         {input(n, 0), input(n, 1)}, n.output(0)));
+    return define(n, function_node(n, "PRelu", {input(n, 0), input(n, 1)},
+                                   [per_channel = opset_ < 7](const std::vector<Tensor>& x) {
+                                     Tensor slope = x[1];
+                                     if (per_channel && slope.dim() == 1 && x[0].dim() >= 2) {
+                                       std::vector<int64_t> s(static_cast<size_t>(x[0].dim() - 1),
+                                                              1);
+                                       s[0] = slope.numel();
+                                       slope = slope.view(s);
+                                     }
+                                     return x[0].where(x[0].ge(0), x[0] * slope);
+                                   }));
   if (op == "LeakyRelu")
     return define(n, call(n, "leaky_relu", {input(n, 0)},
                           {{"negative_slope", attr_float(n, "alpha", 0.01)}}));
@@ -1128,12 +1126,10 @@ void Importer::map(const Node& n) {
   if (op == "Pow" && constants_.count(n.input(1)))
     return define(n, call(n, "pow", {input(n, 0)}, {{"exponent", constant_scalar(n, 1)}}));
   if (op == "Pow")  // the result has the base's type (an integer base truncates)
-    return define(n, g_.custom(
-                         "Pow",
-                         [](const std::vector<Tensor>& x) {
-                           return std::vector<Tensor>{x[0].pow(x[1]).to(x[0].scalar_type())};
-                         },
-                         {input(n, 0), input(n, 1)}, n.output(0)));
+    return define(
+        n, function_node(n, "Pow", {input(n, 0), input(n, 1)}, [](const std::vector<Tensor>& x) {
+          return x[0].pow(x[1]).to(x[0].scalar_type());
+        }));
   if (op == "Mod")  // fmod=1: the sign of the dividend (C's fmod); else of the divisor
     return define(
         n, call(n, attr_int(n, "fmod", 0) ? "fmod" : "remainder", {input(n, 0), input(n, 1)}));
