@@ -8,7 +8,9 @@ NAME: w2, w3, resnet18, mobilenet_v2, transformer (a TransformerEncoderLayer), l
 embedding, an LSTM and a linear layer on the last step, over int64 tokens; random
 weights, batch-norm statistics moved away from their defaults; no downloads), cnn_view
 (W3 flattened by view(x.size(0), -1)), split_cast (Split and Cast), bilstm (a two-layer
-bidirectional LSTM), or unsupported (a model using GridSample, which nabla does not map).
+bidirectional LSTM), gru_rnn (a bidirectional GRU, then a ReLU RNN), resize
+(F.interpolate: bilinear, nearest and bicubic), or unsupported (a model using Det, which
+nabla does not map).
 """
 import sys
 
@@ -79,10 +81,37 @@ class BiLstm(torch.nn.Module):
         return out + torch.cat([h.sum(0), c.sum(0)], 1)
 
 
+class GruRnn(torch.nn.Module):
+    """ONNX GRU (linear_before_reset=1) and RNN (Relu) nodes."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = torch.nn.GRU(6, 8, bidirectional=True)
+        self.rnn = torch.nn.RNN(16, 5, nonlinearity="relu")
+
+    def forward(self, x):
+        out, h = self.gru(x)
+        y, _ = self.rnn(out)
+        return y + h.sum(0)[:, :5]
+
+
+class Resize(torch.nn.Module):
+    """Resize nodes of three modes and two coordinate transformations."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(2, 3, 3, padding=1)
+
+    def forward(self, x):
+        f = torch.nn.functional
+        a = f.interpolate(self.conv(x), scale_factor=2, mode="bilinear", align_corners=False)
+        b = f.interpolate(a, size=(9, 7), mode="nearest")
+        return f.interpolate(b, size=(12, 10), mode="bicubic", align_corners=True)
+
+
 class Unsupported(torch.nn.Module):
     def forward(self, x):
-        grid = torch.zeros(x.shape[0], 2, 2, 2)
-        return torch.nn.functional.grid_sample(x, grid, align_corners=False)
+        return torch.linalg.det(x)
 
 
 MODELS = {
@@ -96,7 +125,9 @@ MODELS = {
     "cnn_view": lambda: (CnnView(), (4, 1, 28, 28)),
     "split_cast": lambda: (SplitCast(), (2, 8, 3)),
     "bilstm": lambda: (BiLstm(), (5, 2, 6)),
-    "unsupported": lambda: (Unsupported(), (1, 1, 4, 4)),
+    "gru_rnn": lambda: (GruRnn(), (5, 2, 6)),
+    "resize": lambda: (Resize(), (2, 2, 5, 4)),
+    "unsupported": lambda: (Unsupported(), (2, 3, 3)),
 }
 
 

@@ -107,6 +107,76 @@ TEST(ImportOnnx, BidirectionalTwoLayerLstm) {
   expect_pytorch_outputs("bilstm", 17);
 }
 
+// GRU and RNN nodes as PyTorch writes them: nabla's fused gru and rnn_relu ops.
+TEST(ImportOnnx, GruAndRnn) {
+  NABLA_REQUIRE_ONNX();
+  expect_pytorch_outputs("gru_rnn", 13);
+  expect_pytorch_outputs("gru_rnn", 17);
+}
+
+// Resize (Note [Separable resize]): bilinear (half_pixel), nearest (asymmetric, floor) and
+// bicubic (align_corners), as torch.onnx.export writes F.interpolate.
+TEST(ImportOnnx, ResizeModes) {
+  NABLA_REQUIRE_ONNX();
+  expect_pytorch_outputs("resize", 13);
+  expect_pytorch_outputs("resize", 17);
+}
+
+// Operators imported as function nodes of eager ops (unrolled recurrences, Resize, Einsum,
+// LRN, GatherND): the gradient of the graph applied to float64 values of the test's
+// inputs agrees with central differences, for each data input (Resize's scales are a
+// setting: like PyTorch's scale_factor, they get no gradient).
+TEST(ImportOnnx, FunctionNodeGradientsMatchFiniteDifferences) {
+  NABLA_REQUIRE_ONNX();
+  const std::string root = "/usr/share/libonnx-testdata/data/node/";
+  if (!std::filesystem::exists(root)) GTEST_SKIP() << "no libonnx-testdata (" << root << ")";
+  const std::vector<std::pair<std::string, size_t>> cases = {
+      // each test, and how many of its first inputs are data (the floating ones checked)
+      {"test_gru_defaults", 3},
+      {"test_lstm_with_peepholes", 8},
+      {"test_rnn_seq_length", 4},
+      {"test_resize_upsample_scales_cubic", 1},
+      {"test_einsum_batch_matmul", 2},
+      {"test_lrn", 1},
+      {"test_gathernd_example_float32", 1}};
+  int64_t checked = 0;
+  for (const auto& [name, data_inputs] : cases) {
+    graph::Graph g = graph::load_onnx(root + name + "/model.onnx");
+    std::vector<Tensor> in;
+    for (size_t i = 0; i < g.inputs().size(); ++i) {
+      Tensor t = graph::load_onnx_tensor(root + name + "/test_data_set_0/input_" +
+                                         std::to_string(i) + ".pb");
+      if (t.is_floating_point() && i < data_inputs) t = (t.to(kDouble) * 0.5).requires_grad_();
+      in.push_back(t);
+    }
+    const Tensor weights = rand(shape(g.apply(in)[0]), kDouble);
+    auto loss = [&](const std::vector<Tensor>& x) { return (g.apply(x)[0] * weights).sum(); };
+    loss(in).backward();
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (!in[i].requires_grad()) continue;
+      ASSERT_TRUE(in[i].grad().defined()) << name << " input " << i;
+      const Tensor flat = in[i].detach().reshape({-1});
+      const std::vector<double> grad = values(in[i].grad());
+      NoGradGuard no_grad;
+      for (int64_t k = 0; k < flat.numel(); ++k) {
+        auto at = [&](double step) {
+          std::vector<Tensor> x = in;
+          Tensor moved = flat.clone();
+          moved[k] += step;
+          x[i] = moved.view(in[i].sizes());
+          return loss(x).item<double>();
+        };
+        const double numeric = (at(1e-6) - at(-1e-6)) / 2e-6;
+        ++checked;
+        EXPECT_NEAR(grad[static_cast<size_t>(k)], numeric, 1e-5 * std::max(1.0, std::abs(numeric)))
+            << name << " input " << i << " element " << k;
+      }
+    }
+  }
+  std::cout << checked << " gradient elements checked against central differences\n";
+  EXPECT_GT(checked, 200);
+}
+
 // Exported with a dynamic batch (Shape -> Gather -> Concat -> Reshape): imported for the
 // batch asked for, at two batch sizes; without one the error says what to pass.
 TEST(ImportOnnx, DynamicBatchImportedForTheShapeGiven) {
@@ -169,7 +239,7 @@ TEST(ImportOnnx, UnsupportedOperatorsAndMalformedFilesAreNamed) {
   NABLA_REQUIRE_ONNX();
   const std::string stem = export_model("unsupported", 16);
   expect_error([&] { graph::load_onnx(stem + ".onnx"); },
-               {"load_onnx", "unsupported.onnx", "(GridSample)", "not supported"});
+               {"load_onnx", "unsupported.onnx", "(Det)", "not supported"});
   expect_error([&] { graph::load_onnx(stem + "_missing.onnx"); }, {"cannot open"});
   const std::string junk = temp_path("junk.onnx");
   std::ofstream(junk, std::ios::binary) << std::string(1000, '\xff');

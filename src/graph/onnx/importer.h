@@ -31,6 +31,9 @@ std::vector<Tensor> import_and_apply(const onnx::NodeProto& node, const std::str
                                      int64_t opset, const std::vector<std::string>& names,
                                      const std::vector<Tensor>& values);
 
+/// numpy's einsum of `xs` (einsum.cpp).
+Tensor einsum(std::string equation, const std::vector<Tensor>& xs);
+
 // Thrown by Importer::constant for a setting that depends on the model's inputs: the
 // node is then imported as one that reads its settings when the graph runs (Note
 // [Settings at run time]).
@@ -131,12 +134,23 @@ class Importer {
 
   // ---- operators
   void map(const Node& n);
+  // Operator groups, each true when it mapped n (activation.cpp, indexing.cpp, signal.cpp, nn.cpp).
+  bool map_activation(const Node& n);
+  bool map_indexing(const Node& n);
+  bool map_signal(const Node& n);
+  bool map_nn(const Node& n);
+  void non_max_suppression(const Node& n);
   void conv(const Node& n);
   void pool(const Node& n, bool max);
   void gemm(const Node& n);
   void flatten(const Node& n);
   void batch_norm(const Node& n);
-  std::vector<int64_t> symmetric_pads(const Node& n, size_t dims) const;
+  struct Pads {
+    std::vector<int64_t> begin, end;  // per spatial dim
+  };
+  Pads pads_of(const Node& n, const std::vector<int64_t>& kernel,
+               const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations);
+  Value pad_spatial(const Node& n, Value x, const Pads& p, double value);
   void fold(const Node& n);
   void shape_op(const Node& n);
   void gather(const Node& n);
@@ -144,7 +158,8 @@ class Importer {
   void slice(const Node& n);
   void layer_norm(const Node& n);
   void expand(const Node& n);
-  void lstm(const Node& n);
+  void recurrent(const Node& n);
+  void fused_recurrent(const Node& n, const std::string& op);
   void reduce(const Node& n);
   void split(const Node& n);
   void cast(const Node& n);
@@ -155,8 +170,11 @@ class Importer {
   void class_loss(const Node& n, bool from_scores);
   void pad(const Node& n);
   void conv_transpose(const Node& n);
-  // The value of input i on the example inputs (the file's input shapes): its shape.
+  void resize(const Node& n);
+  // The value of input i on the example inputs (the file's input shapes), and its shape.
+  Tensor example(const Node& n, int i);
   std::vector<int64_t> shape_of(const Node& n, int i);
+  int64_t rank_of(const Node& n, int i);  // -1: unknown at import
 
   const onnx::GraphProto& onnx_;
   std::string path_;

@@ -9,7 +9,11 @@
 // bound) is read at import time and never becomes a node.
 #include "graph/onnx/importer.h"
 
+#include <cstring>
 #include <fstream>
+#include <limits>
+#include <tuple>
+#include <type_traits>
 
 #include "graph/import_shapes.h"
 #include "nabla/autograd/grad_mode.h"
@@ -45,9 +49,19 @@ constexpr std::pair<int32_t, ScalarType> kOnnxTypes[] = {
     {onnx::TensorProto::INT16, kShort},  {onnx::TensorProto::BOOL, kBool},
     {onnx::TensorProto::FLOAT16, kHalf}, {onnx::TensorProto::BFLOAT16, kBFloat16}};
 
+// ONNX's unsigned types wider than a byte, which nabla has no dtype for: read widened to
+// the signed type that holds every value (uint64: those below 2^63), with their size.
+constexpr std::tuple<int32_t, ScalarType, size_t> kWidened[] = {
+    {onnx::TensorProto::UINT16, kInt, 2},
+    {onnx::TensorProto::UINT32, kLong, 4},
+    {onnx::TensorProto::UINT64, kLong, 8}};
+
 ScalarType dtype_of(int32_t type, bool& known) {
+  known = true;
   for (const auto& [onnx_type, dtype] : kOnnxTypes)
-    if (onnx_type == type) return known = true, dtype;
+    if (onnx_type == type) return dtype;
+  for (const auto& [onnx_type, dtype, size] : kWidened)
+    if (onnx_type == type) return dtype;
   known = false;
   return kFloat;
 }
@@ -59,15 +73,33 @@ int32_t onnx_type_of(ScalarType t) {
   return onnx::TensorProto::UNDEFINED;
 }
 
+namespace {
+
+// Unsigned little-endian values of `size` bytes, widened into `out`'s (signed) dtype.
+template <class T>
+void widen(const char* bytes, size_t size, int64_t n, T* out, const std::string& what) {
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t v = 0;
+    std::memcpy(&v, bytes + static_cast<size_t>(i) * size, size);  // little-endian, as ONNX's
+    NABLA_CHECK(v <= static_cast<uint64_t>(std::numeric_limits<T>::max()), what, " holds ", v,
+                ", beyond nabla's widest signed integer");
+    out[i] = static_cast<T>(v);
+  }
+}
+
+}  // namespace
+
 // A TensorProto's data as a tensor; errors begin with `what` ("load_onnx: 'f.onnx':
 // initializer 'w'").
 Tensor tensor_from_proto(const onnx::TensorProto& t, const std::string& what) {
   auto fail = [&](const std::string& why) { NABLA_CHECK(false, what, " ", why); };
   bool known = false;
-  const ScalarType dtype = dtype_of(t.data_type(), known);
+  const int32_t type = t.data_type();
+  const ScalarType dtype = dtype_of(type, known);
   if (!known)
-    fail("has ONNX data type " + std::to_string(t.data_type()) +
-         " (nabla reads float32/64, float16, bfloat16, int64, int32, int16, int8, uint8, bool)");
+    fail("has ONNX data type " + std::to_string(type) +
+         " (nabla reads float32/64, float16, bfloat16, int64/32/16/8, uint64/32/16/8 (the "
+         "wider unsigned ones widened to int64/int64/int32) and bool)");
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
     fail("keeps its data in an external file, which nabla does not read yet");
   std::vector<int64_t> dims;
@@ -77,31 +109,57 @@ Tensor tensor_from_proto(const onnx::TensorProto& t, const std::string& what) {
     dims.push_back(d);
     numel *= d;
   }
+  size_t size = elementSize(dtype);  // bytes per value in the file
+  bool widened = false;
+  for (const auto& [onnx_type, wide, bytes] : kWidened)
+    if (onnx_type == type) size = bytes, widened = true;
   Tensor out = empty(dims, TensorOptions(dtype));
-  const size_t bytes = static_cast<size_t>(numel) * elementSize(dtype);
+  const auto n = static_cast<size_t>(numel);
   if (t.has_raw_data()) {
-    if (t.raw_data().size() != bytes)
+    if (t.raw_data().size() != n * size)
       fail("holds " + std::to_string(t.raw_data().size()) + " bytes, its shape needs " +
-           std::to_string(bytes));
-    std::memcpy(out.data_ptr(), t.raw_data().data(), bytes);  // little-endian, as ONNX's
+           std::to_string(n * size));
+    const char* raw = t.raw_data().data();
+    if (!widened)
+      std::memcpy(out.data_ptr(), raw, n * size);  // little-endian, as ONNX's
+    else if (dtype == kInt)
+      widen(raw, size, numel, out.data_ptr<int32_t>(), what);
+    else
+      widen(raw, size, numel, out.data_ptr<int64_t>(), what);
     return out;
   }
-  // Typed fields (writers other than torch's): float_data, int64_data, int32_data, double_data.
-  auto fill = [&](const auto& field) {
-    if (static_cast<int64_t>(field.size()) != numel)
+  // Typed fields (writers other than torch's), each value converted to the dtype.
+  auto fill = [&](const auto& field, auto* dst) {
+    if (static_cast<size_t>(field.size()) != n)
       fail("holds " + std::to_string(field.size()) + " values, its shape needs " +
-           std::to_string(numel));
-    std::vector<double> values(field.begin(), field.end());
-    out.copy_(tensor(values, TensorOptions(kDouble)).view(dims));
+           std::to_string(n));
+    using T = std::remove_pointer_t<decltype(dst)>;
+    for (size_t i = 0; i < n; ++i) {
+      const auto v = field[static_cast<int>(i)];
+      if constexpr (std::is_same_v<std::remove_cv_t<decltype(v)>, uint64_t>)
+        NABLA_CHECK(v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()), what,
+                    " holds ", v, ", beyond nabla's widest signed integer");
+      dst[i] = static_cast<T>(v);
+    }
   };
-  if (dtype == kFloat)
-    fill(t.float_data());
-  else if (dtype == kDouble)
-    fill(t.double_data());
-  else if (dtype == kLong)
-    fill(t.int64_data());
-  else
-    fill(t.int32_data());  // int32/16/8, uint8, bool, float16 bits: ONNX keeps them there
+  if (dtype == kFloat) {
+    fill(t.float_data(), out.data_ptr<float>());
+  } else if (dtype == kDouble) {
+    fill(t.double_data(), out.data_ptr<double>());
+  } else if (dtype == kLong) {
+    if (widened)
+      fill(t.uint64_data(), out.data_ptr<int64_t>());  // uint32, uint64
+    else
+      fill(t.int64_data(), out.data_ptr<int64_t>());
+  } else if (dtype == kInt) {
+    fill(t.int32_data(), out.data_ptr<int32_t>());  // int32, uint16
+  } else {
+    // int16, int8, uint8, bool, and float16/bfloat16 as their 16 bits: in int32_data
+    std::vector<int32_t> values(n);
+    fill(t.int32_data(), values.data());
+    auto* dst = static_cast<char*>(out.data_ptr());
+    for (size_t i = 0; i < n; ++i) std::memcpy(dst + i * size, &values[i], size);  // low bytes
+  }
   return out;
 }
 
@@ -129,14 +187,28 @@ const Tensor& Importer::constant(const Node& n, int i) {
   return constants_[name] = g_.forward(values_.at(name));
 }
 
-std::vector<int64_t> Importer::shape_of(const Node& n, int i) {
-  if (is_constant(n, i)) return constant(n, i).sizes().vec();
+Tensor Importer::example(const Node& n, int i) {
+  if (is_constant(n, i)) return constant(n, i);
   for (const auto& [name, shape] : unknown_shape_)
     fail(n, "it needs the shape of the input '" + name + "', which the file gives as " + shape +
                 " (-1: any size): pass the input shapes to load_onnx");
   shapes_used_ = true;  // the graph now depends on the example inputs' shapes
   NoGradGuard no_grad;
-  return g_.forward(input(n, i)).sizes().vec();
+  return g_.forward(input(n, i));
+}
+
+std::vector<int64_t> Importer::shape_of(const Node& n, int i) {
+  return example(n, i).sizes().vec();
+}
+
+// The rank does not change with the inputs' sizes: reading it leaves the inputs free.
+// -1 when an input's shape is unknown (a dynamic size the caller gave no shape for).
+int64_t Importer::rank_of(const Node& n, int i) {
+  if (!is_constant(n, i) && !unknown_shape_.empty()) return -1;
+  const bool used = shapes_used_;
+  const int64_t rank = example(n, i).dim();
+  shapes_used_ = used;
+  return rank;
 }
 
 std::vector<int64_t> Importer::constant_ints(const Node& n, int i) {
@@ -151,16 +223,6 @@ double Importer::constant_scalar(const Node& n, int i) {
   const Tensor& t = constant(n, i);
   if (t.numel() != 1) fail(n, "input " + std::to_string(i) + " must be a single number");
   return t.to(kDouble).item<double>();
-}
-
-std::vector<int64_t> Importer::symmetric_pads(const Node& n, size_t dims) const {
-  if (const auto* a = attr(n, "auto_pad"); a && a->s() != "NOTSET")
-    fail(n, "auto_pad=" + a->s() + " (only explicit pads are supported)");
-  const auto pads = attr_ints(n, "pads", std::vector<int64_t>(2 * dims, 0));
-  if (pads.size() != 2 * dims) fail(n, "pads has " + std::to_string(pads.size()) + " values");
-  for (size_t d = 0; d < dims; ++d)
-    if (pads[d] != pads[d + dims]) fail(n, "pads differ at the two ends of a dimension");
-  return {pads.begin(), pads.begin() + static_cast<int64_t>(dims)};
 }
 
 Graph Importer::run() {

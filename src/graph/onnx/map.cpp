@@ -54,6 +54,28 @@ void Importer::map(const Node& n) {
         }));
   // Dropout: inference, its mask output unused. torch's exporter replaces an initializer
   // equal to another by an Identity of it: a copy, so that the two train apart.
+  // Dropout in training mode (its third input true): elements zeroed with probability
+  // `ratio` by nabla's generator, the others scaled by 1 / (1 - ratio); the mask is an output.
+  if (op == "Dropout" && has_input(n, 2) &&
+      (!is_constant(n, 2) || constant(n, 2).to(kBool).item<bool>())) {
+    std::vector<Value> in = {input(n, 0), has_input(n, 1) ? input(n, 1) : g_.constant({}),
+                             input(n, 2)};
+    Value v = g_.custom(
+        op,
+        [](const std::vector<Tensor>& x) {
+          const double ratio = x[1].defined() ? x[1].to(kCPU).to(kDouble).item<double>() : 0.5;
+          if (!x[2].to(kCPU).to(kBool).item<bool>() || ratio == 0)
+            return std::vector<Tensor>{x[0], ones_like(x[0], TensorOptions(kBool))};
+          const Tensor keep = rand_like(x[0], TensorOptions(kFloat)).ge(ratio);
+          return std::vector<Tensor>{x[0] * keep.to(x[0].scalar_type()) / (1 - ratio), keep};
+        },
+        std::move(in), n.output(0));
+    return define(n, v.output(0), {v.output(1)});
+  }
+  if (op == "Dropout" && wants_output(n, 1)) {  // inference: the mask is all true
+    Value x = input(n, 0);
+    return define(n, x, {call(n, "ones_like", {x}, {{"dtype", kBool}}, false)});
+  }
   if (op == "Identity" || op == "Dropout") {
     if (auto c = constants_.find(n.input(0)); c != constants_.end() && !values_.count(n.input(0))) {
       constants_[n.output(0)] = c->second.clone();
@@ -84,23 +106,47 @@ void Importer::map(const Node& n) {
   if (op == "Slice") return slice(n);
   if (op == "LayerNormalization") return layer_norm(n);
   if (op == "Expand") return expand(n);
-  if (op == "LSTM") return lstm(n);
+  if (op == "LSTM" || op == "GRU" || op == "RNN") return recurrent(n);
   if (op.rfind("Reduce", 0) == 0) return reduce(n);
   if (op == "Split") return split(n);
   if (op == "Cast") return cast(n);
   if (op == "Where") return define(n, call(n, "where", {input(n, 0), input(n, 1), input(n, 2)}));
   if (op == "Constant") {
-    const auto* v = attr(n, "value");
-    if (v == nullptr || !v->has_t()) fail(n, "only the tensor form (value=) is supported");
-    constants_[n.output(0)] = tensor_of(v->t(), "Constant '" + n.output(0) + "'");
+    // value (a tensor), or value_float(s) / value_int(s): a scalar or a 1-d tensor
+    const onnx::AttributeProto* v = nullptr;
+    for (const char* name : {"value", "value_float", "value_floats", "value_int", "value_ints"})
+      if (!v) v = attr(n, name);
+    if (v == nullptr) fail(n, "its value is not a tensor or numbers (sparse and string forms)");
+    Tensor c;
+    if (v->name() == "value") c = tensor_of(v->t(), "Constant '" + n.output(0) + "'");
+    if (v->name() == "value_float") c = scalar_tensor(v->f(), TensorOptions(kFloat));
+    if (v->name() == "value_int") c = scalar_tensor(v->i(), TensorOptions(kLong));
+    if (v->name() == "value_floats")
+      c = tensor(std::vector<float>(v->floats().begin(), v->floats().end()), TensorOptions(kFloat));
+    if (v->name() == "value_ints")
+      c = tensor(std::vector<int64_t>(v->ints().begin(), v->ints().end()), TensorOptions(kLong));
+    constants_[n.output(0)] = c;
     return;
   }
   if (op == "Conv") return conv(n);
   if (op == "ConvTranspose") return conv_transpose(n);
+  if (op == "Resize" || op == "Upsample") return resize(n);
+  if (op == "NonMaxSuppression") return non_max_suppression(n);
   if (op == "MaxPool" || op == "AveragePool") return pool(n, op == "MaxPool");
-  if (op == "GlobalAveragePool")
-    return define(n, call(n, "adaptive_avg_pool2d", {input(n, 0)},
-                          {{"output_size", std::vector<int64_t>{1, 1}}}));
+  if (op == "GlobalMaxPool" || op == "GlobalAveragePool") {  // over every spatial dim, kept
+    const bool max = op == "GlobalMaxPool";
+    if (const int64_t rank = rank_of(n, 0); rank >= 0) {
+      std::vector<int64_t> dims;
+      for (int64_t d = 2; d < rank; ++d) dims.push_back(d);
+      return define(
+          n, call(n, max ? "amax" : "mean", {input(n, 0)}, {{"dim", dims}, {"keepdim", true}}));
+    }
+    return define(n, function_node(n, op, {input(n, 0)}, [max](const std::vector<Tensor>& x) {
+                    std::vector<int64_t> dims;
+                    for (int64_t d = 2; d < x[0].dim(); ++d) dims.push_back(d);
+                    return max ? x[0].amax(dims, true) : x[0].mean(dims, true);
+                  }));
+  }
   if (op == "Gemm") return gemm(n);
   if (op == "Flatten") return flatten(n);
   if (op == "BatchNormalization") return batch_norm(n);
@@ -136,7 +182,9 @@ void Importer::map(const Node& n) {
   if (op == "InstanceNormalization")
     return define(n, call(n, "instance_norm", {input(n, 0), input(n, 1), input(n, 2)},
                           {{"use_input_stats", true}, {"eps", attr_float(n, "epsilon", 1e-5)}}));
-  if (op == "ScatterElements") {           // negative indices count from the end; duplicates add up
+  if (op == "ScatterElements" ||
+      op == "Scatter") {  // Scatter: its name before opset 11           // negative indices count
+                          // from the end; duplicates add up
     const auto* r = attr(n, "reduction");  // with reduction "add" (else one of them wins)
     const std::string reduction = r ? r->s() : "none";
     if (reduction != "none" && reduction != "add") fail(n, "reduction '" + reduction + "'");
@@ -179,46 +227,55 @@ void Importer::map(const Node& n) {
                                      const Tensor out = zeros_like(rows).scatter(d, at, 1);
                                      return out.view(x[0].sizes());
                                    }));
-  if (op == "Softplus") return define(n, call(n, "softplus", {input(n, 0)}));
-  if (op == "Selu")  // gamma * elu(x, alpha); LibTorch's selu is the default alpha and gamma
-    return define(
-        n, call(n, "mul",
-                {call(n, "elu", {input(n, 0)},
-                      {{"alpha", attr_float(n, "alpha", 1.67326319217681884765625)}}, false)},
-                {{"other", attr_float(n, "gamma", 1.05070102214813232421875)}}));
-  if (op == "PRelu")  // the slope broadcasts to the input; before opset 7, one per channel
-    return define(n, function_node(n, "PRelu", {input(n, 0), input(n, 1)},
-                                   [per_channel = opset_ < 7](const std::vector<Tensor>& x) {
-                                     Tensor slope = x[1];
-                                     if (per_channel && slope.dim() == 1 && x[0].dim() >= 2) {
-                                       std::vector<int64_t> s(static_cast<size_t>(x[0].dim() - 1),
-                                                              1);
-                                       s[0] = slope.numel();
-                                       slope = slope.view(s);
-                                     }
-                                     return x[0].where(x[0].ge(0), x[0] * slope);
-                                   }));
-  if (op == "LeakyRelu")
-    return define(n, call(n, "leaky_relu", {input(n, 0)},
-                          {{"negative_slope", attr_float(n, "alpha", 0.01)}}));
-  if (op == "Elu" || op == "Celu")
-    return define(n, call(n, op == "Elu" ? "elu" : "celu", {input(n, 0)},
-                          {{"alpha", attr_float(n, "alpha", 1.0)}}));
   if (op == "Trilu") {
     const int64_t k = has_input(n, 1) ? static_cast<int64_t>(constant_scalar(n, 1)) : 0;
     return define(
         n, call(n, attr_int(n, "upper", 1) ? "triu" : "tril", {input(n, 0)}, {{"diagonal", k}}));
   }
-  if (op == "GatherElements")
-    return define(n,
-                  call(n, "gather", {input(n, 0), input(n, 1)}, {{"dim", attr_int(n, "axis", 0)}}));
+  if (op == "GatherElements")  // negative indices count from the end
+    return define(n, function_node(n, op, {input(n, 0), input(n, 1)},
+                                   [axis = attr_int(n, "axis", 0)](const std::vector<Tensor>& x) {
+                                     const int64_t a = axis < 0 ? axis + x[0].dim() : axis;
+                                     const Tensor i = x[1].to(kLong);
+                                     return x[0].gather(a, i.where(i.ge(0), i + x[0].size(a)));
+                                   }));
   if (op == "Tile")
     return define(n, call(n, "tile", {input(n, 0)}, {{"dims", constant_ints(n, 1)}}));
-  if (op == "CumSum") {
-    if (attr_int(n, "exclusive", 0) || attr_int(n, "reverse", 0))
-      fail(n, "exclusive or reverse sums are not mapped yet");
-    return define(n, call(n, "cumsum", {input(n, 0)},
-                          {{"dim", static_cast<int64_t>(constant_scalar(n, 1))}}));
+  if (op == "CumSum") {  // reverse: from the end; exclusive: each element's own left out
+    const bool exclusive = attr_int(n, "exclusive", 0) != 0,
+               reverse = attr_int(n, "reverse", 0) != 0;
+    if (!exclusive && !reverse)
+      return define(n, call(n, "cumsum", {input(n, 0)},
+                            {{"dim", static_cast<int64_t>(constant_scalar(n, 1))}}));
+    return define(n, function_node(n, op, {input(n, 0), input(n, 1)},
+                                   [exclusive, reverse](const std::vector<Tensor>& x) {
+                                     const int64_t a =
+                                         x[1].to(kCPU).to(kLong).reshape({-1})[0].item<int64_t>();
+                                     const Tensor in = reverse ? x[0].flip({a}) : x[0];
+                                     Tensor sum = in.cumsum(a);
+                                     if (exclusive) sum = sum - in;
+                                     return reverse ? sum.flip({a}) : sum;
+                                   }));
+  }
+  if (op == "BitShift") {  // x * 2^y or x / 2^y, in x's (unsigned) type: the high bits drop
+    const auto* d = attr(n, "direction");
+    if (!d || (d->s() != "LEFT" && d->s() != "RIGHT")) fail(n, "direction must be LEFT or RIGHT");
+    return define(n,
+                  function_node(n, op, {input(n, 0), input(n, 1)},
+                                [left = d->s() == "LEFT"](const std::vector<Tensor>& x) {
+                                  const Tensor a = x[0].to(kLong), s = x[1].to(kLong);
+                                  const Tensor p = full_like(s, 2).pow(s);
+                                  return (left ? a * p : a.floor_divide(p)).to(x[0].scalar_type());
+                                }));
+  }
+  if (op == "Einsum") {
+    const auto* e = attr(n, "equation");
+    if (!e) fail(n, "it has no equation");
+    std::vector<Value> in;
+    for (int i = 0; i < n.input_size(); ++i) in.push_back(input(n, i));
+    return define(
+        n, function_node(n, op, std::move(in),
+                         [eq = e->s()](const std::vector<Tensor>& x) { return einsum(eq, x); }));
   }
   if (op == "Concat") {
     std::vector<Value> in;
@@ -226,8 +283,15 @@ void Importer::map(const Node& n) {
     return define(n, call(n, "cat", std::move(in), {{"dim", attr_int(n, "axis", 0)}}));
   }
   if (op == "Transpose") {
-    const auto perm = attr_ints(n, "perm", {});
-    if (perm.empty()) fail(n, "a Transpose without perm is not mapped yet");
+    auto perm = attr_ints(n, "perm", {});
+    if (perm.empty() && rank_of(n, 0) < 0)  // the dims reversed, however many
+      return define(n, function_node(n, op, {input(n, 0)}, [](const std::vector<Tensor>& x) {
+                      std::vector<int64_t> dims;
+                      for (int64_t d = x[0].dim(); d-- > 0;) dims.push_back(d);
+                      return x[0].permute(dims);
+                    }));
+    if (perm.empty())
+      for (int64_t d = rank_of(n, 0); d-- > 0;) perm.push_back(d);
     return define(n, call(n, "permute", {input(n, 0)}, {{"dims", perm}}));
   }
   if (op == "Reshape") {
@@ -252,6 +316,7 @@ void Importer::map(const Node& n) {
   if (op == "Mod")  // fmod=1: the sign of the dividend (C's fmod); else of the divisor
     return define(
         n, call(n, attr_int(n, "fmod", 0) ? "fmod" : "remainder", {input(n, 0), input(n, 1)}));
+  if (map_activation(n) || map_indexing(n) || map_signal(n) || map_nn(n)) return;
   fail(n, "the operator is not supported by nabla's importer yet");
 }
 

@@ -29,19 +29,14 @@ std::vector<Tensor> import_and_apply(const onnx::NodeProto& node, const std::str
     for (int64_t d : values[i].sizes()) type->mutable_shape()->add_dim()->set_dim_value(d);
     known[names[i]] = values[i];
   }
-  sub.add_output()->set_name(node.output(0));
+  for (const auto& o : node.output())
+    if (!o.empty()) sub.add_output()->set_name(o);
   Importer importer(sub, path, {}, opset);
   importer.set_known_inputs(std::move(known));
   return importer.run().apply(values);
 }
 
 void Importer::settings_at_run_time(const Node& n) {
-  int outputs = 0;
-  for (const auto& o : n.output()) outputs += o.empty() ? 0 : 1;
-  if (outputs != 1 || n.output(0).empty())
-    fail(n,
-         "its settings depend on the model's inputs, which nabla reads when the graph runs "
-         "only for operators of one output");
   std::vector<std::string> names;
   std::vector<Value> in;
   for (int i = 0; i < n.input_size(); ++i)
@@ -49,12 +44,19 @@ void Importer::settings_at_run_time(const Node& n) {
       names.push_back(n.input(i));
       in.push_back(input(n, i));
     }
-  define(n, g_.custom(
-                n.op_type(),
-                [node = n, path = path_, opset = opset_, names](const std::vector<Tensor>& x) {
-                  return import_and_apply(node, path, opset, names, x);
-                },
-                std::move(in), n.output(0)));
+  Value v = g_.custom(
+      n.op_type(),
+      [node = n, path = path_, opset = opset_, names](const std::vector<Tensor>& x) {
+        return import_and_apply(node, path, opset, names, x);
+      },
+      std::move(in), n.output(0));
+  // the node's outputs in order, the absent ones skipped (as import_and_apply's graph has them)
+  int k = 0;
+  for (const auto& o : n.output()) {
+    if (o.empty()) continue;
+    values_[o] = v.output(k++);
+    dynamic_.insert(o);
+  }
 }
 
 }  // namespace nabla::graph::onnx_import

@@ -12,10 +12,18 @@ namespace nabla::graph::onnx_import {
 
 // [d0, ..., dk-1, dk, ...] -> [d0 * ... * dk-1, dk * ...]: the tail merged, then the head.
 void Importer::flatten(const Node& n) {
-  const int64_t axis = attr_int(n, "axis", 1);
-  if (axis < 0) fail(n, "a negative axis is not mapped yet");
-  if (axis == 0)
-    return define(n, call(n, "reshape", {input(n, 0)}, {{"shape", std::vector<int64_t>{1, -1}}}));
+  const int64_t rank = rank_of(n, 0);  // -1: unknown at import, axis < rank assumed
+  int64_t axis = attr_int(n, "axis", 1);
+  if (axis < 0 && rank < 0)
+    fail(n, "a negative axis needs the input's shape: pass the input shapes to load_onnx");
+  if (axis < 0) axis += rank;
+  if (axis < 0 || (rank >= 0 && axis > rank))
+    fail(n, "axis " + std::to_string(attr_int(n, "axis", 1)) + " out of range");
+  if (axis == 0 || axis == rank)  // one row, or one column
+    return define(
+        n,
+        call(n, "reshape", {input(n, 0)},
+             {{"shape", axis == 0 ? std::vector<int64_t>{1, -1} : std::vector<int64_t>{-1, 1}}}));
   Value tail = call(n, "flatten", {input(n, 0)}, {{"start_dim", axis}, {"end_dim", -1}}, axis == 1);
   if (axis == 1) return define(n, tail);
   define(n, call(n, "flatten", {tail}, {{"start_dim", 0}, {"end_dim", axis - 1}}));
@@ -105,8 +113,20 @@ void Importer::slice(const Node& n) {
     const auto rank = static_cast<int64_t>(shape.size());
     const int64_t axis = axes[k] < 0 ? axes[k] + rank : axes[k];
     if (axis < 0 || axis >= rank) fail(n, "axis " + std::to_string(axes[k]) + " out of range");
-    if (steps[k] <= 0) fail(n, "a step of " + std::to_string(steps[k]) + " is not mapped yet");
+    if (steps[k] == 0) fail(n, "a step of 0");
     const int64_t size = shape[static_cast<size_t>(axis)];
+    if (steps[k] < 0) {  // from start down to end (exclusive), clamped to [-1, size - 1]
+      auto clampn = [&](int64_t x) {
+        return std::clamp(x < 0 ? x + size : x, int64_t{-1}, size - 1);
+      };
+      std::vector<int64_t> at;
+      for (int64_t i = clampn(starts[k]); i > clampn(ends[k]); i += steps[k]) at.push_back(i);
+      v = call(n, "index_select",
+               {v, g_.constant(
+                       tensor(at, TensorOptions(kLong)).view({static_cast<int64_t>(at.size())}))},
+               {{"dim", axis}}, k + 1 == starts.size());
+      continue;
+    }
     auto clampi = [&](int64_t x) { return std::clamp(x < 0 ? x + size : x, int64_t{0}, size); };
     v = call(
         n, "slice", {v},

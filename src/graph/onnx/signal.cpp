@@ -1,0 +1,131 @@
+// Signal operators of opset 17: HannWindow, HammingWindow, BlackmanWindow, DFT, STFT.
+// Complex values are ONNX's: a last dim of 2 (real, imaginary); a real input may have a
+// last dim of 1. The transforms are products with cosine and sine matrices (O(n^2) per
+// signal, eager ops: gradients reach the signal and the window).
+#include "graph/onnx/importer.h"
+
+#include <array>
+#include <cmath>
+#include <numbers>
+
+#include "nabla/ops/factories.h"
+#include "nabla/ops/functions.h"
+
+#if NABLA_HAVE_ONNX
+
+namespace nabla::graph::onnx_import {
+
+namespace {
+
+using In = const std::vector<Tensor>&;
+
+int64_t scalar_of(const Tensor& t) { return t.to(kCPU).to(kLong).reshape({-1})[0].item<int64_t>(); }
+
+// cos and sin of 2 pi k n / length for n < rows, k < cols, in `like`'s dtype and device.
+std::pair<Tensor, Tensor> dft_matrices(int64_t rows, int64_t cols, int64_t length,
+                                       const Tensor& like) {
+  const Tensor n = arange(rows, TensorOptions(kDouble)).view({-1, 1});
+  const Tensor k = arange(cols, TensorOptions(kDouble)).view({1, -1});
+  const Tensor angle = n * k * (2 * std::numbers::pi / static_cast<double>(length));
+  auto place = [&](const Tensor& t) { return t.to(like.scalar_type()).to(like.device()); };
+  return {place(angle.cos()), place(angle.sin())};
+}
+
+// A DFT along the last dim of re/im (im may be undefined: a real signal) of `length`
+// points (the signal cut or padded with zeros), `bins` of them kept.
+std::pair<Tensor, Tensor> dft_last(Tensor re, Tensor im, int64_t length, int64_t bins,
+                                   bool inverse) {
+  const int64_t n = re.size(-1);
+  if (n > length) {
+    re = re.narrow(-1, 0, length);
+    if (im.defined()) im = im.narrow(-1, 0, length);
+  }
+  const int64_t rows = std::min(n, length);  // the zeros past the signal add nothing
+  const auto [c, s] = dft_matrices(rows, bins, length, re);
+  Tensor out_re = re.matmul(c), out_im = re.matmul(s) * (inverse ? 1.0 : -1.0);
+  if (im.defined()) {
+    out_re = out_re + im.matmul(s) * (inverse ? -1.0 : 1.0);
+    out_im = out_im + im.matmul(c);
+  }
+  if (inverse) {
+    out_re = out_re / static_cast<double>(length);
+    out_im = out_im / static_cast<double>(length);
+  }
+  return {out_re, out_im};
+}
+
+// The real and imaginary parts of an ONNX complex-or-real tensor [..., 1 | 2].
+std::pair<Tensor, Tensor> parts(const Tensor& x) {
+  const int64_t last = x.dim() - 1;
+  NABLA_CHECK(x.size(last) == 1 || x.size(last) == 2,
+              "the signal's last dim must be 1 (real) or 2 (complex), got ", x.size(last));
+  return {x.select(last, 0), x.size(last) == 2 ? x.select(last, 1) : Tensor()};
+}
+
+}  // namespace
+
+bool Importer::map_signal(const Node& n) {
+  const std::string& op = n.op_type();
+  auto done = [&](auto f) {
+    std::vector<Value> in;
+    for (int i = 0; i < n.input_size(); ++i)
+      if (has_input(n, i)) in.push_back(input(n, i));
+    define(n, function_node(n, op, std::move(in), f));
+    return true;
+  };
+  if (op == "HannWindow" || op == "HammingWindow" || op == "BlackmanWindow") {
+    bool known = false;
+    const ScalarType dtype =
+        dtype_of(static_cast<int32_t>(attr_int(n, "output_datatype", 1)), known);
+    if (!known) fail(n, "output_datatype " + std::to_string(attr_int(n, "output_datatype", 1)));
+    // a0 - a1 cos(2 pi i / N) + a2 cos(4 pi i / N); N = size (periodic) or size - 1
+    const double a0 = op == "HannWindow" ? 0.5 : op == "HammingWindow" ? 25.0 / 46 : 0.42;
+    const double a2 = op == "BlackmanWindow" ? 0.08 : 0.0;
+    const double a1 = op == "BlackmanWindow" ? 0.5 : 1 - a0;
+    return done([a0, a1, a2, dtype, periodic = attr_int(n, "periodic", 1) != 0](In x) {
+      const int64_t size = scalar_of(x[0]);
+      const double period = static_cast<double>(periodic ? size : size - 1);
+      const Tensor i = arange(size, TensorOptions(kDouble)) * (2 * std::numbers::pi / period);
+      return ((i.cos() * -a1 + a0) + (i * 2).cos() * a2).to(dtype);
+    });
+  }
+  if (op == "DFT") {  // along `axis` (default 1), of dft_length points (an optional input)
+    const bool dft_length = has_input(n, 1);
+    return done([axis = attr_int(n, "axis", 1), inverse = attr_int(n, "inverse", 0) != 0,
+                 onesided = attr_int(n, "onesided", 0) != 0, dft_length](In x) {
+      auto [re, im] = parts(x[0]);
+      const int64_t a = axis < 0 ? axis + re.dim() : axis;
+      re = re.movedim(a, -1);
+      if (im.defined()) im = im.movedim(a, -1);
+      const int64_t length = dft_length ? scalar_of(x[1]) : re.size(-1);
+      auto [out_re, out_im] = dft_last(re, im, length, onesided ? length / 2 + 1 : length, inverse);
+      return stack({out_re.movedim(-1, a), out_im.movedim(-1, a)}, -1);
+    });
+  }
+  if (op == "STFT") {         // signal [batch, length, 1 | 2], frame_step, window, frame_length
+    std::array<int, 4> at{};  // where each input is in `in` (-1: absent)
+    for (int i = 0, k = 0; i < 4; ++i) at[static_cast<size_t>(i)] = has_input(n, i) ? k++ : -1;
+    return done([at, onesided = attr_int(n, "onesided", 1) != 0](In x) {
+      auto [re, im] = parts(x[0]);
+      const int64_t step = scalar_of(x[static_cast<size_t>(at[1])]);
+      const Tensor window = at[2] >= 0 ? x[static_cast<size_t>(at[2])] : Tensor();
+      const int64_t frame = at[3] >= 0 ? scalar_of(x[static_cast<size_t>(at[3])]) : window.size(0);
+      const int64_t frames = (re.size(1) - frame) / step + 1;
+      auto framed = [&](const Tensor& t) {  // [batch, frames, frame], windowed
+        if (!t.defined()) return t;
+        std::vector<Tensor> f;
+        for (int64_t k = 0; k < frames; ++k) f.push_back(t.narrow(1, k * step, frame));
+        const Tensor s = stack(f, 1);
+        return window.defined() ? s * window.to(s.scalar_type()) : s;
+      };
+      auto [out_re, out_im] =
+          dft_last(framed(re), framed(im), frame, onesided ? frame / 2 + 1 : frame, false);
+      return stack({out_re, out_im}, -1);
+    });
+  }
+  return false;
+}
+
+}  // namespace nabla::graph::onnx_import
+
+#endif
