@@ -12,8 +12,9 @@ for arg in "$@"; do
   case "$arg" in
     # tests and benchmarks only (numpy: .npy interchange tests; python3-torch and
     # python3-torchvision: torch.save fixtures and the models they are compared with)
-    # libonnx-testdata: ONNX's backend tests, run by tests/onnx (issue 38)
-    --with-libtorch) packages+=(libtorch-dev python3-numpy python3-torch python3-torchvision libonnx-testdata) ;;
+    # libonnx-testdata: ONNX's backend tests, run by tests/onnx (issue 38); python3-onnx: its
+    # checker, which judges the models graph::save_onnx writes
+    --with-libtorch) packages+=(libtorch-dev python3-numpy python3-torch python3-torchvision libonnx-testdata python3-onnx) ;;
     --with-data) packages+=(dataset-fashion-mnist libpng-dev) ;;  # examples: data and PNG output
     --with-bench) packages+=(libtorch-dev libbenchmark-dev) ;;
     --with-checks) packages+=(clang-format python3) ;;  # scripts/check_format.sh, check_layers.py

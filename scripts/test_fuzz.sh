@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${NABLA_FUZZ_BUILD:-build-asan}
 seconds=${NABLA_FUZZ_SECONDS:-30}
-targets=(safetensors npy npz idx csv checkpoint torch_file pnnx_param)
+targets=(safetensors npy npz idx csv checkpoint torch_file pnnx_param onnx)
 bash scripts/instrumented_build.sh "$build" "${targets[@]/#/fuzz_}"
 # -malloc_limit_mb: no input here is over a few KB, so no reader has a reason to ask for
 # 64 MB at once; a header claiming more must be refused before allocating.

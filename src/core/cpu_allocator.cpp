@@ -22,6 +22,7 @@
 #include <map>
 #include <mutex>
 
+#include "core/allocation_limit.h"
 #include "core/thread_free_lists.h"
 #include "nabla/core/error.h"
 #include "nabla/core/storage.h"
@@ -167,8 +168,32 @@ void* alloc_block(size_t nbytes) {
 
 }  // namespace
 
+namespace {
+
+// Note [Allocation limits]: this thread's bound, and the message an allocation over it gets.
+thread_local size_t t_max_bytes = ~size_t{0};
+thread_local const std::string* t_limit_message = nullptr;
+
+}  // namespace
+
+detail::AllocationLimit::AllocationLimit(size_t max_bytes, std::string message)
+    : previous_max_(t_max_bytes), previous_message_(t_limit_message), message_(std::move(message)) {
+  if (max_bytes < t_max_bytes) {
+    t_max_bytes = max_bytes;
+    t_limit_message = &message_;
+  }
+}
+
+detail::AllocationLimit::~AllocationLimit() {
+  t_max_bytes = previous_max_;
+  t_limit_message = previous_message_;
+}
+
 void* cpu_alloc(size_t nbytes) {
   NABLA_CHECK(nbytes <= (size_t(1) << 62), "cpu_alloc: size ", nbytes, " bytes overflows");
+  if (nbytes > t_max_bytes) [[unlikely]]
+    NABLA_CHECK(false, *t_limit_message, " (", nbytes, " bytes asked for, ", t_max_bytes,
+                " allowed here)");
   void* p = alloc_block(nbytes);
   track(nbytes);  // after: a failed allocation must not count as allocated memory
   if (const int fill = g_new_memory_fill.load(std::memory_order_relaxed); fill >= 0) [[unlikely]]

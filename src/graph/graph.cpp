@@ -133,6 +133,12 @@ Tensor Value::grad() const {
   return output_ < n.grads.size() ? n.grads[output_] : Tensor();
 }
 
+std::string Value::record(std::string_view key) const {
+  for (const auto& [k, r] : GraphState::of(*this, "record")->node(*this, "record").records)
+    if (k == key) return r;
+  return "";
+}
+
 Value Value::output(int64_t index) const {
   GraphState* g = GraphState::of(*this, "output");
   const Node& n = g->node(*this, "output");
@@ -187,6 +193,16 @@ Value Graph::call(std::string_view op, std::vector<Value> inputs, ops::Attribute
 
 Value Graph::custom(std::string op, CustomFn fn, std::vector<Value> inputs, std::string name) {
   return state_->add_custom(std::move(op), std::move(fn), inputs, std::move(name));
+}
+
+void Graph::set_record(Value node, std::string key, std::string record) {
+  Node& n = state_->node(node, "set_record");
+  for (auto& [k, r] : n.records)
+    if (k == key) {
+      r = std::move(record);
+      return;
+    }
+  n.records.emplace_back(std::move(key), std::move(record));
 }
 
 void Graph::set_value(Value leaf, Tensor value) {

@@ -36,6 +36,7 @@ struct Node {
   ops::Attributes attrs;
   CustomFn fn;
   std::vector<Ref> inputs;
+  std::vector<std::pair<std::string, std::string>> records;  // Graph::set_record
 
   // Note [Dirty check]: the node's value, its version, and the versions of its inputs'
   // nodes when it was last computed (empty: never computed, or its inputs were edited).
@@ -78,6 +79,11 @@ struct GraphState {
   std::vector<Tensor> forward(const std::vector<Value>& targets);
   /// Backward from `loss` (backward.cpp).
   void backward(const Value& loss, const std::vector<Value>& targets, Tensor grad_output);
+};
+
+/// A Graph's state, for the writers of the graph layer (graph::save_onnx).
+struct GraphAccess {
+  static const GraphState& of(const Graph& g) { return *g.state_; }
 };
 
 }  // namespace nabla::graph::detail

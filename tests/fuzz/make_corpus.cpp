@@ -7,8 +7,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 
+#include "nabla/graph.h"
+#include "nabla/graph/import.h"
 #include "nabla/nabla.h"
 
 using namespace nabla;
@@ -191,6 +194,32 @@ void torch_file_seeds() {
 
 }  // namespace
 
+// Models graph::save_onnx writes from traced modules (nothing when built without ONNX).
+void onnx_seeds() {
+  if (!graph::onnx_available()) return;
+  manual_seed(0);
+  auto write = [](const std::string& name,
+                  const std::function<Tensor(const std::vector<Tensor>&)>& f,
+                  const std::vector<Tensor>& in) {
+    graph::save_onnx(graph::trace(f, in), path_of("onnx", name));
+  };
+  nn::Sequential mlp(nn::Linear(6, 4), nn::Functional(relu), nn::Linear(4, 3), nn::LogSoftmax(1));
+  write("mlp", [&](const std::vector<Tensor>& x) { return mlp->forward(x[0]); }, {rand({2, 6})});
+  nn::Sequential cnn(nn::Conv2d(nn::Conv2dOptions(1, 2, 3).padding(1)), nn::BatchNorm2d(2),
+                     nn::Functional(relu), nn::MaxPool2d(nn::MaxPool2dOptions(2)), nn::Flatten());
+  cnn->eval();
+  write("cnn", [&](const std::vector<Tensor>& x) { return cnn->forward(x[0]); },
+        {rand({1, 1, 4, 4})});
+  nn::LSTM lstm(nn::LSTMOptions(3, 2));
+  write("lstm", [&](const std::vector<Tensor>& x) { return std::get<0>(lstm->forward(x[0])); },
+        {rand({2, 1, 3})});
+  write("shapes",  // integer inputs, reshapes, slices, gathers, reductions
+        [](const std::vector<Tensor>& x) {
+          return x[0].reshape({2, 3}).slice(1, 1, 3).sum(0) + x[1].index_select(0, x[2]).mean();
+        },
+        {arange(6, kFloat), rand({4}), tensor({0, 2}, kLong)});
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::cerr << "usage: fuzz_make_corpus <corpus dir>\n";
@@ -204,5 +233,6 @@ int main(int argc, char** argv) {
   csv_seeds();
   checkpoint_seeds();
   torch_file_seeds();
+  onnx_seeds();
   return 0;
 }

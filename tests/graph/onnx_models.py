@@ -9,8 +9,8 @@ embedding, an LSTM and a linear layer on the last step, over int64 tokens; rando
 weights, batch-norm statistics moved away from their defaults; no downloads), cnn_view
 (W3 flattened by view(x.size(0), -1)), split_cast (Split and Cast), bilstm (a two-layer
 bidirectional LSTM), gru_rnn (a bidirectional GRU, then a ReLU RNN), resize
-(F.interpolate: bilinear, nearest and bicubic), or unsupported (a model using Det, which
-nabla does not map).
+(F.interpolate: bilinear, nearest and bicubic), or unsupported (torch.bernoulli, which
+torch.onnx.export writes with RandomUniformLike: nabla does not map it).
 """
 import sys
 
@@ -111,7 +111,7 @@ class Resize(torch.nn.Module):
 
 class Unsupported(torch.nn.Module):
     def forward(self, x):
-        return torch.linalg.det(x)
+        return torch.bernoulli(x)
 
 
 MODELS = {
@@ -127,7 +127,7 @@ MODELS = {
     "bilstm": lambda: (BiLstm(), (5, 2, 6)),
     "gru_rnn": lambda: (GruRnn(), (5, 2, 6)),
     "resize": lambda: (Resize(), (2, 2, 5, 4)),
-    "unsupported": lambda: (Unsupported(), (2, 3, 3)),
+    "unsupported": lambda: (Unsupported(), (2, 3)),
 }
 
 

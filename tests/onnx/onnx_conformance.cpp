@@ -6,7 +6,13 @@
 // ai.onnx.preview.training domain. Prints one line per operator and the totals; fails when
 // fewer node tests at opsets 7-17 pass than the floor file records (a regression).
 //
-//   onnx_conformance [--data DIR] [--floor-file F] [--markdown OUT] [--verbose] [FILTER]
+// --round-trip DIR: each imported model is also written back with graph::save_onnx into
+// DIR/<suite>/<test>.onnx, read again and compared once more; the totals count the node
+// tests that pass both ways (and the floor file's second number is their floor), and
+// DIR/written.txt lists the files for ONNX's checker (tests/onnx/check_models.py).
+//
+//   onnx_conformance [--data DIR] [--floor-file F] [--markdown OUT] [--round-trip DIR]
+//                    [--verbose] [FILTER]
 #include <nabla/graph/import.h>
 #include <nabla/nabla.h>
 #include <onnx/onnx_pb.h>
@@ -32,6 +38,7 @@ enum class Outcome { Pass, WrongValue, ImportError, RunError, Excluded };
 
 struct Result {
   std::string suite, name, op, detail;
+  std::string round_trip;  // "" not tried, "ok", or what failed
   int64_t opset = 0;
   Outcome outcome = Outcome::Pass;
 };
@@ -124,6 +131,28 @@ std::string compare(const Tensor& got, const Tensor& want, double rtol, double a
   return nabla::str("values differ (largest difference ", worst, ")");
 }
 
+// The graph's outputs on `inputs` against `outputs`: "" when equal, else what differs.
+std::string check_outputs(nabla::graph::Graph& g, const std::vector<Tensor>& inputs,
+                          const std::vector<Tensor>& outputs) {
+  nabla::NoGradGuard no_grad;
+  const auto graph_inputs = g.inputs();
+  if (graph_inputs.size() != inputs.size())
+    throw nabla::Error(nabla::str("the graph has ", graph_inputs.size(), " inputs, the test data ",
+                                  inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) g.set_value(graph_inputs[i], inputs[i]);
+  const std::vector<Tensor> got = g.forward(g.outputs());
+  if (got.size() != outputs.size())
+    throw nabla::Error(
+        nabla::str("the graph has ", got.size(), " outputs, the test data ", outputs.size()));
+  for (size_t i = 0; i < got.size(); ++i) {
+    const std::string diff = compare(got[i], outputs[i], 1e-3, 1e-7);
+    if (!diff.empty()) return nabla::str("output ", i, ": ", diff);
+  }
+  return "";
+}
+
+fs::path round_trip_dir;  // --round-trip
+
 Result run_case(const std::string& suite, const fs::path& dir) {
   Result r;
   r.suite = suite;
@@ -170,30 +199,25 @@ Result run_case(const std::string& suite, const fs::path& dir) {
     return r;
   }
   try {
-    nabla::NoGradGuard no_grad;
-    const auto graph_inputs = g.inputs();
-    if (graph_inputs.size() != inputs.size())
-      throw nabla::Error(nabla::str("the graph has ", graph_inputs.size(),
-                                    " inputs, the test data ", inputs.size()));
-    for (size_t i = 0; i < inputs.size(); ++i) g.set_value(graph_inputs[i], inputs[i]);
-    const std::vector<Tensor> got = g.forward(g.outputs());
-    if (got.size() != outputs.size())
-      throw nabla::Error(
-          nabla::str("the graph has ", got.size(), " outputs, the test data ", outputs.size()));
-    for (size_t i = 0; i < got.size(); ++i) {
-      const std::string diff = compare(got[i], outputs[i], 1e-3, 1e-7);
-      if (!diff.empty()) {
-        r.outcome = Outcome::WrongValue;
-        r.detail = nabla::str("output ", i, ": ", diff);
-        return r;
-      }
-    }
+    r.detail = check_outputs(g, inputs, outputs);
+    r.outcome = r.detail.empty() ? Outcome::Pass : Outcome::WrongValue;
   } catch (const nabla::Error& e) {
     r.outcome = Outcome::RunError;
     r.detail = e.what();
-    return r;
   }
-  r.outcome = Outcome::Pass;
+  if (r.outcome != Outcome::Pass || round_trip_dir.empty()) return r;
+  // Written with save_onnx (the graph holds the test's inputs now), read again, run again.
+  const fs::path file = round_trip_dir / suite / (r.name + ".onnx");
+  try {
+    fs::create_directories(file.parent_path());
+    nabla::graph::save_onnx(g, file.string());
+    std::ofstream(round_trip_dir / "written.txt", std::ios::app) << file.string() << "\n";
+    nabla::graph::Graph again = nabla::graph::load_onnx(file.string(), shapes);
+    const std::string diff = check_outputs(again, inputs, outputs);
+    r.round_trip = diff.empty() ? "ok" : "read back: " + diff;
+  } catch (const nabla::Error& e) {
+    r.round_trip = e.what();
+  }
   return r;
 }
 
@@ -230,6 +254,8 @@ int main(int argc, char** argv) {
       floor_file = argv[++i];
     else if (!std::strcmp(argv[i], "--markdown") && i + 1 < argc)
       markdown = argv[++i];
+    else if (!std::strcmp(argv[i], "--round-trip") && i + 1 < argc)
+      round_trip_dir = argv[++i];
     else if (!std::strcmp(argv[i], "--verbose"))
       verbose = true;
     else
@@ -271,7 +297,7 @@ int main(int argc, char** argv) {
   };
   std::map<std::string, Tally> per_op;
   std::map<std::string, int> excluded_by, suite_pass, suite_total;
-  int pass = 0, total = 0;
+  int pass = 0, total = 0, round_trips = 0;
   for (const Result& r : results) {
     if (r.outcome == Outcome::Excluded) {
       ++excluded_by[r.detail.substr(0, r.detail.find(':'))];
@@ -282,7 +308,11 @@ int main(int argc, char** argv) {
     if (verbose && r.outcome != Outcome::Pass)
       std::printf("  %s/%s: %s: %s\n", r.suite.c_str(), r.name.c_str(), outcome_name(r.outcome),
                   r.detail.c_str());
+    if (verbose && !r.round_trip.empty() && r.round_trip != "ok")
+      std::printf("  %s/%s: round trip: %s\n", r.suite.c_str(), r.name.c_str(),
+                  r.round_trip.c_str());
     if (!counted(r)) continue;
+    round_trips += r.round_trip == "ok";
     Tally& t = per_op[r.op];
     ++t.total, ++total;
     if (r.outcome == Outcome::Pass) {
@@ -300,12 +330,28 @@ int main(int argc, char** argv) {
   }
   std::printf("node tests at opsets 7-17: %d of %d pass (%.1f%%)\n", pass, total,
               total ? 100.0 * pass / total : 0.0);
+  if (!round_trip_dir.empty())
+    std::printf("node tests at opsets 7-17 through save_onnx and back: %d of the %d passing\n",
+                round_trips, pass);
   for (const auto& [suite, n] : suite_total)
     std::printf("%s (every opset): %d of %d pass\n", suite.c_str(), suite_pass[suite], n);
   for (const auto& [why, n] : excluded_by) std::printf("not run (%s): %d\n", why.c_str(), n);
   if (!markdown.empty()) {
     std::ofstream md(markdown);
-    md << "| ONNX operator | node tests passed (opsets 7-17) | failures |\n| --- | --- | --- |\n";
+    md << "# ONNX operators: status by ONNX's node tests\n\n"
+          "Generated by `build-test/tests/onnx/onnx_conformance --markdown "
+          "docs/onnx_operators.md`\n(docs/import.md explains the run and the failures; the "
+          "test `onnx.operator_table`\nfails when this file is out of date): every operator "
+          "that Debian's libonnx-testdata\nhas a node test for at opsets 7-17, how many of "
+          "its tests pass through `graph::load_onnx`,\nand why the others fail. Not run "
+          "(nabla has no type for them):\n";
+    std::string sep = " ";
+    for (const auto& [why, n] : excluded_by) {
+      md << sep << why << " (" << n << ")";
+      sep = ", ";
+    }
+    md << ".\n\n| ONNX operator | node tests passed (opsets 7-17) | failures |\n"
+          "| --- | --- | --- |\n";
     for (const auto& [op, t] : per_op) {
       std::string why;
       for (const auto& [reason, n] : t.reasons)
@@ -315,11 +361,16 @@ int main(int argc, char** argv) {
   }
   if (!floor_file.empty() && filter.empty()) {
     std::ifstream f(floor_file);
-    int floor = 0;
-    f >> floor;
+    int floor = 0, round_trip_floor = 0;
+    f >> floor >> round_trip_floor;
     if (pass < floor) {
       std::printf("onnx_conformance: %d node tests pass, fewer than the floor %d (%s)\n", pass,
                   floor, floor_file.c_str());
+      return 1;
+    }
+    if (!round_trip_dir.empty() && round_trips < round_trip_floor) {
+      std::printf("onnx_conformance: %d node tests round-trip, fewer than the floor %d (%s)\n",
+                  round_trips, round_trip_floor, floor_file.c_str());
       return 1;
     }
   }

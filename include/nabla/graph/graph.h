@@ -29,7 +29,8 @@ namespace nabla::graph {
 
 namespace detail {
 struct GraphState;
-}
+struct GraphAccess;
+}  // namespace detail
 
 /// One output of one node of a Graph: a cheap handle, valid while its graph lives.
 /// Using a handle whose node was removed is a nabla::Error.
@@ -53,6 +54,8 @@ class Value {
   Tensor grad() const;
   /// Output `index` of the same node (split, max with dim, ...): checked at forward.
   Value output(int64_t index) const;
+  /// The record stored on the node under `key` by Graph::set_record ("" when none).
+  std::string record(std::string_view key) const;
   int64_t output_index() const { return output_; }
   bool defined() const { return state_ != nullptr; }
   bool operator==(const Value& other) const = default;
@@ -114,6 +117,11 @@ class Graph {
   /// tensors read when the graph runs (an ONNX Reshape's shape input).
   Value custom(std::string op, CustomFn fn, std::vector<Value> inputs, std::string name = "");
 
+  /// Stores `record` on `node` under `key` (replacing an earlier one): what a writer needs
+  /// for a node it cannot read from the node itself. Model import records on each node it
+  /// makes with custom() the ONNX operator it came from, which graph::save_onnx writes back.
+  void set_record(Value node, std::string key, std::string record);
+
   /// Sets a leaf's value and bumps its value_version. An input whose shape is fixed
   /// (fix_shape) takes only a value of that shape.
   void set_value(Value leaf, Tensor value);
@@ -172,6 +180,7 @@ class Graph {
   std::string to_dot() const;
 
  private:
+  friend struct detail::GraphAccess;
   std::unique_ptr<detail::GraphState> state_;
 };
 

@@ -36,6 +36,16 @@ Graph load_onnx(const std::string& path,
 /// anything else, or a file that is not a TensorProto, is a nabla::Error naming the file.
 Tensor load_onnx_tensor(const std::string& path);
 
+/// Writes `graph` as an ONNX model at `path` (atomically): the nodes its outputs() depend
+/// on, evaluated once on the inputs' current values so that the file declares every
+/// input's and output's dtype and shape (a graph exported for one shape runs on that
+/// shape). Parameters and constants become initializers named after their nodes; op nodes
+/// become ONNX operators of `opset` (13-17); nodes load_onnx made for ONNX operators
+/// without an op of their own are written back as those operators. A module is exported
+/// by graph::trace, then save_onnx. An op save_onnx cannot write, an input without a
+/// value, or a build without libonnx-dev is a nabla::Error naming it (docs/import.md).
+void save_onnx(const Graph& graph, const std::string& path, int64_t opset = 17);
+
 /// The model pnnx (Tencent/ncnn's tools/pnnx) converted into `param_path` (the graph, text)
 /// and `bin_path` (the weights, a stored ZIP) as a Graph: inputs() are its pnnx.Input
 /// operators in order, outputs() the values of its pnnx.Output operators (a returned tuple

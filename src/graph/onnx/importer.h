@@ -1,13 +1,17 @@
 #pragma once
 // The ONNX importer's shared declarations (src/graph/onnx/): `Importer` maps one ONNX graph
-// to a nabla Graph, node by node (`Importer::map`); its operator groups live in nn.cpp,
-// shape.cpp and math.cpp, settings read at run time in run_time.cpp.
+// to a nabla Graph, node by node (`Importer::map`, map.cpp), reading the file in load.cpp.
+// Operator groups: nn.cpp (convolutions, pooling, norms, losses), recurrent.cpp, resize.cpp,
+// shape.cpp, indexing.cpp, math.cpp, einsum.cpp, activation.cpp, signal.cpp, detection.cpp,
+// tfidf.cpp; settings read at run time: run_time.cpp; what save_onnx needs of imported nodes:
+// records.cpp. The writer (save_onnx) is exporter.h and export*.cpp.
 #include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "graph/graph_state.h"
 #include "nabla/graph/graph.h"
 #include "nabla/graph/import.h"
 
@@ -31,6 +35,8 @@ std::vector<Tensor> import_and_apply(const onnx::NodeProto& node, const std::str
                                      int64_t opset, const std::vector<std::string>& names,
                                      const std::vector<Tensor>& values);
 
+/// The determinant of each matrix of x [..., n, n] (math.cpp).
+Tensor determinant(const Tensor& x);
 /// numpy's einsum of `xs` (einsum.cpp).
 Tensor einsum(std::string equation, const std::vector<Tensor>& xs);
 
@@ -69,6 +75,7 @@ class Importer {
 
   // ---- inputs
   bool has_input(const Node& n, int i) const { return i < n.input_size() && !n.input(i).empty(); }
+  std::vector<Value> present_inputs(const Node& n);
   Value input(const Node& n, int i);
   const Tensor& constant(const Node& n, int i);
   std::vector<int64_t> constant_ints(const Node& n, int i);
@@ -140,6 +147,8 @@ class Importer {
   bool map_signal(const Node& n);
   bool map_nn(const Node& n);
   void non_max_suppression(const Node& n);
+  void tfidf(const Node& n);
+  void roi_align(const Node& n);
   void conv(const Node& n);
   void pool(const Node& n, bool max);
   void gemm(const Node& n);
@@ -167,6 +176,7 @@ class Importer {
   void arg_extreme(const Node& n, const std::string& op);
   void variadic(const Node& n, const std::string& op);
   void settings_at_run_time(const Node& n);
+  void record_function_nodes(const Node& n, uint32_t first_new);
   void class_loss(const Node& n, bool from_scores);
   void pad(const Node& n);
   void conv_transpose(const Node& n);

@@ -149,12 +149,7 @@ bool Importer::map_indexing(const Node& n) {
     define(n, v, std::move(more));
     return true;
   };
-  auto inputs = [&] {
-    std::vector<Value> in;
-    for (int i = 0; i < n.input_size(); ++i)
-      if (has_input(n, i)) in.push_back(input(n, i));
-    return in;
-  };
+  auto inputs = [&] { return present_inputs(n); };
   if (op == "GatherND")
     return done(function_node(n, op, inputs(), [b = attr_int(n, "batch_dims", 0)](In x) {
       return gather_nd(x[0], x[1], b);

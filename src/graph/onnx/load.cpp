@@ -12,9 +12,11 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <tuple>
 #include <type_traits>
 
+#include "core/allocation_limit.h"
 #include "graph/import_shapes.h"
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/ops/factories.h"
@@ -103,22 +105,32 @@ Tensor tensor_from_proto(const onnx::TensorProto& t, const std::string& what) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
     fail("keeps its data in an external file, which nabla does not read yet");
   std::vector<int64_t> dims;
-  int64_t numel = 1;
+  int64_t numel = 1, bound = 1;  // bound: the product with zeros counted as ones (strides)
+  if (t.dims_size() > 64) fail("has " + std::to_string(t.dims_size()) + " dims (at most 64)");
   for (int64_t d : t.dims()) {
-    if (d < 0 || (d > 0 && numel > (int64_t{1} << 40) / d)) fail("has an impossible shape");
+    if (d < 0 || bound > (int64_t{1} << 40) / std::max<int64_t>(d, 1))
+      fail("has an impossible shape");
     dims.push_back(d);
     numel *= d;
+    bound *= std::max<int64_t>(d, 1);
   }
   size_t size = elementSize(dtype);  // bytes per value in the file
   bool widened = false;
   for (const auto& [onnx_type, wide, bytes] : kWidened)
     if (onnx_type == type) size = bytes, widened = true;
-  Tensor out = empty(dims, TensorOptions(dtype));
   const auto n = static_cast<size_t>(numel);
+  // The data's size checked before allocating: a shape alone proves nothing.
+  const int values = dtype == kFloat    ? t.float_data_size()
+                     : dtype == kDouble ? t.double_data_size()
+                     : dtype == kLong   ? (widened ? t.uint64_data_size() : t.int64_data_size())
+                                        : t.int32_data_size();
+  if (t.has_raw_data() && t.raw_data().size() != n * size)
+    fail("holds " + std::to_string(t.raw_data().size()) + " bytes, its shape needs " +
+         std::to_string(n * size));
+  if (!t.has_raw_data() && static_cast<size_t>(values) != n)
+    fail("holds " + std::to_string(values) + " values, its shape needs " + std::to_string(n));
+  Tensor out = empty(dims, TensorOptions(dtype));
   if (t.has_raw_data()) {
-    if (t.raw_data().size() != n * size)
-      fail("holds " + std::to_string(t.raw_data().size()) + " bytes, its shape needs " +
-           std::to_string(n * size));
     const char* raw = t.raw_data().data();
     if (!widened)
       std::memcpy(out.data_ptr(), raw, n * size);  // little-endian, as ONNX's
@@ -211,6 +223,22 @@ int64_t Importer::rank_of(const Node& n, int i) {
   return rank;
 }
 
+// The node's inputs that are given, in order, for a function node that reads them by
+// position: the ones the operator cannot do without must be there.
+std::vector<Value> Importer::present_inputs(const Node& n) {
+  static const std::unordered_map<std::string, int> required = {
+      {"GatherND", 2},        {"ScatterND", 3},  {"OneHot", 3},    {"Compress", 2},
+      {"ReverseSequence", 2}, {"GridSample", 2}, {"MaxUnpool", 2}, {"STFT", 2},
+      {"MelWeightMatrix", 5}};
+  const auto it = required.find(n.op_type());
+  for (int i = 0; i < (it == required.end() ? 1 : it->second); ++i)
+    if (!has_input(n, i)) fail(n, "input " + std::to_string(i) + " is missing");
+  std::vector<Value> in;
+  for (int i = 0; i < n.input_size(); ++i)
+    if (has_input(n, i)) in.push_back(input(n, i));
+  return in;
+}
+
 std::vector<int64_t> Importer::constant_ints(const Node& n, int i) {
   const Tensor& t = constant(n, i);
   if (t.scalar_type() != kLong && t.scalar_type() != kInt)
@@ -230,9 +258,16 @@ Graph Importer::run() {
     constants_[t.name()] = tensor_of(t, "initializer '" + t.name() + "'");
     initializers_.insert(t.name());
   }
+  // Note [Allocation limits]: what import computes is bounded (the initializers, which
+  // the file holds, were read above).
+  std::optional<nabla::detail::AllocationLimit> limit;
+  if (known_.empty())
+    limit.emplace(size_t{1} << 30,
+                  "load_onnx: '" + path_ + "': a value computed at import would take over 1 GiB");
   std::vector<Value> inputs;
   for (const auto& in : onnx_.input()) {
     if (constants_.count(in.name())) continue;  // an initializer listed as an input too
+    if (values_.count(in.name())) fail("the input '" + in.name() + "' is listed twice");
     Value v = g_.input(in.name());
     values_[in.name()] = v;
     dynamic_.insert(in.name());
@@ -258,13 +293,22 @@ Graph Importer::run() {
   for (const auto& [name, value] : known_) constants_[name] = value;
   for (const auto& n : onnx_.node()) {
     if (n.output_size() == 0) fail(n, "no outputs");
+    for (const auto& o : n.output())
+      if (!o.empty() && (values_.count(o) || constants_.count(o)))
+        fail(n, "its output '" + o + "' is defined before (an ONNX graph defines a name once)");
+    const auto first_new = static_cast<uint32_t>(detail::GraphAccess::of(g_).nodes.size());
     try {
       map(n);
     } catch (const SettingsAtRunTime&) {
       // Importing it again with every input known cannot need another round.
       if (!known_.empty()) fail(n, "a setting is unknown even with every input's value");
       settings_at_run_time(n);
+    } catch (const Error& e) {  // an op's or the graph's error: named after the node
+      const std::string_view msg = e.what();
+      if (msg.substr(0, 11) == "load_onnx: ") throw;
+      fail(n, std::string(msg));
     }
+    if (known_.empty()) record_function_nodes(n, first_new);
   }
   std::vector<Value> outputs;
   for (const auto& out : onnx_.output()) {
@@ -297,7 +341,13 @@ Graph load_onnx(const std::string& path, const std::vector<std::vector<int64_t>>
                   "' uses opset ", opset.version(), "; nabla maps opsets 6-17");
       version = opset.version();
     }
-  return Importer(model.graph(), path, input_shapes, version).run();
+  try {
+    return Importer(model.graph(), path, input_shapes, version).run();
+  } catch (const Error& e) {  // an error of a lower layer, named after the file
+    const std::string_view msg = e.what();
+    if (msg.substr(0, 11) == "load_onnx: ") throw;
+    NABLA_CHECK(false, "load_onnx: '", path, "': ", msg);
+  }
 }
 
 Tensor load_onnx_tensor(const std::string& path) {
@@ -306,7 +356,13 @@ Tensor load_onnx_tensor(const std::string& path) {
   onnx::TensorProto proto;
   NABLA_CHECK(proto.ParseFromIstream(&in), "load_onnx_tensor: '", path,
               "' is not a serialized ONNX TensorProto (its protobuf does not parse)");
-  return onnx_import::tensor_from_proto(proto, "load_onnx_tensor: '" + path + "':");
+  try {
+    return onnx_import::tensor_from_proto(proto, "load_onnx_tensor: '" + path + "':");
+  } catch (const Error& e) {  // an error of a lower layer, named after the file
+    const std::string_view msg = e.what();
+    if (msg.substr(0, 18) == "load_onnx_tensor: ") throw;
+    NABLA_CHECK(false, "load_onnx_tensor: '", path, "': ", msg);
+  }
 }
 
 #endif

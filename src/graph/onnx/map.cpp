@@ -77,6 +77,7 @@ void Importer::map(const Node& n) {
     return define(n, x, {call(n, "ones_like", {x}, {{"dtype", kBool}}, false)});
   }
   if (op == "Identity" || op == "Dropout") {
+    if (!has_input(n, 0)) fail(n, "input 0 is missing");
     if (auto c = constants_.find(n.input(0)); c != constants_.end() && !values_.count(n.input(0))) {
       constants_[n.output(0)] = c->second.clone();
       if (initializers_.count(n.input(0))) initializers_.insert(n.output(0));
@@ -132,6 +133,8 @@ void Importer::map(const Node& n) {
   if (op == "ConvTranspose") return conv_transpose(n);
   if (op == "Resize" || op == "Upsample") return resize(n);
   if (op == "NonMaxSuppression") return non_max_suppression(n);
+  if (op == "TfIdfVectorizer") return tfidf(n);
+  if (op == "RoiAlign") return roi_align(n);
   if (op == "MaxPool" || op == "AveragePool") return pool(n, op == "MaxPool");
   if (op == "GlobalMaxPool" || op == "GlobalAveragePool") {  // over every spatial dim, kept
     const bool max = op == "GlobalMaxPool";
@@ -268,6 +271,9 @@ void Importer::map(const Node& n) {
                                   return (left ? a * p : a.floor_divide(p)).to(x[0].scalar_type());
                                 }));
   }
+  if (op == "Det")
+    return define(n, function_node(n, op, {input(n, 0)},
+                                   [](const std::vector<Tensor>& x) { return determinant(x[0]); }));
   if (op == "Einsum") {
     const auto* e = attr(n, "equation");
     if (!e) fail(n, "it has no equation");
@@ -306,7 +312,7 @@ void Importer::map(const Node& n) {
     }
     return define(n, call(n, "reshape", {input(n, 0)}, {{"shape", shape}}));
   }
-  if (op == "Pow" && constants_.count(n.input(1)))
+  if (op == "Pow" && has_input(n, 1) && constants_.count(n.input(1)))
     return define(n, call(n, "pow", {input(n, 0)}, {{"exponent", constant_scalar(n, 1)}}));
   if (op == "Pow")  // the result has the base's type (an integer base truncates)
     return define(

@@ -84,6 +84,36 @@ void Importer::arg_extreme(const Node& n, const std::string& op) {
                           }));
 }
 
+// The determinant of each matrix of x [..., n, n]: Gaussian elimination with partial
+// pivoting as eager ops over the whole batch (so its gradient flows), the product of the
+// pivots times the sign of the row swaps; a zero pivot (a singular matrix) gives 0.
+Tensor determinant(const Tensor& x) {
+  NABLA_CHECK(x.dim() >= 2 && x.size(-1) == x.size(-2), "Det: square matrices wanted, got ",
+              x.sizes());
+  const int64_t n = x.size(-1);
+  std::vector<int64_t> batch(x.sizes().begin(), x.sizes().end() - 2);
+  Tensor a = x.reshape({-1, n, n});
+  Tensor det = ones({a.size(0)}, x.options());
+  const Tensor rows = arange(n, TensorOptions(kLong)).to(x.device());
+  for (int64_t k = 0; k < n; ++k) {
+    // swap row k with the row of the largest |a[., i, k]|, i >= k
+    const Tensor p = a.narrow(1, k, n - k).select(2, k).abs().argmax(1) + k;  // [B]
+    const Tensor is_k = rows.eq(k).unsqueeze(0), is_p = rows.unsqueeze(0).eq(p.unsqueeze(1));
+    const Tensor order =
+        where(is_k, p.unsqueeze(1), where(is_p, full_like(p.unsqueeze(1), k), rows.unsqueeze(0)));
+    a = a.gather(1, order.unsqueeze(2).expand({-1, n, n}));
+    det = where(p.eq(k), det, -det);
+    const Tensor pivot = a.select(1, k).select(1, k);  // [B]
+    det = det * pivot;
+    if (k + 1 == n) break;
+    const Tensor safe = where(pivot.eq(0), ones_like(pivot), pivot);
+    const Tensor factors = a.narrow(1, k + 1, n - k - 1).select(2, k) / safe.unsqueeze(1);
+    const Tensor below = a.narrow(1, k + 1, n - k - 1) - factors.unsqueeze(2) * a.narrow(1, k, 1);
+    a = cat({a.narrow(1, 0, k + 1), below}, 1);
+  }
+  return det.reshape(batch);
+}
+
 // Max, Min, Sum, Mean of any number of inputs, broadcast together.
 void Importer::variadic(const Node& n, const std::string& op) {
   const std::string pairwise = op == "Max" ? "maximum" : op == "Min" ? "minimum" : "add";

@@ -20,6 +20,11 @@ Importer::Pads Importer::pads_of(const Node& n, const std::vector<int64_t>& kern
                                  const std::vector<int64_t>& strides,
                                  const std::vector<int64_t>& dilations) {
   const size_t dims = kernel.size();
+  if (strides.size() != dims || dilations.size() != dims)
+    fail(n, "kernel_shape, strides and dilations differ in length");
+  for (size_t d = 0; d < dims; ++d)
+    if (kernel[d] < 1 || strides[d] < 1 || dilations[d] < 1)
+      fail(n, "a kernel size, stride or dilation below 1");
   Pads p{std::vector<int64_t>(dims, 0), std::vector<int64_t>(dims, 0)};
   const auto* a = attr(n, "auto_pad");
   const std::string mode = a ? a->s() : "NOTSET";
@@ -92,6 +97,9 @@ void Importer::conv_transpose(const Node& n) {
   const std::vector<int64_t> ones(dims, 1), zeros(dims, 0);
   const auto strides = attr_ints(n, "strides", ones), dilations = attr_ints(n, "dilations", ones);
   const auto output_padding = attr_ints(n, "output_padding", zeros);
+  if (x.size() != dims + 2 || strides.size() != dims || dilations.size() != dims ||
+      output_padding.size() != dims)
+    fail(n, "the input's dims, strides, dilations and output_padding do not match the kernel's");
   const std::string op = "conv_transpose" + std::to_string(dims) + "d";
   const auto* auto_pad = attr(n, "auto_pad");
   const bool same = auto_pad && auto_pad->s().rfind("SAME", 0) == 0;
@@ -249,8 +257,9 @@ void Importer::batch_norm(const Node& n) {
   }
   // running statistics from the file are constants (they are not trained)
   auto statistic = [&](int i) {
-    return constants_.count(n.input(i)) ? g_.constant(constant(n, i), n.input(i) + ".stat")
-                                        : input(n, i);
+    return has_input(n, i) && constants_.count(n.input(i))
+               ? g_.constant(constant(n, i), n.input(i) + ".stat")
+               : input(n, i);
   };
   std::vector<Value> in = {input(n, 0), input(n, 1), input(n, 2), statistic(3), statistic(4)};
   define(n, call(n, "batch_norm", std::move(in),
@@ -271,6 +280,8 @@ void Importer::layer_norm(const Node& n) {
   if (!wants_output(n, 1) && !wants_output(n, 2)) return define(n, y);
   std::vector<int64_t> dims;
   for (int64_t d = axis; d < static_cast<int64_t>(shape.size()); ++d) dims.push_back(d);
+  std::vector<Value> all = {input(n, 0), input(n, 1)};  // all of them: Note [ONNX records]
+  if (has_input(n, 2)) all.push_back(input(n, 2));
   Value stats = g_.custom(
       "layer_norm_statistics",
       [dims, eps](const std::vector<Tensor>& x) -> std::vector<Tensor> {
@@ -278,7 +289,7 @@ void Importer::layer_norm(const Node& n) {
         const Tensor var = (x[0] - mean).square().mean(dims, true);
         return {mean, (var + eps).rsqrt()};
       },
-      {input(n, 0)}, n.output(0) + ".statistics");
+      std::move(all), n.output(0) + ".statistics");
   define(n, y, {stats.output(0), stats.output(1)});
 }
 
@@ -312,10 +323,7 @@ bool Importer::map_nn(const Node& n) {
   using In = const std::vector<Tensor>&;
   const std::string& op = n.op_type();
   auto done = [&](auto f) {
-    std::vector<Value> in;
-    for (int i = 0; i < n.input_size(); ++i)
-      if (has_input(n, i)) in.push_back(input(n, i));
-    define(n, function_node(n, op, std::move(in), f));
+    define(n, function_node(n, op, present_inputs(n), f));
     return true;
   };
   if (op == "LRN")  // x / (bias + alpha / size * sum of squares over nearby channels)^beta

@@ -254,6 +254,14 @@ void Importer::fused_recurrent(const Node& n, const std::string& op) {
   const Tensor b = has_input(n, 3)
                        ? constant(n, 3)
                        : zeros({dirs, 2 * gates * hidden}, TensorOptions(w.scalar_type()));
+  auto expect = [&](const Tensor& t, const char* name, std::vector<int64_t> shape) {
+    if (t.sizes().vec() != shape)
+      fail(n, std::string(name) + " is " + str(t.sizes()) + ", " + str(IntArrayRef(shape)) +
+                  " wanted");
+  };
+  expect(w, "W", {dirs, gates * hidden, x_shape[2]});
+  expect(r, "R", {dirs, gates * hidden, hidden});
+  expect(b, "B", {dirs, 2 * gates * hidden});
   auto reorder = [&](const Tensor& t) {
     if (gates == 1) return t.contiguous();
     const auto g = t.chunk(gates, 0);

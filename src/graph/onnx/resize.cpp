@@ -170,8 +170,6 @@ void Importer::resize(const Node& n) {
   if (std::find_if(std::begin(transforms), std::end(transforms),
                    [&](const char* t) { return s.transform == t; }) == std::end(transforms))
     fail(n, "coordinate_transformation_mode '" + s.transform + "'");
-  const auto in_shape = shape_of(n, 0);
-  const size_t rank = in_shape.size();
   std::vector<double> scales;
   std::vector<int64_t> sizes;
   auto read_scales = [&](int i) {
@@ -186,12 +184,7 @@ void Importer::resize(const Node& n) {
   }
   if (resize11 && has_input(n, 3) && constant(n, 3).numel() > 0) sizes = constant_ints(n, 3);
   if (scales.empty() == sizes.empty()) fail(n, "it needs exactly one of scales and sizes");
-  if (!scales.empty() && scales.size() != rank)
-    fail(n, "scales has " + std::to_string(scales.size()) + " values for " + std::to_string(rank) +
-                " dims");
-  if (!sizes.empty() && sizes.size() != rank)
-    fail(n, "sizes has " + std::to_string(sizes.size()) + " values for " + std::to_string(rank) +
-                " dims");
+  const size_t rank = scales.empty() ? sizes.size() : scales.size();
   std::vector<double> roi(2 * rank, 0.0);
   for (size_t d = 0; d < rank; ++d) roi[rank + d] = 1.0;
   if (s.transform == "tf_crop_and_resize" && has_input(n, 1) && constant(n, 1).numel() > 0) {
@@ -199,25 +192,25 @@ void Importer::resize(const Node& n) {
     if (static_cast<size_t>(t.numel()) != 2 * rank) fail(n, "roi must hold 2 values per dim");
     roi.assign(t.data_ptr<double>(), t.data_ptr<double>() + t.numel());
   }
-  std::vector<std::pair<int64_t, AxisPlan>> plans;
-  for (size_t d = 0; d < rank; ++d) {
-    const int64_t in = in_shape[d];
-    const int64_t out =
-        sizes.empty() ? static_cast<int64_t>(scales[d] * static_cast<double>(in)) : sizes[d];
-    const double scale =
-        sizes.empty() ? scales[d] : static_cast<double>(out) / static_cast<double>(in);
-    if (out < 0 || scale <= 0 || (in == 0 && out > 0))
-      fail(n, "dim " + std::to_string(d) + ": " + std::to_string(in) + " -> " +
-                  std::to_string(out) + " (scale " + std::to_string(scale) + ")");
-    AxisPlan p = plan_axis(s, in, out, scale, roi[d], roi[rank + d]);
-    if (!p.identity) plans.emplace_back(static_cast<int64_t>(d), std::move(p));
-  }
-  define(n, function_node(n, n.op_type(), {input(n, 0)},
-                          [plans = std::move(plans), s](const std::vector<Tensor>& x) {
-                            Tensor y = x[0];
-                            for (const auto& [axis, p] : plans) y = resize_axis(y, axis, p, s);
-                            return y;
-                          }));
+  // planned when the graph runs, for the input's shape then
+  define(n, function_node(n, n.op_type(), {input(n, 0)}, [=](const std::vector<Tensor>& x) {
+           NABLA_CHECK(static_cast<size_t>(x[0].dim()) == rank, "Resize: the input has ",
+                       x[0].dim(), " dims, its scales or sizes ", rank);
+           Tensor y = x[0];
+           for (size_t d = 0; d < rank; ++d) {
+             const int64_t in = x[0].size(static_cast<int64_t>(d));
+             const int64_t out = sizes.empty()
+                                     ? static_cast<int64_t>(scales[d] * static_cast<double>(in))
+                                     : sizes[d];
+             const double scale =
+                 sizes.empty() ? scales[d] : static_cast<double>(out) / static_cast<double>(in);
+             NABLA_CHECK(out >= 0 && scale > 0 && (in > 0 || out == 0) && out < (int64_t{1} << 31),
+                         "Resize: dim ", d, " of ", in, " to ", out, " (scale ", scale, ")");
+             const AxisPlan p = plan_axis(s, in, out, scale, roi[d], roi[rank + d]);
+             if (!p.identity) y = resize_axis(y, static_cast<int64_t>(d), p, s);
+           }
+           return y;
+         }));
 }
 
 }  // namespace nabla::graph::onnx_import

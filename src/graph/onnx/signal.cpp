@@ -1,4 +1,5 @@
-// Signal operators of opset 17: HannWindow, HammingWindow, BlackmanWindow, DFT, STFT.
+// Signal operators of opset 17: HannWindow, HammingWindow, BlackmanWindow, DFT, STFT,
+// MelWeightMatrix.
 // Complex values are ONNX's: a last dim of 2 (real, imaginary); a real input may have a
 // last dim of 1. The transforms are products with cosine and sine matrices (O(n^2) per
 // signal, eager ops: gradients reach the signal and the window).
@@ -62,15 +63,46 @@ std::pair<Tensor, Tensor> parts(const Tensor& x) {
   return {x.select(last, 0), x.size(last) == 2 ? x.select(last, 1) : Tensor()};
 }
 
+// Triangular filters at mel-spaced frequencies, as columns of a [dft_length / 2 + 1, bins]
+// matrix: x = num_mel_bins, dft_length, sample_rate, lower and upper edge (hertz).
+Tensor mel_weights(const std::vector<Tensor>& x, ScalarType dtype) {
+  auto number = [&](size_t i) { return x[i].to(kCPU).to(kDouble).reshape({-1})[0].item<double>(); };
+  const auto bins = static_cast<int64_t>(number(0)), length = static_cast<int64_t>(number(1));
+  const double rate = number(2);
+  NABLA_CHECK(bins > 0 && length > 0 && rate > 0, "MelWeightMatrix: ", bins, " bins, length ",
+              length, ", sample rate ", rate);
+  auto mel = [](double hz) { return 2595 * std::log10(1 + hz / 700); };
+  const double low = mel(number(3)), step = (mel(number(4)) - low) / static_cast<double>(bins + 2);
+  std::vector<int64_t> at(static_cast<size_t>(bins + 2));  // each filter's spectrogram bins
+  for (int64_t k = 0; k < bins + 2; ++k) {
+    const double hz = 700 * (std::pow(10.0, (static_cast<double>(k) * step + low) / 2595) - 1);
+    at[static_cast<size_t>(k)] =
+        static_cast<int64_t>(std::floor(static_cast<double>(length + 1) * hz / rate));
+  }
+  const int64_t rows = length / 2 + 1;
+  std::vector<double> w(static_cast<size_t>(rows * bins), 0.0);
+  auto set = [&](int64_t j, int64_t i, double v) {
+    NABLA_CHECK(j >= 0 && j < rows, "MelWeightMatrix: a filter reaches bin ", j, " of ", rows);
+    w[static_cast<size_t>(j * bins + i)] = v;
+  };
+  for (int64_t i = 0; i < bins; ++i) {
+    const int64_t left = at[static_cast<size_t>(i)], center = at[static_cast<size_t>(i + 1)],
+                  right = at[static_cast<size_t>(i + 2)];
+    if (center == left) set(center, i, 1);
+    for (int64_t j = left; center > left && j <= center; ++j)
+      set(j, i, static_cast<double>(j - left) / static_cast<double>(center - left));
+    for (int64_t j = center; j < right; ++j)
+      set(j, i, static_cast<double>(right - j) / static_cast<double>(right - center));
+  }
+  return tensor(w, TensorOptions(kDouble)).view({rows, bins}).to(dtype);
+}
+
 }  // namespace
 
 bool Importer::map_signal(const Node& n) {
   const std::string& op = n.op_type();
   auto done = [&](auto f) {
-    std::vector<Value> in;
-    for (int i = 0; i < n.input_size(); ++i)
-      if (has_input(n, i)) in.push_back(input(n, i));
-    define(n, function_node(n, op, std::move(in), f));
+    define(n, function_node(n, op, present_inputs(n), f));
     return true;
   };
   if (op == "HannWindow" || op == "HammingWindow" || op == "BlackmanWindow") {
@@ -88,6 +120,13 @@ bool Importer::map_signal(const Node& n) {
       const Tensor i = arange(size, TensorOptions(kDouble)) * (2 * std::numbers::pi / period);
       return ((i.cos() * -a1 + a0) + (i * 2).cos() * a2).to(dtype);
     });
+  }
+  if (op == "MelWeightMatrix") {
+    bool known = false;
+    const ScalarType dtype =
+        dtype_of(static_cast<int32_t>(attr_int(n, "output_datatype", 1)), known);
+    if (!known) fail(n, "output_datatype " + std::to_string(attr_int(n, "output_datatype", 1)));
+    return done([dtype](In x) { return mel_weights(x, dtype); });
   }
   if (op == "DFT") {  // along `axis` (default 1), of dft_length points (an optional input)
     const bool dft_length = has_input(n, 1);
