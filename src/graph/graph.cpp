@@ -44,6 +44,10 @@ const Node& GraphState::node(const Value& v, const char* what) const {
 }
 
 uint32_t GraphState::add(Node n, std::string name) {
+  if (!name.empty() && rename_taken && by_name.count(name)) {
+    const std::string stem = name;
+    for (int64_t k = 1; by_name.count(name); ++k) name = stem + "_" + std::to_string(k);
+  }
   if (name.empty()) {
     const std::string stem = n.kind == NodeKind::Op ? n.op : kind_name(n.kind);
     do {

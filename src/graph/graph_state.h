@@ -60,6 +60,9 @@ struct GraphState {
   std::vector<Value> outputs;
   uint64_t forward_calls = 0;
   int64_t last_computed = 0;
+  // Set while model import builds the graph: a name already taken (a file's value named
+  // like a node the importer made, "reshape_0") gets a suffix instead of an error.
+  bool rename_taken = false;
 
   /// The live node behind `v`, checked to belong to this graph.
   Node& node(const Value& v, const char* what);
@@ -84,6 +87,7 @@ struct GraphState {
 /// A Graph's state, for the writers of the graph layer (graph::save_onnx).
 struct GraphAccess {
   static const GraphState& of(const Graph& g) { return *g.state_; }
+  static GraphState& of(Graph& g) { return *g.state_; }
 };
 
 }  // namespace nabla::graph::detail

@@ -1,7 +1,7 @@
 // graph::load_onnx against PyTorch: models exported at test time by python3-torch's
-// torch.onnx.export (tests/graph/onnx_models.py) give PyTorch's outputs as graphs; their
-// weights are parameters that train; unsupported operators and malformed files are clear
-// errors naming what was found.
+// torch.onnx.export (tests/graph/onnx_models.py) give PyTorch's outputs as graphs, and
+// again once written back by graph::save_onnx and read; their weights are parameters that
+// train; unsupported operators and malformed files are clear errors naming what was found.
 #include <cstdlib>
 
 #include "graph/imported_training.h"
@@ -48,6 +48,13 @@ void expect_outputs(graph::Graph& g, const std::string& stem, const std::string&
   EXPECT_LT(err, 1e-4) << what;
   std::cout << what << " (" << g.size() << " nodes): max relative difference from PyTorch " << err
             << "\n";
+  // Written back with save_onnx and read again: the same outputs (docs/import.md, "Export").
+  const std::string again = stem + "_nabla.onnx";
+  graph::save_onnx(g, again);
+  graph::Graph back = graph::load_onnx(again);
+  back.set_value(back.inputs()[0], io.toGenericDict().at("input").toTensor());
+  EXPECT_LT((back.forward(back.outputs()[0]) - got).abs().max().item<double>(), 1e-6)
+      << what << ", written back";
 }
 
 void expect_pytorch_outputs(const std::string& name, int opset) {

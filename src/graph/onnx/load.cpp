@@ -254,6 +254,8 @@ double Importer::constant_scalar(const Node& n, int i) {
 }
 
 Graph Importer::run() {
+  // Nodes take the file's names; one the importer's own nodes took first gets a suffix.
+  detail::GraphAccess::of(g_).rename_taken = true;
   for (const auto& t : onnx_.initializer()) {
     constants_[t.name()] = tensor_of(t, "initializer '" + t.name() + "'");
     initializers_.insert(t.name());
@@ -320,6 +322,7 @@ Graph Importer::run() {
   }
   g_.set_outputs(std::move(outputs));
   if (shapes_used_) detail::fix_example_shapes(g_);  // Note [Import shapes]
+  detail::GraphAccess::of(g_).rename_taken = false;  // the caller's names: unique again
   return std::move(g_);
 }
 
