@@ -1,15 +1,15 @@
 // Backward through a static graph.
 //
 // Note [Graph backward]
-// Seed 000 §3.2 and §5. The executor, not the nodes, schedules:
+// The executor, not the nodes, schedules:
 //   1. From the loss it walks its ancestors (explicit stack, no recursion), not past a
-//      detached node (§5.4: a detached node gets its gradient and passes none on).
+//      detached node (a detached node gets its gradient and passes none on).
 //   2. A node takes part when it leads to a target: a node listed in `targets`, or,
 //      without targets, a leaf or detached node that requires grad. Every node on the way must hold
 //      the value its inputs give now (it is "current": evaluated by a forward since they last
-//      changed); nodes no forward reached are never on the way (§5.2, option A).
+//      changed); nodes no forward reached are never on the way.
 //   3. In reverse topological order each node, holding the sum of its users'
-//      contributions, adds it to its accumulated gradient (§5.3: kept across calls until
+//      contributions, adds it to its accumulated gradient (kept across calls until
 //      zero_grad) and hands its inputs their contributions. Those come from the node's
 //      own local autograd graph, recorded at forward from detached inputs (Note [Dirty
 //      check]), through autograd::grad: nabla's backward formulas, not a second set.

@@ -1,7 +1,7 @@
 // Forward evaluation of a static graph.
 //
 // Note [Dirty check]
-// Seed 000 §3.1. Every node keeps its value, a value_version bumped each time that value
+// Every node keeps its value, a value_version bumped each time that value
 // changes, and (op nodes) the value_versions of its input nodes when it was last
 // computed. A forward request walks from the requested nodes to their ancestors, depth
 // first with an explicit stack (no recursion: a 100,000-node chain is fine), and decides

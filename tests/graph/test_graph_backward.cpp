@@ -43,7 +43,7 @@ TEST(GraphBackward, GradientsOfAnAffineLoss) {
 }
 
 TEST(GraphBackward, TwoBackwardCallsAccumulateUntilZeroGrad) {
-  // Seed 000 §5.3 (test_continuous_backward_jacobi_accumulation).
+  // Gradients of several backward calls add up until zero_grad.
   g::Graph graph;
   g::Value x = graph.input("x", /*requires_grad=*/true);
   g::Value w = graph.parameter("w", randn({3}, kDouble));
@@ -68,7 +68,7 @@ TEST(GraphBackward, TwoBackwardCallsAccumulateUntilZeroGrad) {
 }
 
 TEST(GraphBackward, BranchesNoForwardEvaluatedGetNoGradient) {
-  // Seed 000 §5.2 (test_backward_with_partial_forward_propagation): a feeds left_add,
+  // A branch no forward evaluated gets no gradient: a feeds left_add,
   // which the loss uses, and new_add, which no forward evaluates.
   g::Graph graph;
   g::Value x = graph.input("x"), y = graph.input("y"), target = graph.input("target");
