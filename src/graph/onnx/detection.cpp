@@ -50,8 +50,7 @@ Tensor non_max_suppression(const std::vector<Tensor>& x, const std::array<int, 5
               boxes.sizes(), " and ", scores.sizes());
   auto number = [&](size_t k, double fallback) {
     const Tensor t = get(k);
-    return t.defined() && t.numel() > 0 ? host_doubles(t).reshape({-1})[0].item<double>()
-                                        : fallback;
+    return t.defined() && t.numel() > 0 ? first_double(t, "NonMaxSuppression") : fallback;
   };
   const auto max_out = static_cast<int64_t>(number(2, 0));
   const double iou_threshold = number(3, 0);

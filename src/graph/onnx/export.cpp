@@ -121,6 +121,40 @@ std::string OpWriter::ints(const std::vector<int64_t>& v) {
   return constant(tensor(v, TensorOptions(kLong)).view({static_cast<int64_t>(v.size())}));
 }
 
+std::string OpWriter::scalar(double v, ScalarType dtype) {
+  return constant(scalar_tensor(v, TensorOptions(kDouble)).to(dtype));
+}
+
+std::vector<int64_t> OpWriter::reduced_dims(const char* name) const {
+  std::vector<int64_t> dims;
+  if (attrs_.has(name)) dims = attrs_.ints(name);
+  const int64_t rank = in_value(0).dim();
+  if (dims.empty())
+    for (int64_t d = 0; d < rank; ++d) dims.push_back(d);
+  for (auto& d : dims) d = d < 0 ? d + rank : d;
+  return dims;
+}
+
+std::string OpWriter::reduce(const std::string& op_type, const std::string& x,
+                             const std::vector<int64_t>& dims, bool keep, const std::string& out) {
+  std::vector<std::string> outs;
+  if (!out.empty()) outs.push_back(out);
+  if (op_type == "ReduceSum")
+    return emit(op_type, {x, ints(dims)}, outs,
+                [&](onnx::NodeProto& n) { set_int(n, "keepdims", keep); });
+  return emit(op_type, {x}, outs, [&](onnx::NodeProto& n) {
+    set_ints(n, "axes", dims);
+    set_int(n, "keepdims", keep);
+  });
+}
+
+void OpWriter::reduce_loss(const std::string& values) {
+  const int64_t r = attrs_.i("reduction");
+  if (r == 0) return (void)emit("Identity", {values}, {out()});
+  emit(r == 1 ? "ReduceMean" : "ReduceSum", {values}, {out()},
+       [](onnx::NodeProto& n) { set_int(n, "keepdims", 0); });
+}
+
 std::string OpWriter::cast(const std::string& name, ScalarType from, ScalarType to) {
   if (from == to) return name;
   return emit("Cast", {name}, {},

@@ -1,6 +1,6 @@
 // save_onnx's table, part 3: ops ONNX has no operator for, written as the operators their
-// definitions compose (activations, statistics, losses, attention, group norm), and
-// sorting and resampling (Note [ONNX export], src/graph/onnx/exporter.h).
+// definitions compose (activations, statistics, attention, group norm), and sorting and
+// resampling (Note [ONNX export], src/graph/onnx/exporter.h).
 #include <cmath>
 #include <limits>
 
@@ -16,53 +16,18 @@ namespace {
 using Table = std::unordered_map<std::string, OpExport>;
 using Proto = onnx::NodeProto;
 
-std::string scalar(OpWriter& w, double v, ScalarType dtype) {
-  return w.constant(scalar_tensor(v, TensorOptions(kDouble)).to(dtype));
-}
-
 ScalarType out_dtype(OpWriter& w) { return w.out_value().scalar_type(); }
-
-// A reduction's dims: those given (normalized), or every dim.
-std::vector<int64_t> reduced(OpWriter& w) {
-  std::vector<int64_t> dims;
-  if (w.attrs().has("dim")) dims = w.attrs().ints("dim");
-  const int64_t rank = w.in_value(0).dim();
-  if (dims.empty())
-    for (int64_t d = 0; d < rank; ++d) dims.push_back(d);
-  for (auto& d : dims) d = d < 0 ? d + rank : d;
-  return dims;
-}
-
-std::string reduce(OpWriter& w, const std::string& op, const std::string& x,
-                   const std::vector<int64_t>& dims, bool keep, std::string out = "") {
-  std::vector<std::string> outs;
-  if (!out.empty()) outs.push_back(out);
-  if (op == "ReduceSum")
-    return w.emit(op, {x, w.ints(dims)}, outs, [&](Proto& n) { set_int(n, "keepdims", keep); });
-  return w.emit(op, {x}, outs, [&](Proto& n) {
-    set_ints(n, "axes", dims);
-    set_int(n, "keepdims", keep);
-  });
-}
-
-// A loss's elementwise values reduced as `reduction` (0 none, 1 mean, 2 sum) into out().
-void reduce_loss(OpWriter& w, const std::string& values) {
-  const int64_t r = w.attrs().i("reduction");
-  if (r == 0) return (void)w.emit("Identity", {values}, {w.out()});
-  w.emit(r == 1 ? "ReduceMean" : "ReduceSum", {values}, {w.out()},
-         [](Proto& n) { set_int(n, "keepdims", 0); });
-}
 
 void add_activations(Table& t) {
   t["relu6"] = [](OpWriter& w) {
     const ScalarType d = out_dtype(w);
-    w.emit("Clip", {w.in(0, d), scalar(w, 0, d), scalar(w, 6, d)}, {w.out()});
+    w.emit("Clip", {w.in(0, d), w.scalar(0, d), w.scalar(6, d)}, {w.out()});
   };
   t["clamp_min"] = [](OpWriter& w) {
-    w.emit("Max", {w.in(0, out_dtype(w)), scalar(w, w.attrs().d("min"), out_dtype(w))}, {w.out()});
+    w.emit("Max", {w.in(0, out_dtype(w)), w.scalar(w.attrs().d("min"), out_dtype(w))}, {w.out()});
   };
   t["clamp_max"] = [](OpWriter& w) {
-    w.emit("Min", {w.in(0, out_dtype(w)), scalar(w, w.attrs().d("max"), out_dtype(w))}, {w.out()});
+    w.emit("Min", {w.in(0, out_dtype(w)), w.scalar(w.attrs().d("max"), out_dtype(w))}, {w.out()});
   };
   t["log_sigmoid"] = [](OpWriter& w) {  // -softplus(-x)
     w.emit("Neg", {w.emit("Softplus", {w.emit("Neg", {w.in(0)})})}, {w.out()});
@@ -85,8 +50,8 @@ void add_activations(Table& t) {
   t["threshold"] = [](OpWriter& w) {  // x where x > threshold, else value
     const ScalarType d = out_dtype(w);
     const std::string x = w.in(0, d);
-    const std::string above = w.emit("Greater", {x, scalar(w, w.attrs().d("threshold"), d)});
-    w.emit("Where", {above, x, scalar(w, w.attrs().d("value"), d)}, {w.out()});
+    const std::string above = w.emit("Greater", {x, w.scalar(w.attrs().d("threshold"), d)});
+    w.emit("Where", {above, x, w.scalar(w.attrs().d("value"), d)}, {w.out()});
   };
   t["softmin"] = [](OpWriter& w) {
     w.emit("Softmax", {w.emit("Neg", {w.in(0, out_dtype(w))})}, {w.out()},
@@ -95,7 +60,7 @@ void add_activations(Table& t) {
   t["floor_divide"] = [](OpWriter& w) {  // (a - a mod b) / b, the remainder b's sign
     const ScalarType d = out_dtype(w);
     const std::string a = w.in(0, d);
-    const std::string b = w.inputs() > 1 ? w.in(1, d) : scalar(w, w.attrs().d("other"), d);
+    const std::string b = w.inputs() > 1 ? w.in(1, d) : w.scalar(w.attrs().d("other"), d);
     if (isFloatingType(d)) return (void)w.emit("Floor", {w.emit("Div", {a, b})}, {w.out()});
     w.emit("Div", {w.emit("Sub", {a, w.emit("Mod", {a, b})}), b}, {w.out()});
   };
@@ -104,32 +69,31 @@ void add_activations(Table& t) {
 void add_statistics(Table& t) {
   t["var"] = t["std"] = [](OpWriter& w) {  // sum((x - mean)^2) / (n - unbiased)
     const ScalarType d = out_dtype(w);
-    const auto dims = reduced(w);
+    const auto dims = w.reduced_dims();
     int64_t n = 1;
     for (int64_t k : dims) n *= w.in_value(0).size(k);
     const std::string x = w.in(0, d);
-    const std::string dev = w.emit("Sub", {x, reduce(w, "ReduceMean", x, dims, true)});
+    const std::string dev = w.emit("Sub", {x, w.reduce("ReduceMean", x, dims, true)});
     const std::string sum =
-        reduce(w, "ReduceSum", w.emit("Mul", {dev, dev}), dims, w.attrs().b("keepdim"));
+        w.reduce("ReduceSum", w.emit("Mul", {dev, dev}), dims, w.attrs().b("keepdim"));
     const double count = static_cast<double>(n - (w.attrs().b("unbiased") ? 1 : 0));
-    if (w.op() == "var") return (void)w.emit("Div", {sum, scalar(w, count, d)}, {w.out()});
-    w.emit("Sqrt", {w.emit("Div", {sum, scalar(w, count, d)})}, {w.out()});
+    if (w.op() == "var") return (void)w.emit("Div", {sum, w.scalar(count, d)}, {w.out()});
+    w.emit("Sqrt", {w.emit("Div", {sum, w.scalar(count, d)})}, {w.out()});
   };
   t["norm"] = [](OpWriter& w) {
     const double p = w.attrs().d("p");
     if (p != 1.0 && p != 2.0) w.fail("only the 1- and 2-norms have ONNX operators");
-    reduce(w, p == 1.0 ? "ReduceL1" : "ReduceL2", w.in(0), reduced(w), w.attrs().b("keepdim"),
-           w.out());
+    w.reduce(p == 1.0 ? "ReduceL1" : "ReduceL2", w.in(0), w.reduced_dims(), w.attrs().b("keepdim"),
+             w.out());
   };
   t["group_norm"] = [](OpWriter& w) {  // normalized per group of channels, then scaled
     const ScalarType d = out_dtype(w);
     const Tensor& x = w.in_value(0);
     const int64_t groups = w.attrs().i("num_groups"), c = x.size(1);
     const std::string grouped = w.emit("Reshape", {w.in(0, d), w.ints({x.size(0), groups, -1})});
-    const std::string dev = w.emit("Sub", {grouped, reduce(w, "ReduceMean", grouped, {2}, true)});
-    const std::string var = reduce(w, "ReduceMean", w.emit("Mul", {dev, dev}), {2}, true);
-    const std::string std =
-        w.emit("Sqrt", {w.emit("Add", {var, scalar(w, w.attrs().d("eps"), d)})});
+    const std::string dev = w.emit("Sub", {grouped, w.reduce("ReduceMean", grouped, {2}, true)});
+    const std::string var = w.reduce("ReduceMean", w.emit("Mul", {dev, dev}), {2}, true);
+    const std::string std = w.emit("Sqrt", {w.emit("Add", {var, w.scalar(w.attrs().d("eps"), d)})});
     std::string y = w.emit("Reshape", {w.emit("Div", {dev, std}), w.ints(x.sizes().vec())});
     std::vector<int64_t> per_channel(static_cast<size_t>(x.dim() - 1), 1);
     per_channel[0] = c;
@@ -138,24 +102,6 @@ void add_statistics(Table& t) {
     if (w.inputs() > 2 && !w.in(2).empty())
       y = w.emit("Add", {y, w.emit("Reshape", {w.in(2, d), w.ints(per_channel)})});
     w.emit("Identity", {y}, {w.out()});
-  };
-}
-
-void add_losses(Table& t) {
-  t["cross_entropy_loss"] = [](OpWriter& w) {  // class indices as targets
-    if (w.attrs().d("label_smoothing") != 0.0) w.fail("label smoothing has no ONNX form");
-    if (w.in_value(1).is_floating_point()) w.fail("probabilities as targets have no ONNX form");
-    static const char* reductions[] = {"none", "mean", "sum"};
-    std::vector<std::string> in = {w.in(0), w.in(1, kLong)};
-    if (w.inputs() > 2 && !w.in(2).empty()) in.push_back(w.in(2));
-    w.emit("SoftmaxCrossEntropyLoss", in, {w.out()}, [&](Proto& n) {
-      set_string(n, "reduction", reductions[w.attrs().i("reduction")]);
-      set_int(n, "ignore_index", w.attrs().i("ignore_index"));
-    });
-  };
-  t["l1_loss"] = [](OpWriter& w) {
-    const ScalarType d = out_dtype(w);
-    reduce_loss(w, w.emit("Abs", {w.emit("Sub", {w.in(0, d), w.in(1, d)})}));
   };
 }
 
@@ -173,8 +119,8 @@ void add_attention(Table& t) {
     std::swap(perm[static_cast<size_t>(rank - 1)], perm[static_cast<size_t>(rank - 2)]);
     const std::string kt =
         w.emit("Transpose", {w.in(1, d)}, {}, [&](Proto& n) { set_ints(n, "perm", perm); });
-    std::string s = w.emit("Mul", {w.emit("MatMul", {w.in(0, d), kt}), scalar(w, scale, d)});
-    const std::string minus_inf = scalar(w, -std::numeric_limits<double>::infinity(), d);
+    std::string s = w.emit("Mul", {w.emit("MatMul", {w.in(0, d), kt}), w.scalar(scale, d)});
+    const std::string minus_inf = w.scalar(-std::numeric_limits<double>::infinity(), d);
     if (w.attrs().b("is_causal"))
       s = w.emit("Where", {w.constant(ones({L, S}, TensorOptions(kBool)).tril()), s, minus_inf});
     if (w.inputs() > 3 && !w.in(3).empty())
@@ -224,7 +170,6 @@ void add_sorting_and_resampling(Table& t) {
 void add_composed_exports(Table& t) {
   add_activations(t);
   add_statistics(t);
-  add_losses(t);
   add_attention(t);
   add_sorting_and_resampling(t);
 }

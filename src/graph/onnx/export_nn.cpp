@@ -27,10 +27,6 @@ std::vector<int64_t> twice(const std::vector<int64_t>& v) {
   return out;
 }
 
-std::string scalar(OpWriter& w, double v, ScalarType dtype) {
-  return w.constant(scalar_tensor(v, TensorOptions(kDouble)).to(dtype));
-}
-
 void add_convolutions(Table& t) {
   for (int d = 1; d <= 3; ++d) {
     t["conv" + std::to_string(d) + "d"] = [d](OpWriter& w) {
@@ -107,9 +103,9 @@ void add_convolutions(Table& t) {
                             set_float(n, "beta", beta);
                           });
     std::string p = w.emit("MatMul", {w.in(1, dtype), w.in(2, dtype)});
-    if (alpha != 1.0) p = w.emit("Mul", {p, scalar(w, alpha, dtype)});
+    if (alpha != 1.0) p = w.emit("Mul", {p, w.scalar(alpha, dtype)});
     std::string c = w.in(0, dtype);
-    if (beta != 1.0) c = w.emit("Mul", {c, scalar(w, beta, dtype)});
+    if (beta != 1.0) c = w.emit("Mul", {c, w.scalar(beta, dtype)});
     w.emit("Add", {c, p}, {w.out()});
   };
 }
@@ -219,8 +215,8 @@ void add_activations(Table& t) {
     const double beta = w.attrs().d("beta");
     const ScalarType dtype = w.out_value().scalar_type();
     if (beta == 1.0) return (void)w.emit("Softplus", {w.in(0)}, {w.out()});
-    const std::string bx = w.emit("Mul", {w.in(0), scalar(w, beta, dtype)});
-    w.emit("Div", {w.emit("Softplus", {bx}), scalar(w, beta, dtype)}, {w.out()});
+    const std::string bx = w.emit("Mul", {w.in(0), w.scalar(beta, dtype)});
+    w.emit("Div", {w.emit("Softplus", {bx}), w.scalar(beta, dtype)}, {w.out()});
   };
   t["silu"] = [](OpWriter& w) {
     w.emit("Mul", {w.in(0), w.emit("Sigmoid", {w.in(0)})}, {w.out()});
@@ -231,42 +227,50 @@ void add_activations(Table& t) {
     std::string inner;
     if (w.attrs().s("approximate") == "tanh") {  // tanh(sqrt(2 / pi) (x + 0.044715 x^3))
       const std::string cube = w.emit("Mul", {x, w.emit("Mul", {x, x})});
-      const std::string sum = w.emit("Add", {x, w.emit("Mul", {cube, scalar(w, 0.044715, dtype)})});
+      const std::string sum = w.emit("Add", {x, w.emit("Mul", {cube, w.scalar(0.044715, dtype)})});
       inner =
-          w.emit("Tanh", {w.emit("Mul", {sum, scalar(w, std::sqrt(2 / std::numbers::pi), dtype)})});
+          w.emit("Tanh", {w.emit("Mul", {sum, w.scalar(std::sqrt(2 / std::numbers::pi), dtype)})});
     } else {  // erf(x / sqrt(2))
-      inner = w.emit("Erf", {w.emit("Mul", {x, scalar(w, 1 / std::numbers::sqrt2, dtype)})});
+      inner = w.emit("Erf", {w.emit("Mul", {x, w.scalar(1 / std::numbers::sqrt2, dtype)})});
     }
-    const std::string half = w.emit("Mul", {x, scalar(w, 0.5, dtype)});
-    w.emit("Mul", {half, w.emit("Add", {inner, scalar(w, 1.0, dtype)})}, {w.out()});
+    const std::string half = w.emit("Mul", {x, w.scalar(0.5, dtype)});
+    w.emit("Mul", {half, w.emit("Add", {inner, w.scalar(1.0, dtype)})}, {w.out()});
   };
   t["dropout"] = [](OpWriter& w) {
     if (!w.attrs().b("train")) return (void)w.emit("Identity", {w.in(0)}, {w.out()});
     w.emit("Dropout",
-           {w.in(0), scalar(w, w.attrs().d("p"), w.out_value().scalar_type()),
+           {w.in(0), w.scalar(w.attrs().d("p"), w.out_value().scalar_type()),
             w.constant(scalar_tensor(true, TensorOptions(kBool)))},
            {w.out()});
   };
 }
 
-void add_losses(Table& t) {
+// Negative log-likelihood over class indices, alone or after a log-softmax.
+void class_index_loss(OpWriter& w, const char* onnx_op) {
   static const char* reductions[] = {"none", "mean", "sum"};
-  t["nll_loss_nd"] = [](OpWriter& w) {
-    std::vector<std::string> in = {w.in(0), w.in(1, kLong)};
-    if (w.inputs() > 2 && !w.in(2).empty()) in.push_back(w.in(2));
-    w.emit("NegativeLogLikelihoodLoss", in, {w.out()}, [&](Proto& n) {
-      set_string(n, "reduction", reductions[w.attrs().i("reduction")]);
-      set_int(n, "ignore_index", w.attrs().i("ignore_index"));
-    });
+  std::vector<std::string> in = {w.in(0), w.in(1, kLong)};
+  if (w.inputs() > 2 && !w.in(2).empty()) in.push_back(w.in(2));
+  w.emit(onnx_op, in, {w.out()}, [&](Proto& n) {
+    set_string(n, "reduction", reductions[w.attrs().i("reduction")]);
+    set_int(n, "ignore_index", w.attrs().i("ignore_index"));
+  });
+}
+
+void add_losses(Table& t) {
+  t["nll_loss_nd"] = [](OpWriter& w) { class_index_loss(w, "NegativeLogLikelihoodLoss"); };
+  t["cross_entropy_loss"] = [](OpWriter& w) {
+    if (w.attrs().d("label_smoothing") != 0.0) w.fail("label smoothing has no ONNX form");
+    if (w.in_value(1).is_floating_point()) w.fail("probabilities as targets have no ONNX form");
+    class_index_loss(w, "SoftmaxCrossEntropyLoss");
   };
   t["mse_loss"] = [](OpWriter& w) {
     const ScalarType dtype = w.out_value().scalar_type();
     const std::string d = w.emit("Sub", {w.in(0, dtype), w.in(1, dtype)});
-    const std::string sq = w.emit("Mul", {d, d});
-    const int64_t r = w.attrs().i("reduction");
-    if (r == 0) return (void)w.emit("Identity", {sq}, {w.out()});
-    w.emit(r == 1 ? "ReduceMean" : "ReduceSum", {sq}, {w.out()},
-           [](Proto& n) { set_int(n, "keepdims", 0); });
+    w.reduce_loss(w.emit("Mul", {d, d}));
+  };
+  t["l1_loss"] = [](OpWriter& w) {
+    const ScalarType dtype = w.out_value().scalar_type();
+    w.reduce_loss(w.emit("Abs", {w.emit("Sub", {w.in(0, dtype), w.in(1, dtype)})}));
   };
 }
 

@@ -23,23 +23,11 @@ using Proto = onnx::NodeProto;
 
 std::vector<int64_t> shape_of(const Tensor& t) { return t.sizes().vec(); }
 
-// A reduction's dims: those given, or every dim.
-std::vector<int64_t> dims_or_all(OpWriter& w, const char* name) {
-  std::vector<int64_t> dims;
-  try {
-    dims = w.attrs().ints(name);
-  } catch (const Error&) {  // not given, and no default
-  }
-  if (dims.empty())
-    for (int64_t d = 0; d < w.in_value(0).dim(); ++d) dims.push_back(d);
-  return dims;
-}
-
 // The second operand of a binary op: its input, or the scalar attribute `scalar`.
 std::string second(OpWriter& w, const char* scalar, ScalarType dtype) {
   if (w.inputs() > 1) return w.in(1, dtype);
   if (!w.attrs().has(scalar)) w.fail(std::string("no second operand and no ") + scalar);
-  return w.constant(scalar_tensor(w.attrs().d(scalar), TensorOptions(kDouble)).to(dtype));
+  return w.scalar(w.attrs().d(scalar), dtype);
 }
 
 ScalarType operand_dtype(OpWriter& w, const char* scalar) {
@@ -102,9 +90,7 @@ void add_elementwise(Table& t) {
       const std::string a = w.in(0, dtype);
       std::string b = second(w, "other", dtype);
       if ((onnx_op == "Add" || onnx_op == "Sub") && w.attrs().d("alpha") != 1.0)
-        b = w.emit(
-            "Mul",
-            {b, w.constant(scalar_tensor(w.attrs().d("alpha"), TensorOptions(kDouble)).to(dtype))});
+        b = w.emit("Mul", {b, w.scalar(w.attrs().d("alpha"), dtype)});
       w.emit(onnx_op, {a, b}, {w.out()}, [&](Proto& n) {
         if (onnx_op == "Mod") set_int(n, "fmod", 1);
       });
@@ -143,9 +129,7 @@ void add_elementwise(Table& t) {
   t["masked_fill"] = [](OpWriter& w) {
     const ScalarType dtype = w.out_value().scalar_type();
     const std::string value =
-        w.inputs() > 2
-            ? w.in(2, dtype)
-            : w.constant(scalar_tensor(w.attrs().d("value"), TensorOptions(kDouble)).to(dtype));
+        w.inputs() > 2 ? w.in(2, dtype) : w.scalar(w.attrs().d("value"), dtype);
     w.emit("Where", {w.in(1, kBool), value, w.in(0, dtype)}, {w.out()});
   };
   auto clip = [](const char* lo, const char* hi) {
@@ -154,7 +138,7 @@ void add_elementwise(Table& t) {
       auto bound = [&](const char* name, size_t input) -> std::string {
         if (w.inputs() > input && !w.in(input).empty()) return "";  // a tensor bound: below
         if (!w.attrs().has(name)) return "";
-        return w.constant(scalar_tensor(w.attrs().d(name), TensorOptions(kDouble)).to(dtype));
+        return w.scalar(w.attrs().d(name), dtype);
       };
       std::string y = w.emit("Clip", {w.in(0, dtype), bound(lo, 1), bound(hi, 2)});
       if (w.inputs() > 1 && !w.in(1).empty()) y = w.emit("Max", {y, w.in(1, dtype)});
@@ -326,8 +310,7 @@ void add_shapes(Table& t) {
       pads[2 * rank - 1 - k] = pad[2 * k + 1];
     }
     const ScalarType dtype = w.out_value().scalar_type();
-    const Tensor value = scalar_tensor(w.attrs().d("value"), TensorOptions(kDouble)).to(dtype);
-    w.emit("Pad", {w.in(0), w.ints(pads), w.constant(value)}, {w.out()});
+    w.emit("Pad", {w.in(0), w.ints(pads), w.scalar(w.attrs().d("value"), dtype)}, {w.out()});
   };
   t["tril"] = t["triu"] = [](OpWriter& w) {
     w.emit("Trilu",
@@ -348,16 +331,8 @@ void add_reductions(Table& t) {
       {"amin", "ReduceMin"}, {"logsumexp", "ReduceLogSumExp"}, {"prod", "ReduceProd"}};
   for (const auto& [op, onnx_op] : reductions)
     t[op] = [onnx_op = std::string(onnx_op)](OpWriter& w) {
-      const auto dims = dims_or_all(w, "dim");
-      const bool keep = w.attrs().b("keepdim");
-      const std::string x = w.in(0, w.out_value().scalar_type());
-      if (onnx_op == "ReduceSum")  // its axes are an input from opset 13
-        return (void)w.emit(onnx_op, {x, w.ints(dims)}, {w.out()},
-                            [&](Proto& n) { set_int(n, "keepdims", keep); });
-      w.emit(onnx_op, {x}, {w.out()}, [&](Proto& n) {
-        set_ints(n, "axes", dims);
-        set_int(n, "keepdims", keep);
-      });
+      w.reduce(onnx_op, w.in(0, w.out_value().scalar_type()), w.reduced_dims(),
+               w.attrs().b("keepdim"), w.out());
     };
   for (const auto& [op, onnx_op] : {std::pair{"argmax", "ArgMax"}, std::pair{"argmin", "ArgMin"}})
     t[op] = [onnx_op = std::string(onnx_op)](OpWriter& w) {

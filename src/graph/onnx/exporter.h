@@ -58,7 +58,18 @@ class OpWriter {
   /// An initializer (a parameter when read back) holding `t`, named after the node and
   /// `hint`; returns its name.
   std::string initializer(const Tensor& t, const std::string& hint);
-  std::string ints(const std::vector<int64_t>& v);  // a 1-d int64 initializer
+  std::string ints(const std::vector<int64_t>& v);  // a 1-d int64 constant
+  std::string scalar(double v, ScalarType dtype);   // a 0-d constant of `dtype`
+  /// The dims the int-list attribute `name` gives, made non-negative; every dim of input 0
+  /// when it is not given or empty (a reduction over all dims).
+  std::vector<int64_t> reduced_dims(const char* name = "dim") const;
+  /// A Reduce* node over `dims` (ReduceSum takes them as an input from opset 13, the
+  /// others as an attribute up to 17); `out` empty: a fresh name. Returns its output.
+  std::string reduce(const std::string& op_type, const std::string& x,
+                     const std::vector<int64_t>& dims, bool keep, const std::string& out = "");
+  /// A loss's elementwise `values` reduced into out() as its "reduction" attribute says
+  /// (0 none, 1 mean, 2 sum).
+  void reduce_loss(const std::string& values);
   std::string cast(const std::string& name, ScalarType from, ScalarType to);
   [[noreturn]] void fail(const std::string& why) const;
 

@@ -34,6 +34,11 @@ Tensor tensor_from_proto(const onnx::TensorProto& t, const std::string& what);
 std::vector<Tensor> import_and_apply(const onnx::NodeProto& node, const std::string& path,
                                      int64_t opset, const std::vector<std::string>& names,
                                      const std::vector<Tensor>& values);
+/// A setting tensor's values on the host, as int64 (long_values) or its first one (an
+/// ONNX scalar setting is 0-d or [1]); an empty tensor is an error naming `what`.
+std::vector<int64_t> long_values(const Tensor& t);
+int64_t first_long(const Tensor& t, const char* what);
+double first_double(const Tensor& t, const char* what);
 
 /// The determinant of each matrix of x [..., n, n] (math.cpp).
 Tensor determinant(const Tensor& x);

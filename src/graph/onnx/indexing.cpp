@@ -18,11 +18,6 @@ namespace {
 
 using In = const std::vector<Tensor>&;
 
-std::vector<int64_t> long_values(const Tensor& t) {
-  const Tensor l = t.to(kCPU).to(kLong).contiguous();
-  return std::vector<int64_t>(l.data_ptr<int64_t>(), l.data_ptr<int64_t>() + l.numel());
-}
-
 int64_t product(const std::vector<int64_t>& v, size_t from, size_t to) {
   int64_t p = 1;
   for (size_t i = from; i < to; ++i) p *= v[i];
@@ -164,8 +159,7 @@ bool Importer::map_indexing(const Node& n) {
   }
   if (op == "OneHot")  // depth classes along `axis`; values = [off, on]; negative indices wrap
     return done(function_node(n, op, inputs(), [axis = attr_int(n, "axis", -1)](In x) {
-      const auto depth =
-          static_cast<int64_t>(x[1].to(kCPU).to(kDouble).reshape({-1})[0].item<double>());
+      const auto depth = static_cast<int64_t>(first_double(x[1], "OneHot's depth"));
       const Tensor i = x[0].to(kLong);
       const Tensor idx = i.where(i.ge(0), i + depth);
       const int64_t rank = idx.dim() + 1, a = axis < 0 ? axis + rank : axis;

@@ -252,8 +252,7 @@ void Importer::map(const Node& n) {
                             {{"dim", static_cast<int64_t>(constant_scalar(n, 1))}}));
     return define(n, function_node(n, op, {input(n, 0), input(n, 1)},
                                    [exclusive, reverse](const std::vector<Tensor>& x) {
-                                     const int64_t a =
-                                         x[1].to(kCPU).to(kLong).reshape({-1})[0].item<int64_t>();
+                                     const int64_t a = first_long(x[1], "CumSum's axis");
                                      const Tensor in = reverse ? x[0].flip({a}) : x[0];
                                      Tensor sum = in.cumsum(a);
                                      if (exclusive) sum = sum - in;

@@ -326,7 +326,11 @@ bool Importer::map_nn(const Node& n) {
     define(n, function_node(n, op, present_inputs(n), f));
     return true;
   };
-  if (op == "LRN")  // x / (bias + alpha / size * sum of squares over nearby channels)^beta
+  // LRN: x / (bias + alpha / size * sum of squares over nearby channels)^beta. Written out
+  // rather than mapped to nabla's local_response_norm: for an even size ONNX puts the
+  // extra channel of the window after the centre ((size - 1) / 2 before it), LibTorch's
+  // op before it, so the two differ there.
+  if (op == "LRN")
     return done([size = attr_int(n, "size", 1), alpha = attr_float(n, "alpha", 1e-4),
                  beta = attr_float(n, "beta", 0.75), bias = attr_float(n, "bias", 1.0)](In x) {
       const Tensor sq = x[0].square();

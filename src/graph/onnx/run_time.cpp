@@ -15,6 +15,26 @@ namespace nabla::graph::onnx_import {
 // the values its inputs have then (every one of them known, so the settings are too) and
 // applies the small graph it gets to them (Graph::apply): eager ops, so gradients flow to
 // the data inputs as through any node. The same mapping code serves both cases.
+std::vector<int64_t> long_values(const Tensor& t) {
+  const Tensor l = t.to(kCPU).to(kLong).contiguous();
+  return std::vector<int64_t>(l.data_ptr<int64_t>(), l.data_ptr<int64_t>() + l.numel());
+}
+
+namespace {
+Tensor first_of(const Tensor& t, ScalarType dtype, const char* what) {
+  NABLA_CHECK(t.defined() && t.numel() > 0, what, ": a value wanted, got an empty tensor");
+  return t.reshape({-1})[0].to(kCPU).to(dtype);
+}
+}  // namespace
+
+int64_t first_long(const Tensor& t, const char* what) {
+  return first_of(t, kLong, what).item<int64_t>();
+}
+
+double first_double(const Tensor& t, const char* what) {
+  return first_of(t, kDouble, what).item<double>();
+}
+
 std::vector<Tensor> import_and_apply(const onnx::NodeProto& node, const std::string& path,
                                      int64_t opset, const std::vector<std::string>& names,
                                      const std::vector<Tensor>& values) {

@@ -20,8 +20,6 @@ namespace {
 
 using In = const std::vector<Tensor>&;
 
-int64_t scalar_of(const Tensor& t) { return t.to(kCPU).to(kLong).reshape({-1})[0].item<int64_t>(); }
-
 // cos and sin of 2 pi k n / length for n < rows, k < cols, in `like`'s dtype and device.
 std::pair<Tensor, Tensor> dft_matrices(int64_t rows, int64_t cols, int64_t length,
                                        const Tensor& like) {
@@ -66,7 +64,7 @@ std::pair<Tensor, Tensor> parts(const Tensor& x) {
 // Triangular filters at mel-spaced frequencies, as columns of a [dft_length / 2 + 1, bins]
 // matrix: x = num_mel_bins, dft_length, sample_rate, lower and upper edge (hertz).
 Tensor mel_weights(const std::vector<Tensor>& x, ScalarType dtype) {
-  auto number = [&](size_t i) { return x[i].to(kCPU).to(kDouble).reshape({-1})[0].item<double>(); };
+  auto number = [&](size_t i) { return first_double(x[i], "MelWeightMatrix"); };
   const auto bins = static_cast<int64_t>(number(0)), length = static_cast<int64_t>(number(1));
   const double rate = number(2);
   NABLA_CHECK(bins > 0 && length > 0 && rate > 0, "MelWeightMatrix: ", bins, " bins, length ",
@@ -115,7 +113,7 @@ bool Importer::map_signal(const Node& n) {
     const double a2 = op == "BlackmanWindow" ? 0.08 : 0.0;
     const double a1 = op == "BlackmanWindow" ? 0.5 : 1 - a0;
     return done([a0, a1, a2, dtype, periodic = attr_int(n, "periodic", 1) != 0](In x) {
-      const int64_t size = scalar_of(x[0]);
+      const int64_t size = first_long(x[0], "the window's size");
       const double period = static_cast<double>(periodic ? size : size - 1);
       const Tensor i = arange(size, TensorOptions(kDouble)) * (2 * std::numbers::pi / period);
       return ((i.cos() * -a1 + a0) + (i * 2).cos() * a2).to(dtype);
@@ -136,7 +134,7 @@ bool Importer::map_signal(const Node& n) {
       const int64_t a = axis < 0 ? axis + re.dim() : axis;
       re = re.movedim(a, -1);
       if (im.defined()) im = im.movedim(a, -1);
-      const int64_t length = dft_length ? scalar_of(x[1]) : re.size(-1);
+      const int64_t length = dft_length ? first_long(x[1], "DFT's dft_length") : re.size(-1);
       auto [out_re, out_im] = dft_last(re, im, length, onesided ? length / 2 + 1 : length, inverse);
       return stack({out_re.movedim(-1, a), out_im.movedim(-1, a)}, -1);
     });
@@ -146,9 +144,11 @@ bool Importer::map_signal(const Node& n) {
     for (int i = 0, k = 0; i < 4; ++i) at[static_cast<size_t>(i)] = has_input(n, i) ? k++ : -1;
     return done([at, onesided = attr_int(n, "onesided", 1) != 0](In x) {
       auto [re, im] = parts(x[0]);
-      const int64_t step = scalar_of(x[static_cast<size_t>(at[1])]);
+      const int64_t step = first_long(x[static_cast<size_t>(at[1])], "STFT's frame_step");
       const Tensor window = at[2] >= 0 ? x[static_cast<size_t>(at[2])] : Tensor();
-      const int64_t frame = at[3] >= 0 ? scalar_of(x[static_cast<size_t>(at[3])]) : window.size(0);
+      const int64_t frame = at[3] >= 0
+                                ? first_long(x[static_cast<size_t>(at[3])], "STFT's frame_length")
+                                : window.size(0);
       const int64_t frames = (re.size(1) - frame) / step + 1;
       auto framed = [&](const Tensor& t) {  // [batch, frames, frame], windowed
         if (!t.defined()) return t;
