@@ -1,4 +1,4 @@
-// The main job's training run in LibTorch, for the side-by-side figures of issue 6: the
+// The main job's training run in LibTorch, for the side-by-side figures of bench/RESULTS.md: the
 // same models (W2 MLP, W3 CNN), data (Debian's Fashion-MNIST, read by nabla's IDX reader
 // and handed over as tensors), normalisation, batch size 64, Adam 1e-3, shuffling each
 // epoch; prints test accuracy and seconds per epoch.

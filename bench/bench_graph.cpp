@@ -1,4 +1,4 @@
-// The static graph (issue 15, docs/graph.md), nabla against itself:
+// The static graph (docs/graph.md), nabla against itself:
 //  1. Partial re-evaluation: 100 branches of 10 ops (1,000 op nodes) over [64, 64] float
 //     tensors, joined by one sum per branch and a final stack + sum. One branch's input
 //     changes: the forward that follows against a forward where every input changed (full

@@ -1,4 +1,4 @@
-// Kernel libraries side by side (issue 12's decision): sgemm through OpenBLAS and
+// Kernel libraries side by side (how the CPU kernels were chosen): sgemm through OpenBLAS and
 // through oneDNN's dnnl_sgemm, and 2-D convolutions through nabla (im2col + OpenBLAS)
 // and through oneDNN's convolution primitives, at W3's layers and ResNet-style layers.
 // Prints GFLOP/s per library and pass; oneDNN is timed twice: its primitive alone on

@@ -1,4 +1,4 @@
-// Loading resnet18's weights (issue 17's figure): nabla::load of PyTorch's .pt file and of
+// Loading resnet18's weights: nabla::load of PyTorch's .pt file and of
 // the same weights as safetensors, each timed over several loads into one ResNet-18, with
 // the peak memory the first load adds (resident set, and nabla's allocator).
 //   bench_load FILE [runs] [--save OUT]   (bench/load_resnet18.sh makes resnet18.pt, runs

@@ -1,4 +1,4 @@
-// Per-op micro-benchmark against LibTorch (issue 4; bench/README.md's rules): every entry of
+// Per-op micro-benchmark against LibTorch (bench/README.md's rules): every entry of
 // the op table (tests/conformance, docs/testing.md) is timed in both libraries, in one
 // process, on the same inputs and at the same thread count — the forward alone, and
 // forward + backward with the floating inputs requiring grad (gradients reset to none

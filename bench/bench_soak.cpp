@@ -1,4 +1,4 @@
-// Soak (issue 14): W2 and W3 trained for many steps on Fashion-MNIST through the threaded
+// Soak: W2 and W3 trained for many steps on Fashion-MNIST through the threaded
 // DataLoader (2 workers), with a checkpoint of model and optimizer every 500 steps. At each
 // checkpoint it prints the process's resident memory, open file descriptors and threads
 // (from /proc/self) and, at the end, checks that after warm-up the memory stays within 5%

@@ -84,8 +84,8 @@ struct NablaStep {
   }
 };
 
-// The same step through a static graph traced from the eager forward and loss (issue 37's
-// item 8: the trace should cost nothing over eager). It shares the eager step's model and
+// The same step through a static graph traced from the eager forward and loss (the trace
+// should cost nothing over eager). It shares the eager step's model and
 // AdamW, so both train the same parameters.
 struct GraphStep {
   NablaStep& eager;

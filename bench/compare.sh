@@ -64,7 +64,7 @@ for load in idle busy; do
   done
   [ "$load" = busy ] && stop_load
 done
-# A CPU OpenBLAS does not know (the Xeon of issue 12 ran its SSE3 "Prescott" kernels),
+# A CPU OpenBLAS does not know (a Xeon measured earlier ran its SSE3 "Prescott" kernels),
 # emulated by forcing those kernels: LibTorch's products go through OpenBLAS, nabla's not.
 for t in 1 2; do
   read -r n l r < <(OPENBLAS_CORETYPE=Prescott wn bench_w2 "$t")

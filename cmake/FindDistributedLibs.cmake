@@ -1,4 +1,4 @@
-# The distributed layer (src/distributed, issue 16): stores, process groups and
+# The distributed layer (src/distributed): stores, process groups and
 # DistributedDataParallel. Its backends come from Debian: Gloo (libgloo-dev) and Open MPI
 # (libopenmpi-dev); each is compiled in when found, and without it its entry point throws
 # a nabla::Error saying what to install.

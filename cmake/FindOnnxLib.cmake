@@ -1,4 +1,4 @@
-# ONNX models for graph::load_onnx (issue 18): Debian's libonnx-dev (the protobuf classes of
+# ONNX models for graph::load_onnx: Debian's libonnx-dev (the protobuf classes of
 # onnx.proto, libonnx_proto) and libprotobuf-dev, optional: without them load_onnx raises a
 # nabla::Error saying nabla was built without them. Debian ships only the ONNX_ML variant
 # of the generated header (onnx/onnx-ml.pb.h), whose namespace is `onnx`.

@@ -231,7 +231,7 @@ NOT_PLANNED = [
     (r"::jit\b|::jit::|script|Script|::IValue|::ivalue|::Dict\b|::List\b|::Tuple\b|::Future|::RRef|::Await|"
      r"torch::import_ir|Library|::library|TORCH_LIBRARY|Dispatch|dispatch|OperatorHandle|OperatorName|"
      r"::Node\b|::Graph\b|::Code\b|::Module\b",
-     "TorchScript / operator registration: outside the covered subset (issue 11: programs without TorchScript)"),
+     "TorchScript / operator registration: outside the covered subset (programs without TorchScript)"),
     (r"complex|Complex|::real\b|::imag\b|::conj|::angle|::polar|view_as_real|view_as_complex|is_conj|resolve_conj|"
      r"resolve_neg|is_neg|::_conj",
      "complex dtypes are not in nabla's dtypes"),
@@ -249,8 +249,8 @@ NOT_PLANNED = [
      r"::llvm|::hash|::irange|ArrayRefTensor|OptionalArrayRef|ExclusivelyOwned|MaybeOwned|string_view|"
      r"::Half|::BFloat16|::qint|::quint|bits",
      "c10 internals (types a program does not spell in the covered subset)"),
-    (r"::serialize::|::pickle|::save\b|::load\b", "serialization: nabla's save/load use safetensors "
-     "(PyTorch .pt files are issue 17)"),
+    (r"::serialize::|::pickle|::save\b|::load\b", "serialization: nabla's save/load cover safetensors and "
+     "torch.save files"),
 ]
 
 

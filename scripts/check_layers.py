@@ -2,7 +2,7 @@
 """Fails on an #include that goes up the layers (docs/architecture.md, "Layers").
 
 A file of layer L (src/L/... or include/nabla/L/...) may include headers of L and of the
-layers below it only, named from the root: an include through "../" is refused too. Exceptions still being removed (issue 13) are listed in ALLOWED with
+layers below it only, named from the root: an include through "../" is refused too. Exceptions still being removed are listed in ALLOWED with
 the reason; an exception that no longer occurs must be deleted from the list, so the list
 only shrinks.
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Contention (bench/README.md, issue 14, by hand, not in CI): W2 and W3 at 1 and 2 threads,
+# Contention (bench/README.md, by hand, not in CI): W2 and W3 at 1 and 2 threads,
 # nabla beside LibTorch in one process, first on a quiet machine, then while another
 # process keeps one core busy. Under that load nabla's 2-thread step must stay within 1.5x
 # of its 1-thread step (its pool must not spin-wait for the busy core).

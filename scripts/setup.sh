@@ -4,15 +4,15 @@
 set -euo pipefail
 
 # g++ brings the sanitizer runtimes (libasan8, libubsan1, libtsan2) for scripts/test_sanitizers.sh.
-# libgloo-dev, libopenmpi-dev and openmpi-bin: the distributed layer's backends (issue 16).
-# libonnx-dev and libprotobuf-dev: graph::load_onnx (issue 18).
+# libgloo-dev, libopenmpi-dev and openmpi-bin: the distributed layer's backends.
+# libonnx-dev and libprotobuf-dev: graph::load_onnx and save_onnx.
 packages=(cmake g++ make pkg-config libopenblas-dev libdnnl-dev zlib1g-dev nlohmann-json3-dev libgtest-dev
           libgloo-dev libopenmpi-dev openmpi-bin libonnx-dev libprotobuf-dev)
 for arg in "$@"; do
   case "$arg" in
     # tests and benchmarks only (numpy: .npy interchange tests; python3-torch and
     # python3-torchvision: torch.save fixtures and the models they are compared with)
-    # libonnx-testdata: ONNX's backend tests, run by tests/onnx (issue 38); python3-onnx: its
+    # libonnx-testdata: ONNX's backend tests, run by tests/onnx; python3-onnx: its
     # checker, which judges the models graph::save_onnx writes
     --with-libtorch) packages+=(libtorch-dev python3-numpy python3-torch python3-torchvision libonnx-testdata python3-onnx) ;;
     --with-data) packages+=(dataset-fashion-mnist libpng-dev) ;;  # examples: data and PNG output

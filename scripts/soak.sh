@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak (issue 14, by hand, not in CI): 10,000 W2 and 2,000 W3 training steps on
+# Soak (by hand, not in CI): 10,000 W2 and 2,000 W3 training steps on
 # Fashion-MNIST with the threaded loader and a checkpoint every 500 steps; prints memory,
 # file descriptors and threads at each checkpoint and fails if they grow (bench/bench_soak.cpp).
 # Usage: scripts/soak.sh [extra bench_soak flags, e.g. --w2-steps 2000]

@@ -1,6 +1,7 @@
-// The seeds' autograd walk-through: the grad_fn chain and its node names, vector-Jacobian
-// products, no_grad and detach, higher-order derivatives, a gradient penalty, a custom
-// Function, hooks, and the backward graph written as Graphviz DOT (autograd_tour.dot).
+// An autograd walk-through (docs/design.md, "Autograd semantics"): the grad_fn chain and its node
+// names, vector-Jacobian products, no_grad and detach, higher-order derivatives, a gradient
+// penalty, a custom Function, hooks, and the backward graph written as Graphviz DOT
+// (autograd_tour.dot).
 #include <nabla/autograd/graph_export.h>
 #include <nabla/nabla.h>
 

@@ -1,6 +1,6 @@
-// The autograd semantics of docs/autograd.md, one test per item, with the seeds' scenarios: the
-// engine itself (graph, accumulation, retain_graph, grad modes, hooks, version counters,
-// anomaly mode, deep graphs), which the op table's per-op checks cannot say.
+// The autograd semantics of docs/design.md ("Autograd semantics"), one test per rule, named
+// in each test's comment: the engine itself (graph, accumulation, retain_graph, grad modes, hooks,
+// version counters, anomaly mode, deep graphs), which the op table's per-op checks cannot say.
 #include <fstream>
 #include <thread>
 
@@ -17,7 +17,7 @@ Tensor leaf(IntArrayRef shape, double lo = -1, double hi = 1) {
 }
 }  // namespace
 
-// §5.1: the graph, its nodes and edges.
+// Recording: the graph, its nodes and edges.
 TEST(Engine, GraphStructure) {
   Tensor x = leaf({3}), y = leaf({3});
   Tensor z = x * y + x;
@@ -41,7 +41,7 @@ TEST(Engine, GraphStructure) {
   EXPECT_EQ((1 - x).grad_fn()->name(), "RsubBackward1");
 }
 
-// §5.2, §5.3: d(x*x)/dx = 2x, accumulation across calls, branch sums.
+// Leaves and accumulation: d(x*x)/dx = 2x, accumulation across calls, branch sums.
 TEST(Engine, SquareAndAccumulation) {
   Tensor x = leaf({4});
   (x * x).sum().backward();
@@ -56,7 +56,7 @@ TEST(Engine, SquareAndAccumulation) {
   EXPECT_TRUE(x.grad().allclose(expected));
 }
 
-// §5.4: signatures, implicit gradient, grad() leaves .grad() alone.
+// backward() and grad(): signatures, implicit gradient, grad() leaves .grad() alone.
 TEST(Engine, BackwardAndGradApi) {
   Tensor x = leaf({3});
   Tensor y = x * 2;
@@ -78,7 +78,7 @@ TEST(Engine, BackwardAndGradApi) {
   EXPECT_FALSE(b.grad().defined());
 }
 
-// §5.5: saved tensors are freed; a second backward is a clear error.
+// retain_graph: saved tensors are freed; a second backward is a clear error.
 TEST(Engine, RetainGraph) {
   Tensor x = leaf({3});
   Tensor y = (x.exp() * x).sum();
@@ -89,7 +89,7 @@ TEST(Engine, RetainGraph) {
   expect_error([&] { y.backward(); }, {"backward through the graph a second time"});
 }
 
-// §5.6: higher-order derivatives of f = x^4 + 2x^3 + x^2 at 2: 36, 60, 74, 60.
+// create_graph: higher-order derivatives of f = x^4 + 2x^3 + x^2 at 2: 36, 60, 74, 60.
 TEST(Engine, HigherOrder) {
   Tensor x = tensor(2.0, kDouble).requires_grad_();
   Tensor f = x.pow(4) + 2 * x.pow(3) + x.pow(2);
@@ -115,7 +115,7 @@ TEST(Engine, GradientPenalty) {
   EXPECT_TRUE(x.grad().allclose(8 * wd * wd * xd));
 }
 
-// §5.7: non-leaf gradients only with retain_grad; the u -> w -> out rule.
+// Leaves and accumulation: non-leaf gradients only with retain_grad; the u -> w -> out rule.
 TEST(Engine, NonLeafGradsAndNoDoubleCounting) {
   Tensor u = tensor({1.0, 2.0}, kDouble).requires_grad_();
   Tensor w = u * 3;  // a "parameter" fed by another
@@ -153,7 +153,7 @@ TEST(Engine, MultiTaskRetainGraph) {
   EXPECT_TRUE(run(true).allclose(run(false)));
 }
 
-// §5.8: grad mode guards are thread-local; results under no_grad do not require grad.
+// No grad and detach: grad mode guards are thread-local; results under no_grad do not require grad.
 TEST(Engine, GradModeGuardsArePerThread) {
   Tensor x = leaf({2});
   {
@@ -180,7 +180,8 @@ TEST(Engine, GradModeGuardsArePerThread) {
   }
 }
 
-// §5.9: detach shares storage and has no history (GAN-style: D's loss never reaches G).
+// No grad and detach: detach shares storage and has no history (GAN-style: D's loss never reaches
+// G).
 TEST(Engine, DetachAndGan) {
   manual_seed(4);
   Tensor g_w = leaf({3, 3}), d_w = leaf({3, 1});
@@ -218,7 +219,7 @@ TEST(Engine, FreezeMiddleLayer) {
   EXPECT_TRUE(w3.grad().defined());
 }
 
-// §5.11: in-place after save; in-place on a leaf.
+// Version counters: in-place after save; in-place on a leaf.
 TEST(Engine, VersionCounter) {
   Tensor x = leaf({3});
   Tensor y = x.exp();  // saves its output
@@ -238,7 +239,7 @@ TEST(Engine, VersionCounter) {
   EXPECT_TRUE(x.grad().allclose(full({3}, 3.0, kDouble)));
 }
 
-// §5.12: tensor hooks run before accumulation and can replace the gradient.
+// Hooks: tensor hooks run before accumulation and can replace the gradient.
 TEST(Engine, TensorHooks) {
   Tensor x = leaf({3});
   std::vector<double> seen;
@@ -256,7 +257,7 @@ TEST(Engine, TensorHooks) {
   expect_error([&] { x.remove_hook(h); }, {"remove_hook"});
 }
 
-// §5.13: saved-tensor hooks.
+// Hooks: saved-tensor hooks.
 TEST(Engine, SavedTensorHooks) {
   Tensor x = leaf({3});
   int packed = 0, unpacked = 0;
@@ -325,7 +326,7 @@ TEST(Engine, CustomFunctions) {
   EXPECT_FALSE(nog.requires_grad());
 }
 
-// §5.15: anomaly mode names the node and where it was created.
+// Anomaly mode: anomaly mode names the node and where it was created.
 TEST(Engine, AnomalyMode) {
   Tensor x = tensor({0.0, 1.0}, kDouble).requires_grad_();
   autograd::DetectAnomalyGuard guard;
@@ -334,7 +335,7 @@ TEST(Engine, AnomalyMode) {
                {"SqrtBackward0", "nan values", "created at"});
 }
 
-// §5.16: checkpoint gives equal gradients with lower peak memory.
+// Checkpointing: checkpoint gives equal gradients with lower peak memory.
 TEST(Engine, Checkpoint) {
   manual_seed(7);
   Tensor x = leaf({64, 256});
@@ -362,9 +363,9 @@ TEST(Engine, Checkpoint) {
   EXPECT_LT(peak_ck * 2, peak_plain);  // 8 saved activations vs about 2 live at a time
 }
 
-// §5.17 (backward from several threads): test_engine_threads.cpp.
+// Threads: test_engine_threads.cpp.
 
-// §5.3, §5.18: a 100,000-node chain backward and destruction without recursion.
+// The engine, Lifetime: a 100,000-node chain backward and destruction without recursion.
 TEST(Engine, DeepChain) {
   Tensor x = ones({4}, kDouble).requires_grad_();
   Tensor y = x;
@@ -384,7 +385,7 @@ size_t resident_kb() {
 }
 }  // namespace
 
-// §5.18: no reference cycles; memory stays flat over 10,000 steps.
+// Lifetime: no reference cycles; memory stays flat over 10,000 steps.
 TEST(Engine, MemoryFlat) {
   Tensor w = leaf({32, 32});
   Tensor x = rand({16, 32}, kDouble);

@@ -1,4 +1,4 @@
-// Conformance entries for the ops added for LibTorch programs (issue 11): elementwise
+// Conformance entries for the ops added for LibTorch programs: elementwise
 // math and special functions, scans and order statistics, small linear algebra and
 // shape ops. Most are composites of table-checked ops in nabla; the table checks their
 // values and gradients against LibTorch all the same (a composite can still pick the

@@ -1,4 +1,4 @@
-// Models trained in Python load into nabla and back (issue 17): state_dicts of torchvision's
+// Models trained in Python load into nabla and back: state_dicts of torchvision's
 // resnet18 and mobilenet_v2 and of the W2/W3 models, saved by Debian's python3-torch
 // (tests/models/torch_models.py), load into nabla's module trees and give PyTorch's outputs
 // on the same input (1e-5); nabla's changed weights, saved as .pt, load into the PyTorch

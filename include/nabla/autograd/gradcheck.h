@@ -1,5 +1,5 @@
 #pragma once
-// gradcheck / gradgradcheck (docs/autograd.md, issue 3): compare the gradients autograd computes
+// gradcheck / gradgradcheck (docs/autograd.md): compare the gradients autograd computes
 // with central finite differences, in float64. Public so users can check their own
 // Functions, as torch.autograd.gradcheck.
 #include <functional>

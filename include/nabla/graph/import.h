@@ -1,5 +1,5 @@
 #pragma once
-// Models exported by other tools as static graphs (docs/import.md, issue 18): each
+// Models exported by other tools as static graphs (docs/import.md): each
 // operator becomes nodes of op-table ops, each stored weight a parameter, so an imported
 // model runs, re-evaluates partially and fine-tunes like any graph::Graph.
 //   auto g = nabla::graph::load_onnx("resnet18.onnx");
