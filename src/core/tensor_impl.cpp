@@ -64,7 +64,7 @@ void TensorImpl::refresh() {
 // Note [Lazy autograd meta]
 // A tensor gets its AutogradMeta when autograd first needs it, which may happen in several
 // threads at once on one shared tensor: loader workers indexing a dataset each register a
-// view with the dataset's tensor (views_backward.cpp, register_view). The first thread to
+// view with the dataset's tensor (shape/views_backward.cpp, register_view). The first thread to
 // publish its AutogradMeta wins; the others use it and delete their own. (A plain
 // check-then-assign lost one thread's meta and leaked what it held; found by LeakSanitizer
 // in the fashion_mnist example.)

@@ -1,9 +1,9 @@
 #pragma once
-// Helpers for ops composed from other ops (src/ops/composite_*.cpp,
-// special_functions.cpp). Most composites get their gradient from their pieces; where a
-// piece has a kink or a 0 * inf the function does not (sinc at 0, logaddexp of two
-// infinities, xlogy at 0), or where LibTorch records the op as one node, the op computes
-// its value without history and records one node with LibTorch's name and derivative
+// Helpers for ops composed from other ops (the composed.cpp files of src/ops/elementwise, shape and
+// reduction, elementwise/special.cpp). Most composites get their gradient from their pieces; where
+// a piece has a kink or a 0 * inf the function does not (sinc at 0, logaddexp of two infinities,
+// xlogy at 0), or where LibTorch records the op as one node, the op computes its value without
+// history and records one node with LibTorch's name and derivative
 // (`with_node`).
 #include <initializer_list>
 #include <tuple>

@@ -8,7 +8,7 @@
 #include "nabla/core/autograd_meta.h"
 #include "nabla/core/object_pool.h"
 #include "nabla/ops/factories.h"
-#include "ops/views_backward.h"
+#include "ops/shape/views_backward.h"
 
 namespace nabla::ops {
 
@@ -201,7 +201,7 @@ void check_in_bounds(const Tensor& base, IntArrayRef sizes, IntArrayRef strides,
 }
 
 const Tensor& assign_with_history(const Tensor& self, const Tensor& result, const char* op) {
-  check_inplace_autograd(self, op);  // leaves, views of leaves, ... (views_backward.h)
+  check_inplace_autograd(self, op);  // leaves, views of leaves, ... (shape/views_backward.h)
   backend_for(self.device()).copy(self, result);
   bump_version(self);
   rebase_history(self, result);  // Note [Views and in-place]

@@ -145,7 +145,7 @@ autograd::variable_list indexed_copy_add_backward(autograd::OpNode<IndexedCopy>&
 void record_indexed_copy(const autograd::NodeType<IndexedCopy>& type, const Tensor& x, int64_t d,
                          const Tensor& values, const Tensor& indices);
 
-/// Half/BFloat16 (storage dtypes, src/ops/reduced_precision.cpp): dst = src converted,
+/// Half/BFloat16 (storage dtypes, src/ops/elementwise/reduced_precision.cpp): dst = src converted,
 /// src already of dst's sizes; a fill; a float64 copy of a 16-bit tensor.
 void copy_with_reduced(const Tensor& dst, const Tensor& src);
 void fill_reduced(const Tensor& t, const Scalar& value);

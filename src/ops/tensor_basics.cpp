@@ -7,8 +7,8 @@
 #include "nabla/ops/factories.h"
 #include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
-#include "ops/registry_impl.h"
-#include "ops/views_backward.h"
+#include "ops/registry/registry_impl.h"
+#include "ops/shape/views_backward.h"
 
 namespace nabla {
 

@@ -1,5 +1,5 @@
 // Gradients of the view ops and of in-place writes into views (Note [Views and in-place],
-// views_backward.h), what the op table (table_views_grad.cpp, table_factories_views.cpp:
+// shape/views_backward.h), what the op table (table_views_grad.cpp, table_factories_views.cpp:
 // values, strides, first and second derivatives, node names) cannot say: the graph behind
 // the top node, which results are the input itself, in-place view ops (unsqueeze_,
 // squeeze_), detach and no_grad, views made before a write, and the refused writes.

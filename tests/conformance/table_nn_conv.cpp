@@ -153,7 +153,7 @@ std::vector<OpEntry> conv_entries() {
                                  {"kernel_size", V{2, 2}},
                                  {"padding", V{1, 1}},
                                  {"stride", V{2, 2}}})),
-      // 3-d: the sum over the kernel depth of 2-d convolutions (convolution3d.cpp).
+      // 3-d: the sum over the kernel depth of 2-d convolutions (window/convolution3d.cpp).
       op(
           g, "conv3d", conv3d_samples,
           [](const auto& x) {

@@ -267,7 +267,7 @@ std::vector<OpEntry> loss_entries() {
 
 const bool registered = add_entries(loss_entries());
 
-// multilabel_margin_loss, multi_margin_loss and ctc_loss (loss_margin_ctc.cpp): composites,
+// multilabel_margin_loss, multi_margin_loss and ctc_loss (loss/margin_ctc.cpp): composites,
 // so their last nodes are not LibTorch's fused ones.
 std::vector<OpEntry> margin_ctc_entries() {
   using V = std::vector<int64_t>;

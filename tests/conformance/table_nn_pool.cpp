@@ -1,5 +1,5 @@
 // Op-table entries for 3-d pooling, the 1-d forms with indices, max unpooling and
-// fractional max pooling (src/ops/nn/pooling_3d.cpp, unpooling.cpp): strides, padding,
+// fractional max pooling (src/ops/window/pooling_3d.cpp, window/unpooling.cpp): strides, padding,
 // dilation, ceil_mode, count_include_pad, divisor_override, uneven adaptive windows,
 // unbatched inputs and empty batches; values and float64 gradients; errors.
 #include "table.h"

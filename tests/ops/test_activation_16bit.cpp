@@ -1,8 +1,8 @@
-// Activations on Half and BFloat16 tensors (Note [16-bit compute], src/ops/float32_compute.h):
-// each is computed in float32 and rounded once, so its value is exactly the float32
-// activation of the same values rounded to the dtype, in-place forms included; gradients
-// likewise are the float32 formula rounded once. LibTorch's own bf16/f16 outputs are
-// compared in tests/libtorch/test_activation_16bit_libtorch.cpp.
+// Activations on Half and BFloat16 tensors (Note [16-bit compute],
+// src/ops/elementwise/float32_compute.h): each is computed in float32 and rounded once, so its
+// value is exactly the float32 activation of the same values rounded to the dtype, in-place forms
+// included; gradients likewise are the float32 formula rounded once. LibTorch's own bf16/f16
+// outputs are compared in tests/libtorch/test_activation_16bit_libtorch.cpp.
 #include <functional>
 #include <string>
 #include <utility>

@@ -1,5 +1,5 @@
 // The fused cross-entropy over class indices (Note [Fused cross-entropy],
-// src/ops/nn/loss_classification.cpp) against log_softmax then nll_loss, the composition it
+// src/ops/loss/classification.cpp) against log_softmax then nll_loss, the composition it
 // replaces: values and gradients for every reduction, with and without class weights and
 // ignored targets, unbatched input, large logits, GPT-2's vocabulary; finite differences
 // and second derivatives; which node runs. The op table (tests/conformance/table_nn_loss.cpp)

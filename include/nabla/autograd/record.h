@@ -121,7 +121,7 @@ Node* anomaly_running_node();
 /// What Tensor::requires_grad() reports: the leaf flag, a history, or, for a view made
 /// with grad mode off of a base requiring grad, the base's (as in LibTorch; such a view
 /// is a leaf without an accumulator: a gradient reaching it is dropped, Note [Views and
-/// in-place], src/ops/views_backward.h).
+/// in-place], src/ops/shape/views_backward.h).
 inline bool reports_requires_grad(const AutogradMeta& m) {
   if (m.requires_grad || m.grad_fn) return true;
   if (!m.view_base.defined() || (m.view_creation != ViewCreation::kNoGradMode &&

@@ -16,7 +16,7 @@ namespace nabla::autograd {
 
 class Node;
 
-/// How a view may take part in in-place ops (Note [Views and in-place], views_backward.h).
+/// How a view may take part in in-place ops (Note [Views and in-place], shape/views_backward.h).
 enum class ViewCreation : uint8_t {
   kDefault,        // in-place writes rewrite the base's history (CopySlices)
   kNoGradMode,     // made under no_grad from a base that requires grad: writes with grad refused
@@ -42,7 +42,7 @@ struct AutogradMeta {
   std::vector<std::pair<unsigned, std::function<void(const Tensor&)>>> post_accumulate_hooks;
   std::mutex mutex;  // guards grad_accumulator creation and `views`
 
-  // Note [Views and in-place] (src/ops/views_backward.h). On a view made while grad mode
+  // Note [Views and in-place] (src/ops/shape/views_backward.h). On a view made while grad mode
   // was on: its root base. On a base: weak handles to its live views, whose histories
   // are rebuilt when an in-place op rewrites the base's.
   Tensor view_base;

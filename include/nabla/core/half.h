@@ -4,7 +4,7 @@
 // (c10::Half, c10::BFloat16). nabla holds them as storage dtypes: tensors of kHalf or
 // kBFloat16 can be created, filled, copied, viewed, printed and converted (`.to(kFloat)`);
 // the elementwise ops, reductions and activations compute them in float32 and round once
-// (Note [16-bit compute], src/ops/float32_compute.h); other ops refuse them, saying to
+// (Note [16-bit compute], src/ops/elementwise/float32_compute.h); other ops refuse them, saying to
 // convert first.
 #include <cstdint>
 #include <cstring>

@@ -444,7 +444,7 @@ class Tensor {
                   const TensorOptions& options = {}) const;
 
   // ---- More of LibTorch's methods: aliases and ops composed from the ones above -------
-  // (src/ops/composite_*.cpp; gradients come from the pieces unless noted there.)
+  // (src/ops/*/composed.cpp; gradients come from the pieces unless noted there.)
   // Aliases.
   const Tensor& absolute_() const { return abs_(); }
   const Tensor& negative_() const { return neg_(); }
@@ -589,7 +589,7 @@ class Tensor {
   const Tensor& nan_to_num_(optional<double> nan = nullopt, optional<double> posinf = nullopt,
                             optional<double> neginf = nullopt) const;
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
-  // Special functions (src/ops/special_functions.cpp).
+  // Special functions (src/ops/elementwise/special.cpp).
   Tensor lgamma() const;
   Tensor digamma() const;
   Tensor polygamma(int64_t n) const;

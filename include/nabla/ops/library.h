@@ -22,7 +22,7 @@
 // tensors) and against the kernels, and raises a nabla::Error naming the operator
 // otherwise. call() walks its arguments with templates (Tensor, optional<Tensor>,
 // TensorList / vector<Tensor>, anything else holds no tensor) and hands the tensors, by
-// argument, to the one non-template dispatcher (src/ops/library.cpp), which runs:
+// argument, to the one non-template dispatcher (src/ops/registry/library.cpp), which runs:
 //  1. Autograd (skipped inside InferenceMode or below AutoDispatchBelowAutograd): a user
 //     kernel, or autogradNotImplementedFallback: when grad mode is on and a tensor input
 //     requires grad, the outputs get a NotImplemented node whose backward raises
@@ -31,7 +31,7 @@
 //  2. ADInplaceOrView (when some input is not an inference tensor, and not below
 //     AutoDispatchBelowADInplaceOrView): autogradNotImplementedInplaceOrViewFallback bumps
 //     the version of the (a!) outputs and makes a (a) output a view of the first input
-//     that autograd tracks (Note [Views and in-place], src/ops/views_backward.h), without
+//     that autograd tracks (Note [Views and in-place], src/ops/shape/views_backward.h), without
 //     a derivative: writing it with grad, or reading its grad_fn after its storage
 //     changed, raises.
 //  3. The backend kernel (CPU or CUDA, from the first tensor input's device), else the
@@ -473,7 +473,7 @@ class Library {
   std::string ns_;
   optional<DispatchKey> key_;
   std::string where_;
-  std::vector<uint64_t> registrations_;  // ids this library added (src/ops/library.cpp)
+  std::vector<uint64_t> registrations_;  // ids this library added (src/ops/registry/library.cpp)
   bool owns_namespace_ = false;
 };
 

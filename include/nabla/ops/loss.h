@@ -34,7 +34,7 @@ Tensor nll_loss_nd(const Tensor& input, const Tensor& target, const Tensor& weig
 /// floating with input's shape, class probabilities. label_smoothing as PyTorch. Class
 /// indices over input [C] or [N, C] (float or double, on the CPU) run as one fused node,
 /// NllLossBackward0, without the log-softmax matrix (Note [Fused cross-entropy],
-/// src/ops/nn/loss_classification.cpp).
+/// src/ops/loss/classification.cpp).
 Tensor cross_entropy_loss(const Tensor& input, const Tensor& target, const Tensor& weight = {},
                           int64_t reduction = Reduction::Mean, int64_t ignore_index = -100,
                           double label_smoothing = 0.0);

@@ -37,7 +37,7 @@ std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, IntArray
                                                    bool ceil_mode = false);
 std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& input, IntArrayRef output_size);
 
-// ---- 3-d pooling (src/ops/nn/pooling_3d.cpp) ------------------------------------------------
+// ---- 3-d pooling (src/ops/window/pooling_3d.cpp) ------------------------------------------------
 // input [N, C, D, H, W] or [C, D, H, W]; a size is one value or one per dim (D, H, W).
 
 /// Max pooling as at::max_pool3d; indices are flat positions in each D*H*W volume
@@ -57,7 +57,7 @@ Tensor adaptive_avg_pool3d(const Tensor& input, IntArrayRef output_size);
 /// (values, indices into each D*H*W volume).
 std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& input, IntArrayRef output_size);
 
-// ---- Unpooling and fractional max pooling (src/ops/nn/unpooling.cpp) ------------------------
+// ---- Unpooling and fractional max pooling (src/ops/window/unpooling.cpp) ------------------------
 
 /// Inverse of max pooling: out [..., oH, oW] (output_size {oH, oW}) is zero except at
 /// indices (flat positions in each oH*oW plane, as max_pool2d_with_indices gives), which take

@@ -1,5 +1,5 @@
 // F:: convolution, fold/unfold and pooling: options unpacked onto the free functions
-// (adaptive, 3-d, unpooling, fractional and power-average pooling: pooling.cpp).
+// (adaptive, 3-d, unpooling, fractional and power-average pooling: window/pooling.cpp).
 #include "nabla/nn/functional/conv.h"
 #include "nabla/nn/functional/pooling.h"
 

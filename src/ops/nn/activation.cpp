@@ -13,7 +13,7 @@
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
-#include "ops/float32_compute.h"
+#include "ops/elementwise/float32_compute.h"
 #include "ops/nn/nn_registry.h"
 #include "ops/op_utils.h"
 

@@ -1,10 +1,10 @@
 #pragma once
 // What the nn ops' registry entries share: each file of src/ops/nn/ defines the
-// add_nn_*_ops of its ops (listed in src/ops/registry_families.def).
+// add_nn_*_ops of its ops (listed in src/ops/registry/registry_families.def).
 #include <vector>
 
 #include "ops/op_utils.h"
-#include "ops/registry_impl.h"
+#include "ops/registry/registry_impl.h"
 
 namespace nabla::ops::registry {
 

@@ -1,5 +1,5 @@
 // Cross-entropy over class indices in two passes over the logits, without the log-softmax
-// matrix (Note [Fused cross-entropy], src/ops/nn/loss_classification.cpp). Rows are
+// matrix (Note [Fused cross-entropy], src/ops/loss/classification.cpp). Rows are
 // independent: the forward reads a row twice (its maximum, then the sum of exp(x - max),
 // both from cache for rows up to a few hundred thousand classes), the backward reads it
 // once and writes the gradient row.

@@ -273,7 +273,7 @@ void CpuBackend::max_pool2d(const Tensor& values, const Tensor& indices, const T
   const int64_t planes = image.size(0) * image.size(1);
   dispatch_all(image.scalar_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    // The dtypes the op refuses (pooling.cpp): not instantiated.
+    // The dtypes the op refuses (window/pooling.cpp): not instantiated.
     if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int8_t> ||
                   std::is_same_v<T, int16_t> || std::is_same_v<T, int32_t>) {
       NABLA_CHECK(false, "max_pool2d: unsupported dtype ", image.scalar_type());

@@ -4,7 +4,7 @@
 // picks for this CPU (it dispatches on cpuid features, as nabla's own kernels), with
 // reorders from and to nabla's NCHW / OIHW tensors. Primitives are created once per
 // shape and cached. Without oneDNN (or with NABLA_ISA=scalar) available() is false and
-// convolutions take the im2col + nabla GEMM path (ops/nn/convolution.cpp).
+// convolutions take the im2col + nabla GEMM path (ops/window/convolution.cpp).
 #include <cstdint>
 #include <string>
 
