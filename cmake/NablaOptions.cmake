@@ -43,6 +43,22 @@ function(nabla_apply_build_flags target)
   endif()
 endfunction()
 
+# The library's layers but backend compile in unity batches of NABLA_UNITY_BATCH files of a
+# folder (0: off). Half of a library file's compile time is the headers and the inline and
+# template code every file of a layer instantiates again; a batch pays for them once, which
+# halves the library's build (docs/build.md, "Build time"). The CPU kernels (backend) are
+# compiled one file per ISA path and stay apart. A batch is one translation unit, so names
+# in anonymous namespaces must differ between the files of a layer; the build says where
+# they do not ("redefinition of ...").
+set(NABLA_UNITY_BATCH 8 CACHE STRING "Library files per unity translation unit (0: no unity build)")
+function(nabla_apply_unity_build target)
+  if(NABLA_UNITY_BATCH GREATER 0)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON
+                                               UNITY_BUILD_BATCH_SIZE ${NABLA_UNITY_BATCH}
+                                               UNITY_BUILD_MODE BATCH)
+  endif()
+endfunction()
+
 # Test code (tests/, the op table): the library keeps the build type's flags, while the
 # code that checks it is compiled at -O1 and in unity batches of NABLA_TEST_UNITY_BATCH
 # files (0: one per target), which compiles the tests in about a third of the time: most of

@@ -158,8 +158,8 @@ TensorPairDataset::TensorPairDataset(Tensor data, Tensor target)
   NABLA_CHECK(data_.defined() && target_.defined() && data_.dim() > 0 && target_.dim() > 0 &&
                   data_.size(0) == target_.size(0),
               "TensorPairDataset: data and target need the same first dimension, got ",
-              data_.defined() ? data_.sizes().vec() : std::vector<int64_t>{}, " and ",
-              target_.defined() ? target_.sizes().vec() : std::vector<int64_t>{});
+              data_.defined() ? data_.sizes() : IntArrayRef(), " and ",
+              target_.defined() ? target_.sizes() : IntArrayRef());
 }
 
 Example<> TensorPairDataset::get(size_t index) {

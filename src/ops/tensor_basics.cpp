@@ -14,7 +14,7 @@ namespace nabla {
 
 namespace {
 
-struct NoState {};
+struct BasicsState {};
 
 // While tracing: refuses a memory format the registry's to and clone (which take none, so
 // Preserve) cannot reproduce, i.e. one other than Preserve that `t` is not laid out in.
@@ -26,8 +26,8 @@ void refuse_untraceable_format(const Tensor& t, optional<MemoryFormat> format, c
                               "such attribute");
 }
 
-variable_list clone_backward(OpNode<NoState>&, const variable_list& g) { return {g[0]}; }
-constexpr NodeType<NoState> kCloneBackward{"CloneBackward0", clone_backward};
+variable_list clone_backward(OpNode<BasicsState>&, const variable_list& g) { return {g[0]}; }
+constexpr NodeType<BasicsState> kCloneBackward{"CloneBackward0", clone_backward};
 
 struct ToCopyState {
   ScalarType self_dtype = kFloat;
@@ -57,15 +57,17 @@ variable_list copy_backward(OpNode<CopyState>& n, const variable_list& g) {
 constexpr NodeType<CopyState> kCopyBackwards{"torch::autograd::CopyBackwards", copy_backward};
 
 // fill_(value) and zero_(): the written value does not depend on self.
-variable_list fill_backward(OpNode<NoState>&, const variable_list& g) { return {zeros_like(g[0])}; }
-constexpr NodeType<NoState> kFillBackward2{"FillBackward2", fill_backward};
-constexpr NodeType<NoState> kZeroBackward{"ZeroBackward0", fill_backward};
+variable_list fill_backward(OpNode<BasicsState>&, const variable_list& g) {
+  return {zeros_like(g[0])};
+}
+constexpr NodeType<BasicsState> kFillBackward2{"FillBackward2", fill_backward};
+constexpr NodeType<BasicsState> kZeroBackward{"ZeroBackward0", fill_backward};
 // fill_(0-d tensor value): inputs self and value; value reaches every element.
-variable_list fill_tensor_backward(OpNode<NoState>& n, const variable_list& g) {
+variable_list fill_tensor_backward(OpNode<BasicsState>& n, const variable_list& g) {
   return {n.needs_input_grad(0) ? zeros_like(g[0]) : Tensor(),
           n.needs_input_grad(1) ? g[0].sum() : Tensor()};
 }
-constexpr NodeType<NoState> kFillBackward3{"FillBackward3", fill_tensor_backward};
+constexpr NodeType<BasicsState> kFillBackward3{"FillBackward3", fill_tensor_backward};
 
 }  // namespace
 

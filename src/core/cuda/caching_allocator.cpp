@@ -21,12 +21,12 @@ namespace nabla {
 namespace {
 
 constexpr size_t kSmall = size_t(1) << 20;
-constexpr size_t kSmallGranule = 512;
-constexpr size_t kLargeGranule = size_t(2) << 20;
+constexpr size_t kDeviceSmallGranule = 512;
+constexpr size_t kDeviceLargeGranule = size_t(2) << 20;
 constexpr int kMaxDevices = 16;
 
 size_t round_size(size_t n) {
-  const size_t g = n < kSmall ? kSmallGranule : kLargeGranule;
+  const size_t g = n < kSmall ? kDeviceSmallGranule : kDeviceLargeGranule;
   return (n + g - 1) / g * g;
 }
 

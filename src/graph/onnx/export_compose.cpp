@@ -18,7 +18,7 @@ using Proto = onnx::NodeProto;
 
 ScalarType out_dtype(OpWriter& w) { return w.out_value().scalar_type(); }
 
-void add_activations(Table& t) {
+void add_composed_activations(Table& t) {
   t["relu6"] = [](OpWriter& w) {
     const ScalarType d = out_dtype(w);
     w.emit("Clip", {w.in(0, d), w.scalar(0, d), w.scalar(6, d)}, {w.out()});
@@ -168,7 +168,7 @@ void add_sorting_and_resampling(Table& t) {
 }  // namespace
 
 void add_composed_exports(Table& t) {
-  add_activations(t);
+  add_composed_activations(t);
   add_statistics(t);
   add_attention(t);
   add_sorting_and_resampling(t);

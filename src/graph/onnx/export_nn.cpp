@@ -195,7 +195,7 @@ void add_norms(Table& t) {
   };
 }
 
-void add_activations(Table& t) {
+void add_nn_activations(Table& t) {
   t["leaky_relu"] = [](OpWriter& w) {
     w.emit("LeakyRelu", {w.in(0)}, {w.out()},
            [&](Proto& n) { set_float(n, "alpha", w.attrs().d("negative_slope")); });
@@ -256,7 +256,7 @@ void class_index_loss(OpWriter& w, const char* onnx_op) {
   });
 }
 
-void add_losses(Table& t) {
+void add_nn_losses(Table& t) {
   t["nll_loss_nd"] = [](OpWriter& w) { class_index_loss(w, "NegativeLogLikelihoodLoss"); };
   t["cross_entropy_loss"] = [](OpWriter& w) {
     if (w.attrs().d("label_smoothing") != 0.0) w.fail("label smoothing has no ONNX form");
@@ -280,8 +280,8 @@ void add_nn_exports(Table& t) {
   add_convolutions(t);
   add_pooling(t);
   add_norms(t);
-  add_activations(t);
-  add_losses(t);
+  add_nn_activations(t);
+  add_nn_losses(t);
 }
 
 }  // namespace nabla::graph::onnx_export

@@ -6,6 +6,7 @@
 // (checked in tests/conformance/table_composite.cpp and table_elementwise.cpp).
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <string>
 
 #include "nabla/ops/factories.h"
@@ -25,8 +26,6 @@ using ops::SelfOtherState;
 using ops::SelfState;
 using ops::sizes_of;
 using ops::with_node;
-
-constexpr double kPi = 3.14159265358979323846;
 
 void check_float(const Tensor& x, const char* op) {
   ops::check_defined(x, op);
@@ -185,10 +184,10 @@ Tensor copysign_impl(const Tensor& self, const Tensor& o, bool tensor_other) {
 
 struct NoState {};
 variable_list deg2rad_backward(OpNode<NoState>&, const variable_list& grads) {
-  return {grads[0] * (kPi / 180)};
+  return {grads[0] * (std::numbers::pi / 180)};
 }
 variable_list rad2deg_backward(OpNode<NoState>&, const variable_list& grads) {
-  return {grads[0] * (180 / kPi)};
+  return {grads[0] * (180 / std::numbers::pi)};
 }
 constexpr NodeType<NoState> kDeg2RadBackward0{"Deg2RadBackward0", deg2rad_backward};
 constexpr NodeType<NoState> kRad2DegBackward0{"Rad2DegBackward0", rad2deg_backward};
@@ -196,7 +195,7 @@ constexpr NodeType<NoState> kRad2DegBackward0{"Rad2DegBackward0", rad2deg_backwa
 // sinc'(x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at 0.
 variable_list sinc_backward(OpNode<SelfState>& n, const variable_list& grads) {
   Tensor x = n.get(n.state.self);
-  Tensor px = x * kPi;
+  Tensor px = x * std::numbers::pi;
   Tensor d = (px * px.cos() - px.sin()) / (px * x);
   return {grads[0] * nabla::where(x == 0, zeros_like(d), d)};
 }
@@ -455,14 +454,14 @@ Tensor Tensor::deg2rad() const {
   NABLA_TRACED("deg2rad", {*this});
   ops::check_defined(*this, "deg2rad");
   return with_node(
-      kDeg2RadBackward0, {this}, [&] { return as_floating(*this) * (kPi / 180); },
+      kDeg2RadBackward0, {this}, [&] { return as_floating(*this) * (std::numbers::pi / 180); },
       [](NoState&, const Tensor&) {});
 }
 Tensor Tensor::rad2deg() const {
   NABLA_TRACED("rad2deg", {*this});
   ops::check_defined(*this, "rad2deg");
   return with_node(
-      kRad2DegBackward0, {this}, [&] { return as_floating(*this) * (180 / kPi); },
+      kRad2DegBackward0, {this}, [&] { return as_floating(*this) * (180 / std::numbers::pi); },
       [](NoState&, const Tensor&) {});
 }
 
@@ -473,7 +472,7 @@ Tensor Tensor::sinc() const {
   return with_node(
       kSincBackward0, {&x},
       [&] {
-        Tensor px = x * kPi;
+        Tensor px = x * std::numbers::pi;
         return nabla::where(x == 0, ones_like(x), px.sin() / px);
       },
       save_self(x));

@@ -5,6 +5,7 @@
 // another of them, so higher derivatives work.
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 #include "backend/cpu/random_streams.h"
 #include "nabla/ops/factories.h"
@@ -20,7 +21,6 @@ namespace {
 
 using ops::SelfState;
 
-constexpr double kPi = 3.14159265358979323846;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -55,7 +55,7 @@ double digamma_scalar(double x) {
   if (x < 0) {
     if (x == std::floor(x)) return kNaN;
     // Reflection: psi(1 - x) - psi(x) = pi / tan(pi x).
-    return digamma_scalar(1 - x) - kPi / std::tan(kPi * x);
+    return digamma_scalar(1 - x) - std::numbers::pi / std::tan(std::numbers::pi * x);
   }
   double r = 0;
   while (x < 10) {
@@ -89,9 +89,9 @@ double erfinv_scalar(double y) {
   // Winitzki's approximation (relative error ~2e-3), then Newton steps. Near 1, the
   // residual is formed with erfc from 1 - y (exact there), not erf (which rounds to 1).
   const double a = 0.147, ln = std::log1p(-ay * ay);
-  const double t = 2 / (kPi * a) + ln / 2;
+  const double t = 2 / (std::numbers::pi * a) + ln / 2;
   double x = std::sqrt(std::sqrt(t * t - ln / a) - t);
-  const double slope = 2 / std::sqrt(kPi);
+  const double slope = 2 / std::sqrt(std::numbers::pi);
   for (int i = 0; i < 5; ++i) {
     const double residual = ay < 0.5 ? std::erf(x) - ay : (1 - ay) - std::erfc(x);
     const double step = residual / (slope * std::exp(-x * x));
@@ -133,7 +133,8 @@ variable_list polygamma_backward(OpNode<PolygammaState>& n, const variable_list&
 }
 // erfinv'(y) = sqrt(pi) / 2 * exp(erfinv(y)^2).
 variable_list erfinv_backward(OpNode<SelfState>& n, const variable_list& grads) {
-  return {grads[0] * (n.get(n.state.self).erfinv().square()).exp() * (std::sqrt(kPi) / 2)};
+  return {grads[0] * (n.get(n.state.self).erfinv().square()).exp() *
+          (std::sqrt(std::numbers::pi) / 2)};
 }
 Tensor bessel_i1(const Tensor& x);
 variable_list i0_backward(OpNode<SelfState>& n, const variable_list& grads) {
@@ -284,7 +285,7 @@ const Tensor& Tensor::geometric_(double p, optional<Generator> gen) const {
 }
 const Tensor& Tensor::cauchy_(double median, double sigma, optional<Generator> gen) const {
   return fill_from_uniform(*this, "cauchy_", std::move(gen), [=](double u) {
-    return cpu::libtorch_mul_add(sigma, std::tan(kPi * (u - 0.5)), median);
+    return cpu::libtorch_mul_add(sigma, std::tan(std::numbers::pi * (u - 0.5)), median);
   });
 }
 const Tensor& Tensor::log_normal_(double mean, double std, optional<Generator> gen) const {

@@ -31,10 +31,10 @@ constexpr NodeType<TransposeState> kTransposeBackward0{"TransposeBackward0", tra
 constexpr NodeType<TransposeState> kTransposeBackward1{"TransposeBackward1",  // transpose_
                                                        transpose_backward};
 
-struct NoState {};  // t()'s nodes only: ops::is_t_backward tells them by this type
-variable_list t_backward(OpNode<NoState>&, const variable_list& g) { return {g[0].t()}; }
-constexpr NodeType<NoState> kTBackward0{"TBackward0", t_backward};
-constexpr NodeType<NoState> kTBackward1{"TBackward1", t_backward};  // t_
+struct TState {};  // t()'s nodes only: ops::is_t_backward tells them by this type
+variable_list t_backward(OpNode<TState>&, const variable_list& g) { return {g[0].t()}; }
+constexpr NodeType<TState> kTBackward0{"TBackward0", t_backward};
+constexpr NodeType<TState> kTBackward1{"TBackward1", t_backward};  // t_
 
 struct PermuteState {
   DimVector dims;  // the permutation, wrapped
@@ -96,7 +96,7 @@ Tensor transpose_view(const Tensor& t, int64_t d0, int64_t d1) {
 }  // namespace
 
 bool ops::is_t_backward(const autograd::Node& node) {
-  return dynamic_cast<const OpNode<NoState>*>(&node) != nullptr;
+  return dynamic_cast<const OpNode<TState>*>(&node) != nullptr;
 }
 
 // ---- Forwards -----------------------------------------------------------------------------
@@ -133,7 +133,7 @@ Tensor Tensor::t() const {
 const Tensor& Tensor::t_() const {
   NABLA_CHECK(dim() <= 2, "t_: expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
   ops::set_view_geometry(kTBackward1, *this, transpose_view(*this, 0, dim() < 2 ? 0 : 1), "t_",
-                         [](NoState&) {});
+                         [](TState&) {});
   return *this;
 }
 
