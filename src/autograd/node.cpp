@@ -16,7 +16,11 @@ thread_local uint64_t t_next_sequence_nr = 0;
 std::atomic<unsigned> g_next_hook_id{1};
 }  // namespace
 
-Node::Node() : sequence_nr_(t_next_sequence_nr++) {}
+Node::Node() : sequence_nr_(t_next_sequence_nr++) {
+  // Note [Releasing a tensor's history] (nabla/core/autograd_meta.h).
+  if (!node_releaser.load(std::memory_order_relaxed))
+    node_releaser.store(&release_node, std::memory_order_release);
+}
 
 // Note [Iterative graph destruction]
 // A node owns its next nodes through next_edges; saved tensors own theirs through their

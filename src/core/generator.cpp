@@ -142,9 +142,14 @@ void Generator::set_state(const Tensor& new_state) {
                   new_state.dim() == 1,
               "Generator::set_state: expected a 1-d uint8 CPU tensor (from get_state), got ",
               new_state.defined() ? new_state.toString() : std::string("an undefined tensor"));
-  const Tensor bytes = new_state.contiguous();
-  const uint8_t* b = bytes.data_ptr<uint8_t>();
-  const size_t n = static_cast<size_t>(bytes.numel());
+  // The bytes in order, whatever the tensor's stride (core calls no op: Tensor::contiguous
+  // is the ops layer's).
+  const size_t n = static_cast<size_t>(new_state.numel());
+  std::vector<uint8_t> bytes(n);
+  const uint8_t* from = new_state.data_ptr<uint8_t>();
+  for (size_t i = 0; i < n; ++i)
+    bytes[i] = from[static_cast<int64_t>(i) * new_state.stride(0)];
+  const uint8_t* b = bytes.data();
   if (!state_->cpu) {
     NABLA_CHECK(n == kPhiloxStateBytes, "Generator::set_state: a ", state_->device,
                 " generator's state has ", kPhiloxStateBytes, " bytes (seed, offset), got ", n);

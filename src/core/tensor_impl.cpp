@@ -16,6 +16,17 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
   set_geometry(sizes, strides, offset);
 }
 
+namespace autograd {
+
+std::atomic<NodeReleaser> node_releaser{nullptr};
+
+// Note [Releasing a tensor's history], nabla/core/autograd_meta.h.
+AutogradMeta::~AutogradMeta() {
+  if (grad_fn) node_releaser.load(std::memory_order_acquire)(std::move(grad_fn));
+}
+
+}  // namespace autograd
+
 TensorImpl::~TensorImpl() { delete autograd_meta_.load(std::memory_order_acquire); }
 
 void TensorImpl::refuse_inference_write_outside() {

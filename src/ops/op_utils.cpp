@@ -12,13 +12,6 @@
 
 namespace nabla::ops {
 
-int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
-  int64_t n = std::max<int64_t>(ndim, 1);
-  NABLA_CHECK(dim >= -n && dim < n, op, ": dimension out of range (expected to be in range of [",
-              -n, ", ", n - 1, "], but got ", dim, ")");
-  return dim < 0 ? dim + n : dim;
-}
-
 void check_index_range(const Tensor& index, int64_t lo, int64_t hi, const IndexCheck& what) {
   if (index.numel() == 0) return;
   const Tensor c = (index.scalar_type() == kLong ? index : index.to(kLong)).contiguous();

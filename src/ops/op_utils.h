@@ -15,9 +15,9 @@ using autograd::variable_list;
 
 namespace nabla::ops {
 
-/// Wraps a possibly negative `dim` into [0, ndim); `op` names the caller in the error.
-/// A 0-d tensor accepts dims -1 and 0, as in LibTorch.
-int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+/// wrap_dim(dim, ndim, op): a possibly negative `dim` wrapped into [0, ndim), `op` named in
+/// the error (core's, nabla/core/tensor.h, so that the layers below ops use it too).
+using ::nabla::detail::wrap_dim;
 
 /// A fresh contiguous tensor (uninitialized).
 inline Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {

@@ -69,24 +69,6 @@ constexpr NodeType<NoState> kFillBackward3{"FillBackward3", fill_tensor_backward
 
 }  // namespace
 
-void Tensor::throw_undefined() {
-  throw Error(
-      "undefined Tensor: this method needs a defined tensor (default-constructed "
-      "tensors are undefined; check defined() first)");
-}
-
-namespace detail {
-void throw_dtype_mismatch(const char* op, ScalarType got, ScalarType want) {
-  throw Error(str(op, ": expected scalar type ", want, " but found ", got));
-}
-}  // namespace detail
-
-int64_t Tensor::size(int64_t d) const { return sizes()[ops::wrap_dim(d, dim(), "size")]; }
-int64_t Tensor::stride(int64_t d) const { return strides()[ops::wrap_dim(d, dim(), "stride")]; }
-
-TensorOptions Tensor::options() const {
-  return TensorOptions().dtype(scalar_type()).device(device());
-}
 
 Scalar Tensor::item() const {
   NABLA_CHECK(numel() == 1, "item: a Tensor with ", numel(),
@@ -102,16 +84,6 @@ Scalar Tensor::item() const {
       [&] { return Scalar(ops::reduced_to_double(*this).data_ptr<double>()[0]); });
 }
 
-bool Tensor::is_contiguous(MemoryFormat format) const {
-  if (format == MemoryFormat::Contiguous) return checked().is_contiguous();
-  return is_contiguous_in(sizes(), strides(), format);
-}
-bool Tensor::is_non_overlapping_and_dense() const {
-  return nabla::is_non_overlapping_and_dense(sizes(), strides());
-}
-MemoryFormat Tensor::suggest_memory_format(bool) const {
-  return nabla::suggest_memory_format(sizes(), strides());
-}
 
 Tensor Tensor::to(ScalarType dtype, bool non_blocking, bool copy,
                   optional<MemoryFormat> memory_format) const {

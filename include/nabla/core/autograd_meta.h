@@ -2,6 +2,7 @@
 // AutogradMeta: the autograd state of one tensor (docs/tensors.md). A leaf has no grad_fn;
 // a leaf that requires grad gets one AccumulateGrad node (cached weakly here). A non-leaf
 // has grad_fn and output_nr: which output of its forward op it is.
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -23,6 +24,15 @@ enum class ViewCreation : uint8_t {
   kInferenceMode,  // the same, made in InferenceMode
   kMultiOutput,    // one of several views of one node (split, unbind): writes with grad refused
 };
+
+// Note [Releasing a tensor's history]
+// A tensor's grad_fn may head a chain of a million nodes; autograd's release_node frees
+// such a chain without recursion. Core destroys AutogradMeta (with its TensorImpl) but
+// calls nothing of autograd's (the layers link in order, docs/architecture.md): the
+// destructor hands grad_fn to the function in `node_releaser`, which Node's constructor
+// installs (there is no grad_fn to release before a Node exists).
+using NodeReleaser = void (*)(std::shared_ptr<Node>&&);
+extern std::atomic<NodeReleaser> node_releaser;
 
 struct AutogradMeta {
   AutogradMeta() = default;

@@ -820,7 +820,10 @@ unsigned Tensor::register_hook(F&& hook) const {
 
 namespace detail {
 [[noreturn]] void throw_dtype_mismatch(const char* op, ScalarType got, ScalarType want);
-}
+/// `dim` of a tensor of `ndim` dims made non-negative; an error naming `op` when out of range
+/// (a 0-d tensor takes dims -1 and 0, as LibTorch's).
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+}  // namespace detail
 
 template <class T>
 T* Tensor::data_ptr() const {

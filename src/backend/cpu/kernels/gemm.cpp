@@ -263,6 +263,13 @@ bool shares_storage(const Tensor& x, const Tensor& y) {
   return x.impl()->storage() == y.impl()->storage();
 }
 
+// x's values in a new contiguous tensor, by this backend's copy (a backend calls no op).
+Tensor contiguous_copy(const Tensor& x) {
+  Tensor out = empty_contiguous(x.sizes(), x.scalar_type(), x.device());
+  CpuBackend().copy(out, x);
+  return out;
+}
+
 }  // namespace
 
 void CpuBackend::gemm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta,
@@ -290,14 +297,14 @@ void CpuBackend::gemm(const Tensor& c, const Tensor& a, const Tensor& b, const S
     // An input BLAS cannot address is made contiguous (whole batch at once).
     BlasMat ma = describe_last2(a), mb = describe_last2(b);
     if (!ma.ok || !mb.ok) {
-      gemm(c, ma.ok ? a : a.contiguous(), mb.ok ? b : b.contiguous(), beta, alpha);
+      gemm(c, ma.ok ? a : contiguous_copy(a), mb.ok ? b : contiguous_copy(b), beta, alpha);
       return;
     }
     // An output BLAS cannot write, or one aliasing an input, goes through a temporary.
     BlasMat mc = describe_last2(c);
     if (!mc.ok || shares_storage(c, a) || shares_storage(c, b)) {
       Tensor tmp = beta.toDouble() == 0 ? empty_contiguous(c.sizes(), c.scalar_type(), c.device())
-                                        : c.clone(MemoryFormat::Contiguous);
+                                        : contiguous_copy(c);
       gemm(tmp, a, b, beta, alpha);
       copy(c, tmp);
       return;
