@@ -5,8 +5,8 @@
 #include <random>
 #include <vector>
 
-#include "core/cpu_generator.h"
 #include "nabla/core/cuda.h"
+#include "nabla/core/detail/cpu_generator.h"
 #include "nabla/core/error.h"
 #include "nabla/core/tensor.h"
 
@@ -147,8 +147,7 @@ void Generator::set_state(const Tensor& new_state) {
   const size_t n = static_cast<size_t>(new_state.numel());
   std::vector<uint8_t> bytes(n);
   const uint8_t* from = new_state.data_ptr<uint8_t>();
-  for (size_t i = 0; i < n; ++i)
-    bytes[i] = from[static_cast<int64_t>(i) * new_state.stride(0)];
+  for (size_t i = 0; i < n; ++i) bytes[i] = from[static_cast<int64_t>(i) * new_state.stride(0)];
   const uint8_t* b = bytes.data();
   if (!state_->cpu) {
     NABLA_CHECK(n == kPhiloxStateBytes, "Generator::set_state: a ", state_->device,

@@ -2,8 +2,8 @@
 // of clone, to, copy_, fill_ and zero_ (g is the output's gradient).
 #include <iostream>
 
-#include "core/device_memory.h"
 #include "nabla/autograd/record.h"
+#include "nabla/core/detail/device_memory.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
@@ -69,7 +69,6 @@ constexpr NodeType<NoState> kFillBackward3{"FillBackward3", fill_tensor_backward
 
 }  // namespace
 
-
 Scalar Tensor::item() const {
   NABLA_CHECK(numel() == 1, "item: a Tensor with ", numel(),
               " elements cannot be converted to Scalar (sizes ", sizes(), ")");
@@ -83,7 +82,6 @@ Scalar Tensor::item() const {
       },
       [&] { return Scalar(ops::reduced_to_double(*this).data_ptr<double>()[0]); });
 }
-
 
 Tensor Tensor::to(ScalarType dtype, bool non_blocking, bool copy,
                   optional<MemoryFormat> memory_format) const {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "backend/cpu/random_streams.h"
+#include "nabla/backend/detail/cpu_random_streams.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
