@@ -76,7 +76,7 @@ endfunction()
 
 # What nabla::nabla links with CUDA: the runtime, statically (a machine without a driver
 # still starts the program and finds no device). cuBLAS and cuDNN are opened on first use
-# (Note [CUDA libraries on first use], src/core/cuda/libraries.h), not linked.
+# (Note [CUDA libraries on first use], include/nabla/core/detail/cuda/libraries.h), not linked.
 set(NABLA_CUDA_LIBRARIES)
 set(NABLA_CUDA_PC_LIBS "")  # the same for pkg-config's Libs.private
 if(NABLA_HAVE_CUDA)

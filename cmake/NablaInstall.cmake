@@ -8,7 +8,10 @@ install(TARGETS nabla nabla_models EXPORT nablaTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY include/nabla models/include/nabla DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The CUDA backend's internal headers (they include the toolkit's) stay out: no public
+# header includes them.
+install(DIRECTORY include/nabla models/include/nabla DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        PATTERN "detail/cuda" EXCLUDE)
 
 set(NABLA_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/nabla)
 install(EXPORT nablaTargets NAMESPACE nabla:: DESTINATION ${NABLA_CMAKE_DIR})

@@ -1,8 +1,8 @@
 # The library is built layer by layer (docs/architecture.md, "Layers"): one object library
 # per folder of src/, lowest first, assembled into nabla::nabla. Each layer compiles
-# against a view of the tree that holds only its own headers and those of the layers
-# below it (symbolic links under <build>/layers/<layer>/), so an #include that goes up a
-# layer does not compile. scripts/check_layers.py says the same before the build, with the
+# against a view of the tree that holds only its own headers (public and src/) and the
+# public headers of the layers below it (symbolic links under <build>/layers/<layer>/), so
+# an #include that goes up a layer, or into another layer's src/, does not compile. scripts/check_layers.py says the same before the build, with the
 # file and line.
 set(NABLA_LAYERS core backend autograd ops serialize nn optim data graph)
 if(NABLA_DISTRIBUTED)
@@ -20,14 +20,18 @@ set(NABLA_TOP_HEADERS_graph graph.h)
 set(NABLA_TOP_HEADERS_distributed distributed.h)
 set(NABLA_TOP_HEADERS_utils utils.h nabla.h)
 
-# Creates <build>/layers/<layer>/{include/nabla,src} holding links to the folders of the
-# layers in `visible`.
+# Creates <build>/layers/<layer>/{include/nabla,src} holding links to the public headers
+# of the layers in `visible` and to the layer's own src/ (its private headers).
 function(nabla_layer_view layer visible)
   set(root ${CMAKE_CURRENT_BINARY_DIR}/layers/${layer})
   file(REMOVE_RECURSE ${root})
   file(MAKE_DIRECTORY ${root}/include/nabla ${root}/src)
   foreach(k ${visible})
-    foreach(dir include/nabla/${k} src/${k})
+    set(dirs include/nabla/${k})
+    if(k STREQUAL layer)
+      list(APPEND dirs src/${k})
+    endif()
+    foreach(dir ${dirs})
       if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${dir})
         file(CREATE_LINK ${CMAKE_CURRENT_SOURCE_DIR}/${dir} ${root}/${dir} SYMBOLIC)
       endif()

@@ -21,11 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_layers import LAYERS, RANK  # noqa: E402
 
 # (layer, defining layer): why the crossing is still there.
-KNOWN = {
-    ("autograd", "ops"): "the engine sums, copies, casts and zeroes gradients and gradcheck "
-                         "perturbs inputs with ops (Tensor::operator+, clone, to, zero_, ...); "
-                         "docs/architecture.md, \"Layers\", says what remains to move",
-}
+KNOWN = {}
 
 
 def nm(obj, *flags):

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""Fails on an #include that goes up the layers (docs/architecture.md, "Layers").
+"""Fails on an #include that goes up the layers or into another layer's private headers
+(docs/architecture.md, "Layers").
 
 A file of layer L (src/L/... or include/nabla/L/...) may include headers of L and of the
-layers below it only, named from the root: an include through "../" is refused too. Exceptions still being removed are listed in ALLOWED with
+layers below it only, named from the root: an include through "../" is refused too. The
+headers under src/K/ are K's own: another layer includes K's public headers
+(include/nabla/K/, with include/nabla/K/detail/ for what is shared but not API). Exceptions still being removed are listed in ALLOWED with
 the reason; an exception that no longer occurs must be deleted from the list, so the list
 only shrinks.
 """
@@ -67,6 +70,12 @@ def main():
                                           "root (\"nabla/...\" or \"<layer>/...\"), not by ../")
                         continue
                     theirs = layer_of_include(inc)
+                    if (theirs in RANK and theirs != mine and not inc.startswith("nabla/")
+                            and os.path.exists(os.path.join("src", inc))):
+                        violations.append(f"{path} ({mine}) includes \"{inc}\", a private header "
+                                          f"of {theirs}: move what it needs to "
+                                          f"include/nabla/{theirs}/ (detail/ if not API)")
+                        continue
                     if theirs not in RANK or RANK[theirs] <= RANK[mine]:
                         continue
                     key = (path, inc)
@@ -79,11 +88,13 @@ def main():
         violations.append(f"ALLOWED lists {path} -> {inc}, which no longer occurs: delete it")
     if violations:
         print(f"check_layers: {len(violations)} include(s) going up the layers "
-              f"({' < '.join(LAYERS)}):", file=sys.stderr)
+              f"({' < '.join(LAYERS)}) or into another layer's private headers:",
+              file=sys.stderr)
         for v in violations:
             print("  " + v, file=sys.stderr)
         return 1
-    print(f"check_layers: no include goes up ({len(ALLOWED)} listed exceptions)")
+    print(f"check_layers: no include goes up or into another layer's src/ "
+          f"({len(ALLOWED)} listed exceptions)")
     return 0
 
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "nabla/autograd/autograd.h"
+#include "nabla/autograd/detail/grad_arithmetic.h"
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/core/autograd_meta.h"
 
@@ -52,14 +53,15 @@ void accumulate_grad(const Tensor& leaf, const Tensor& grad) {
     // in-place accumulation cannot write into someone else's tensor.
     bool sole_owner = grad.use_count() == 1 && grad.is_contiguous() && grad.storage_offset() == 0 &&
                       grad.impl()->storage().use_count() == 1 && !grad.requires_grad();
+    const auto& math = detail::grad_arithmetic();
     if (GradMode::is_enabled())
-      g = grad.requires_grad() ? grad : grad.clone();
+      g = grad.requires_grad() ? grad : math.clone(grad);
     else
-      g = sole_owner ? grad : grad.detach().clone();
+      g = sole_owner ? grad : math.clone(math.detach(grad));
   } else if (GradMode::is_enabled()) {
-    g = g + grad;  // create_graph: the accumulated gradient stays differentiable
+    g = detail::grad_arithmetic().add(g, grad);  // create_graph: g stays differentiable
   } else {
-    g.add_(grad);
+    detail::grad_arithmetic().add_(g, grad);
   }
 }
 
@@ -89,14 +91,14 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {
   return acc;
 }
 
-void zero_grad(const Tensor& leaf, bool set_to_none) {
+void detail::zero_leaf_grad(const Tensor& leaf, bool set_to_none) {
   Tensor& g = leaf.mutable_grad();
   if (!g.defined()) return;
   if (set_to_none) {
     g = Tensor();
   } else {
-    g = g.detach();
-    g.zero_();
+    g = grad_arithmetic().detach(g);
+    grad_arithmetic().zero_(g);
   }
 }
 

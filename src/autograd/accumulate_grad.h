@@ -36,9 +36,4 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);
 /// Adds `grad` into `leaf.grad()` with AccumulateGrad's rules.
 void accumulate_grad(const Tensor& leaf, const Tensor& grad);
 
-/// Clears `leaf.grad()` for the next accumulation: undefined with set_to_none, else
-/// detached from any graph and zeroed in place; an undefined grad stays so. What
-/// Module::zero_grad and Optimizer::zero_grad do to each parameter.
-void zero_grad(const Tensor& leaf, bool set_to_none);
-
 }  // namespace nabla::autograd

@@ -13,6 +13,7 @@
 
 #include "autograd/accumulate_grad.h"
 #include "nabla/autograd/autograd.h"
+#include "nabla/autograd/detail/grad_arithmetic.h"
 #include "nabla/autograd/grad_sink.h"
 #include "nabla/autograd/profiler.h"
 #include "nabla/autograd/record.h"
@@ -171,7 +172,8 @@ void add_to_buffer(variable_list& buffer, size_t slot, size_t size, Tensor grad)
   if (!cur.defined())
     cur = std::move(grad);
   else
-    cur = cur + grad;  // out of place: either may be referenced elsewhere
+    cur = detail::grad_arithmetic().add(cur,
+                                        grad);  // out of place: either may be referenced elsewhere
 }
 
 // Passes output i of a node (of `outputs`) to slot `slot` of the next node's state. In a
@@ -189,7 +191,7 @@ void check_anomaly(Node& node, const variable_list& outputs) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& g = outputs[i];
     if (!g.defined() || !g.is_floating_point() || g.numel() == 0) continue;
-    if (!g.isfinite().all().item<bool>()) {
+    if (!detail::grad_arithmetic().all_finite(g)) {
       NABLA_CHECK(false, "Function '", node.name(), "' returned nan values in its ", i,
                   "th output.",
                   node.creation_trace().empty() ? "" : "\nThe forward op was created at:\n",
@@ -223,7 +225,7 @@ void validate_outputs(Node& node, variable_list& outputs) {
     NABLA_CHECK(g.sizes() == IntArrayRef(meta.shape), "Function ", node.name(),
                 " returned an invalid gradient at index ", i, " - got ", g.sizes(),
                 " but expected shape compatible with ", IntArrayRef(meta.shape));
-    if (g.scalar_type() != meta.dtype) g = g.to(meta.dtype);
+    if (g.scalar_type() != meta.dtype) g = detail::grad_arithmetic().to(g, meta.dtype);
   }
 }
 
@@ -503,7 +505,7 @@ variable_list make_root_grads(const variable_list& outputs, const variable_list&
     } else {
       NABLA_CHECK(t.numel() == 1, "grad can be implicitly created only for scalar outputs (", op,
                   " got an output of shape ", t.sizes(), "; pass a gradient)");
-      out.push_back(t.new_ones(t.sizes()));
+      out.push_back(detail::grad_arithmetic().ones_like(t));
     }
   }
   return out;
@@ -523,8 +525,9 @@ edge_list root_edges(const variable_list& outputs, const char* op) {
 
 }  // namespace
 
-void backward(const variable_list& tensors, const variable_list& grad_tensors,
-              optional<bool> retain_graph, bool create_graph, const variable_list& inputs) {
+void detail::backward_pass(const variable_list& tensors, const variable_list& grad_tensors,
+                           optional<bool> retain_graph, bool create_graph,
+                           const variable_list& inputs) {
   edge_list roots = root_edges(tensors, "backward");
   variable_list grads = make_root_grads(tensors, grad_tensors, "backward");
   bool keep = retain_graph.value_or(create_graph);
@@ -566,9 +569,10 @@ edge_list grad_targets(const variable_list& inputs) {
 
 }  // namespace
 
-variable_list detail::grad_into_sinks(const variable_list& outputs, const variable_list& inputs,
-                                      const variable_list& grad_outputs,
-                                      const variable_list& sinks) {
+variable_list detail::grad_into_sinks_pass(const variable_list& outputs,
+                                           const variable_list& inputs,
+                                           const variable_list& grad_outputs,
+                                           const variable_list& sinks) {
   NABLA_CHECK(sinks.size() == inputs.size(), "grad_into_sinks: got ", sinks.size(), " sinks for ",
               inputs.size(), " inputs");
   edge_list targets = grad_targets(inputs);
@@ -576,9 +580,9 @@ variable_list detail::grad_into_sinks(const variable_list& outputs, const variab
                       /*keep_graph=*/true, /*create_graph=*/false, targets, sinks);
 }
 
-variable_list grad(const variable_list& outputs, const variable_list& inputs,
-                   const variable_list& grad_outputs, optional<bool> retain_graph,
-                   bool create_graph, bool allow_unused) {
+variable_list detail::grad_pass(const variable_list& outputs, const variable_list& inputs,
+                                const variable_list& grad_outputs, optional<bool> retain_graph,
+                                bool create_graph, bool allow_unused) {
   edge_list targets = grad_targets(inputs);
   edge_list roots = root_edges(outputs, "grad");
   variable_list grads = make_root_grads(outputs, grad_outputs, "grad");

@@ -5,8 +5,8 @@
 #include <unordered_map>
 
 #include "autograd/accumulate_grad.h"
-#include "core/atomic_file.h"
 #include "nabla/autograd/node.h"
+#include "nabla/core/detail/atomic_file.h"
 
 namespace nabla::utils {
 namespace {

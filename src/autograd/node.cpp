@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "nabla/autograd/detail/grad_arithmetic.h"
 #include "nabla/core/autograd_meta.h"
 
 namespace nabla::autograd {
@@ -129,9 +130,9 @@ void Node::run_pre_hooks(variable_list& grads) {
     // Like LibTorch, a retained non-leaf gradient accumulates across backward calls.
     Tensor& g = impl->ensure_autograd_meta().grad;
     if (!g.defined())
-      g = grads[nr].clone();
+      g = detail::grad_arithmetic().clone(grads[nr]);
     else
-      g = g + grads[nr];
+      g = detail::grad_arithmetic().add(g, grads[nr]);
   }
 }
 

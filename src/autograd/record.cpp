@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "nabla/autograd/autograd.h"
+#include "nabla/autograd/detail/grad_arithmetic.h"
 
 namespace nabla::autograd {
 namespace {
@@ -47,7 +48,7 @@ void fill_missing_grads(const Node& node, variable_list& grads) {
   for (size_t i = 0; i < grads.size(); ++i) {
     if (grads[i].defined()) continue;
     const InputMetadata& m = node.input_metadata(i);
-    grads[i] = empty_contiguous(IntArrayRef(m.shape), m.dtype).zero_();
+    grads[i] = grad_arithmetic().zeros(IntArrayRef(m.shape), m.dtype, Device(kCPU));
   }
 }
 

@@ -135,20 +135,6 @@ bool Tensor::retains_grad() const {
   return m && m->retains_grad;
 }
 
-void Tensor::backward(const Tensor& gradient, optional<bool> retain_graph, bool create_graph,
-                      optional<TensorList> inputs) const {
-  autograd::variable_list in;
-  if (inputs) {
-    NABLA_CHECK(!inputs->empty(),
-                "backward: 'inputs' argument to backward() cannot be empty; "
-                "leave it out to accumulate into every leaf");
-    in.assign(inputs->begin(), inputs->end());
-  }
-  autograd::variable_list grads;
-  if (gradient.defined()) grads.push_back(gradient);
-  autograd::backward({*this}, grads, retain_graph, create_graph, in);
-}
-
 namespace detail {
 unsigned register_tensor_hook(const Tensor& t, std::function<Tensor(const Tensor&)> fn) {
   NABLA_CHECK(t.requires_grad(),

@@ -4,8 +4,8 @@
 // is a pure function of (seed, offset, i), independent of the launch geometry. This header
 // is the one definition of the stream and of how its words become values; the CUDA kernels
 // (cuda/random.cu) include it. The CPU has LibTorch's mt19937 stream instead (Note [Random
-// streams], src/core/cpu_generator.h), so a seed draws other numbers on a GPU than on the
-// CPU, as in LibTorch.
+// streams], include/nabla/core/detail/cpu_generator.h), so a seed draws other numbers on a GPU than
+// on the CPU, as in LibTorch.
 #include <cmath>
 #include <cstdint>
 

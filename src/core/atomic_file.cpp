@@ -1,4 +1,4 @@
-#include "core/atomic_file.h"
+#include "nabla/core/detail/atomic_file.h"
 
 #include <dirent.h>
 #include <fcntl.h>

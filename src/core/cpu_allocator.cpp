@@ -22,8 +22,8 @@
 #include <map>
 #include <mutex>
 
-#include "core/allocation_limit.h"
 #include "core/thread_free_lists.h"
+#include "nabla/core/detail/allocation_limit.h"
 #include "nabla/core/error.h"
 #include "nabla/core/storage.h"
 

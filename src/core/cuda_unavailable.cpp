@@ -1,8 +1,8 @@
 // nabla::cuda in a build without CUDA (NABLA_CUDA off, or no CUDA compiler found):
 // cmake/NablaCuda.cmake compiles this file instead of src/core/cuda/. Nothing is
 // available; every function that needs a device says so.
-#include "core/device_memory.h"
 #include "nabla/core/cuda.h"
+#include "nabla/core/detail/device_memory.h"
 #include "nabla/core/error.h"
 
 namespace nabla {

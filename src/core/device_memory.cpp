@@ -1,4 +1,4 @@
-#include "core/device_memory.h"
+#include "nabla/core/detail/device_memory.h"
 
 #include <cstring>
 

@@ -5,8 +5,8 @@
 #include <random>
 #include <vector>
 
-#include "core/cpu_generator.h"
 #include "nabla/core/cuda.h"
+#include "nabla/core/detail/cpu_generator.h"
 #include "nabla/core/error.h"
 #include "nabla/core/tensor.h"
 

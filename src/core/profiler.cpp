@@ -19,7 +19,7 @@
 
 #include <unistd.h>
 
-#include "core/atomic_file.h"
+#include "nabla/core/detail/atomic_file.h"
 #include "nabla/core/error.h"
 
 namespace nabla::autograd::profiler {

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "core/device_memory.h"
+#include "nabla/core/detail/device_memory.h"
 #include "nabla/core/error.h"
 
 namespace nabla {

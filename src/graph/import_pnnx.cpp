@@ -16,7 +16,7 @@
 #include "nabla/graph/import.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
-#include "serialize/mapped_file.h"
+#include "nabla/serialize/detail/mapped_file.h"
 
 namespace nabla::graph {
 

@@ -18,7 +18,7 @@
 
 #include "graph/pnnx_param.h"
 #include "nabla/graph/graph.h"
-#include "serialize/zip.h"
+#include "nabla/serialize/detail/zip.h"
 
 namespace nabla::graph::detail {
 

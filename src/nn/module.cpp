@@ -7,7 +7,7 @@
 #include <ostream>
 #include <typeinfo>
 
-#include "autograd/accumulate_grad.h"
+#include "nabla/autograd/autograd.h"
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/core/warning.h"
 #include "nabla/serialize/archive.h"

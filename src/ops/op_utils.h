@@ -1,8 +1,8 @@
 #pragma once
 // Helpers shared by the ops: dim wrapping, broadcasting, output allocation, dtype rules.
-#include "core/visit_dtype.h"
 #include "nabla/autograd/record.h"
 #include "nabla/backend/backend.h"
+#include "nabla/core/detail/visit_dtype.h"
 #include "nabla/core/tensor.h"
 
 namespace nabla {

@@ -2,8 +2,8 @@
 // of clone, to, copy_, fill_ and zero_ (g is the output's gradient).
 #include <iostream>
 
-#include "core/device_memory.h"
 #include "nabla/autograd/record.h"
+#include "nabla/core/detail/device_memory.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/trace.h"
 #include "ops/op_utils.h"

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <unordered_set>
 
-#include "autograd/accumulate_grad.h"
+#include "nabla/autograd/autograd.h"
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/core/warning.h"
 #include "nabla/serialize/archive.h"

@@ -9,11 +9,11 @@
 #include <sstream>
 #include <type_traits>
 
-#include "core/atomic_file.h"
 #include "nabla/autograd/grad_mode.h"
+#include "nabla/core/detail/atomic_file.h"
 #include "nabla/ops/factories.h"
+#include "nabla/serialize/detail/mapped_file.h"
 #include "safetensors.h"
-#include "serialize/mapped_file.h"
 #include "serialize/torch_file.h"
 
 namespace nabla::serialize {

@@ -1,5 +1,5 @@
 // MappedFile and tensors over mapped bytes (mapped_file.h).
-#include "serialize/mapped_file.h"
+#include "nabla/serialize/detail/mapped_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

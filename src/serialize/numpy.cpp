@@ -8,11 +8,11 @@
 #include <iterator>
 #include <limits>
 
-#include "core/atomic_file.h"
+#include "nabla/core/detail/atomic_file.h"
 #include "nabla/ops/factories.h"
+#include "nabla/serialize/detail/zip.h"
 #include "safetensors.h"
 #include "serialize/format_utils.h"
-#include "serialize/zip.h"
 
 namespace nabla {
 

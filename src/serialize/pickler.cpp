@@ -3,8 +3,8 @@
 #include <map>
 #include <unordered_map>
 
-#include "core/device_memory.h"
 #include "format_utils.h"
+#include "nabla/core/detail/device_memory.h"
 #include "pickle.h"
 
 namespace nabla::serialize::detail {

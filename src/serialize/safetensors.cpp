@@ -1,6 +1,6 @@
 // safetensors encoding and validated decoding.
 #include "safetensors.h"
-#include "serialize/mapped_file.h"
+#include "nabla/serialize/detail/mapped_file.h"
 
 #include <algorithm>
 #include <cstring>

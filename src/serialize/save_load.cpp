@@ -1,7 +1,7 @@
 // nabla::save / nabla::load of tensors, and the unread-entry check of module loading.
 #include <string>
 
-#include "core/atomic_file.h"
+#include "nabla/core/detail/atomic_file.h"
 #include "nabla/serialize.h"
 #include "serialize/torch_file.h"
 

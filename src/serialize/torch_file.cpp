@@ -5,10 +5,10 @@
 #include <cstring>
 
 #include "nabla/ops/factories.h"
+#include "nabla/serialize/detail/mapped_file.h"
+#include "nabla/serialize/detail/zip.h"
 #include "serialize/format_utils.h"
-#include "serialize/mapped_file.h"
 #include "serialize/pickle.h"
-#include "serialize/zip.h"
 
 namespace nabla::serialize::detail {
 

@@ -2,7 +2,7 @@
 // then the central directory (one header per entry, with the local header's offset), then
 // the end-of-central-directory record; ZIP64 records carry sizes and offsets of 4 GiB and
 // more.
-#include "serialize/zip.h"
+#include "nabla/serialize/detail/zip.h"
 
 #include <zlib.h>
 

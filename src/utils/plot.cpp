@@ -7,7 +7,7 @@
 #include <limits>
 #include <sstream>
 
-#include "core/atomic_file.h"
+#include "nabla/core/detail/atomic_file.h"
 #include "nabla/core/error.h"
 
 namespace nabla::utils {

@@ -5,8 +5,8 @@
 // bounded here to 1 MiB a tensor (which bounds the time too: a second per input under the
 // sanitizers is libFuzzer's limit). The graph is not run: running a model
 // allocates what its shapes say, as running it would.
-#include "core/allocation_limit.h"
 #include "fuzz_util.h"
+#include "nabla/core/detail/allocation_limit.h"
 #include "nabla/graph/import.h"
 
 using namespace nabla;

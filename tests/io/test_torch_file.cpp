@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <random>
 
+#include "nabla/serialize/detail/zip.h"
 #include "serialize/torch_file.h"
-#include "serialize/zip.h"
 #include "test_util.h"
 
 namespace nabla::testing {

@@ -1,9 +1,9 @@
-// The ZIP container (src/serialize/zip.h) under .npz, PyTorch's .pt and PNNX's weights:
-// aligned stored entries, archives written by Python's zipfile (deflated, ZIP64), and the
+// The ZIP container (include/nabla/serialize/detail/zip.h) under .npz, PyTorch's .pt and PNNX's
+// weights: aligned stored entries, archives written by Python's zipfile (deflated, ZIP64), and the
 // malformed archives a reader must refuse with a clear error.
 #include <cstdlib>
 
-#include "serialize/zip.h"
+#include "nabla/serialize/detail/zip.h"
 #include "test_util.h"
 
 namespace nabla::testing {

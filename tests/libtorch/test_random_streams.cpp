@@ -1,9 +1,9 @@
 // nabla's CPU random numbers against LibTorch's, bit for bit (Note [Random streams],
-// src/core/cpu_generator.h): both libraries are seeded alike, make the same calls, and
-// every value must have the same bits: the raw words, rand/randn/uniform_/normal_ (float
-// and double, sizes below, at and above 16, multiples of 16 or not, contiguous or
-// strided), bernoulli, random_/randint, randperm, dropout, multinomial, the other
-// distributions, the generator's state bytes, nn::init and the modules' initial weights.
+// include/nabla/core/detail/cpu_generator.h): both libraries are seeded alike, make the same calls,
+// and every value must have the same bits: the raw words, rand/randn/uniform_/normal_ (float and
+// double, sizes below, at and above 16, multiples of 16 or not, contiguous or strided), bernoulli,
+// random_/randint, randperm, dropout, multinomial, the other distributions, the generator's state
+// bytes, nn::init and the modules' initial weights.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 

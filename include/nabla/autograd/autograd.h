@@ -30,6 +30,11 @@ unsigned register_post_accumulate_grad_hook(const Tensor& leaf,
                                             std::function<void(const Tensor&)> hook);
 void remove_post_accumulate_grad_hook(const Tensor& leaf, unsigned handle);
 
+/// Clears `leaf.grad()` for the next accumulation: undefined with set_to_none, else
+/// detached from any graph and zeroed in place; an undefined grad stays so. What
+/// Module::zero_grad and Optimizer::zero_grad do to each parameter.
+void zero_grad(const Tensor& leaf, bool set_to_none);
+
 /// Queues `callback` to run on this thread when the backward pass now running has run its
 /// whole graph, before backward() returns (PyTorch's Engine::queue_callback). Callbacks
 /// run in the order queued, and may queue more; an exception from one propagates out of

@@ -28,7 +28,7 @@ namespace nabla {
 
 class Tensor;
 /// The CPU generator's state: the mt19937 engine and Box-Muller's cached samples
-/// (src/core/cpu_generator.h). Only the CPU kernels look inside.
+/// (include/nabla/core/detail/cpu_generator.h). Only the CPU kernels look inside.
 struct CpuGeneratorState;
 
 class Generator {

@@ -8,9 +8,9 @@
 #include <limits>
 #include <type_traits>
 
-#include "core/visit_dtype.h"
 #include "nabla/backend/backend.h"
 #include "nabla/backend/parallel.h"
+#include "nabla/core/detail/visit_dtype.h"
 #include "nabla/core/error.h"
 #include "nabla/core/tensor.h"
 

@@ -1,5 +1,5 @@
 // LibTorch's CPU distributions, reproduced from what its kernels compute (Note [Random
-// streams], src/core/cpu_generator.h):
+// streams], include/nabla/core/detail/cpu_generator.h):
 //
 //  - Uniform of a float: 24 random bits of one 32-bit draw times 2^-24; of a double, 53
 //    bits of a 64-bit draw times 2^-53. Then x * (to - from) + from in the dtype.
@@ -18,7 +18,7 @@
 // Arithmetic matters to the last bit: LibTorch's AVX2 build (the one it runs on AVX2+FMA
 // CPUs) was compiled by GCC with contraction on, so every a * b + c there is one FMA; this
 // file turns contraction off and writes each of those FMAs out (libtorch_fma()).
-#include "backend/cpu/random_streams.h"
+#include "nabla/backend/detail/cpu_random_streams.h"
 
 #include <immintrin.h>
 
@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "core/cpu_generator.h"
 #include "nabla/backend/isa.h"
+#include "nabla/core/detail/cpu_generator.h"
 
 // Exactly the products and sums written below: no a * b + c fused behind our back (the
 // FMAs LibTorch's build has are spelled std::fma / _mm256_fmadd_ps).

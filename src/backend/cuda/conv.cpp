@@ -12,7 +12,7 @@
 #include "backend/cuda/cuda_backend.h"
 
 #if NABLA_HAVE_CUDNN
-#include "core/cuda/libraries.h"
+#include "nabla/core/detail/cuda/libraries.h"
 
 #include <algorithm>
 #include <array>

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "core/cuda/libraries.h"
+#include "nabla/core/detail/cuda/libraries.h"
 
 #include "backend/device_backends.h"
 #include "nabla/core/cuda.h"

@@ -5,7 +5,7 @@
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/elementwise_launch.h"
 #include "backend/profiling_backend.h"
-#include "core/cuda/cuda_check.h"
+#include "nabla/core/detail/cuda/cuda_check.h"
 #include "nabla/core/half.h"
 
 namespace nabla::cuda_kernels {

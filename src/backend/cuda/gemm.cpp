@@ -9,9 +9,9 @@
 
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/gemm_launch.h"
-#include "core/cuda/cuda_check.h"
-#include "core/cuda/libraries.h"
 #include "nabla/core/context.h"
+#include "nabla/core/detail/cuda/cuda_check.h"
+#include "nabla/core/detail/cuda/libraries.h"
 
 namespace nabla::cuda_kernels {
 namespace {

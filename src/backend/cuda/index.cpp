@@ -2,8 +2,8 @@
 // in index.cu).
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/index_launch.h"
-#include "core/cuda/cuda_check.h"
-#include "core/cuda/device_checks.h"
+#include "nabla/core/detail/cuda/cuda_check.h"
+#include "nabla/core/detail/cuda/device_checks.h"
 
 namespace nabla::cuda_kernels {
 

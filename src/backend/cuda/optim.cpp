@@ -3,7 +3,7 @@
 
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/optim_launch.h"
-#include "core/cuda/cuda_check.h"
+#include "nabla/core/detail/cuda/cuda_check.h"
 
 namespace nabla::cuda_kernels {
 

@@ -6,7 +6,7 @@
 
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/reduce_launch.h"
-#include "core/cuda/cuda_check.h"
+#include "nabla/core/detail/cuda/cuda_check.h"
 
 namespace nabla::cuda_kernels {
 namespace {

@@ -2,7 +2,7 @@
 // in window.cu).
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/window_launch.h"
-#include "core/cuda/cuda_check.h"
+#include "nabla/core/detail/cuda/cuda_check.h"
 
 namespace nabla::cuda_kernels {
 

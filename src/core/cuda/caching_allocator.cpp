@@ -11,10 +11,10 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "core/cuda/cuda_check.h"
-#include "core/cuda/device_checks.h"
-#include "core/device_memory.h"
 #include "nabla/core/cuda.h"
+#include "nabla/core/detail/cuda/cuda_check.h"
+#include "nabla/core/detail/cuda/device_checks.h"
+#include "nabla/core/detail/device_memory.h"
 #include "nabla/core/storage.h"
 
 namespace nabla {

@@ -1,13 +1,13 @@
 // Deferred device checks (Note [Deferred device checks], device_checks.h).
-#include "core/cuda/device_checks.h"
+#include "nabla/core/detail/cuda/device_checks.h"
 
 #include <cuda_runtime_api.h>
 
 #include <mutex>
 #include <vector>
 
-#include "core/cuda/cuda_check.h"
 #include "nabla/core/cuda.h"
+#include "nabla/core/detail/cuda/cuda_check.h"
 
 namespace nabla::cuda::detail {
 namespace {

@@ -1,5 +1,5 @@
 // Note [CUDA libraries on first use] (libraries.h).
-#include "core/cuda/libraries.h"
+#include "nabla/core/detail/cuda/libraries.h"
 
 #include <dlfcn.h>
 

@@ -7,10 +7,10 @@
 #include <atomic>
 #include <mutex>
 
-#include "core/cuda/cuda_check.h"
-#include "core/cuda/device_checks.h"
-#include "core/cuda/libraries.h"
 #include "nabla/core/cuda.h"
+#include "nabla/core/detail/cuda/cuda_check.h"
+#include "nabla/core/detail/cuda/device_checks.h"
+#include "nabla/core/detail/cuda/libraries.h"
 #include "nabla/core/generator.h"
 
 namespace nabla::cuda {

@@ -1,10 +1,10 @@
 // graph::save_onnx (nabla/graph/import.h): Note [ONNX export], src/graph/onnx/exporter.h.
 #include <cstring>
 
-#include "core/atomic_file.h"
 #include "graph/onnx/exporter.h"
 #include "graph/onnx/importer.h"
 #include "nabla/autograd/grad_mode.h"
+#include "nabla/core/detail/atomic_file.h"
 #include "nabla/ops/factories.h"
 
 namespace nabla::graph {

@@ -16,9 +16,9 @@
 #include <tuple>
 #include <type_traits>
 
-#include "core/allocation_limit.h"
 #include "graph/import_shapes.h"
 #include "nabla/autograd/grad_mode.h"
+#include "nabla/core/detail/allocation_limit.h"
 #include "nabla/ops/factories.h"
 
 namespace nabla::graph {

@@ -7,7 +7,7 @@
 #include <limits>
 #include <numbers>
 
-#include "backend/cpu/random_streams.h"
+#include "nabla/backend/detail/cpu_random_streams.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"

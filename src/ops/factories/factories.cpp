@@ -9,7 +9,7 @@
 #include <sstream>
 #include <type_traits>
 
-#include "core/cpu_generator.h"
+#include "nabla/core/detail/cpu_generator.h"
 #include "nabla/ops/trace.h"
 #include "ops/factories/random_fill.h"
 #include "ops/op_utils.h"

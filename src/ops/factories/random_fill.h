@@ -1,7 +1,7 @@
 #pragma once
 // The ops' way into the random backend entry (Note [Random streams],
-// src/core/cpu_generator.h): which generator fills a tensor, and the in-place fill that
-// the random factories and in-place random ops share.
+// include/nabla/core/detail/cpu_generator.h): which generator fills a tensor, and the in-place fill
+// that the random factories and in-place random ops share.
 #include "nabla/backend/backend.h"
 #include "nabla/core/tensor.h"
 

@@ -7,8 +7,8 @@
 #include <tuple>
 #include <type_traits>
 
-#include "backend/cpu/random_streams.h"
 #include "nabla/autograd/record.h"
+#include "nabla/backend/detail/cpu_random_streams.h"
 #include "nabla/ops/activation.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"

@@ -2,7 +2,7 @@
 // compiled once): the draws are in order, so neither the thread count nor the vector
 // width of this ISA path changes a number.
 #include "backend/cpu/kernels/cpu_backend.h"
-#include "backend/cpu/random_streams.h"
+#include "nabla/backend/detail/cpu_random_streams.h"
 
 NABLA_KERNEL_TARGET
 

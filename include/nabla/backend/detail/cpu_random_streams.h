@@ -1,7 +1,7 @@
 #pragma once
 // LibTorch's CPU random distributions on nabla's CPU generator (Note [Random streams],
-// src/core/cpu_generator.h): the `random` backend entry of the CPU, and the per-element
-// pieces that ops outside that entry need (multinomial, log_normal_, cauchy_).
+// include/nabla/core/detail/cpu_generator.h): the `random` backend entry of the CPU, and the
+// per-element pieces that ops outside that entry need (multinomial, log_normal_, cauchy_).
 #include "nabla/backend/backend.h"
 #include "nabla/core/generator.h"
 

@@ -1,3 +1,5 @@
+// Declared in nabla/autograd/gradcheck.h; defined here, in the ops layer, because it runs ops
+// (docs/architecture.md, "Layers").
 #include "nabla/autograd/gradcheck.h"
 
 #include <cmath>

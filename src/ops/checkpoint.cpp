@@ -1,3 +1,5 @@
+// Declared in nabla/autograd/checkpoint.h; defined here, in the ops layer, because it runs ops
+// (docs/architecture.md, "Layers").
 #include "nabla/autograd/checkpoint.h"
 
 #include "nabla/autograd/autograd.h"
