@@ -11,9 +11,10 @@ std::atomic<const GradArithmetic*> g_table{nullptr};
 
 const GradArithmetic& grad_arithmetic() {
   const GradArithmetic* t = g_table.load(std::memory_order_acquire);
-  NABLA_CHECK(t, "autograd: a backward pass started without the ops layer's gradient "
-                 "arithmetic (enter it through autograd::backward, autograd::grad or "
-                 "Tensor::backward)");
+  NABLA_CHECK(t,
+              "autograd: a backward pass started without the ops layer's gradient "
+              "arithmetic (enter it through autograd::backward, autograd::grad or "
+              "Tensor::backward)");
   return *t;
 }
 

@@ -39,8 +39,7 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs,
                    const variable_list& grad_outputs, optional<bool> retain_graph,
                    bool create_graph, bool allow_unused) {
   detail::install_grad_arithmetic(kOps);
-  return detail::grad_pass(outputs, inputs, grad_outputs, retain_graph, create_graph,
-                           allow_unused);
+  return detail::grad_pass(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused);
 }
 
 variable_list detail::grad_into_sinks(const variable_list& outputs, const variable_list& inputs,

@@ -17,12 +17,12 @@
 namespace nabla::autograd::detail {
 
 struct GradArithmetic {
-  Tensor (*add)(const Tensor& a, const Tensor& b);         // a + b, recorded in grad mode
-  void (*add_)(const Tensor& self, const Tensor& other);   // self += other
-  Tensor (*clone)(const Tensor& x);                        // recorded in grad mode
+  Tensor (*add)(const Tensor& a, const Tensor& b);        // a + b, recorded in grad mode
+  void (*add_)(const Tensor& self, const Tensor& other);  // self += other
+  Tensor (*clone)(const Tensor& x);                       // recorded in grad mode
   Tensor (*detach)(const Tensor& x);
   void (*zero_)(const Tensor& x);
-  Tensor (*to)(const Tensor& x, ScalarType dtype);         // recorded in grad mode
+  Tensor (*to)(const Tensor& x, ScalarType dtype);  // recorded in grad mode
   Tensor (*zeros)(IntArrayRef sizes, ScalarType dtype, Device device);
   Tensor (*ones_like)(const Tensor& x);
   bool (*all_finite)(const Tensor& x);
