@@ -74,6 +74,9 @@ function(nabla_add_layers objects_var setup)
       nabla_cuda_layer_setup(nabla_${layer})
     endif()
     list(APPEND objects $<TARGET_OBJECTS:nabla_${layer}>)
+    # The layer's object files, one per line, for scripts/check_layer_symbols.py.
+    file(GENERATE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/layers/${layer}.objects
+         CONTENT "$<JOIN:$<TARGET_OBJECTS:nabla_${layer}>,\n>\n")
   endforeach()
   set(${objects_var} ${objects} PARENT_SCOPE)
 endfunction()

@@ -141,7 +141,9 @@ void Generator::set_state(const Tensor& new_state) {
   NABLA_CHECK(new_state.defined() && new_state.is_cpu() && new_state.scalar_type() == kByte &&
                   new_state.dim() == 1,
               "Generator::set_state: expected a 1-d uint8 CPU tensor (from get_state), got ",
-              new_state.defined() ? new_state.toString() : std::string("an undefined tensor"));
+              new_state.defined() ? str("a ", new_state.dim(), "-d ", new_state.scalar_type(),
+                                        " tensor on ", new_state.device())
+                                  : std::string("an undefined tensor"));
   // The bytes in order, whatever the tensor's stride (core calls no op: Tensor::contiguous
   // is the ops layer's).
   const size_t n = static_cast<size_t>(new_state.numel());

@@ -58,7 +58,7 @@ void write_recurrent(OpWriter& w) {
   const int64_t seq = w.in_value(0).size(1 - batch_dim), batch = w.in_value(0).size(batch_dim);
   std::vector<std::string> hs, cs;
   for (int64_t l = 0; l < layers; ++l) {
-    const std::string at = "l" + std::to_string(l) + ".";
+    const std::string at = str("l", l, ".");  // (GCC 12 warns, wrongly, on "l" + string)
     const std::string W = w.initializer(regated(l, 0), at + "W");
     const std::string R = w.initializer(regated(l, 1), at + "R");
     const std::string B =

@@ -26,14 +26,14 @@ namespace {
 // is one product into a fresh output, no copies.
 
 /// The operands of a product, each saved only when the other one needs a gradient.
-struct Operands {
+struct ProductOperands {
   SavedVariable self, other;
   auto saved() { return std::tie(self, other); }
 };
 
 // A gradient whose edge leads to a leaf with a .grad is added there instead, when the
 // engine allows (Note [Gradient sinks]): a weight's product then costs no extra pass.
-variable_list mm_backward(OpNode<Operands>& n, const variable_list& g) {
+variable_list mm_backward(OpNode<ProductOperands>& n, const variable_list& g) {
   Tensor ga, gb;
   if (n.needs_input_grad(0)) {  // [n, m] @ [m, k]
     Tensor other_t = n.get(n.state.other).t();
@@ -45,9 +45,9 @@ variable_list mm_backward(OpNode<Operands>& n, const variable_list& g) {
   }
   return {ga, gb};
 }
-constexpr NodeType<Operands> kMmBackward{"MmBackward0", mm_backward};
+constexpr NodeType<ProductOperands> kMmBackward{"MmBackward0", mm_backward};
 
-variable_list bmm_backward(OpNode<Operands>& n, const variable_list& g) {
+variable_list bmm_backward(OpNode<ProductOperands>& n, const variable_list& g) {
   Tensor ga, gb;
   if (n.needs_input_grad(0))  // [B, n, m] @ [B, m, k]
     ga = g[0].bmm(n.get(n.state.other).transpose(1, 2));
@@ -55,23 +55,23 @@ variable_list bmm_backward(OpNode<Operands>& n, const variable_list& g) {
     gb = n.get(n.state.self).transpose(1, 2).bmm(g[0]);
   return {ga, gb};
 }
-constexpr NodeType<Operands> kBmmBackward{"BmmBackward0", bmm_backward};
+constexpr NodeType<ProductOperands> kBmmBackward{"BmmBackward0", bmm_backward};
 
-variable_list mv_backward(OpNode<Operands>& n, const variable_list& g) {
+variable_list mv_backward(OpNode<ProductOperands>& n, const variable_list& g) {
   Tensor ga, gv;
   if (n.needs_input_grad(0)) ga = g[0].outer(n.get(n.state.other));  // [n] x [k]
   if (n.needs_input_grad(1)) gv = n.get(n.state.self).t().mv(g[0]);  // [k, n] @ [n]
   return {ga, gv};
 }
-constexpr NodeType<Operands> kMvBackward{"MvBackward0", mv_backward};
+constexpr NodeType<ProductOperands> kMvBackward{"MvBackward0", mv_backward};
 
-variable_list dot_backward(OpNode<Operands>& n, const variable_list& g) {
+variable_list dot_backward(OpNode<ProductOperands>& n, const variable_list& g) {
   Tensor ga, gb;
   if (n.needs_input_grad(0)) ga = g[0] * n.get(n.state.other);
   if (n.needs_input_grad(1)) gb = g[0] * n.get(n.state.self);
   return {ga, gb};
 }
-constexpr NodeType<Operands> kDotBackward{"DotBackward0", dot_backward};
+constexpr NodeType<ProductOperands> kDotBackward{"DotBackward0", dot_backward};
 
 template <class State>
 std::shared_ptr<OpNode<State>> record_product(const NodeType<State>& type, const Tensor& a,

@@ -41,7 +41,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // The operands as the kernels take them: leading dims broadcast to one batch shape, a
 // unit stride in each last dim, the mask additive of q's dtype and expanded to
 // [batch..., L, S] (undefined without one).
-struct Operands {
+struct AttentionOperands {
   Tensor q, k, v, mask;
   DimVector batch;
 };
@@ -57,7 +57,7 @@ Tensor with_batch(const Tensor& t, const DimVector& batch) {
   return t.sizes() == IntArrayRef(sizes) ? t : t.expand(sizes);
 }
 
-Operands prepare(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask) {
+AttentionOperands prepare(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask) {
   auto leading = [](const Tensor& t) { return t.sizes().slice(0, t.dim() - 2); };
   DimVector batch = ops::broadcast_shapes(leading(q), leading(k), kOp);
   batch = ops::broadcast_shapes(batch, leading(v), kOp);
@@ -67,7 +67,7 @@ Operands prepare(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
     NABLA_CHECK(IntArrayRef(b) == IntArrayRef(batch), kOp, ": attn_mask of sizes ", mask.sizes(),
                 " has more batch dims than query, key and value (batch ", IntArrayRef(batch), ")");
   }
-  Operands o;
+  AttentionOperands o;
   o.q = unit_last_stride(with_batch(q, batch));
   o.k = unit_last_stride(with_batch(k, batch));
   o.v = unit_last_stride(with_batch(v, batch));
@@ -82,7 +82,7 @@ Operands prepare(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
 }
 
 // The scores scale * q k^T + mask with the causal mask applied: [batch..., L, S].
-Tensor composed_scores(const Operands& o, const AttentionParams& p) {
+Tensor composed_scores(const AttentionOperands& o, const AttentionParams& p) {
   Tensor s = matmul(o.q, o.k.transpose(-2, -1)) * p.scale;
   if (p.causal) {
     const int64_t L = o.q.size(-2), S = o.k.size(-2);
@@ -98,7 +98,7 @@ Tensor safe_softmax(const Tensor& scores, bool may_mask_rows) {
   return softmax(scores.masked_fill(hidden, 0), -1).masked_fill(hidden, 0);
 }
 
-Tensor composed_forward(const Operands& o, const AttentionParams& p) {
+Tensor composed_forward(const AttentionOperands& o, const AttentionParams& p) {
   Tensor w = safe_softmax(composed_scores(o, p), o.mask.defined());
   if (p.dropout_p > 0) w = dropout(w, p.dropout_p, true);
   return matmul(w, o.v);
@@ -114,8 +114,8 @@ struct AttentionState {
 
 // The gradients with differentiable ops (create_graph), for grad_out g:
 //   gv = W^T g, dW = g v^T, dS = W * (dW - sum_j(dW * W)), gq = scale dS k, gk = scale dS^T q.
-std::tuple<Tensor, Tensor, Tensor> composed_backward(const Operands& o, const AttentionParams& p,
-                                                     const Tensor& g) {
+std::tuple<Tensor, Tensor, Tensor> composed_backward(const AttentionOperands& o,
+                                                     const AttentionParams& p, const Tensor& g) {
   NABLA_CHECK(p.dropout_p == 0, kOp,
               ": double backward with dropout_p > 0 is not supported (the fused op draws its "
               "dropout mask inside the kernel); use dropout_p = 0 or compose the attention");
@@ -134,7 +134,7 @@ Tensor reduce_to(const Tensor& grad, const Tensor& input) {
 variable_list attention_backward(OpNode<AttentionState>& n, const variable_list& grads) {
   const AttentionState& s = n.state;
   const Tensor query = n.get(s.query), key = n.get(s.key), value = n.get(s.value);
-  const Operands o = prepare(query, key, value, n.get(s.mask));
+  const AttentionOperands o = prepare(query, key, value, n.get(s.mask));
   const Tensor g = grads[0].to(o.q.scalar_type());
   Tensor gq, gk, gv;
   bool fused = false;
@@ -221,7 +221,7 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   p.scale = scale ? *scale : 1 / std::sqrt(static_cast<double>(query.size(-1)));
   p.causal = is_causal;
   p.dropout_p = dropout_p;
-  const Operands o = prepare(query, key, value, mask);
+  const AttentionOperands o = prepare(query, key, value, mask);
   const int64_t L = o.q.size(-2), S = o.k.size(-2);
   if (mask.defined() && mask.requires_grad() && GradMode::is_enabled())
     return composed_forward(o, p);
