@@ -33,7 +33,7 @@ const StorageType& storage_type_of(ScalarType dtype) {
 
 namespace {
 
-constexpr int kMaxNesting = 64;
+constexpr int kMaxSaveNesting = 64;
 constexpr size_t kBatch = 1000;  // items per SETITEMS / APPENDS, as Python's pickler
 
 class Pickler {
@@ -167,8 +167,8 @@ void Pickler::tensor(const Tensor& t) {
 }
 
 void Pickler::write(const IValue& v, int depth) {
-  NABLA_CHECK(depth <= kMaxNesting, "pickle_save: containers nest deeper than ", kMaxNesting,
-              " (or contain themselves)");
+  NABLA_CHECK(depth <= kMaxSaveNesting, "pickle_save: containers nest deeper than ",
+              kMaxSaveNesting, " (or contain themselves)");
   switch (v.tag()) {
     case IValue::Tag::None:
       return op('N');

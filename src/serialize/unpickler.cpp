@@ -13,7 +13,7 @@ namespace nabla::serialize::detail {
 
 namespace {
 
-constexpr int kMaxNesting = 64;  // state_dicts nest 1-4 deep; optimizer states a little more
+constexpr int kMaxLoadNesting = 64;  // state_dicts nest 1-4 deep; optimizer states a little more
 constexpr int64_t kMaxDims = 64;
 
 // The callables and classes a file may name: torch.load(weights_only=True)'s set, minus
@@ -131,7 +131,8 @@ class Unpickler {
     auto [h, first] = height_.try_emplace(target, 0);
     if (first) alive_.push_back(into);
     h->second = std::max(h->second, item_height);
-    if (h->second > kMaxNesting) fail("containers nest deeper than " + std::to_string(kMaxNesting));
+    if (h->second > kMaxLoadNesting)
+      fail("containers nest deeper than " + std::to_string(kMaxLoadNesting));
   }
   IValue make_tuple(std::vector<Obj> items) {
     std::vector<IValue> values;
@@ -148,7 +149,8 @@ class Unpickler {
     Obj tuple;
     tuple.kind = Obj::Kind::GlobalTuple;
     tuple.depth = depth + 1;
-    if (tuple.depth > kMaxNesting) fail("tuples nest deeper than " + std::to_string(kMaxNesting));
+    if (tuple.depth > kMaxLoadNesting)
+      fail("tuples nest deeper than " + std::to_string(kMaxLoadNesting));
     tuple.items = std::make_shared<const std::vector<Obj>>(std::move(items));
     stack_.push_back(std::move(tuple));
   }

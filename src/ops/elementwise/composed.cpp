@@ -38,9 +38,7 @@ Tensor as_floating(const Tensor& x) {
   return x.is_floating_point() ? x : x.to(get_default_dtype());
 }
 
-Tensor zero_like_scalar(const Tensor& t) {
-  return ops::scalar_tensor(0, t.scalar_type(), t.device());
-}
+using ops::zero_like_scalar;
 
 // Saves both inputs of a binary composite.
 auto save_self_other(const Tensor& a, const Tensor& b) {

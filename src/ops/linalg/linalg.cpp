@@ -9,6 +9,7 @@
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
+#include "ops/composite.h"
 #include "ops/grad_sinks.h"
 #include "ops/op_utils.h"
 #include "ops/registry/registry_impl.h"
@@ -126,10 +127,7 @@ struct AddmmState {
   auto saved() { return std::tie(mat1, mat2); }
 };
 
-// alpha * t, skipping the multiply (and its allocation) in the common alpha == 1.
-Tensor scaled(const Tensor& t, const Scalar& alpha) {
-  return alpha.toDouble() == 1 ? t : t * alpha;
-}
+using ops::scaled;  // alpha * t, no multiply when alpha == 1 (ops/composite.h)
 
 // grad_self = beta g summed to self's shape; grad_mat1 = alpha g @ mat2^T;
 // grad_mat2 = alpha mat1^T @ g.
@@ -174,10 +172,11 @@ void record_addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const 
 }
 
 // matmul's final squeeze: SizesState and reshape_backward (shape/views_backward.h).
-constexpr NodeType<ops::SizesState> kSqueezeBackward3{"SqueezeBackward3", ops::reshape_backward};
+constexpr NodeType<ops::SizesState> kSqueezeBackward3Sizes{"SqueezeBackward3",
+                                                           ops::reshape_backward};
 
 Tensor squeeze_first(const Tensor& t) {
-  return ops::reshape_result(kSqueezeBackward3, t, t.sizes().slice(1, t.dim() - 1));
+  return ops::reshape_result(kSqueezeBackward3Sizes, t, t.sizes().slice(1, t.dim() - 1));
 }
 
 // ---- Forward ------------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
+#include "ops/composite.h"
 #include "ops/elementwise/float32_compute.h"
 #include "ops/nn/nn_registry.h"
 #include "ops/op_utils.h"
@@ -49,12 +50,10 @@ void check_floating(const Tensor& x, const char* op) {
               x.scalar_type());
 }
 
+using ops::SelfState;  // ops/composite.h
+
 // ---- Nodes ----------------------------------------------------------------------------------
 
-struct SelfState {
-  SavedVariable self;
-  auto saved() { return std::tie(self); }
-};
 /// A state with the input and the op's constants.
 template <class Constants>
 struct SelfWith {

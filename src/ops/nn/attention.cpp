@@ -36,7 +36,7 @@ namespace nabla {
 namespace {
 
 constexpr const char* kOp = "scaled_dot_product_attention";
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // The operands as the kernels take them: leading dims broadcast to one batch shape, a
 // unit stride in each last dim, the mask additive of q's dtype and expanded to
@@ -86,7 +86,7 @@ Tensor composed_scores(const AttentionOperands& o, const AttentionParams& p) {
   Tensor s = matmul(o.q, o.k.transpose(-2, -1)) * p.scale;
   if (p.causal) {
     const int64_t L = o.q.size(-2), S = o.k.size(-2);
-    s = s.masked_fill(ones({L, S}, TensorOptions(kBool).device(s.device())).triu(1), -kInf);
+    s = s.masked_fill(ones({L, S}, TensorOptions(kBool).device(s.device())).triu(1), -kInfinity);
   }
   return o.mask.defined() ? s + o.mask : s;
 }
@@ -94,7 +94,7 @@ Tensor composed_scores(const AttentionOperands& o, const AttentionParams& p) {
 // softmax over the keys, with weights 0 for a query whose every key is masked.
 Tensor safe_softmax(const Tensor& scores, bool may_mask_rows) {
   if (!may_mask_rows) return softmax(scores, -1);
-  const Tensor hidden = scores.eq(-kInf).all(-1, true);
+  const Tensor hidden = scores.eq(-kInfinity).all(-1, true);
   return softmax(scores.masked_fill(hidden, 0), -1).masked_fill(hidden, 0);
 }
 
@@ -193,7 +193,7 @@ void check_args(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor&
 // A bool mask as 0 / -inf of q's dtype; a float mask as given.
 Tensor additive_mask(const Tensor& mask, const Tensor& q) {
   if (!mask.defined() || mask.scalar_type() != kBool) return mask;
-  return zeros(mask.sizes(), q.options()).masked_fill(mask.logical_not(), -kInf);
+  return zeros(mask.sizes(), q.options()).masked_fill(mask.logical_not(), -kInfinity);
 }
 
 // The dropout stream: a seed from the CPU generator, or counters reserved on a Philox one.

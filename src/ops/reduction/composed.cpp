@@ -26,9 +26,7 @@ using ops::Rows;
 using ops::rows_of;
 using ops::with_node;
 
-Tensor zero_like_scalar(const Tensor& t) {
-  return ops::scalar_tensor(0, t.scalar_type(), t.device());
-}
+using ops::zero_like_scalar;
 
 // ---- nansum ---------------------------------------------------------------------------------
 

@@ -36,7 +36,7 @@ constexpr NodeType<ops::ValueSelecting> kKthvalueBackward0{"KthvalueBackward0",
 // ---- Forwards -------------------------------------------------------------------------------
 
 // Kernels take a dim; a 0-d tensor is handled as one element of a 1-d tensor.
-Tensor as_1d_if_scalar(const Tensor& t) {
+Tensor as_1d_view_if_scalar(const Tensor& t) {
   return t.dim() == 0 ? ops::make_view(t, {1}, {1}, t.storage_offset()) : t;
 }
 
@@ -46,8 +46,8 @@ std::tuple<Tensor, Tensor> sorted_prefix(const Tensor& x, int64_t d, int64_t k, 
   if (x.dim() > 0) shape[d] = k;
   Tensor values = ops::empty_tensor(shape, x.scalar_type(), x.device());
   Tensor indices = ops::empty_tensor(shape, kLong, x.device());
-  backend_for(x).sort(as_1d_if_scalar(values), as_1d_if_scalar(indices), as_1d_if_scalar(x),
-                      x.dim() == 0 ? 0 : d, descending);
+  backend_for(x).sort(as_1d_view_if_scalar(values), as_1d_view_if_scalar(indices),
+                      as_1d_view_if_scalar(x), x.dim() == 0 ? 0 : d, descending);
   return {values, indices};
 }
 
@@ -62,7 +62,8 @@ Tensor Tensor::cumsum(int64_t dim, optional<ScalarType> dtype) const {
               scalar_type(), " of sizes ", sizes(), "); use an integer dtype");
   Tensor in = ops::cast(*this, t);
   Tensor out = ops::empty_tensor(sizes(), t, device());
-  backend_for(*this).cumsum(as_1d_if_scalar(out), as_1d_if_scalar(in), this->dim() == 0 ? 0 : d);
+  backend_for(*this).cumsum(as_1d_view_if_scalar(out), as_1d_view_if_scalar(in),
+                            this->dim() == 0 ? 0 : d);
   if (auto node = autograd::record_node(kCumsumBackward0, {this})) {
     node->state.dim = d;
     node->state.length = this->dim() == 0 ? 1 : size(d);
