@@ -2,10 +2,9 @@
 """Fails when a layer's object files use a symbol that a higher layer defines.
 
 scripts/check_layers.py checks the includes before the build; this checks the links after
-it (docs/architecture.md, "Layers"): every object of a layer (the list the build writes to
-BUILD_DIR/layers/<layer>.objects) is read with nm, and an
-undefined symbol of layer L that a layer above L defines is reported with the objects
-that use it. Usage: check_layer_symbols.py BUILD_DIR (a build of this tree; unity builds
+it (docs/architecture.md, "Layers"): every object of a layer (the list the build writes
+to BUILD_DIR/layers/<layer>.objects) is read with nm, and an undefined symbol of layer L
+that a layer above L defines is reported with the objects that use it. Usage: check_layer_symbols.py BUILD_DIR (a build of this tree; unity builds
 too). Template instances and inline functions (weak symbols) belong to every object that
 uses them and are not counted.
 

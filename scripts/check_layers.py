@@ -5,7 +5,8 @@
 A file of layer L (src/L/... or include/nabla/L/...) may include headers of L and of the
 layers below it only, named from the root: an include through "../" is refused too. The
 headers under src/K/ are K's own: another layer includes K's public headers
-(include/nabla/K/, with include/nabla/K/detail/ for what is shared but not API). Exceptions still being removed are listed in ALLOWED with
+(include/nabla/K/, with include/nabla/K/detail/ for what is shared but not API).
+Exceptions still being removed are listed in ALLOWED with
 the reason; an exception that no longer occurs must be deleted from the list, so the list
 only shrinks.
 """
