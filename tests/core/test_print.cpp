@@ -1,4 +1,4 @@
-// Golden-string tests for tensor printing (format rules at the top of src/core/print.cpp).
+// Golden-string tests for tensor printing (format rules at the top of src/ops/print.cpp).
 #include <gtest/gtest.h>
 #include <nabla/nabla.h>
 
