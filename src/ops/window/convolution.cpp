@@ -14,6 +14,7 @@
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
 #include "ops/nn/nn_registry.h"
+#include "ops/op_utils.h"
 #include "ops/window/window.h"
 
 namespace nabla {
@@ -237,17 +238,7 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
   if (auto node = autograd::record_node(kConvolution, {&input, &weight, &bias})) {
     node->state.input = autograd::save(input);
     node->state.weight = autograd::save(weight);
-    // GCC 12, inlining record_node here (a unity batch), takes node->state for part of the
-    // Node base and warns that this copy overflows it; the copy is inside OpNode<State>
-    // (ASan agrees). Silenced for this statement only.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-#endif
-    node->state.params = p;
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+    NABLA_ASSIGN_NODE_STATE(node->state.params, p);
     node->state.has_bias = bias.defined();
     autograd::set_history(out, node);
   }

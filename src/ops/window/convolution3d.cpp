@@ -168,17 +168,7 @@ Tensor convolution3d(const Tensor& input, const Tensor& weight, const Tensor& bi
   if (auto node = autograd::record_node(kConvolution3d, {&input, &weight, &bias})) {
     node->state.input = autograd::save(input);
     node->state.weight = autograd::save(weight);
-    // GCC 12, inlining record_node here (a unity batch), takes node->state for part of the
-    // Node base and warns that this copy overflows it; the copy is inside OpNode<State>
-    // (ASan agrees). Silenced for this statement only.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-#endif
-    node->state.geometry = g;
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+    NABLA_ASSIGN_NODE_STATE(node->state.geometry, g);
     node->state.has_bias = bias.defined();
     autograd::set_history(out, node);
   }
