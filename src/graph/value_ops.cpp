@@ -13,6 +13,29 @@ Value add_node(const char* op, const std::vector<Value>& inputs, ops::Attributes
 
 }  // namespace
 
+namespace detail {
+
+// A node of a schema row's op (NABLA_OP_GRAPH_DEFINE): its inputs as the call gives them,
+// an absent optional input before a given one held as a constant without a value (as a
+// traced call holds it).
+Value add_schema_node(const char* op, const ops::OpArgs<Value>& args) {
+  std::vector<Value> inputs = args.inputs();
+  NABLA_CHECK(!inputs.empty() && inputs[0].defined(), "graph::", op,
+              ": the first input must be a value of a graph");
+  GraphState* g = GraphState::of(inputs[0], op);
+  for (Value& v : inputs) {
+    if (v.defined()) continue;
+    Node n;
+    n.kind = NodeKind::Constant;
+    n.values = {Tensor()};
+    n.value_version = 1;
+    v = g->handle(g->add(std::move(n), ""));
+  }
+  return g->add_op(op, inputs, args.attrs(), "");
+}
+
+}  // namespace detail
+
 Value Value::sum() const { return add_node("sum", {*this}); }
 Value Value::sum(int64_t dim, bool keepdim) const {
   return add_node("sum", {*this}, {{"dim", std::vector<int64_t>{dim}}, {"keepdim", keepdim}});
@@ -52,17 +75,12 @@ Value mse_loss(const Value& input, const Value& target) {
 Value cross_entropy(const Value& input, const Value& target) {
   return add_node("cross_entropy_loss", {input, target});
 }
-Value conv2d(const Value& x, const Value& weight, const Value& bias, std::vector<int64_t> stride,
-             std::vector<int64_t> padding) {
-  ops::Attributes attrs{{"stride", std::move(stride)}, {"padding", std::move(padding)}};
-  return bias.defined() ? add_node("conv2d", {x, weight, bias}, std::move(attrs))
-                        : add_node("conv2d", {x, weight}, std::move(attrs));
-}
-Value max_pool2d(const Value& x, std::vector<int64_t> kernel_size) {
-  return add_node("max_pool2d", {x}, {{"kernel_size", std::move(kernel_size)}});
-}
 Value flatten(const Value& x, int64_t start_dim, int64_t end_dim) {
   return add_node("flatten", {x}, {{"start_dim", start_dim}, {"end_dim", end_dim}});
 }
+
+#define NABLA_OP NABLA_OP_GRAPH_DEFINE
+#include "nabla/ops/schema/all.def"
+#undef NABLA_OP
 
 }  // namespace nabla::graph

@@ -24,6 +24,7 @@
 
 #include "nabla/core/tensor.h"
 #include "nabla/ops/registry.h"
+#include "nabla/ops/schema.h"
 
 namespace nabla::graph {
 
@@ -216,9 +217,12 @@ Value softmax(const Value& x, int64_t dim);
 Value log_softmax(const Value& x, int64_t dim);
 Value mse_loss(const Value& input, const Value& target);
 Value cross_entropy(const Value& input, const Value& target);
-Value conv2d(const Value& x, const Value& weight, const Value& bias = {},
-             std::vector<int64_t> stride = {1, 1}, std::vector<int64_t> padding = {0, 0});
-Value max_pool2d(const Value& x, std::vector<int64_t> kernel_size);
 Value flatten(const Value& x, int64_t start_dim = 1, int64_t end_dim = -1);
+
+// The ops declared by schema rows (nabla/ops/schema.h), each with its C++ arguments and
+// defaults: graph::conv2d(x, w, b, /*stride=*/2), graph::max_pool2d(x, {2, 2}), ...
+#define NABLA_OP NABLA_OP_GRAPH_DECLARE
+#include "nabla/ops/schema/all.def"
+#undef NABLA_OP
 
 }  // namespace nabla::graph

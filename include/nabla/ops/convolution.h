@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "nabla/core/tensor.h"
+#include "nabla/ops/schema.h"
 
 namespace nabla {
 
@@ -17,38 +18,9 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
 Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size,
               IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride);
 
-/// input [N, C_in, L] (or unbatched [C_in, L]), weight [C_out, C_in / groups, k].
-Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
-              IntArrayRef stride = 1, IntArrayRef padding = 0, IntArrayRef dilation = 1,
-              int64_t groups = 1);
-/// padding "valid" (none) or "same" (output size = input size; stride 1 only).
-Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-              std::string_view padding, IntArrayRef dilation = 1, int64_t groups = 1);
-/// input [N, C_in, H, W] (or [C_in, H, W]), weight [C_out, C_in / groups, kh, kw].
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
-              IntArrayRef stride = 1, IntArrayRef padding = 0, IntArrayRef dilation = 1,
-              int64_t groups = 1);
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-              std::string_view padding, IntArrayRef dilation = 1, int64_t groups = 1);
-/// input [N, C_in, D, H, W] (or [C_in, D, H, W]), weight [C_out, C_in / groups, kd, kh, kw].
-Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
-              IntArrayRef stride = 1, IntArrayRef padding = 0, IntArrayRef dilation = 1,
-              int64_t groups = 1);
-Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-              std::string_view padding, IntArrayRef dilation = 1, int64_t groups = 1);
-/// weight [C_in, C_out / groups, k...]; output size (in - 1) s - 2 p + d (k - 1) + output_padding
-/// + 1.
-Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
-                        IntArrayRef stride = 1, IntArrayRef padding = 0,
-                        IntArrayRef output_padding = 0, int64_t groups = 1,
-                        IntArrayRef dilation = 1);
-Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
-                        IntArrayRef stride = 1, IntArrayRef padding = 0,
-                        IntArrayRef output_padding = 0, int64_t groups = 1,
-                        IntArrayRef dilation = 1);
-Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
-                        IntArrayRef stride = 1, IntArrayRef padding = 0,
-                        IntArrayRef output_padding = 0, int64_t groups = 1,
-                        IntArrayRef dilation = 1);
+// conv1d, conv2d, conv3d (padding as ints or "same"/"valid") and conv_transpose1d/2d/3d.
+#define NABLA_OP NABLA_OP_DECLARE
+#include "nabla/ops/schema/convolution.def"
+#undef NABLA_OP
 
 }  // namespace nabla

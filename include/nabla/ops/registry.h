@@ -67,6 +67,14 @@ class AttrReader {
 
 using OpFn = std::vector<Tensor> (*)(const std::vector<Tensor>& inputs, const AttrReader& attrs);
 
+/// One form of an op with several (conv2d's padding as ints or as a string).
+struct OpOverload {
+  int min_inputs = 1;
+  int max_inputs = 1;
+  std::vector<AttrSpec> attrs;
+  OpFn fn = nullptr;
+};
+
 /// What ops::call knows of an op.
 struct OpSchema {
   std::string name;
@@ -74,6 +82,11 @@ struct OpSchema {
   int max_inputs = 1;  // -1: any number (cat, stack)
   std::vector<AttrSpec> attrs;
   OpFn fn = nullptr;
+  /// The inputs' names, in order, for ops declared by a schema row (ops/schema.h).
+  std::vector<std::string> input_names;
+  /// An op of several forms: each, tried in order; the first whose attributes fit the
+  /// call runs (min_inputs, max_inputs and attrs above are then their union).
+  std::vector<OpOverload> overloads;
 };
 
 /// Runs op `name` on `inputs`; returns its outputs (one tensor for most ops, two for

@@ -182,8 +182,8 @@ void Importer::pool(const Node& n, bool max) {
          columns = attr_int(n, "storage_order", 0) != 0](const std::vector<Tensor>& x) {
           using Fn = std::tuple<Tensor, Tensor> (*)(const Tensor&, IntArrayRef, IntArrayRef,
                                                     IntArrayRef, IntArrayRef, bool);
-          static const Fn fns[] = {max_pool1d_with_indices, max_pool2d_with_indices,
-                                   max_pool3d_with_indices};
+          static const Fn fns[] = {nabla::max_pool1d_with_indices, nabla::max_pool2d_with_indices,
+                                   nabla::max_pool3d_with_indices};
           auto [values, idx] = fns[kernel.size() - 1](x[0], kernel, strides, pad, dilations, ceil);
           const int64_t planes = x[0].size(0) * x[0].size(1);
           const int64_t plane = x[0].numel() / std::max<int64_t>(planes, 1);

@@ -56,6 +56,24 @@ std::string describe_specs(const std::vector<AttrSpec>& specs) {
   return out;
 }
 
+// Whether form `o` takes `n` inputs and the attributes `given`.
+bool fits(const OpOverload& o, int n, const Attributes& given) {
+  if (n < o.min_inputs || (o.max_inputs >= 0 && n > o.max_inputs)) return false;
+  for (const auto& [name, value] : given) {
+    const std::string& key = name;
+    auto it = std::find_if(o.attrs.begin(), o.attrs.end(),
+                           [&](const AttrSpec& s) { return s.name == key; });
+    if (it == o.attrs.end() || !fits(*it, value)) return false;
+  }
+  for (const AttrSpec& s : o.attrs) {
+    if (!s.required) continue;
+    auto given_it = std::find_if(given.begin(), given.end(),
+                                 [&](const auto& kv) { return kv.first == s.name; });
+    if (given_it == given.end()) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 const char* to_string(AttrType t) {
@@ -162,8 +180,22 @@ std::vector<Tensor> call(std::string_view name, const std::vector<Tensor>& input
                   ? std::to_string(s.min_inputs) + " or more"
                   : std::to_string(s.min_inputs) + " to " + std::to_string(s.max_inputs),
               " input tensors, got ", n);
-  AttrReader reader(s.name, s.attrs, attrs);
-  return s.fn(inputs, reader);
+  if (s.overloads.empty()) {
+    AttrReader reader(s.name, s.attrs, attrs);
+    return s.fn(inputs, reader);
+  }
+  for (const OpOverload& o : s.overloads) {
+    if (fits(o, n, attrs)) {
+      AttrReader reader(s.name, o.attrs, attrs);
+      return o.fn(inputs, reader);
+    }
+  }
+  AttrReader union_reader(s.name, s.attrs, attrs);  // names an unknown or mistyped attribute
+  std::string forms;
+  for (const OpOverload& o : s.overloads) forms += "\n  (" + describe_specs(o.attrs) + ")";
+  NABLA_CHECK(false, s.name, ": no form of the op takes ", n,
+              " inputs and these attributes; its forms:", forms);
+  return {};  // unreachable
 }
 
 }  // namespace nabla::ops

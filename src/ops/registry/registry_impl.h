@@ -20,7 +20,13 @@ using V = std::vector<Tensor>;
 /// A schema entry: `OpSchema{name, min, max, {attrs...}, fn}` spelled shorter.
 inline OpSchema op(std::string name, int min_inputs, int max_inputs, std::vector<AttrSpec> attrs,
                    OpFn fn) {
-  return OpSchema{std::move(name), min_inputs, max_inputs, std::move(attrs), fn};
+  OpSchema s;
+  s.name = std::move(name);
+  s.min_inputs = min_inputs;
+  s.max_inputs = max_inputs;
+  s.attrs = std::move(attrs);
+  s.fn = fn;
+  return s;
 }
 inline AttrSpec attr(std::string name, AttrType type, AttrValue default_value) {
   return AttrSpec{std::move(name), type, std::move(default_value), false, nullopt};

@@ -10,6 +10,7 @@
 
 #include "nabla/autograd/record.h"
 #include "nabla/ops/convolution.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
@@ -343,96 +344,50 @@ Tensor conv_transpose_nd(const char* op, const Tensor& input, const Tensor& weig
 
 }  // namespace
 
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  NABLA_TRACED("conv2d", ops::call_inputs({input, weight, bias}), {"stride", stride.vec()},
-               {"padding", padding.vec()}, {"dilation", dilation.vec()}, {"groups", groups});
+Tensor ops::conv2d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                        int64_t groups) {
   return conv_nd("conv2d", input, weight, bias, conv_args("conv2d", stride, padding, dilation, 2),
                  groups, 2);
 }
 
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-              std::string_view padding, IntArrayRef dilation, int64_t groups) {
-  NABLA_TRACED("conv2d", ops::call_inputs({input, weight, bias}), {"stride", stride},
-               {"padding", padding}, {"dilation", dilation}, {"groups", groups});
+Tensor ops::conv2d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                        IntArrayRef stride, std::string_view padding, IntArrayRef dilation,
+                        int64_t groups) {
   return conv_string_padding("conv2d", input, weight, bias, stride, padding, dilation, groups, 2);
 }
 
-Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  NABLA_TRACED("conv1d", ops::call_inputs({input, weight, bias}), {"stride", stride},
-               {"padding", padding}, {"dilation", dilation}, {"groups", groups});
+Tensor ops::conv1d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                        int64_t groups) {
   return conv_nd("conv1d", input, weight, bias, conv_args("conv1d", stride, padding, dilation, 1),
                  groups, 1);
 }
 
-Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-              std::string_view padding, IntArrayRef dilation, int64_t groups) {
-  NABLA_TRACED("conv1d", ops::call_inputs({input, weight, bias}), {"stride", stride},
-               {"padding", padding}, {"dilation", dilation}, {"groups", groups});
+Tensor ops::conv1d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                        IntArrayRef stride, std::string_view padding, IntArrayRef dilation,
+                        int64_t groups) {
   return conv_string_padding("conv1d", input, weight, bias, stride, padding, dilation, groups, 1);
 }
 
-Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias,
-                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
-                        int64_t groups, IntArrayRef dilation) {
-  NABLA_TRACED("conv_transpose2d", ops::call_inputs({input, weight, bias}), {"stride", stride},
-               {"padding", padding}, {"output_padding", output_padding}, {"groups", groups},
-               {"dilation", dilation});
+Tensor ops::conv_transpose2d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                  IntArrayRef stride, IntArrayRef padding,
+                                  IntArrayRef output_padding, int64_t groups,
+                                  IntArrayRef dilation) {
   const char* op = "conv_transpose2d";
   return conv_transpose_nd(op, input, weight, bias, conv_args(op, stride, padding, dilation, 2),
                            ops::window_pair(op, "output_padding", output_padding, 2),
                            output_padding, groups, 2);
 }
 
-Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias,
-                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
-                        int64_t groups, IntArrayRef dilation) {
-  NABLA_TRACED("conv_transpose1d", ops::call_inputs({input, weight, bias}), {"stride", stride},
-               {"padding", padding}, {"output_padding", output_padding}, {"groups", groups},
-               {"dilation", dilation});
+Tensor ops::conv_transpose1d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                  IntArrayRef stride, IntArrayRef padding,
+                                  IntArrayRef output_padding, int64_t groups,
+                                  IntArrayRef dilation) {
   const char* op = "conv_transpose1d";
   const Pair o = ops::window_pair(op, "output_padding", output_padding, 1);
   return conv_transpose_nd(op, input, weight, bias, conv_args(op, stride, padding, dilation, 1),
                            {0, o[0]}, output_padding, groups, 1);
-}
-
-// ---- Registry -------------------------------------------------------------------------------
-
-void ops::registry::add_nn_convolution_ops(std::vector<OpSchema>& t) {
-  const AttrSpec stride = attr("stride", AttrType::IntList, std::vector<int64_t>{1}),
-                 padding = attr("padding", AttrType::IntList, std::vector<int64_t>{0}),
-                 padding_or_mode = either(padding, AttrType::String),
-                 output_padding =
-                     attr("output_padding", AttrType::IntList, std::vector<int64_t>{0}),
-                 dilation = attr("dilation", AttrType::IntList, std::vector<int64_t>{1}),
-                 groups = attr("groups", AttrType::Int, int64_t(1));
-  // input, weight, optional bias; padding is an int list or "same"/"valid".
-#define NABLA_CONV(name)                                                               \
-  t.push_back(op(#name, 2, 3, {stride, padding_or_mode, dilation, groups},             \
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {                  \
-                   const Tensor bias = optional_input(x, 2);                           \
-                   if (a.type("padding") == AttrType::String)                          \
-                     return {name(x[0], x[1], bias, a.ints("stride"), a.s("padding"),  \
-                                  a.ints("dilation"), a.i("groups"))};                 \
-                   return {name(x[0], x[1], bias, a.ints("stride"), a.ints("padding"), \
-                                a.ints("dilation"), a.i("groups"))};                   \
-                 }));
-  NABLA_CONV(conv1d)
-  NABLA_CONV(conv2d)
-  NABLA_CONV(conv3d)  // window/convolution3d.cpp
-#undef NABLA_CONV
-#define NABLA_CONV_TRANSPOSE(name)                                                          \
-  t.push_back(op(#name, 2, 3, {stride, padding, output_padding, groups, dilation},          \
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {                       \
-                   return {name(x[0], x[1], optional_input(x, 2), a.ints("stride"),         \
-                                a.ints("padding"), a.ints("output_padding"), a.i("groups"), \
-                                a.ints("dilation"))};                                       \
-                 }));
-  NABLA_CONV_TRANSPOSE(conv_transpose1d)
-  NABLA_CONV_TRANSPOSE(conv_transpose2d)
-  NABLA_CONV_TRANSPOSE(conv_transpose3d)
-#undef NABLA_CONV_TRANSPOSE
 }
 
 }  // namespace nabla

@@ -12,6 +12,7 @@
 
 #include "nabla/autograd/record.h"
 #include "nabla/ops/convolution.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
@@ -242,8 +243,8 @@ Conv3dGeometry geometry(const char* op, IntArrayRef stride, IntArrayRef padding,
   return g;
 }
 
-Tensor conv3d_impl(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
-                   Conv3dGeometry g) {
+Tensor conv3d_forward(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                      Conv3dGeometry g) {
   auto [batched, x] = check_operands(op, input, weight, bias, g.groups, false, g);
   for (size_t d = 0; d < 3; ++d) {
     g.image[d] = x.size(static_cast<int64_t>(d) + 2);
@@ -262,24 +263,22 @@ Tensor conv3d_impl(const char* op, const Tensor& input, const Tensor& weight, co
 
 }  // namespace
 
-Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  NABLA_TRACED("conv3d", ops::call_inputs({input, weight, bias}), {"stride", stride},
-               {"padding", padding}, {"dilation", dilation}, {"groups", groups});
+Tensor ops::conv3d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                        int64_t groups) {
   const char* op = "conv3d";
-  return conv3d_impl(op, input, weight, bias,
-                     geometry(op, stride, padding, dilation, weight, groups, false));
+  return conv3d_forward(op, input, weight, bias,
+                        geometry(op, stride, padding, dilation, weight, groups, false));
 }
 
-Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-              std::string_view padding, IntArrayRef dilation, int64_t groups) {
-  NABLA_TRACED("conv3d", ops::call_inputs({input, weight, bias}), {"stride", stride},
-               {"padding", padding}, {"dilation", dilation}, {"groups", groups});
+Tensor ops::conv3d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                        IntArrayRef stride, std::string_view padding, IntArrayRef dilation,
+                        int64_t groups) {
   const char* op = "conv3d";
   NABLA_CHECK(padding == "same" || padding == "valid", op, ": invalid padding string '",
               std::string(padding), "' (expected \"same\" or \"valid\")");
   Conv3dGeometry g = geometry(op, stride, {0}, dilation, weight, groups, false);
-  if (padding == "valid") return conv3d_impl(op, input, weight, bias, g);
+  if (padding == "valid") return conv3d_forward(op, input, weight, bias, g);
   for (int64_t s : g.stride)
     NABLA_CHECK(s == 1, op,
                 ": padding='same' is not supported for strided convolutions, got stride ",
@@ -295,15 +294,13 @@ Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
     extra[2 * (2 - d) + 1] = total - 2 * g.padding[d];
     asymmetric = asymmetric || extra[2 * (2 - d) + 1] != 0;
   }
-  return conv3d_impl(op, asymmetric ? constant_pad_nd(input, extra, 0) : input, weight, bias, g);
+  return conv3d_forward(op, asymmetric ? constant_pad_nd(input, extra, 0) : input, weight, bias, g);
 }
 
-Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias,
-                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
-                        int64_t groups, IntArrayRef dilation) {
-  NABLA_TRACED("conv_transpose3d", ops::call_inputs({input, weight, bias}), {"stride", stride},
-               {"padding", padding}, {"output_padding", output_padding}, {"groups", groups},
-               {"dilation", dilation});
+Tensor ops::conv_transpose3d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                  IntArrayRef stride, IntArrayRef padding,
+                                  IntArrayRef output_padding, int64_t groups,
+                                  IntArrayRef dilation) {
   const char* op = "conv_transpose3d";
   Conv3dGeometry g = geometry(op, stride, padding, dilation, weight, groups, true);
   auto [batched, x] = check_operands(op, input, weight, bias, groups, true, g);

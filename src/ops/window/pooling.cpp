@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/pooling.h"
@@ -234,12 +235,11 @@ void ops::record_max_pool(MaxPoolNode kind, const Tensor& input, const Tensor& o
   }
 }
 
-std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size,
-                                                   IntArrayRef stride, IntArrayRef padding,
-                                                   IntArrayRef dilation, bool ceil_mode) {
-  NABLA_TRACED("max_pool2d_with_indices", ops::call_inputs({input}), {"kernel_size", kernel_size},
-               {"stride", stride}, {"padding", padding}, {"dilation", dilation},
-               {"ceil_mode", ceil_mode});
+std::tuple<Tensor, Tensor> ops::max_pool2d_with_indices_impl(const Tensor& input,
+                                                             IntArrayRef kernel_size,
+                                                             IntArrayRef stride,
+                                                             IntArrayRef padding,
+                                                             IntArrayRef dilation, bool ceil_mode) {
   const char* op = "max_pool2d";
   check_input(op, input);
   NABLA_CHECK(input.scalar_type() != kBool && input.scalar_type() != kChar &&
@@ -260,20 +260,14 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
   return {out, idx};
 }
 
-Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
-                  IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  NABLA_TRACED("max_pool2d", ops::call_inputs({input}), {"kernel_size", kernel_size.vec()},
-               {"stride", stride.vec()}, {"padding", padding.vec()}, {"dilation", dilation.vec()},
-               {"ceil_mode", ceil_mode});
+Tensor ops::max_pool2d_impl(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                            IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   return std::get<0>(
       max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode));
 }
 
-Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
-                  IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  NABLA_TRACED("max_pool1d", ops::call_inputs({input}), {"kernel_size", kernel_size},
-               {"stride", stride}, {"padding", padding}, {"dilation", dilation},
-               {"ceil_mode", ceil_mode});
+Tensor ops::max_pool1d_impl(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                            IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
               "max_pool1d: expected 2-d or 3-d input, got ", input.defined() ? input.dim() : 0,
               " dims");
@@ -286,12 +280,11 @@ Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
       .squeeze(-2);
 }
 
-std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, IntArrayRef kernel_size,
-                                                   IntArrayRef stride, IntArrayRef padding,
-                                                   IntArrayRef dilation, bool ceil_mode) {
-  NABLA_TRACED("max_pool1d_with_indices", ops::call_inputs({input}), {"kernel_size", kernel_size},
-               {"stride", stride}, {"padding", padding}, {"dilation", dilation},
-               {"ceil_mode", ceil_mode});
+std::tuple<Tensor, Tensor> ops::max_pool1d_with_indices_impl(const Tensor& input,
+                                                             IntArrayRef kernel_size,
+                                                             IntArrayRef stride,
+                                                             IntArrayRef padding,
+                                                             IntArrayRef dilation, bool ceil_mode) {
   const char* op = "max_pool1d_with_indices";
   NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3), op,
               ": expected 2-d or 3-d input, got ", input.defined() ? input.dim() : 0, " dims");
@@ -305,12 +298,9 @@ std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, IntArray
   return {v.squeeze(-2), i.squeeze(-2)};
 }
 
-Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
-                  IntArrayRef padding, bool ceil_mode, bool count_include_pad,
-                  optional<int64_t> divisor_override) {
-  NABLA_TRACED("avg_pool2d", ops::call_inputs({input}), {"kernel_size", kernel_size},
-               {"stride", stride}, {"padding", padding}, {"ceil_mode", ceil_mode},
-               {"count_include_pad", count_include_pad}, {"divisor_override", divisor_override});
+Tensor ops::avg_pool2d_impl(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                            IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                            optional<int64_t> divisor_override) {
   const char* op = "avg_pool2d";
   check_input(op, input);
   NABLA_CHECK(input.is_floating_point(), op, ": input must be floating, got ", input.scalar_type());
@@ -331,11 +321,8 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   return out;
 }
 
-Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
-                  IntArrayRef padding, bool ceil_mode, bool count_include_pad) {
-  NABLA_TRACED("avg_pool1d", ops::call_inputs({input}), {"kernel_size", kernel_size},
-               {"stride", stride}, {"padding", padding}, {"ceil_mode", ceil_mode},
-               {"count_include_pad", count_include_pad});
+Tensor ops::avg_pool1d_impl(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                            IntArrayRef padding, bool ceil_mode, bool count_include_pad) {
   NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
               "avg_pool1d: expected 2-d or 3-d input, got ", input.defined() ? input.dim() : 0,
               " dims");
@@ -346,8 +333,7 @@ Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
       .squeeze(-2);
 }
 
-Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
-  NABLA_TRACED("adaptive_avg_pool2d", ops::call_inputs({input}), {"output_size", output_size});
+Tensor ops::adaptive_avg_pool2d_impl(const Tensor& input, IntArrayRef output_size) {
   const auto o = adaptive_size("adaptive_avg_pool2d", input, output_size);
   NABLA_CHECK(input.is_floating_point(), "adaptive_avg_pool2d: input must be floating, got ",
               input.scalar_type());
@@ -363,8 +349,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   return out;
 }
 
-Tensor adaptive_avg_pool1d(const Tensor& input, IntArrayRef output_size) {
-  NABLA_TRACED("adaptive_avg_pool1d", ops::call_inputs({input}), {"output_size", output_size});
+Tensor ops::adaptive_avg_pool1d_impl(const Tensor& input, IntArrayRef output_size) {
   NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
               "adaptive_avg_pool1d: expected 2-d or 3-d ", "input, got ",
               input.defined() ? input.dim() : 0, " dims");
@@ -374,8 +359,8 @@ Tensor adaptive_avg_pool1d(const Tensor& input, IntArrayRef output_size) {
   return adaptive_avg_pool2d(input.unsqueeze(-2), {1, output_size[0]}).squeeze(-2);
 }
 
-std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, IntArrayRef output_size) {
-  NABLA_TRACED("adaptive_max_pool2d", ops::call_inputs({input}), {"output_size", output_size});
+std::tuple<Tensor, Tensor> ops::adaptive_max_pool2d_impl(const Tensor& input,
+                                                         IntArrayRef output_size) {
   const auto o = adaptive_size("adaptive_max_pool2d", input, output_size);
   const int64_t h = input.size(-2), w = input.size(-1);
   auto shape = out_shape(input, o[0], o[1]);
@@ -403,8 +388,8 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, IntArrayRef 
   return {out, idx};
 }
 
-std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& input, IntArrayRef output_size) {
-  NABLA_TRACED("adaptive_max_pool1d", ops::call_inputs({input}), {"output_size", output_size});
+std::tuple<Tensor, Tensor> ops::adaptive_max_pool1d_impl(const Tensor& input,
+                                                         IntArrayRef output_size) {
   NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
               "adaptive_max_pool1d: expected 2-d or 3-d input, got ",
               input.defined() ? input.dim() : 0, " dims");
@@ -414,75 +399,6 @@ std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& input, IntArrayRef 
               input.sizes());
   auto [v, i] = adaptive_max_pool2d(input.unsqueeze(-2), {1, output_size[0]});
   return {v.squeeze(-2), i.squeeze(-2)};
-}
-
-// ---- Registry -------------------------------------------------------------------------------
-
-void ops::registry::add_nn_pooling_ops(std::vector<OpSchema>& t) {
-  const AttrSpec kernel = required_attr("kernel_size", AttrType::IntList),
-                 stride = attr("stride", AttrType::IntList, std::vector<int64_t>{}),
-                 padding = attr("padding", AttrType::IntList, std::vector<int64_t>{0}),
-                 dilation = attr("dilation", AttrType::IntList, std::vector<int64_t>{1}),
-                 ceil_mode = attr("ceil_mode", AttrType::Bool, false),
-                 count_include_pad = attr("count_include_pad", AttrType::Bool, true),
-                 output_size = required_attr("output_size", AttrType::IntList);
-  const std::vector<AttrSpec> max_attrs = {kernel, stride, padding, dilation, ceil_mode};
-  t.push_back(op("max_pool2d", 1, 1, max_attrs, [](const Inputs& x, const AttrReader& a) -> Inputs {
-    return {max_pool2d(x[0], a.ints("kernel_size"), a.ints("stride"), a.ints("padding"),
-                       a.ints("dilation"), a.b("ceil_mode"))};
-  }));
-  t.push_back(op("max_pool2d_with_indices", 1, 1, max_attrs,
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   auto [v, i] = max_pool2d_with_indices(x[0], a.ints("kernel_size"),
-                                                         a.ints("stride"), a.ints("padding"),
-                                                         a.ints("dilation"), a.b("ceil_mode"));
-                   return {v, i};
-                 }));
-  t.push_back(op("max_pool1d", 1, 1, max_attrs, [](const Inputs& x, const AttrReader& a) -> Inputs {
-    return {max_pool1d(x[0], a.ints("kernel_size"), a.ints("stride"), a.ints("padding"),
-                       a.ints("dilation"), a.b("ceil_mode"))};
-  }));
-  t.push_back(op("max_pool1d_with_indices", 1, 1, max_attrs,
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   auto [v, i] = max_pool1d_with_indices(x[0], a.ints("kernel_size"),
-                                                         a.ints("stride"), a.ints("padding"),
-                                                         a.ints("dilation"), a.b("ceil_mode"));
-                   return {v, i};
-                 }));
-  t.push_back(op("avg_pool2d", 1, 1,
-                 {kernel, stride, padding, ceil_mode, count_include_pad,
-                  optional_attr("divisor_override", AttrType::Int)},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   optional<int64_t> divisor;
-                   if (a.has("divisor_override")) divisor = a.i("divisor_override");
-                   return {avg_pool2d(x[0], a.ints("kernel_size"), a.ints("stride"),
-                                      a.ints("padding"), a.b("ceil_mode"), a.b("count_include_pad"),
-                                      divisor)};
-                 }));
-  t.push_back(op("avg_pool1d", 1, 1, {kernel, stride, padding, ceil_mode, count_include_pad},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {avg_pool1d(x[0], a.ints("kernel_size"), a.ints("stride"),
-                                      a.ints("padding"), a.b("ceil_mode"),
-                                      a.b("count_include_pad"))};
-                 }));
-  t.push_back(op("adaptive_avg_pool2d", 1, 1, {output_size},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {adaptive_avg_pool2d(x[0], a.ints("output_size"))};
-                 }));
-  t.push_back(op("adaptive_avg_pool1d", 1, 1, {output_size},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {adaptive_avg_pool1d(x[0], a.ints("output_size"))};
-                 }));
-  t.push_back(op("adaptive_max_pool2d", 1, 1, {output_size},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   auto [v, i] = adaptive_max_pool2d(x[0], a.ints("output_size"));
-                   return {v, i};
-                 }));
-  t.push_back(op("adaptive_max_pool1d", 1, 1, {output_size},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   auto [v, i] = adaptive_max_pool1d(x[0], a.ints("output_size"));
-                   return {v, i};
-                 }));
 }
 
 }  // namespace nabla

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/pooling.h"
@@ -196,12 +197,11 @@ void adaptive_max_dim(Tensor& vals, std::vector<Tensor>& chosen, int64_t dim, in
 
 }  // namespace
 
-std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, IntArrayRef kernel_size,
-                                                   IntArrayRef stride, IntArrayRef padding,
-                                                   IntArrayRef dilation, bool ceil_mode) {
-  NABLA_TRACED("max_pool3d_with_indices", ops::call_inputs({input}), {"kernel_size", kernel_size},
-               {"stride", stride}, {"padding", padding}, {"dilation", dilation},
-               {"ceil_mode", ceil_mode});
+std::tuple<Tensor, Tensor> ops::max_pool3d_with_indices_impl(const Tensor& input,
+                                                             IntArrayRef kernel_size,
+                                                             IntArrayRef stride,
+                                                             IntArrayRef padding,
+                                                             IntArrayRef dilation, bool ceil_mode) {
   const char* op = "max_pool3d";
   check_input_3d(op, input);
   NABLA_CHECK(input.scalar_type() != kBool && input.scalar_type() != kChar &&
@@ -234,21 +234,15 @@ std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, IntArray
   return {out, idx};
 }
 
-Tensor max_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
-                  IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  NABLA_TRACED("max_pool3d", ops::call_inputs({input}), {"kernel_size", kernel_size},
-               {"stride", stride}, {"padding", padding}, {"dilation", dilation},
-               {"ceil_mode", ceil_mode});
+Tensor ops::max_pool3d_impl(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                            IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   return std::get<0>(
       max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode));
 }
 
-Tensor avg_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
-                  IntArrayRef padding, bool ceil_mode, bool count_include_pad,
-                  optional<int64_t> divisor_override) {
-  NABLA_TRACED("avg_pool3d", ops::call_inputs({input}), {"kernel_size", kernel_size},
-               {"stride", stride}, {"padding", padding}, {"ceil_mode", ceil_mode},
-               {"count_include_pad", count_include_pad}, {"divisor_override", divisor_override});
+Tensor ops::avg_pool3d_impl(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                            IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                            optional<int64_t> divisor_override) {
   const char* op = "avg_pool3d";
   check_input_3d(op, input);
   NABLA_CHECK(input.is_floating_point(), op, ": input must be floating, got ", input.scalar_type());
@@ -272,8 +266,7 @@ Tensor avg_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   return out;
 }
 
-Tensor adaptive_avg_pool3d(const Tensor& input, IntArrayRef output_size) {
-  NABLA_TRACED("adaptive_avg_pool3d", ops::call_inputs({input}), {"output_size", output_size});
+Tensor ops::adaptive_avg_pool3d_impl(const Tensor& input, IntArrayRef output_size) {
   const char* op = "adaptive_avg_pool3d";
   const Dims3 o = adaptive_size_3d(op, input, output_size);
   NABLA_CHECK(input.is_floating_point(), op, ": input must be floating, got ", input.scalar_type());
@@ -292,8 +285,8 @@ Tensor adaptive_avg_pool3d(const Tensor& input, IntArrayRef output_size) {
   return out;
 }
 
-std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& input, IntArrayRef output_size) {
-  NABLA_TRACED("adaptive_max_pool3d", ops::call_inputs({input}), {"output_size", output_size});
+std::tuple<Tensor, Tensor> ops::adaptive_max_pool3d_impl(const Tensor& input,
+                                                         IntArrayRef output_size) {
   const char* op = "adaptive_max_pool3d";
   const Dims3 o = adaptive_size_3d(op, input, output_size);
   NABLA_CHECK(input.scalar_type() != kBool, op, ": unsupported dtype ", input.scalar_type());
@@ -312,48 +305,6 @@ std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& input, IntArrayRef 
   }
   ops::record_max_pool(ops::MaxPoolNode::AdaptiveMaxPool3d, input, out, idx, 3);
   return {out, idx};
-}
-
-// ---- Registry -------------------------------------------------------------------------------
-
-void ops::registry::add_nn_pooling_3d_ops(std::vector<OpSchema>& t) {
-  const AttrSpec kernel = required_attr("kernel_size", AttrType::IntList),
-                 stride = attr("stride", AttrType::IntList, std::vector<int64_t>{}),
-                 padding = attr("padding", AttrType::IntList, std::vector<int64_t>{0}),
-                 dilation = attr("dilation", AttrType::IntList, std::vector<int64_t>{1}),
-                 ceil_mode = attr("ceil_mode", AttrType::Bool, false),
-                 output_size = required_attr("output_size", AttrType::IntList);
-  const std::vector<AttrSpec> max_attrs = {kernel, stride, padding, dilation, ceil_mode};
-  t.push_back(op("max_pool3d", 1, 1, max_attrs, [](const Inputs& x, const AttrReader& a) -> Inputs {
-    return {max_pool3d(x[0], a.ints("kernel_size"), a.ints("stride"), a.ints("padding"),
-                       a.ints("dilation"), a.b("ceil_mode"))};
-  }));
-  t.push_back(op("max_pool3d_with_indices", 1, 1, max_attrs,
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   auto [v, i] = max_pool3d_with_indices(x[0], a.ints("kernel_size"),
-                                                         a.ints("stride"), a.ints("padding"),
-                                                         a.ints("dilation"), a.b("ceil_mode"));
-                   return {v, i};
-                 }));
-  t.push_back(
-      op("avg_pool3d", 1, 1,
-         {kernel, stride, padding, ceil_mode, attr("count_include_pad", AttrType::Bool, true),
-          optional_attr("divisor_override", AttrType::Int)},
-         [](const Inputs& x, const AttrReader& a) -> Inputs {
-           optional<int64_t> divisor;
-           if (a.has("divisor_override")) divisor = a.i("divisor_override");
-           return {avg_pool3d(x[0], a.ints("kernel_size"), a.ints("stride"), a.ints("padding"),
-                              a.b("ceil_mode"), a.b("count_include_pad"), divisor)};
-         }));
-  t.push_back(op("adaptive_avg_pool3d", 1, 1, {output_size},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {adaptive_avg_pool3d(x[0], a.ints("output_size"))};
-                 }));
-  t.push_back(op("adaptive_max_pool3d", 1, 1, {output_size},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   auto [v, i] = adaptive_max_pool3d(x[0], a.ints("output_size"));
-                   return {v, i};
-                 }));
 }
 
 }  // namespace nabla

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/pooling.h"
@@ -213,15 +214,12 @@ std::tuple<Tensor, Tensor> fractional_max_pool(const char* op, ops::MaxPoolNode 
 
 }  // namespace
 
-Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntArrayRef output_size) {
-  NABLA_TRACED("max_unpool2d", ops::call_inputs({self, indices}), {"output_size", output_size});
+Tensor ops::max_unpool2d_impl(const Tensor& self, const Tensor& indices, IntArrayRef output_size) {
   return max_unpool("max_unpool2d", kMaxUnpool2d, self, indices, output_size, 2);
 }
 
-Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef output_size,
-                    IntArrayRef stride, IntArrayRef padding) {
-  NABLA_TRACED("max_unpool3d", ops::call_inputs({self, indices}), {"output_size", output_size},
-               {"stride", stride}, {"padding", padding});
+Tensor ops::max_unpool3d_impl(const Tensor& self, const Tensor& indices, IntArrayRef output_size,
+                              IntArrayRef stride, IntArrayRef padding) {
   const char* op = "max_unpool3d";
   NABLA_CHECK(stride.size() == 3, op,
               ": there should be exactly three elements (depth, height, width) in stride, but "
@@ -236,52 +234,20 @@ Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef outpu
   return max_unpool(op, kMaxUnpool3d, self, indices, output_size, 3);
 }
 
-std::tuple<Tensor, Tensor> fractional_max_pool2d(const Tensor& input, IntArrayRef kernel_size,
-                                                 IntArrayRef output_size,
-                                                 const Tensor& random_samples) {
-  NABLA_TRACED("fractional_max_pool2d", ops::call_inputs({input, random_samples}),
-               {"kernel_size", kernel_size}, {"output_size", output_size});
+std::tuple<Tensor, Tensor> ops::fractional_max_pool2d_impl(const Tensor& input,
+                                                           IntArrayRef kernel_size,
+                                                           IntArrayRef output_size,
+                                                           const Tensor& random_samples) {
   return fractional_max_pool("fractional_max_pool2d", ops::MaxPoolNode::FractionalMaxPool2d, input,
                              kernel_size, output_size, random_samples, 2);
 }
 
-std::tuple<Tensor, Tensor> fractional_max_pool3d(const Tensor& input, IntArrayRef kernel_size,
-                                                 IntArrayRef output_size,
-                                                 const Tensor& random_samples) {
-  NABLA_TRACED("fractional_max_pool3d", ops::call_inputs({input, random_samples}),
-               {"kernel_size", kernel_size}, {"output_size", output_size});
+std::tuple<Tensor, Tensor> ops::fractional_max_pool3d_impl(const Tensor& input,
+                                                           IntArrayRef kernel_size,
+                                                           IntArrayRef output_size,
+                                                           const Tensor& random_samples) {
   return fractional_max_pool("fractional_max_pool3d", ops::MaxPoolNode::FractionalMaxPool3d, input,
                              kernel_size, output_size, random_samples, 3);
-}
-
-// ---- Registry -------------------------------------------------------------------------------
-
-void ops::registry::add_nn_unpooling_ops(std::vector<OpSchema>& t) {
-  const AttrSpec output_size = required_attr("output_size", AttrType::IntList),
-                 kernel = required_attr("kernel_size", AttrType::IntList);
-  t.push_back(
-      op("max_unpool2d", 2, 2, {output_size}, [](const Inputs& x, const AttrReader& a) -> Inputs {
-        return {max_unpool2d(x[0], x[1], a.ints("output_size"))};
-      }));
-  t.push_back(op("max_unpool3d", 2, 2,
-                 {output_size, required_attr("stride", AttrType::IntList),
-                  required_attr("padding", AttrType::IntList)},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {max_unpool3d(x[0], x[1], a.ints("output_size"), a.ints("stride"),
-                                        a.ints("padding"))};
-                 }));
-  t.push_back(op("fractional_max_pool2d", 2, 2, {kernel, output_size},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   auto [v, i] = fractional_max_pool2d(x[0], a.ints("kernel_size"),
-                                                       a.ints("output_size"), x[1]);
-                   return {v, i};
-                 }));
-  t.push_back(op("fractional_max_pool3d", 2, 2, {kernel, output_size},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   auto [v, i] = fractional_max_pool3d(x[0], a.ints("kernel_size"),
-                                                       a.ints("output_size"), x[1]);
-                   return {v, i};
-                 }));
 }
 
 }  // namespace nabla

@@ -55,7 +55,7 @@ constexpr NodeType<BatchInnerState> kCol2ImInner{"Col2ImBackward0", col2im_inner
 template <class State>
 void record(const NodeType<State>& type, const Tensor& input, const Tensor& out, State state) {
   if (auto node = autograd::record_node(type, {&input})) {
-    node->state = state;
+    NABLA_ASSIGN_NODE_STATE(node->state, state);
     autograd::set_history(out, node);
   }
 }

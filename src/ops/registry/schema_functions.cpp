@@ -1,0 +1,14 @@
+// The public functions of the ops declared by schema rows (Note [Op schemas],
+// nabla/ops/schema.h): each records its call while a tracer is active on the thread, and
+// otherwise calls its implementation, ops::<name>_impl.
+#include "nabla/ops/detail/op_impls.h"
+#include "nabla/ops/schema.h"
+#include "nabla/ops/trace.h"
+
+namespace nabla {
+
+#define NABLA_OP NABLA_OP_DEFINE
+#include "nabla/ops/schema/all.def"
+#undef NABLA_OP
+
+}  // namespace nabla
