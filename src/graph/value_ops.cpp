@@ -69,9 +69,6 @@ Value softmax(const Value& x, int64_t dim) { return add_node("softmax", {x}, {{"
 Value log_softmax(const Value& x, int64_t dim) {
   return add_node("log_softmax", {x}, {{"dim", dim}});
 }
-Value mse_loss(const Value& input, const Value& target) {
-  return add_node("mse_loss", {input, target});
-}
 Value cross_entropy(const Value& input, const Value& target) {
   return add_node("cross_entropy_loss", {input, target});
 }

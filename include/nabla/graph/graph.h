@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "nabla/core/tensor.h"
+#include "nabla/ops/loss.h"  // the schema rows' defaults (Reduction)
 #include "nabla/ops/registry.h"
 #include "nabla/ops/schema.h"
 
@@ -215,7 +216,6 @@ Value tanh(const Value& x);
 Value sigmoid(const Value& x);
 Value softmax(const Value& x, int64_t dim);
 Value log_softmax(const Value& x, int64_t dim);
-Value mse_loss(const Value& input, const Value& target);
 Value cross_entropy(const Value& input, const Value& target);
 Value flatten(const Value& x, int64_t start_dim = 1, int64_t end_dim = -1);
 

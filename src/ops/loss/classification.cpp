@@ -12,6 +12,7 @@
 
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/trace.h"
 #include "ops/loss/loss_utils.h"
@@ -274,10 +275,8 @@ constexpr NodeType<BceWithLogitsState> kBinaryCrossEntropyWithLogits{
 
 }  // namespace
 
-Tensor nll_loss_nd(const Tensor& input, const Tensor& target, const Tensor& weight,
-                   int64_t reduction, int64_t ignore_index) {
-  NABLA_TRACED("nll_loss_nd", ops::call_inputs({input, target, weight}), {"reduction", reduction},
-               {"ignore_index", ignore_index});
+Tensor ops::nll_loss_nd_impl(const Tensor& input, const Tensor& target, const Tensor& weight,
+                             int64_t reduction, int64_t ignore_index) {
   check_class_target("nll_loss", input, target, weight, ignore_index);
   if (input.dim() <= 2)
     return nll_loss_node(kNllLoss, input, target, weight, reduction, ignore_index);
@@ -294,30 +293,24 @@ Tensor nll_loss_nd(const Tensor& input, const Tensor& target, const Tensor& weig
   return reduction == Reduction::None ? out.view(out_size) : out;
 }
 
-Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t reduction,
-                int64_t ignore_index) {
-  NABLA_TRACED("nll_loss", ops::call_inputs({input, target, weight}), {"reduction", reduction},
-               {"ignore_index", ignore_index});
+Tensor ops::nll_loss_impl(const Tensor& input, const Tensor& target, const Tensor& weight,
+                          int64_t reduction, int64_t ignore_index) {
   NABLA_CHECK(!input.defined() || input.dim() <= 2, "nll_loss: input must be 1-d or 2-d, got ",
               input.dim(), " dims (use nll_loss_nd / F::nll_loss for (N, C, d1, ...))");
   return nll_loss_nd(input, target, weight, reduction, ignore_index);
 }
 
-Tensor nll_loss2d(const Tensor& input, const Tensor& target, const Tensor& weight,
-                  int64_t reduction, int64_t ignore_index) {
-  NABLA_TRACED("nll_loss2d", ops::call_inputs({input, target, weight}), {"reduction", reduction},
-               {"ignore_index", ignore_index});
+Tensor ops::nll_loss2d_impl(const Tensor& input, const Tensor& target, const Tensor& weight,
+                            int64_t reduction, int64_t ignore_index) {
   NABLA_CHECK(input.defined() && input.dim() == 4,
               "nll_loss2d: input must be 4-d (N, C, H, W), got ", input.defined() ? input.dim() : 0,
               " dims");
   return nll_loss_nd(input, target, weight, reduction, ignore_index);
 }
 
-Tensor cross_entropy_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
-                          int64_t reduction, int64_t ignore_index, double label_smoothing) {
-  NABLA_TRACED("cross_entropy_loss", ops::call_inputs({input, target, weight}),
-               {"reduction", reduction}, {"ignore_index", ignore_index},
-               {"label_smoothing", label_smoothing});
+Tensor ops::cross_entropy_loss_impl(const Tensor& input, const Tensor& target, const Tensor& weight,
+                                    int64_t reduction, int64_t ignore_index,
+                                    double label_smoothing) {
   NABLA_CHECK(input.defined() && target.defined(),
               "cross_entropy: input and target must be defined");
   NABLA_CHECK(input.dim() >= 1,
@@ -373,10 +366,8 @@ Tensor cross_entropy_loss(const Tensor& input, const Tensor& target, const Tenso
   return nll * (1 - label_smoothing) + ret * (label_smoothing / static_cast<double>(classes));
 }
 
-Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
-                            int64_t reduction) {
-  NABLA_TRACED("binary_cross_entropy", ops::call_inputs({input, target, weight}),
-               {"reduction", reduction});
+Tensor ops::binary_cross_entropy_impl(const Tensor& input, const Tensor& target,
+                                      const Tensor& weight, int64_t reduction) {
   NABLA_CHECK(input.defined() && target.defined(),
               "binary_cross_entropy: input and target must be defined");
   // As LibTorch's op (not F::binary_cross_entropy, which insists on equal sizes): sizes
@@ -409,11 +400,9 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   return out;
 }
 
-Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
-                                        const Tensor& weight, const Tensor& pos_weight,
-                                        int64_t reduction) {
-  NABLA_TRACED("binary_cross_entropy_with_logits",
-               ops::call_inputs({input, target, weight, pos_weight}), {"reduction", reduction});
+Tensor ops::binary_cross_entropy_with_logits_impl(const Tensor& input, const Tensor& target,
+                                                  const Tensor& weight, const Tensor& pos_weight,
+                                                  int64_t reduction) {
   NABLA_CHECK(input.defined() && target.defined(),
               "binary_cross_entropy_with_logits: input and target must be defined");
   check_same_shape("binary_cross_entropy_with_logits", input, target);
@@ -434,40 +423,6 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
     autograd::set_history(out, node);
   }
   return out;
-}
-
-// ---- Registry -------------------------------------------------------------------------------
-
-void ops::registry::add_nn_classification_loss_ops(std::vector<OpSchema>& t) {
-  const AttrSpec reduction = attr("reduction", AttrType::Int, int64_t(Reduction::Mean)),
-                 ignore_index = attr("ignore_index", AttrType::Int, int64_t(-100));
-  // input, target, optional weight.
-#define NABLA_NLL(name)                                                                            \
-  t.push_back(op(                                                                                  \
-      #name, 2, 3, {reduction, ignore_index}, [](const Inputs& x, const AttrReader& a) -> Inputs { \
-        return {name(x[0], x[1], optional_input(x, 2), a.i("reduction"), a.i("ignore_index"))};    \
-      }));
-  NABLA_NLL(nll_loss)
-  NABLA_NLL(nll_loss2d)
-  NABLA_NLL(nll_loss_nd)
-#undef NABLA_NLL
-  t.push_back(op("cross_entropy_loss", 2, 3,
-                 {reduction, ignore_index, attr("label_smoothing", AttrType::Double, 0.0)},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {cross_entropy_loss(x[0], x[1], optional_input(x, 2), a.i("reduction"),
-                                              a.i("ignore_index"), a.d("label_smoothing"))};
-                 }));
-  t.push_back(op("binary_cross_entropy", 2, 3, {reduction},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {
-                       binary_cross_entropy(x[0], x[1], optional_input(x, 2), a.i("reduction"))};
-                 }));
-  // input, target, optional weight and pos_weight (an undefined weight gives pos_weight alone).
-  t.push_back(op("binary_cross_entropy_with_logits", 2, 4, {reduction},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {binary_cross_entropy_with_logits(
-                       x[0], x[1], optional_input(x, 2), optional_input(x, 3), a.i("reduction"))};
-                 }));
 }
 
 }  // namespace nabla

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/trace.h"
 #include "ops/loss/loss_utils.h"
@@ -109,8 +110,7 @@ Tensor pair_loss(const NodeType<PairLossState>& type, const Tensor& input, const
 
 }  // namespace
 
-Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
-  NABLA_TRACED("mse_loss", ops::call_inputs({input, target}), {"reduction", reduction});
+Tensor ops::mse_loss_impl(const Tensor& input, const Tensor& target, int64_t reduction) {
   check_pair("mse_loss", input, target);
   return pair_loss(kMseLoss, input, target, reduction, 0, [&] {
     Tensor d = input - target;
@@ -118,15 +118,13 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
   });
 }
 
-Tensor l1_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
-  NABLA_TRACED("l1_loss", ops::call_inputs({input, target}), {"reduction", reduction});
+Tensor ops::l1_loss_impl(const Tensor& input, const Tensor& target, int64_t reduction) {
   check_pair("l1_loss", input, target);
   return reduce_loss((input - target).abs(), reduction, "l1_loss");
 }
 
-Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reduction, double beta) {
-  NABLA_TRACED("smooth_l1_loss", ops::call_inputs({input, target}), {"reduction", reduction},
-               {"beta", beta});
+Tensor ops::smooth_l1_loss_impl(const Tensor& input, const Tensor& target, int64_t reduction,
+                                double beta) {
   check_pair("smooth_l1_loss", input, target);
   NABLA_CHECK(beta >= 0, "smooth_l1_loss: beta must be non-negative, got ", beta);
   return pair_loss(kSmoothL1Loss, input, target, reduction, beta, [&] {
@@ -136,9 +134,8 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reducti
   });
 }
 
-Tensor huber_loss(const Tensor& input, const Tensor& target, int64_t reduction, double delta) {
-  NABLA_TRACED("huber_loss", ops::call_inputs({input, target}), {"reduction", reduction},
-               {"delta", delta});
+Tensor ops::huber_loss_impl(const Tensor& input, const Tensor& target, int64_t reduction,
+                            double delta) {
   check_pair("huber_loss", input, target);
   NABLA_CHECK(delta > 0, "huber_loss: delta must be positive, got ", delta);
   return pair_loss(kHuberLoss, input, target, reduction, delta, [&] {
@@ -148,17 +145,15 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, int64_t reduction, 
   });
 }
 
-Tensor soft_margin_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
-  NABLA_TRACED("soft_margin_loss", ops::call_inputs({input, target}), {"reduction", reduction});
+Tensor ops::soft_margin_loss_impl(const Tensor& input, const Tensor& target, int64_t reduction) {
   check_pair("soft_margin_loss", input, target);
   return pair_loss(kSoftMarginLoss, input, target, reduction, 0, [&] {
     return reduce_loss((-target * input).exp().log1p(), reduction, "soft_margin_loss");
   });
 }
 
-Tensor kl_div(const Tensor& input, const Tensor& target, int64_t reduction, bool log_target) {
-  NABLA_TRACED("kl_div", ops::call_inputs({input, target}), {"reduction", reduction},
-               {"log_target", log_target});
+Tensor ops::kl_div_impl(const Tensor& input, const Tensor& target, int64_t reduction,
+                        bool log_target) {
   check_pair("kl_div", input, target);
   Tensor loss;
   if (log_target) {
@@ -171,20 +166,16 @@ Tensor kl_div(const Tensor& input, const Tensor& target, int64_t reduction, bool
   return reduce_loss(loss, reduction, "kl_div");
 }
 
-Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
-                           double margin, int64_t reduction) {
-  NABLA_TRACED("margin_ranking_loss", ops::call_inputs({input1, input2, target}),
-               {"margin", margin}, {"reduction", reduction});
+Tensor ops::margin_ranking_loss_impl(const Tensor& input1, const Tensor& input2,
+                                     const Tensor& target, double margin, int64_t reduction) {
   check_pair("margin_ranking_loss", input1, target);
   check_pair("margin_ranking_loss", input2, target);
   return reduce_loss((-target * (input1 - input2) + margin).clamp_min(0), reduction,
                      "margin_ranking_loss");
 }
 
-Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin,
-                            int64_t reduction) {
-  NABLA_TRACED("hinge_embedding_loss", ops::call_inputs({input, target}), {"margin", margin},
-               {"reduction", reduction});
+Tensor ops::hinge_embedding_loss_impl(const Tensor& input, const Tensor& target, double margin,
+                                      int64_t reduction) {
   check_pair("hinge_embedding_loss", input, target);
   Tensor margin_clamp = (margin - input).clamp_min(0);
   Tensor out_margin = where(target.ne(1), margin_clamp, zeros_like(margin_clamp));
@@ -192,10 +183,8 @@ Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double ma
   return reduce_loss(out_margin + out_self, reduction, "hinge_embedding_loss");
 }
 
-Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
-                             double margin, int64_t reduction) {
-  NABLA_TRACED("cosine_embedding_loss", ops::call_inputs({input1, input2, target}),
-               {"margin", margin}, {"reduction", reduction});
+Tensor ops::cosine_embedding_loss_impl(const Tensor& input1, const Tensor& input2,
+                                       const Tensor& target, double margin, int64_t reduction) {
   NABLA_CHECK(input1.defined() && input2.defined() && target.defined(),
               "cosine_embedding_loss: undefined input");
   ops::check_same_shape("cosine_embedding_loss", input1, input2);
@@ -213,10 +202,8 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
   return reduce_loss(loss, reduction, "cosine_embedding_loss");
 }
 
-Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full,
-                        double eps, int64_t reduction) {
-  NABLA_TRACED("poisson_nll_loss", ops::call_inputs({input, target}), {"log_input", log_input},
-               {"full", full}, {"eps", eps}, {"reduction", reduction});
+Tensor ops::poisson_nll_loss_impl(const Tensor& input, const Tensor& target, bool log_input,
+                                  bool full, double eps, int64_t reduction) {
   check_pair("poisson_nll_loss", input, target);
   Tensor loss = log_input ? input.exp() - target * input : input - target * (input + eps).log();
   if (full) {
@@ -226,11 +213,9 @@ Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_inpu
   return reduce_loss(loss, reduction, "poisson_nll_loss");
 }
 
-Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
-                           double margin, double p, double eps, bool swap, int64_t reduction) {
-  NABLA_TRACED("triplet_margin_loss", ops::call_inputs({anchor, positive, negative}),
-               {"margin", margin}, {"p", p}, {"eps", eps}, {"swap", swap},
-               {"reduction", reduction});
+Tensor ops::triplet_margin_loss_impl(const Tensor& anchor, const Tensor& positive,
+                                     const Tensor& negative, double margin, double p, double eps,
+                                     bool swap, int64_t reduction) {
   NABLA_CHECK(anchor.defined() && positive.defined() && negative.defined(),
               "triplet_margin_loss: undefined input");
   NABLA_CHECK(
@@ -244,60 +229,6 @@ Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const T
   Tensor d_pos = dist(anchor, positive), d_neg = dist(anchor, negative);
   if (swap) d_neg = minimum(d_neg, dist(positive, negative));
   return reduce_loss((d_pos - d_neg + margin).clamp_min(0), reduction, "triplet_margin_loss");
-}
-
-// ---- Registry -------------------------------------------------------------------------------
-
-void ops::registry::add_nn_regression_loss_ops(std::vector<OpSchema>& t) {
-  const AttrSpec reduction = attr("reduction", AttrType::Int, int64_t(Reduction::Mean));
-#define NABLA_PAIR_LOSS(name)                                                                   \
-  t.push_back(op(#name, 2, 2, {reduction}, [](const Inputs& x, const AttrReader& a) -> Inputs { \
-    return {name(x[0], x[1], a.i("reduction"))};                                                \
-  }));
-  NABLA_PAIR_LOSS(mse_loss)
-  NABLA_PAIR_LOSS(l1_loss)
-  NABLA_PAIR_LOSS(soft_margin_loss)
-#undef NABLA_PAIR_LOSS
-  t.push_back(op("smooth_l1_loss", 2, 2, {reduction, attr("beta", AttrType::Double, 1.0)},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {smooth_l1_loss(x[0], x[1], a.i("reduction"), a.d("beta"))};
-                 }));
-  t.push_back(op("huber_loss", 2, 2, {reduction, attr("delta", AttrType::Double, 1.0)},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {huber_loss(x[0], x[1], a.i("reduction"), a.d("delta"))};
-                 }));
-  t.push_back(op("kl_div", 2, 2, {reduction, attr("log_target", AttrType::Bool, false)},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {kl_div(x[0], x[1], a.i("reduction"), a.b("log_target"))};
-                 }));
-  t.push_back(op("margin_ranking_loss", 3, 3, {attr("margin", AttrType::Double, 0.0), reduction},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {margin_ranking_loss(x[0], x[1], x[2], a.d("margin"), a.i("reduction"))};
-                 }));
-  t.push_back(op("hinge_embedding_loss", 2, 2, {attr("margin", AttrType::Double, 1.0), reduction},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {hinge_embedding_loss(x[0], x[1], a.d("margin"), a.i("reduction"))};
-                 }));
-  t.push_back(op("cosine_embedding_loss", 3, 3, {attr("margin", AttrType::Double, 0.0), reduction},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {
-                       cosine_embedding_loss(x[0], x[1], x[2], a.d("margin"), a.i("reduction"))};
-                 }));
-  t.push_back(op("poisson_nll_loss", 2, 2,
-                 {attr("log_input", AttrType::Bool, true), attr("full", AttrType::Bool, false),
-                  attr("eps", AttrType::Double, 1e-8), reduction},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {poisson_nll_loss(x[0], x[1], a.b("log_input"), a.b("full"), a.d("eps"),
-                                            a.i("reduction"))};
-                 }));
-  t.push_back(
-      op("triplet_margin_loss", 3, 3,
-         {attr("margin", AttrType::Double, 1.0), attr("p", AttrType::Double, 2.0),
-          attr("eps", AttrType::Double, 1e-6), attr("swap", AttrType::Bool, false), reduction},
-         [](const Inputs& x, const AttrReader& a) -> Inputs {
-           return {triplet_margin_loss(x[0], x[1], x[2], a.d("margin"), a.d("p"), a.d("eps"),
-                                       a.b("swap"), a.i("reduction"))};
-         }));
 }
 
 }  // namespace nabla

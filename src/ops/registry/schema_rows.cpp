@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "nabla/core/error.h"
+#include "nabla/ops/loss.h"  // the rows' defaults (Reduction)
 #include "ops/registry/registry_impl.h"
 
 namespace nabla::ops::registry {

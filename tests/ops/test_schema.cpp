@@ -1,0 +1,140 @@
+// Ops declared by schema rows (Note [Op schemas], nabla/ops/schema.h): the registry
+// entry, the public function, the traced call and the graph builder all follow from one
+// row, so they must agree on inputs, attributes, defaults and overloads.
+#include <gtest/gtest.h>
+
+#include <nabla/graph.h>
+#include <nabla/nabla.h>
+#include <nabla/ops/registry.h>
+
+#include <algorithm>
+#include <string>
+
+#include "test_util.h"
+
+namespace {
+
+using nabla::Tensor;
+using nabla::testing::rnd;
+namespace ops = nabla::ops;
+namespace graph = nabla::graph;
+
+const nabla::ops::AttrSpec& spec(const ops::OpSchema& s, const std::string& name) {
+  auto it = std::find_if(s.attrs.begin(), s.attrs.end(),
+                         [&](const ops::AttrSpec& a) { return a.name == name; });
+  if (it == s.attrs.end()) throw std::runtime_error(s.name + " has no attribute " + name);
+  return *it;
+}
+
+TEST(Schema, RowGivesInputsAttributesAndDefaults) {
+  const ops::OpSchema& s = ops::schema("conv2d");
+  EXPECT_EQ(s.input_names, (std::vector<std::string>{"input", "weight", "bias"}));
+  EXPECT_EQ(s.min_inputs, 2);
+  EXPECT_EQ(s.max_inputs, 3);
+  // Two rows: padding as ints or as a string; the union takes both.
+  ASSERT_EQ(s.overloads.size(), 2u);
+  EXPECT_EQ(spec(s, "padding").type, ops::AttrType::IntList);
+  ASSERT_TRUE(spec(s, "padding").also.has_value());
+  EXPECT_EQ(*spec(s, "padding").also, ops::AttrType::String);
+  EXPECT_EQ(std::get<std::vector<int64_t>>(*spec(s, "stride").default_value),
+            std::vector<int64_t>{1});
+  EXPECT_EQ(std::get<int64_t>(*spec(s, "groups").default_value), 1);
+  // The string form's stride has no C++ default; it takes the int form's.
+  const ops::AttrSpec& stride2 = s.overloads[1].attrs[0];
+  EXPECT_EQ(stride2.name, "stride");
+  ASSERT_TRUE(stride2.default_value.has_value());
+  EXPECT_FALSE(stride2.required);
+
+  const ops::OpSchema& pool = ops::schema("avg_pool2d");
+  EXPECT_TRUE(spec(pool, "kernel_size").required);
+  EXPECT_FALSE(spec(pool, "divisor_override").required);
+  EXPECT_FALSE(spec(pool, "divisor_override").default_value.has_value());
+  EXPECT_EQ(ops::schema("binary_cross_entropy_with_logits").max_inputs, 4);
+}
+
+TEST(Schema, RegistryCallsTheFormTheAttributesFit) {
+  Tensor x = rnd({1, 2, 6, 6}), w = rnd({3, 2, 3, 3}), b = rnd({3});
+  Tensor same = ops::call("conv2d", {x, w, b}, {{"padding", std::string("same")}})[0];
+  EXPECT_TRUE(same.equal(nabla::conv2d(x, w, b, 1, "same")));
+  EXPECT_EQ(same.sizes(), (std::vector<int64_t>{1, 3, 6, 6}));
+  Tensor ints = ops::call("conv2d", {x, w}, {{"padding", std::vector<int64_t>{2}}})[0];
+  EXPECT_TRUE(ints.equal(nabla::conv2d(x, w, {}, 1, 2)));
+  EXPECT_EQ(ints.sizes(), (std::vector<int64_t>{1, 3, 8, 8}));
+
+  const std::string wrong = error_of([&] { ops::call("conv2d", {x, w}, {{"padding", 1.5}}); });
+  EXPECT_NE(wrong.find("conv2d: attribute 'padding' must be int list or string"), std::string::npos)
+      << wrong;
+  const std::string unknown = error_of([&] { ops::call("conv2d", {x, w}, {{"pad", 1}}); });
+  EXPECT_NE(unknown.find("conv2d: unknown attribute 'pad'"), std::string::npos) << unknown;
+  const std::string missing = error_of([&] { ops::call("max_pool2d", {x}); });
+  EXPECT_NE(missing.find("max_pool2d: attribute 'kernel_size' (int list) is required"),
+            std::string::npos)
+      << missing;
+  const std::string count = error_of([&] { ops::call("mse_loss", {x}); });
+  EXPECT_NE(count.find("mse_loss: expected 2 input tensors, got 1"), std::string::npos) << count;
+}
+
+TEST(Schema, DefaultsAreTheFunctionsDefaults) {
+  Tensor x = rnd({2, 3, 8, 8}).abs() + 0.1, y = rnd({2, 3, 8, 8}).abs();
+  EXPECT_TRUE(ops::call("max_pool2d", {x}, {{"kernel_size", std::vector<int64_t>{2}}})[0].equal(
+      nabla::max_pool2d(x, 2)));
+  EXPECT_TRUE(ops::call("avg_pool2d", {x},
+                        {{"kernel_size", std::vector<int64_t>{3}}, {"divisor_override", 2}})[0]
+                  .equal(nabla::avg_pool2d(x, 3, {}, 0, false, true, 2)));
+  EXPECT_TRUE(ops::call("poisson_nll_loss", {x, y})[0].equal(nabla::poisson_nll_loss(x, y)));
+  EXPECT_TRUE(ops::call("smooth_l1_loss", {x, y}, {{"beta", 0.5}})[0].equal(
+      nabla::smooth_l1_loss(x, y, nabla::Reduction::Mean, 0.5)));
+  auto [v, i] = nabla::max_pool2d_with_indices(x, 2);
+  std::vector<Tensor> both =
+      ops::call("max_pool2d_with_indices", {x}, {{"kernel_size", std::vector<int64_t>{2}}});
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_TRUE(both[0].equal(v));
+  EXPECT_TRUE(both[1].equal(i));
+  // An int where an int list is wanted is an error, not a guess.
+  const std::string scalar = error_of([&] {
+    ops::call("max_pool2d_with_indices", {x}, {{"kernel_size", 2}});
+  });
+  EXPECT_NE(scalar.find("attribute 'kernel_size' must be int list, got int"), std::string::npos)
+      << scalar;
+}
+
+TEST(Schema, TracedCallRecordsTheRowsAttributes) {
+  Tensor x = rnd({1, 2, 5, 5}), w = rnd({4, 2, 3, 3});
+  graph::Graph g = graph::trace(
+      [&](const std::vector<Tensor>& in) {
+        return nabla::max_pool2d(nabla::conv2d(in[0], w, {}, 1, "same"), 2, {}, 0, 1, true);
+      },
+      {x});
+  std::vector<std::string> ops_seen;
+  graph::Value conv;
+  for (graph::Value out = g.outputs().at(0); !out.op().empty(); out = out.inputs().at(0)) {
+    ops_seen.push_back(out.op());
+    if (out.op() == "conv2d") conv = out;
+  }
+  EXPECT_EQ(ops_seen, (std::vector<std::string>{"max_pool2d", "conv2d"}));
+  ASSERT_TRUE(conv.defined());
+  EXPECT_EQ(conv.inputs().size(), 2u);  // no bias given: left out
+  g.set_value(g.inputs()[0], x);
+  EXPECT_TRUE(g.forward(g.outputs()[0])
+                  .equal(nabla::max_pool2d(nabla::conv2d(x, w, {}, 1, "same"), 2, {}, 0, 1, true)));
+}
+
+TEST(Schema, GraphBuildersFollowTheRows) {
+  graph::Graph g;
+  graph::Value x = g.input("x"), t = g.input("t");
+  const Tensor pos_weight = rnd({4}).abs().detach();
+  graph::Value pw = g.input("pos_weight");
+  // An absent weight before a given pos_weight stays, as an input without a value.
+  graph::Value loss = graph::binary_cross_entropy_with_logits(x, t, {}, pw, nabla::Reduction::Sum);
+  EXPECT_EQ(loss.inputs().size(), 4u);
+  graph::Value pooled = graph::adaptive_avg_pool1d(x, {2});
+  Tensor xv = rnd({3, 4}), tv = rnd({3, 4}).gt(0).to(nabla::kFloat);
+  g.set_value(x, xv);
+  g.set_value(t, tv);
+  g.set_value(pw, pos_weight);
+  EXPECT_TRUE(g.forward(loss).allclose(
+      nabla::binary_cross_entropy_with_logits(xv, tv, {}, pos_weight, nabla::Reduction::Sum)));
+  EXPECT_TRUE(g.forward(pooled).equal(nabla::adaptive_avg_pool1d(xv, 2)));
+}
+
+}  // namespace
