@@ -95,6 +95,16 @@ std::vector<OpEntry> conv_entries() {
           [](const auto& x) { return conv1d(x[0], x[1], x[2], V{1}, "same", V{2}); },
           Opt(o).call("conv1d", {{"padding", std::string("same")}, {"dilation", V{2}}})),
       op(
+          g, "conv_tbc",
+          layouts({{{{7, 2, 3}, C}, {{3, 3, 4}, C}, {{4}, C}},
+                   {{{5, 1, 2}, L::Transposed}, {{2, 2, 3}, L::Strided}, {{3}, C}}}),
+          [](const auto& x) { return conv_tbc(x[0], x[1], x[2], 1); },
+          Opt(o).call("conv_tbc", {{"pad", 1}})),
+      op(
+          g, "conv_tbc_channel_mismatch", fixed({{{4, 2, 3}, {2, 5, 4}, {4}}}),
+          [](const auto& x) { return conv_tbc(x[0], x[1], x[2]); },
+          Opt().throws("conv_tbc").call("conv_tbc")),
+      op(
           g, "conv_transpose2d", transposed,
           [](const auto& x) {
             return conv_transpose2d(x[0], x[1], x[2], V{2}, V{1}, V{1, 0});

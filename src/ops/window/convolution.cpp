@@ -342,6 +342,36 @@ Tensor conv_transpose_nd(const char* op, const Tensor& input, const Tensor& weig
   return batched ? out : out.squeeze(0);
 }
 
+// conv_tbc's [T, N, C] is conv1d's [N, C, T]; its weight [k, C_in, C_out] is [C_out, C_in, k].
+Tensor conv_tbc_value(const Tensor& self, const Tensor& weight, const Tensor& bias, int64_t pad) {
+  return conv1d(self.permute({1, 2, 0}), weight.permute({2, 1, 0}), bias, 1, pad)
+      .permute({2, 0, 1})
+      .contiguous();
+}
+
+struct ConvTbcState {
+  SavedVariable self, weight;
+  int64_t pad = 0;
+  auto saved() { return std::tie(self, weight); }
+};
+
+// With x = self as [N, C_in, T], w = weight as [C_out, C_in, k], g = grad as [N, C_out, T']:
+// grad x = conv_transpose1d(g, w, pad); grad w[co, ci, j] = sum over n, t of
+// g[n, co, t] x[n, ci, t + j - pad], conv1d with the batch and channel dims swapped.
+variable_list conv_tbc_backward(OpNode<ConvTbcState>& n, const variable_list& grads) {
+  const Tensor self = n.get(n.state.self), weight = n.get(n.state.weight);
+  const Tensor g = grads[0].permute({1, 2, 0});
+  const int64_t pad = n.state.pad;
+  Tensor grad_self, grad_weight, grad_bias;
+  if (n.should_compute_output(0))
+    grad_self = conv_transpose1d(g, weight.permute({2, 1, 0}), {}, 1, pad).permute({2, 0, 1});
+  if (n.should_compute_output(1))
+    grad_weight = conv1d(self.permute({2, 1, 0}), g.transpose(0, 1), {}, 1, pad).permute({2, 0, 1});
+  if (n.should_compute_output(2)) grad_bias = grads[0].sum({0, 1});
+  return {grad_self, grad_weight, grad_bias};
+}
+constexpr NodeType<ConvTbcState> kConvTbc{"ConvTbcBackward0", conv_tbc_backward};
+
 }  // namespace
 
 Tensor ops::conv2d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias,
@@ -368,6 +398,32 @@ Tensor ops::conv1d_impl(const Tensor& input, const Tensor& weight, const Tensor&
                         IntArrayRef stride, std::string_view padding, IntArrayRef dilation,
                         int64_t groups) {
   return conv_string_padding("conv1d", input, weight, bias, stride, padding, dilation, groups, 1);
+}
+
+Tensor ops::conv_tbc_impl(const Tensor& self, const Tensor& weight, const Tensor& bias,
+                          int64_t pad) {
+  const char* op = "conv_tbc";
+  NABLA_CHECK(self.defined() && self.dim() == 3, op,
+              ": input must have 3 dims (time, batch, in_channels), got ",
+              self.defined() ? self.sizes() : IntArrayRef{});
+  NABLA_CHECK(weight.defined() && weight.dim() == 3, op,
+              ": weight must have 3 dims (kernel_width, in_channels, out_channels), got ",
+              weight.defined() ? weight.sizes() : IntArrayRef{});
+  NABLA_CHECK(bias.defined() && bias.dim() == 1, op, ": bias must be 1-d, got ",
+              bias.defined() ? bias.sizes() : IntArrayRef{});
+  NABLA_CHECK(self.size(2) == weight.size(1), op, ": input has ", self.size(2),
+              " channels (dim 2) but weight expects ", weight.size(1), " (dim 1)");
+  NABLA_CHECK(bias.size(0) == weight.size(2), op, ": bias has ", bias.size(0),
+              " elements but weight has ", weight.size(2), " output channels (dim 2)");
+  NABLA_CHECK(pad >= 0, op, ": pad must be non-negative, got ", pad);
+  Tensor out = no_grad([&] { return conv_tbc_value(self, weight, bias, pad); });
+  if (auto node = autograd::record_node(kConvTbc, {&self, &weight, &bias})) {
+    node->state.self = autograd::save(self);
+    node->state.weight = autograd::save(weight);
+    node->state.pad = pad;
+    autograd::set_history(out, node);
+  }
+  return out;
 }
 
 Tensor ops::conv_transpose2d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias,
