@@ -571,8 +571,75 @@ void PnnxImporter::map(const Op& op) {
   }
   const auto& table = pnnx_operator_table();
   auto it = table.find(type);
-  if (it == table.end()) fail(op, "the operator type is not supported by nabla's importer yet");
-  it->second(*this, op);
+  if (it != table.end()) return it->second(*this, op);
+  if (!map_by_schema(op)) fail(op, "the operator type is not supported by nabla's importer yet");
+}
+
+// Note [PNNX by schema]: a function operator the table does not list ("F.avg_pool3d",
+// "torch.conv_tbc") whose op is declared by a schema row is read from the row: each input
+// from the `$` argument of its name (or by position), each attribute from the setting of its
+// name, as the attribute's type reads it. Python's string reductions ("none", "mean",
+// "sum") become the Reduction enum the ops take.
+bool PnnxImporter::map_by_schema(const Op& op) {
+  std::string name;
+  for (const char* prefix : {"F.", "torch."})
+    if (op.type.rfind(prefix, 0) == 0) name = op.type.substr(std::string_view(prefix).size());
+  const ops::OpSchema* s = name.empty() ? nullptr : ops::find_schema(name);
+  if (!s || s->input_names.empty()) return false;
+  std::vector<Value> inputs;
+  const bool named = std::any_of(op.input_args.begin(), op.input_args.end(),
+                                 [](const std::string& a) { return !a.empty(); });
+  for (size_t k = 0; k < s->input_names.size(); ++k) {
+    if (s->max_inputs < 0 && k + 1 == s->input_names.size()) {  // a list: the rest
+      for (size_t i = inputs.size(); i < op.inputs.size(); ++i) inputs.push_back(in(op, i));
+      break;
+    }
+    const int i = named ? arg_index(op, s->input_names[k].c_str())
+                        : (k < op.inputs.size() ? static_cast<int>(k) : -1);
+    inputs.push_back(i >= 0 ? in(op, static_cast<size_t>(i)) : Value());
+  }
+  while (!inputs.empty() && !inputs.back().defined()) inputs.pop_back();
+  for (Value& v : inputs)
+    if (!v.defined()) v = g_.constant(Tensor());  // an absent optional input before a given one
+  ops::Attributes attrs;
+  for (const ops::AttrSpec& a : s->attrs) {
+    const char* key = a.name.c_str();
+    auto p = op.params.find(a.name);
+    const bool text = p != op.params.end() && p->second.kind == PnnxValue::Kind::String;
+    if (text && (a.type == ops::AttrType::String || a.also == ops::AttrType::String)) {
+      attrs.push_back({a.name, p->second.text});
+    } else if (text && a.type == ops::AttrType::Dtype) {
+      ScalarType dtype{};
+      if (!torch_dtype(p->second.text, dtype)) fail(op, "the dtype '" + p->second.text + "'");
+      attrs.push_back({a.name, dtype});
+    } else if (text && a.name == "reduction" && a.type == ops::AttrType::Int) {
+      const std::string& r = p->second.text;
+      if (r != "none" && r != "mean" && r != "sum")
+        fail(op, "reduction=" + r + " (expected none, mean or sum)");
+      attrs.push_back({a.name, int64_t{r == "none" ? 0 : r == "mean" ? 1 : 2}});
+    } else if (has(op, key)) {
+      switch (a.type) {
+        case ops::AttrType::Bool:
+          attrs.push_back({a.name, bool_of(op, key, false)});
+          break;
+        case ops::AttrType::Int:
+          attrs.push_back({a.name, int_of(op, key)});
+          break;
+        case ops::AttrType::Double:
+          attrs.push_back({a.name, float_of(op, key, 0.0)});
+          break;
+        case ops::AttrType::IntList:
+          attrs.push_back({a.name, ints_of(op, key)});
+          break;
+        default:
+          fail(op, "the setting '" + a.name + "' is not a " + to_string(a.type));
+      }
+    }
+  }
+  Value v = call(op, name, std::move(inputs), std::move(attrs));
+  for (size_t i = 0; i < op.outputs.size(); ++i)
+    define(op, i, Term::of(op.outputs.size() > 1 ? v.output(static_cast<int64_t>(i)) : v));
+  return true;
 }
 
 Graph PnnxImporter::run() {

@@ -81,6 +81,7 @@ class PnnxImporter {
 
  private:
   void map(const Op& op);
+  bool map_by_schema(const Op& op);
   void input_op(const Op& op);
   void expression(const Op& op);
   Term eval(const Op& op, const PnnxExpr& e);

@@ -228,6 +228,40 @@ TEST(ImportPnnx, HandWrittenGraphWithShapeExpressions) {
   EXPECT_LT((got - (a * 2.0 + b / 4.0).reshape({2, 12})).abs().max().item<double>(), 1e-6);
 }
 
+// Function operators the importer's table does not list are read from the op's schema
+// row: inputs by their `$` names, settings by attribute name and type (Note [PNNX by
+// schema]), Python's string reductions as the enum.
+TEST(ImportPnnx, FunctionsOutsideTheTableFollowTheirSchemas) {
+  const std::string param = write_pnnx_param(
+      "schema",
+      "7767517\n"
+      "6 5\n"
+      "pnnx.Input in0 0 1 0 #0=(1,2,4,4,4)f32\n"
+      "pnnx.Input in1 0 1 1 #1=(1,2,2,2,2)f32\n"
+      "F.avg_pool3d p 1 1 0 2 $input=0 kernel_size=(2,2,2) stride=(2,2,2) padding=(0,0,0) "
+      "ceil_mode=False count_include_pad=True divisor_override=None\n"
+      "F.mse_loss l 2 1 2 1 3 $input=2 $target=1 reduction=sum\n"
+      "F.adaptive_max_pool3d q 1 2 0 4 5 $input=0 output_size=(1,2,2)\n"
+      "pnnx.Output out 2 0 3 5\n");
+  graph::Graph g = graph::load_pnnx(param, empty_pnnx_bin());
+  const Tensor x = rnd({1, 2, 4, 4, 4}).detach().to(kFloat),
+               y = rnd({1, 2, 2, 2, 2}).detach().to(kFloat);
+  g.set_value(g.inputs()[0], x);
+  g.set_value(g.inputs()[1], y);
+  const Tensor want = mse_loss(avg_pool3d(x, 2), y, Reduction::Sum);
+  EXPECT_TRUE(g.forward(g.outputs()[0]).allclose(want));
+  EXPECT_TRUE(g.forward(g.outputs()[1]).equal(std::get<1>(adaptive_max_pool3d(x, {1, 2, 2}))));
+  // A setting of the wrong kind is named.
+  const std::string bad =
+      write_pnnx_param("schema_bad",
+                       "7767517\n"
+                       "3 2\n"
+                       "pnnx.Input in0 0 1 0 #0=(1,2,4,4,4)f32\n"
+                       "F.avg_pool3d p 1 1 0 1 $input=0 kernel_size=(2,2,2) ceil_mode=maybe\n"
+                       "pnnx.Output out 1 0 1\n");
+  expect_error([&] { graph::load_pnnx(bad, empty_pnnx_bin()); }, {"'p'", "ceil_mode"});
+}
+
 TEST(ImportPnnx, MalformedFilesAreNamed) {
   const std::string bin = empty_pnnx_bin();
   auto expect_param_error = [&](const std::string& body, std::initializer_list<std::string> parts) {

@@ -95,6 +95,8 @@ std::vector<Tensor> call(std::string_view name, const std::vector<Tensor>& input
                          const Attributes& attrs = {});
 /// The schema of `name` (a nabla::Error when there is no such op).
 const OpSchema& schema(std::string_view name);
+/// The schema of `name`, or null when there is no such op.
+const OpSchema* find_schema(std::string_view name);
 /// Every registered op's schema, sorted by name.
 std::vector<const OpSchema*> all_schemas();
 

@@ -162,6 +162,12 @@ const OpSchema& schema(std::string_view name) {
   return *it->second;
 }
 
+const OpSchema* find_schema(std::string_view name) {
+  const auto& by_name = table().by_name;
+  auto it = by_name.find(name);
+  return it == by_name.end() ? nullptr : it->second;
+}
+
 std::vector<const OpSchema*> all_schemas() {
   std::vector<const OpSchema*> out;
   for (const OpSchema& s : table().ops) out.push_back(&s);
