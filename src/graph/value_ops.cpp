@@ -65,10 +65,6 @@ Value linear(const Value& x, const Value& weight, const Value& bias) {
 Value relu(const Value& x) { return x.relu(); }
 Value tanh(const Value& x) { return x.tanh(); }
 Value sigmoid(const Value& x) { return x.sigmoid(); }
-Value softmax(const Value& x, int64_t dim) { return add_node("softmax", {x}, {{"dim", dim}}); }
-Value log_softmax(const Value& x, int64_t dim) {
-  return add_node("log_softmax", {x}, {{"dim", dim}});
-}
 Value cross_entropy(const Value& input, const Value& target) {
   return add_node("cross_entropy_loss", {input, target});
 }

@@ -214,8 +214,6 @@ Value linear(const Value& x, const Value& weight, const Value& bias = {});
 Value relu(const Value& x);
 Value tanh(const Value& x);
 Value sigmoid(const Value& x);
-Value softmax(const Value& x, int64_t dim);
-Value log_softmax(const Value& x, int64_t dim);
 Value cross_entropy(const Value& input, const Value& target);
 Value flatten(const Value& x, int64_t start_dim = 1, int64_t end_dim = -1);
 

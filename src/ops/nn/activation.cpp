@@ -10,6 +10,7 @@
 #include "nabla/autograd/record.h"
 #include "nabla/backend/detail/cpu_random_streams.h"
 #include "nabla/ops/activation.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
@@ -70,8 +71,8 @@ struct GluDim {
 
 /// `out` (computed without history) gets a node of `type` saving `self` and `constants`.
 template <class State, class... Constants>
-Tensor with_node(Tensor out, const Tensor& self, const NodeType<State>& type,
-                 Constants... constants) {
+Tensor with_self_node(Tensor out, const Tensor& self, const NodeType<State>& type,
+                      Constants... constants) {
   if (auto node = autograd::record_node(type, {&self})) {
     node->state.self = autograd::save(self);
     if constexpr (sizeof...(Constants) > 0) node->state.c = {constants...};
@@ -240,22 +241,19 @@ constexpr NodeType<RreluState> kRrelu{"RreluWithNoiseBackward0", rrelu_backward}
 
 }  // namespace
 
-Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
-  NABLA_TRACED("hardtanh", ops::call_inputs({self}), {"min_val", min_val}, {"max_val", max_val});
+Tensor ops::hardtanh_impl(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   ops::check_defined(self, "hardtanh");
   const double lo = min_val.toDouble(), hi = max_val.toDouble();
   NABLA_CHECK(lo <= hi, "hardtanh: min_val (", lo, ") must be less than or equal to max_val (", hi,
               ")");
-  return with_node(no_grad([&] { return self.clamp(min_val, max_val); }), self, kHardtanh, lo, hi);
+  return with_self_node(no_grad([&] { return self.clamp(min_val, max_val); }), self, kHardtanh, lo,
+                        hi);
 }
 const Tensor& hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   return apply_inplace(self, "hardtanh_",
                        [&](const Tensor& x) { return hardtanh(x, min_val, max_val); });
 }
-Tensor relu6(const Tensor& self) {
-  NABLA_TRACED("relu6", ops::call_inputs({self}));
-  return hardtanh(self, 0, 6);
-}
+Tensor ops::relu6_impl(const Tensor& self) { return hardtanh(self, 0, 6); }
 const Tensor& relu6_(const Tensor& self) { return hardtanh_(self, 0, 6); }
 const Tensor& relu_(const Tensor& self) { return self.relu_(); }
 const Tensor& leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
@@ -266,27 +264,24 @@ const Tensor& elu_(const Tensor& self, const Scalar& alpha) {
   return apply_inplace(self, "elu_", [&](const Tensor& x) { return elu(x, alpha); });
 }
 
-Tensor hardsigmoid(const Tensor& self) {
-  NABLA_TRACED("hardsigmoid", ops::call_inputs({self}));
+Tensor ops::hardsigmoid_impl(const Tensor& self) {
   check_floating(self, "hardsigmoid");
-  return with_node(in_float32(self, [](const Tensor& x) { return (x / 6 + 0.5).clamp(0, 1); }),
-                   self, kHardsigmoid);
+  return with_self_node(in_float32(self, [](const Tensor& x) { return (x / 6 + 0.5).clamp(0, 1); }),
+                        self, kHardsigmoid);
 }
 const Tensor& hardsigmoid_(const Tensor& self) {
   return apply_inplace(self, "hardsigmoid_", [](const Tensor& x) { return hardsigmoid(x); });
 }
-Tensor hardswish(const Tensor& self) {
-  NABLA_TRACED("hardswish", ops::call_inputs({self}));
+Tensor ops::hardswish_impl(const Tensor& self) {
   check_floating(self, "hardswish");
-  return with_node(in_float32(self, [](const Tensor& x) { return x * hardsigmoid(x); }), self,
-                   kHardswish);
+  return with_self_node(in_float32(self, [](const Tensor& x) { return x * hardsigmoid(x); }), self,
+                        kHardswish);
 }
 const Tensor& hardswish_(const Tensor& self) {
   return apply_inplace(self, "hardswish_", [](const Tensor& x) { return hardswish(x); });
 }
 
-Tensor selu(const Tensor& self) {
-  NABLA_TRACED("selu", ops::call_inputs({self}));
+Tensor ops::selu_impl(const Tensor& self) {
   check_floating(self, "selu");
   // LibTorch's selu is elu with a scale: its node is EluBackward0.
   return with_elu_node(self, [](const Tensor& x) { return elu(x, kSeluAlpha) * kSeluScale; }, kElu,
@@ -295,8 +290,7 @@ Tensor selu(const Tensor& self) {
 const Tensor& selu_(const Tensor& self) {
   return apply_inplace(self, "selu_", [](const Tensor& x) { return selu(x); });
 }
-Tensor celu(const Tensor& self, const Scalar& alpha) {
-  NABLA_TRACED("celu", ops::call_inputs({self}), {"alpha", alpha});
+Tensor ops::celu_impl(const Tensor& self, const Scalar& alpha) {
   check_floating(self, "celu");
   const double a = alpha.toDouble();
   NABLA_CHECK(a != 0, "celu: alpha must be nonzero (ZeroDivisionError), got 0");
@@ -308,8 +302,7 @@ Tensor celu(const Tensor& self, const Scalar& alpha) {
 const Tensor& celu_(const Tensor& self, const Scalar& alpha) {
   return apply_inplace(self, "celu_", [&](const Tensor& x) { return celu(x, alpha); });
 }
-Tensor mish(const Tensor& self) {
-  NABLA_TRACED("mish", ops::call_inputs({self}));
+Tensor ops::mish_impl(const Tensor& self) {
   check_floating(self, "mish");
   Tensor t, out;
   {
@@ -328,28 +321,24 @@ Tensor mish(const Tensor& self) {
 const Tensor& silu_(const Tensor& self) {
   return apply_inplace(self, "silu_", [](const Tensor& x) { return silu(x); });
 }
-Tensor log_sigmoid(const Tensor& self) {
-  NABLA_TRACED("log_sigmoid", ops::call_inputs({self}));
+Tensor ops::log_sigmoid_impl(const Tensor& self) {
   check_floating(self, "log_sigmoid");
   // min(x, 0) - log1p(exp(-|x|)): exp never overflows and nothing is cut off at a
   // threshold (-softplus(-x) would return x itself below -20, off by exp(x)).
-  return with_node(
+  return with_self_node(
       in_float32(self, [](const Tensor& x) { return x.clamp_max(0) - (-x.abs()).exp().log1p(); }),
       self, kLogSigmoid);
 }
-Tensor softsign(const Tensor& self) {
-  NABLA_TRACED("softsign", ops::call_inputs({self}));
+Tensor ops::softsign_impl(const Tensor& self) {
   check_floating(self, "softsign");
   return self / (self.abs() + 1);
 }
-Tensor tanhshrink(const Tensor& self) {
-  NABLA_TRACED("tanhshrink", ops::call_inputs({self}));
+Tensor ops::tanhshrink_impl(const Tensor& self) {
   check_floating(self, "tanhshrink");
   return self - self.tanh();
 }
 
-Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
-  NABLA_TRACED("threshold", ops::call_inputs({self}), {"threshold", threshold}, {"value", value});
+Tensor ops::threshold_impl(const Tensor& self, const Scalar& threshold, const Scalar& value) {
   ops::check_defined(self, "threshold");
   // NaN fails `x <= threshold` and passes through, as in LibTorch.
   Tensor below = no_grad([&] { return self <= threshold; });
@@ -361,22 +350,21 @@ const Tensor& threshold_(const Tensor& self, const Scalar& th, const Scalar& val
                        [&](const Tensor& x) { return threshold(x, th, value); });
 }
 
-Tensor glu(const Tensor& self, int64_t dim) {
-  NABLA_TRACED("glu", ops::call_inputs({self}), {"dim", dim});
+Tensor ops::glu_impl(const Tensor& self, int64_t dim) {
   check_floating(self, "glu");
   NABLA_CHECK(self.dim() > 0, "glu: does not support scalars (0-d tensors)");
   const int64_t d = ops::wrap_dim(dim, self.dim(), "glu");
   const int64_t n = self.size(d);
   NABLA_CHECK(n % 2 == 0, "glu: Halving dimension must be even, but dimension ", d, " is size ", n);
-  return with_node(in_float32(self,
-                              [&](const Tensor& x) {
-                                return x.narrow(d, 0, n / 2) * x.narrow(d, n / 2, n / 2).sigmoid();
-                              }),
-                   self, kGlu, d);
+  return with_self_node(in_float32(self,
+                                   [&](const Tensor& x) {
+                                     return x.narrow(d, 0, n / 2) *
+                                            x.narrow(d, n / 2, n / 2).sigmoid();
+                                   }),
+                        self, kGlu, d);
 }
 
-Tensor prelu(const Tensor& self, const Tensor& weight) {
-  NABLA_TRACED("prelu", ops::call_inputs({self, weight}));
+Tensor ops::prelu_impl(const Tensor& self, const Tensor& weight) {
   check_floating(self, "prelu");
   ops::check_defined(weight, "prelu (weight)");
   const int64_t channels = self.dim() >= 2 ? self.size(1) : 1;
@@ -396,15 +384,13 @@ Tensor prelu(const Tensor& self, const Tensor& weight) {
   return out;
 }
 
-Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
-  NABLA_TRACED("hardshrink", ops::call_inputs({self}), {"lambd", lambd});
+Tensor ops::hardshrink_impl(const Tensor& self, const Scalar& lambd) {
   ops::check_defined(self, "hardshrink");
   Tensor inside = no_grad([&] { return self.abs() <= lambd; });  // NaN: false, passes through
   return with_mask_node(no_grad([&] { return where(inside, Scalar(0), self); }), self, kHardshrink,
                         [&] { return inside; });
 }
-Tensor softshrink(const Tensor& self, const Scalar& lambd) {
-  NABLA_TRACED("softshrink", ops::call_inputs({self}), {"lambd", lambd});
+Tensor ops::softshrink_impl(const Tensor& self, const Scalar& lambd) {
   check_floating(self, "softshrink");
   const double l = lambd.toDouble();
   NABLA_CHECK(l >= 0, "softshrink: lambda must be greater or equal to 0, but found to be ", l, ".");
@@ -465,9 +451,8 @@ Tensor rrelu_cpu_noise(const Tensor& x, double lower, double upper) {
 }
 }  // namespace
 
-Tensor rrelu(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training) {
-  NABLA_TRACED("rrelu", ops::call_inputs({self}), {"lower", lower}, {"upper", upper},
-               {"training", training});
+Tensor ops::rrelu_impl(const Tensor& self, const Scalar& lower, const Scalar& upper,
+                       bool training) {
   check_floating(self, "rrelu");
   const double lo = lower.toDouble(), hi = upper.toDouble();
   NABLA_CHECK(lo <= hi, "rrelu: lower bound (", lo, ") must be less than or equal to upper bound (",
@@ -504,58 +489,6 @@ Tensor rrelu(const Tensor& self, const Scalar& lower, const Scalar& upper, bool 
 const Tensor& rrelu_(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training) {
   return apply_inplace(self, "rrelu_",
                        [&](const Tensor& x) { return rrelu(x, lower, upper, training); });
-}
-
-// ---- Registry -------------------------------------------------------------------------------
-
-void ops::registry::add_nn_activation_ops(std::vector<OpSchema>& t) {
-#define NABLA_NO_ATTRS(name)      \
-  t.push_back(op(#name, 1, 1, {}, \
-                 [](const Inputs& x, const AttrReader&) -> Inputs { return {name(x[0])}; }));
-  NABLA_NO_ATTRS(relu6)
-  NABLA_NO_ATTRS(hardsigmoid)
-  NABLA_NO_ATTRS(hardswish)
-  NABLA_NO_ATTRS(selu)
-  NABLA_NO_ATTRS(mish)
-  NABLA_NO_ATTRS(log_sigmoid)
-  NABLA_NO_ATTRS(softsign)
-  NABLA_NO_ATTRS(tanhshrink)
-#undef NABLA_NO_ATTRS
-  t.push_back(op("hardtanh", 1, 1,
-                 {attr("min_val", AttrType::Double, -1.0), attr("max_val", AttrType::Double, 1.0)},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {hardtanh(x[0], a.scalar("min_val"), a.scalar("max_val"))};
-                 }));
-  t.push_back(op("celu", 1, 1, {attr("alpha", AttrType::Double, 1.0)},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {celu(x[0], a.scalar("alpha"))};
-                 }));
-  t.push_back(
-      op("threshold", 1, 1,
-         {required_attr("threshold", AttrType::Double), required_attr("value", AttrType::Double)},
-         [](const Inputs& x, const AttrReader& a) -> Inputs {
-           return {threshold(x[0], a.scalar("threshold"), a.scalar("value"))};
-         }));
-  t.push_back(
-      op("glu", 1, 1, {attr("dim", AttrType::Int, int64_t(-1))},
-         [](const Inputs& x, const AttrReader& a) -> Inputs { return {glu(x[0], a.i("dim"))}; }));
-  t.push_back(op("prelu", 2, 2, {},
-                 [](const Inputs& x, const AttrReader&) -> Inputs { return {prelu(x[0], x[1])}; }));
-#define NABLA_SHRINK(name)                                            \
-  t.push_back(op(#name, 1, 1, {attr("lambd", AttrType::Double, 0.5)}, \
-                 [](const Inputs& x, const AttrReader& a) -> Inputs { \
-                   return {name(x[0], a.scalar("lambd"))};            \
-                 }));
-  NABLA_SHRINK(hardshrink)
-  NABLA_SHRINK(softshrink)
-#undef NABLA_SHRINK
-  t.push_back(
-      op("rrelu", 1, 1,
-         {attr("lower", AttrType::Double, 1.0 / 8.0), attr("upper", AttrType::Double, 1.0 / 3.0),
-          attr("training", AttrType::Bool, false)},
-         [](const Inputs& x, const AttrReader& a) -> Inputs {
-           return {rrelu(x[0], a.scalar("lower"), a.scalar("upper"), a.b("training"))};
-         }));
 }
 
 }  // namespace nabla

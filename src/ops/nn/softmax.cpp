@@ -5,6 +5,7 @@
 
 #include "nabla/autograd/record.h"
 #include "nabla/ops/activation.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
 #include "ops/nn/nn_registry.h"
@@ -47,7 +48,7 @@ variable_list log_softmax_backward(OpNode<SoftmaxState>& n, const variable_list&
 constexpr NodeType<SoftmaxState> kSoftmax{"SoftmaxBackward0", softmax_backward};
 constexpr NodeType<SoftmaxState> kLogSoftmax{"LogSoftmaxBackward0", log_softmax_backward};
 
-Tensor softmax_impl(const Tensor& input, int64_t dim, optional<ScalarType> dtype, bool log) {
+Tensor softmax_forward(const Tensor& input, int64_t dim, optional<ScalarType> dtype, bool log) {
   const char* op = log ? "log_softmax" : "softmax";
   ops::check_defined(input, op);
   Tensor x = dtype ? input.to(*dtype) : input;
@@ -68,19 +69,16 @@ Tensor softmax_impl(const Tensor& input, int64_t dim, optional<ScalarType> dtype
 
 }  // namespace
 
-Tensor softmax(const Tensor& input, int64_t dim, optional<ScalarType> dtype) {
-  NABLA_TRACED("softmax", ops::call_inputs({input}), {"dim", dim}, {"dtype", dtype});
-  return softmax_impl(input, dim, dtype, false);
+Tensor ops::softmax_impl(const Tensor& input, int64_t dim, optional<ScalarType> dtype) {
+  return softmax_forward(input, dim, dtype, false);
 }
-Tensor log_softmax(const Tensor& input, int64_t dim, optional<ScalarType> dtype) {
-  NABLA_TRACED("log_softmax", ops::call_inputs({input}), {"dim", dim}, {"dtype", dtype});
-  return softmax_impl(input, dim, dtype, true);
+Tensor ops::log_softmax_impl(const Tensor& input, int64_t dim, optional<ScalarType> dtype) {
+  return softmax_forward(input, dim, dtype, true);
 }
-Tensor softmin(const Tensor& input, int64_t dim, optional<ScalarType> dtype) {
-  NABLA_TRACED("softmin", ops::call_inputs({input}), {"dim", dim}, {"dtype", dtype});
+Tensor ops::softmin_impl(const Tensor& input, int64_t dim, optional<ScalarType> dtype) {
   ops::check_defined(input, "softmin");
   Tensor x = dtype ? input.to(*dtype) : input;
-  return softmax_impl(-x, dim, nullopt, false);
+  return softmax_forward(-x, dim, nullopt, false);
 }
 
 Tensor Tensor::softmax(int64_t dim, optional<ScalarType> dtype) const {
@@ -88,23 +86,6 @@ Tensor Tensor::softmax(int64_t dim, optional<ScalarType> dtype) const {
 }
 Tensor Tensor::log_softmax(int64_t dim, optional<ScalarType> dtype) const {
   return nabla::log_softmax(*this, dim, dtype);
-}
-
-// ---- Registry -------------------------------------------------------------------------------
-
-void ops::registry::add_nn_softmax_ops(std::vector<OpSchema>& t) {
-  const std::vector<AttrSpec> attrs = {required_attr("dim", AttrType::Int),
-                                       optional_attr("dtype", AttrType::Dtype)};
-#define NABLA_SOFTMAX(name)                                                               \
-  t.push_back(op(#name, 1, 1, attrs, [](const Inputs& x, const AttrReader& a) -> Inputs { \
-    optional<ScalarType> dtype;                                                           \
-    if (a.has("dtype")) dtype = a.dtype("dtype");                                         \
-    return {name(x[0], a.i("dim"), dtype)};                                               \
-  }));
-  NABLA_SOFTMAX(softmax)
-  NABLA_SOFTMAX(log_softmax)
-  NABLA_SOFTMAX(softmin)
-#undef NABLA_SOFTMAX
 }
 
 }  // namespace nabla
