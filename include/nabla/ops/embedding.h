@@ -4,16 +4,15 @@
 
 #include "nabla/core/optional.h"
 #include "nabla/core/tensor.h"
+#include "nabla/ops/schema.h"
 
 namespace nabla {
 
-/// Rows of weight [V, D] picked by integer `indices` (any shape, values in [0, V)):
-/// output indices.sizes() + [D]. Backward (EmbeddingBackward0) accumulates the output
-/// gradient into a zero [V, D] gradient (dense); rows of padding_idx (when >= 0) get no
-/// gradient; scale_grad_by_freq divides each row's gradient by its count in the batch.
-/// sparse = true is not supported (nabla has no sparse tensors).
-Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1,
-                 bool scale_grad_by_freq = false, bool sparse = false);
+// embedding and one_hot (rows and documentation: nabla/ops/schema/embedding.def).
+#define NABLA_OP NABLA_OP_DECLARE
+#include "nabla/ops/schema/embedding.def"
+#undef NABLA_OP
+
 /// Bags of embeddings, as at::embedding_bag: indices [L] split into bags by offsets
 /// (bag b holds offsets[b] .. offsets[b + 1], the last bag runs to L; with
 /// include_last_offset the last offset is the end of the last bag, not a bag), each bag
@@ -33,8 +32,5 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
 /// max_norm to norm max_norm (divided by norm + 1e-7, as LibTorch). Not recorded.
 const Tensor& embedding_renorm_(const Tensor& self, const Tensor& indices, double max_norm,
                                 double norm_type);
-/// int64 one-hot encoding: output tensor.sizes() + [num_classes]; num_classes = -1
-/// takes max(tensor) + 1.
-Tensor one_hot(const Tensor& self, int64_t num_classes = -1);
 
 }  // namespace nabla

@@ -22,7 +22,9 @@
 //                    bool, int64_t, double, std::string_view, IntArrayRef, ScalarType, Scalar
 //   OPT_INT, OPT_DOUBLE, OPT_DTYPE (x[, nullopt]): an attribute the caller may leave out,
 //                    optional<...> in C++
-// A default is one preprocessor argument: 1, {}, "none", kFloat (not {1, 1}). Tensor
+// A default is one preprocessor argument: 1, {}, "none", kFloat (not {1, 1}). Where C++
+// cannot have a default (an argument before one without), the registry can: a third
+// field, after an empty C++ default, is ops::call's (DOUBLE(momentum, , 0.1)). Tensor
 // inputs come first in the registry's order (x[0], x[1], ...), in the row's order.
 // Several rows of one name are overloads: C++ sees each, and the registry entry tries
 // them in row order, taking the first whose attributes fit the call (conv2d's padding as
@@ -100,14 +102,27 @@
 #define NABLA_SCHEMA_ARGS(ctx, ...) NABLA_PP_LIST(NABLA_SCHEMA_ARG, ctx, __VA_ARGS__)
 #define NABLA_SCHEMA_EACH(ctx, ...) NABLA_PP_EACH(NABLA_SCHEMA_ARG, ctx, __VA_ARGS__)
 
+// An argument's defaults: `x, cpp` or `x, cpp, by_name`, where by_name is the registry's
+// default when C++ has none there (batch_norm's momentum: DOUBLE(momentum, , 0.1)).
+#define NABLA_PP_FIRST(first, ...) first
+#define NABLA_DEFAULT_ASSIGN(...) __VA_OPT__(NABLA_DEFAULT_ASSIGN_(__VA_ARGS__))
+#define NABLA_DEFAULT_ASSIGN_(cpp, ...) NABLA_DEFAULT_ASSIGN__(cpp)
+#define NABLA_DEFAULT_ASSIGN__(...) __VA_OPT__(= __VA_ARGS__)
+#define NABLA_DEFAULT_VALUE(type, ...) __VA_OPT__(NABLA_DEFAULT_VALUE_(type, __VA_ARGS__))
+#define NABLA_DEFAULT_VALUE_(type, cpp, ...) \
+  NABLA_DEFAULT_VALUE__(type, NABLA_PP_FIRST(__VA_ARGS__ __VA_OPT__(, ) NABLA_PP_UNPAREN((cpp))))
+#define NABLA_DEFAULT_VALUE__(type, ...) \
+  __VA_OPT__(, ::nabla::ops::schema_default<type>(__VA_ARGS__))
+
 // A public parameter, with its default; one without (a definition's); its name; its type.
-#define NABLA_ARG_DECL(cat, type, store, get, atype, n, ...) type n __VA_OPT__(= __VA_ARGS__)
+#define NABLA_ARG_DECL(cat, type, store, get, atype, n, ...) \
+  type n NABLA_DEFAULT_ASSIGN(__VA_ARGS__)
 #define NABLA_ARG_PARAM(cat, type, store, get, atype, n, ...) type n
 #define NABLA_ARG_NAME(cat, type, store, get, atype, n, ...) n
 #define NABLA_ARG_TYPE(cat, type, store, get, atype, n, ...) type
 // The same for a graph builder: tensors are graph::Values.
 #define NABLA_ARG_GRAPH_DECL(cat, type, store, get, atype, n, ...) \
-  NABLA_GRAPH_TYPE_##cat(type) n __VA_OPT__(= __VA_ARGS__)
+  NABLA_GRAPH_TYPE_##cat(type) n NABLA_DEFAULT_ASSIGN(__VA_ARGS__)
 #define NABLA_ARG_GRAPH_PARAM(cat, type, store, get, atype, n, ...) NABLA_GRAPH_TYPE_##cat(type) n
 #define NABLA_GRAPH_TYPE_IN(type) const ::nabla::graph::Value&
 #define NABLA_GRAPH_TYPE_OPT_IN(type) const ::nabla::graph::Value&
@@ -128,9 +143,8 @@
 #define NABLA_SPEC_IN(type, atype, n) .input(#n)
 #define NABLA_SPEC_OPT_IN(type, atype, n, ...) .optional_input(#n)
 #define NABLA_SPEC_LIST(type, atype, n) .input_list(#n)
-#define NABLA_SPEC_ATTR(type, atype, n, ...)          \
-  .attr(#n, ::nabla::ops::AttrType::atype __VA_OPT__( \
-                , ::nabla::ops::schema_default<type>(__VA_ARGS__)))
+#define NABLA_SPEC_ATTR(type, atype, n, ...) \
+  .attr(#n, ::nabla::ops::AttrType::atype NABLA_DEFAULT_VALUE(type, __VA_ARGS__))
 #define NABLA_SPEC_OPT_ATTR(type, atype, n, ...) .optional_attr(#n, ::nabla::ops::AttrType::atype)
 #define NABLA_ARG_STORE(cat, type, store, get, atype, n, ...) store
 #define NABLA_ARG_READ(cat, type, store, get, atype, n, ...) NABLA_READ_##cat(store, get, n)

@@ -6,42 +6,14 @@
 // second derivatives follow.
 #include "nabla/core/optional.h"
 #include "nabla/core/tensor.h"
+#include "nabla/ops/schema.h"
 
 namespace nabla {
 
-Tensor upsample_nearest1d(const Tensor& input, IntArrayRef output_size,
-                          optional<double> scales = nullopt);
-Tensor upsample_nearest2d(const Tensor& input, IntArrayRef output_size,
-                          optional<double> scales_h = nullopt, optional<double> scales_w = nullopt);
-Tensor upsample_nearest3d(const Tensor& input, IntArrayRef output_size,
-                          optional<double> scales_d = nullopt, optional<double> scales_h = nullopt,
-                          optional<double> scales_w = nullopt);
-Tensor _upsample_nearest_exact1d(const Tensor& input, IntArrayRef output_size,
-                                 optional<double> scales = nullopt);
-Tensor _upsample_nearest_exact2d(const Tensor& input, IntArrayRef output_size,
-                                 optional<double> scales_h = nullopt,
-                                 optional<double> scales_w = nullopt);
-Tensor upsample_linear1d(const Tensor& input, IntArrayRef output_size, bool align_corners,
-                         optional<double> scales = nullopt);
-Tensor upsample_bilinear2d(const Tensor& input, IntArrayRef output_size, bool align_corners,
-                           optional<double> scales_h = nullopt,
-                           optional<double> scales_w = nullopt);
-Tensor upsample_trilinear3d(const Tensor& input, IntArrayRef output_size, bool align_corners,
-                            optional<double> scales_d = nullopt,
-                            optional<double> scales_h = nullopt,
-                            optional<double> scales_w = nullopt);
-
-/// Bicubic (A = -0.75, edge taps clamped), as at::upsample_bicubic2d.
-Tensor upsample_bicubic2d(const Tensor& input, IntArrayRef output_size, bool align_corners,
-                          optional<double> scales_h = nullopt, optional<double> scales_w = nullopt);
-/// Antialiased resampling, as at::_upsample_bilinear2d_aa / _upsample_bicubic2d_aa (PIL's
-/// filters: when downsampling, each output averages the whole window it covers).
-Tensor _upsample_bilinear2d_aa(const Tensor& input, IntArrayRef output_size, bool align_corners,
-                               optional<double> scales_h = nullopt,
-                               optional<double> scales_w = nullopt);
-Tensor _upsample_bicubic2d_aa(const Tensor& input, IntArrayRef output_size, bool align_corners,
-                              optional<double> scales_h = nullopt,
-                              optional<double> scales_w = nullopt);
+// The rows, with their documentation: nabla/ops/schema/upsample.def.
+#define NABLA_OP NABLA_OP_DECLARE
+#include "nabla/ops/schema/upsample.def"
+#undef NABLA_OP
 
 /// The at::native spellings of these kernels, which LibTorch's tests call.
 namespace native {

@@ -217,10 +217,10 @@ void Importer::pad(const Node& n) {
                 "Pad",
                 [torch_pad, dims, reflect = mode == "reflect"](const std::vector<Tensor>& x) {
                   using PadFn = Tensor (*)(const Tensor&, IntArrayRef);
-                  static const PadFn reflect_fns[] = {reflection_pad1d, reflection_pad2d,
-                                                      reflection_pad3d};
-                  static const PadFn edge_fns[] = {replication_pad1d, replication_pad2d,
-                                                   replication_pad3d};
+                  static const PadFn reflect_fns[] = {
+                      nabla::reflection_pad1d, nabla::reflection_pad2d, nabla::reflection_pad3d};
+                  static const PadFn edge_fns[] = {
+                      nabla::replication_pad1d, nabla::replication_pad2d, nabla::replication_pad3d};
                   const PadFn fn = (reflect ? reflect_fns : edge_fns)[dims - 1];
                   // LibTorch's forms take a batch dim and a channel dim before the padded ones.
                   Tensor in = x[0];

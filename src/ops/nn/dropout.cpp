@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/dropout.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
@@ -46,8 +47,8 @@ Tensor keep_mask(const Tensor& input, double p, bool feature, const char* op) {
   return empty(shape, TensorOptions(input.scalar_type()).device(input.device())).bernoulli_(1 - p);
 }
 
-Tensor dropout_impl(const Tensor& input, double p, bool train, bool feature, bool alpha,
-                    const char* op) {
+Tensor dropout_forward(const Tensor& input, double p, bool train, bool feature, bool alpha,
+                       const char* op) {
   ops::check_defined(input, op);
   check_p(p, op);
   if (!train || p == 0 || input.numel() == 0) return input;
@@ -84,58 +85,38 @@ const Tensor& inplace(const Tensor& self, double p, bool train, bool feature, bo
   check_p(p, op);
   if (!train || p == 0 || self.numel() == 0) return self;
   if (autograd::any_requires_grad(self))
-    return ops::assign_with_history(self, dropout_impl(self.clone(), p, train, feature, alpha, op),
-                                    op);
-  Tensor r = dropout_impl(self, p, train, feature, alpha, op);
+    return ops::assign_with_history(
+        self, dropout_forward(self.clone(), p, train, feature, alpha, op), op);
+  Tensor r = dropout_forward(self, p, train, feature, alpha, op);
   self.copy_(r);
   return self;
 }
 
 }  // namespace
 
-Tensor dropout(const Tensor& input, double p, bool train) {
-  NABLA_TRACED("dropout", ops::call_inputs({input}), {"p", p}, {"train", train});
-  return dropout_impl(input, p, train, false, false, "dropout");
+Tensor ops::dropout_impl(const Tensor& input, double p, bool train) {
+  return dropout_forward(input, p, train, false, false, "dropout");
 }
 const Tensor& dropout_(const Tensor& self, double p, bool train) {
   return inplace(self, p, train, false, false, "dropout_");
 }
-Tensor feature_dropout(const Tensor& input, double p, bool train) {
-  NABLA_TRACED("feature_dropout", ops::call_inputs({input}), {"p", p}, {"train", train});
-  return dropout_impl(input, p, train, true, false, "feature_dropout");
+Tensor ops::feature_dropout_impl(const Tensor& input, double p, bool train) {
+  return dropout_forward(input, p, train, true, false, "feature_dropout");
 }
 const Tensor& feature_dropout_(const Tensor& self, double p, bool train) {
   return inplace(self, p, train, true, false, "feature_dropout_");
 }
-Tensor alpha_dropout(const Tensor& input, double p, bool train) {
-  NABLA_TRACED("alpha_dropout", ops::call_inputs({input}), {"p", p}, {"train", train});
-  return dropout_impl(input, p, train, false, true, "alpha_dropout");
+Tensor ops::alpha_dropout_impl(const Tensor& input, double p, bool train) {
+  return dropout_forward(input, p, train, false, true, "alpha_dropout");
 }
 const Tensor& alpha_dropout_(const Tensor& self, double p, bool train) {
   return inplace(self, p, train, false, true, "alpha_dropout_");
 }
-Tensor feature_alpha_dropout(const Tensor& input, double p, bool train) {
-  NABLA_TRACED("feature_alpha_dropout", ops::call_inputs({input}), {"p", p}, {"train", train});
-  return dropout_impl(input, p, train, true, true, "feature_alpha_dropout");
+Tensor ops::feature_alpha_dropout_impl(const Tensor& input, double p, bool train) {
+  return dropout_forward(input, p, train, true, true, "feature_alpha_dropout");
 }
 const Tensor& feature_alpha_dropout_(const Tensor& self, double p, bool train) {
   return inplace(self, p, train, true, true, "feature_alpha_dropout_");
-}
-
-// ---- Registry -------------------------------------------------------------------------------
-
-void ops::registry::add_nn_dropout_ops(std::vector<OpSchema>& t) {
-  const std::vector<AttrSpec> attrs = {attr("p", AttrType::Double, 0.5),
-                                       attr("train", AttrType::Bool, true)};
-#define NABLA_DROPOUT(name)                                                               \
-  t.push_back(op(#name, 1, 1, attrs, [](const Inputs& x, const AttrReader& a) -> Inputs { \
-    return {name(x[0], a.d("p"), a.b("train"))};                                          \
-  }));
-  NABLA_DROPOUT(dropout)
-  NABLA_DROPOUT(feature_dropout)
-  NABLA_DROPOUT(alpha_dropout)
-  NABLA_DROPOUT(feature_alpha_dropout)
-#undef NABLA_DROPOUT
 }
 
 }  // namespace nabla

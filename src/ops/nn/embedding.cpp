@@ -9,6 +9,7 @@
 
 #include "nabla/autograd/grad_sink.h"
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/embedding.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
@@ -70,10 +71,8 @@ Tensor checked_indices(const Tensor& indices, int64_t bound, const char* op) {
 
 }  // namespace
 
-Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx,
-                 bool scale_grad_by_freq, bool sparse) {
-  NABLA_TRACED("embedding", ops::call_inputs({weight, indices}), {"padding_idx", padding_idx},
-               {"scale_grad_by_freq", scale_grad_by_freq}, {"sparse", sparse});
+Tensor ops::embedding_impl(const Tensor& weight, const Tensor& indices, int64_t padding_idx,
+                           bool scale_grad_by_freq, bool sparse) {
   const char* op = "embedding";
   ops::check_defined(weight, op);
   NABLA_CHECK(weight.dim() == 2, op,
@@ -358,8 +357,7 @@ const Tensor& embedding_renorm_(const Tensor& self, const Tensor& indices, doubl
   return self;
 }
 
-Tensor one_hot(const Tensor& self, int64_t num_classes) {
-  NABLA_TRACED("one_hot", ops::call_inputs({self}), {"num_classes", num_classes});
+Tensor ops::one_hot_impl(const Tensor& self, int64_t num_classes) {
   const char* op = "one_hot";
   ops::check_defined(self, op);
   NABLA_CHECK(self.scalar_type() == kLong, op,
@@ -380,23 +378,6 @@ Tensor one_hot(const Tensor& self, int64_t num_classes) {
   Tensor out = zeros(shape, TensorOptions(kLong).device(self.device()));
   if (self.numel() == 0) return out;
   return out.scatter_(-1, self.unsqueeze(-1), 1);
-}
-
-// ---- Registry -------------------------------------------------------------------------------
-
-void ops::registry::add_nn_embedding_ops(std::vector<OpSchema>& t) {
-  t.push_back(
-      op("embedding", 2, 2,
-         {attr("padding_idx", AttrType::Int, int64_t(-1)),
-          attr("scale_grad_by_freq", AttrType::Bool, false), attr("sparse", AttrType::Bool, false)},
-         [](const Inputs& x, const AttrReader& a) -> Inputs {
-           return {
-               embedding(x[0], x[1], a.i("padding_idx"), a.b("scale_grad_by_freq"), a.b("sparse"))};
-         }));
-  t.push_back(op("one_hot", 1, 1, {attr("num_classes", AttrType::Int, int64_t(-1))},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {one_hot(x[0], a.i("num_classes"))};
-                 }));
 }
 
 }  // namespace nabla

@@ -4,6 +4,7 @@
 // (batch_norm_backward, group_norm_backward), or under create_graph formulas written with
 // differentiable ops, so that second derivatives work.
 #include "nabla/ops/normalization.h"
+#include "nabla/ops/detail/op_impls.h"
 
 #include <tuple>
 
@@ -208,12 +209,9 @@ constexpr NodeType<GroupNormState> kGroupNorm{"NativeGroupNormBackward0", group_
 
 }  // namespace
 
-Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
-                  const Tensor& running_mean, const Tensor& running_var, bool training,
-                  double momentum, double eps, bool cudnn_enabled) {
-  NABLA_TRACED("batch_norm", ops::call_inputs({input, weight, bias, running_mean, running_var}),
-               {"training", training}, {"momentum", momentum}, {"eps", eps},
-               {"cudnn_enabled", cudnn_enabled});
+Tensor ops::batch_norm_impl(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                            const Tensor& running_mean, const Tensor& running_var, bool training,
+                            double momentum, double eps, bool cudnn_enabled) {
   const char* op = "batch_norm";
   check_input(input, op);
   NABLA_CHECK(input.dim() >= 2, op, ": expected an input of at least 2 dims [N, C, *], got sizes ",
@@ -262,11 +260,8 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
   return out;
 }
 
-Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight,
-                  const Tensor& bias, double eps, bool cudnn_enable) {
-  NABLA_TRACED("layer_norm", ops::call_inputs({input, weight, bias}),
-               {"normalized_shape", normalized_shape}, {"eps", eps},
-               {"cudnn_enable", cudnn_enable});
+Tensor ops::layer_norm_impl(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight,
+                            const Tensor& bias, double eps, bool cudnn_enable) {
   const char* op = "layer_norm";
   check_input(input, op);
   const int64_t nd = static_cast<int64_t>(normalized_shape.size());
@@ -317,10 +312,8 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
   return out;
 }
 
-Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias,
-                  double eps, bool cudnn_enabled) {
-  NABLA_TRACED("group_norm", ops::call_inputs({input, weight, bias}), {"num_groups", num_groups},
-               {"eps", eps}, {"cudnn_enabled", cudnn_enabled});
+Tensor ops::group_norm_impl(const Tensor& input, int64_t num_groups, const Tensor& weight,
+                            const Tensor& bias, double eps, bool cudnn_enabled) {
   const char* op = "group_norm";
   check_input(input, op);
   NABLA_CHECK(input.dim() >= 2, op, ": expected an input of at least 2 dims [N, C, *], got sizes ",
@@ -362,12 +355,10 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
   return out;
 }
 
-Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
-                     const Tensor& running_mean, const Tensor& running_var, bool use_input_stats,
-                     double momentum, double eps, bool cudnn_enabled) {
-  NABLA_TRACED("instance_norm", ops::call_inputs({input, weight, bias, running_mean, running_var}),
-               {"use_input_stats", use_input_stats}, {"momentum", momentum}, {"eps", eps},
-               {"cudnn_enabled", cudnn_enabled});
+Tensor ops::instance_norm_impl(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                               const Tensor& running_mean, const Tensor& running_var,
+                               bool use_input_stats, double momentum, double eps,
+                               bool cudnn_enabled) {
   const char* op = "instance_norm";
   check_input(input, op);
   NABLA_CHECK(input.dim() >= 2, op, ": expected an input of at least 2 dims [N, C, *], got sizes ",
@@ -394,42 +385,6 @@ Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
     if (running_var.defined()) running_var.copy_(rv.view({N, C}).mean({0}));
   }
   return out.view(input.sizes());
-}
-
-// ---- Registry -------------------------------------------------------------------------------
-
-void ops::registry::add_nn_normalization_ops(std::vector<OpSchema>& t) {
-  const AttrSpec eps = attr("eps", AttrType::Double, 1e-5),
-                 momentum = attr("momentum", AttrType::Double, 0.1),
-                 cudnn = attr("cudnn_enabled", AttrType::Bool, true);
-  // Inputs: input, then the optional weight, bias (, running_mean, running_var).
-  t.push_back(op("batch_norm", 1, 5,
-                 {required_attr("training", AttrType::Bool), momentum, eps, cudnn},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {batch_norm(x[0], optional_input(x, 1), optional_input(x, 2),
-                                      optional_input(x, 3), optional_input(x, 4), a.b("training"),
-                                      a.d("momentum"), a.d("eps"), a.b("cudnn_enabled"))};
-                 }));
-  t.push_back(op("instance_norm", 1, 5,
-                 {required_attr("use_input_stats", AttrType::Bool), momentum, eps, cudnn},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {instance_norm(x[0], optional_input(x, 1), optional_input(x, 2),
-                                         optional_input(x, 3), optional_input(x, 4),
-                                         a.b("use_input_stats"), a.d("momentum"), a.d("eps"),
-                                         a.b("cudnn_enabled"))};
-                 }));
-  t.push_back(op("layer_norm", 1, 3,
-                 {required_attr("normalized_shape", AttrType::IntList), eps,
-                  attr("cudnn_enable", AttrType::Bool, true)},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {layer_norm(x[0], a.ints("normalized_shape"), optional_input(x, 1),
-                                      optional_input(x, 2), a.d("eps"), a.b("cudnn_enable"))};
-                 }));
-  t.push_back(op("group_norm", 1, 3, {required_attr("num_groups", AttrType::Int), eps, cudnn},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {group_norm(x[0], a.i("num_groups"), optional_input(x, 1),
-                                      optional_input(x, 2), a.d("eps"), a.b("cudnn_enabled"))};
-                 }));
 }
 
 }  // namespace nabla

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
@@ -149,49 +150,23 @@ Tensor weighted_upsample(const char* op, const NodeType<WeightedUpsampleState>& 
 
 }  // namespace
 
-Tensor upsample_bicubic2d(const Tensor& input, IntArrayRef output_size, bool align_corners,
-                          optional<double> scales_h, optional<double> scales_w) {
-  NABLA_TRACED("upsample_bicubic2d", ops::call_inputs({input}), {"output_size", output_size},
-               {"align_corners", align_corners}, {"scales_h", scales_h}, {"scales_w", scales_w});
+Tensor ops::upsample_bicubic2d_impl(const Tensor& input, IntArrayRef output_size,
+                                    bool align_corners, optional<double> scales_h,
+                                    optional<double> scales_w) {
   return weighted_upsample("upsample_bicubic2d", kBicubic2d, input, output_size, align_corners,
                            scales_h, scales_w, Filter::Cubic);
 }
-Tensor _upsample_bilinear2d_aa(const Tensor& input, IntArrayRef output_size, bool align_corners,
-                               optional<double> scales_h, optional<double> scales_w) {
-  NABLA_TRACED("_upsample_bilinear2d_aa", ops::call_inputs({input}), {"output_size", output_size},
-               {"align_corners", align_corners}, {"scales_h", scales_h}, {"scales_w", scales_w});
+Tensor ops::_upsample_bilinear2d_aa_impl(const Tensor& input, IntArrayRef output_size,
+                                         bool align_corners, optional<double> scales_h,
+                                         optional<double> scales_w) {
   return weighted_upsample("_upsample_bilinear2d_aa", kBilinear2dAA, input, output_size,
                            align_corners, scales_h, scales_w, Filter::BilinearAA);
 }
-Tensor _upsample_bicubic2d_aa(const Tensor& input, IntArrayRef output_size, bool align_corners,
-                              optional<double> scales_h, optional<double> scales_w) {
-  NABLA_TRACED("_upsample_bicubic2d_aa", ops::call_inputs({input}), {"output_size", output_size},
-               {"align_corners", align_corners}, {"scales_h", scales_h}, {"scales_w", scales_w});
+Tensor ops::_upsample_bicubic2d_aa_impl(const Tensor& input, IntArrayRef output_size,
+                                        bool align_corners, optional<double> scales_h,
+                                        optional<double> scales_w) {
   return weighted_upsample("_upsample_bicubic2d_aa", kBicubic2dAA, input, output_size,
                            align_corners, scales_h, scales_w, Filter::CubicAA);
-}
-
-namespace {
-optional<double> scale(const ops::AttrReader& a, const char* name) {
-  return a.has(name) ? optional<double>(a.d(name)) : nullopt;
-}
-}  // namespace
-
-void ops::registry::add_nn_resample_cubic_ops(std::vector<OpSchema>& t) {
-  const AttrSpec output_size = required_attr("output_size", AttrType::IntList),
-                 align_corners = required_attr("align_corners", AttrType::Bool),
-                 scales_h = optional_attr("scales_h", AttrType::Double),
-                 scales_w = optional_attr("scales_w", AttrType::Double);
-#define NABLA_WEIGHTED_2D(name)                                                    \
-  t.push_back(op(#name, 1, 1, {output_size, align_corners, scales_h, scales_w},    \
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {              \
-                   return {name(x[0], a.ints("output_size"), a.b("align_corners"), \
-                                scale(a, "scales_h"), scale(a, "scales_w"))};      \
-                 }));
-  NABLA_WEIGHTED_2D(upsample_bicubic2d)
-  NABLA_WEIGHTED_2D(_upsample_bilinear2d_aa)
-  NABLA_WEIGHTED_2D(_upsample_bicubic2d_aa)
-#undef NABLA_WEIGHTED_2D
 }
 
 }  // namespace nabla

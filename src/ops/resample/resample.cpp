@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/padding.h"
@@ -259,36 +260,29 @@ Tensor upsample(const char* op, const NodeType<UpsampleState>& type, const Tenso
 
 }  // namespace
 
-Tensor reflection_pad1d(const Tensor& input, IntArrayRef pad) {
-  NABLA_TRACED("reflection_pad1d", ops::call_inputs({input}), {"padding", pad});
+Tensor ops::reflection_pad1d_impl(const Tensor& input, IntArrayRef pad) {
   return pad_last_dims("reflection_pad1d", kReflectionPad1d, input, pad, PadMode::Reflect, 1);
 }
-Tensor reflection_pad2d(const Tensor& input, IntArrayRef pad) {
-  NABLA_TRACED("reflection_pad2d", ops::call_inputs({input}), {"padding", pad});
+Tensor ops::reflection_pad2d_impl(const Tensor& input, IntArrayRef pad) {
   return pad_last_dims("reflection_pad2d", kReflectionPad2d, input, pad, PadMode::Reflect, 2);
 }
-Tensor reflection_pad3d(const Tensor& input, IntArrayRef pad) {
-  NABLA_TRACED("reflection_pad3d", ops::call_inputs({input}), {"padding", pad});
+Tensor ops::reflection_pad3d_impl(const Tensor& input, IntArrayRef pad) {
   return pad_last_dims("reflection_pad3d", kReflectionPad3d, input, pad, PadMode::Reflect, 3);
 }
-Tensor replication_pad1d(const Tensor& input, IntArrayRef pad) {
-  NABLA_TRACED("replication_pad1d", ops::call_inputs({input}), {"padding", pad});
+Tensor ops::replication_pad1d_impl(const Tensor& input, IntArrayRef pad) {
   return pad_last_dims("replication_pad1d", kReplicationPad1d, input, pad, PadMode::Replicate, 1);
 }
-Tensor replication_pad2d(const Tensor& input, IntArrayRef pad) {
-  NABLA_TRACED("replication_pad2d", ops::call_inputs({input}), {"padding", pad});
+Tensor ops::replication_pad2d_impl(const Tensor& input, IntArrayRef pad) {
   return pad_last_dims("replication_pad2d", kReplicationPad2d, input, pad, PadMode::Replicate, 2);
 }
-Tensor replication_pad3d(const Tensor& input, IntArrayRef pad) {
-  NABLA_TRACED("replication_pad3d", ops::call_inputs({input}), {"padding", pad});
+Tensor ops::replication_pad3d_impl(const Tensor& input, IntArrayRef pad) {
   return pad_last_dims("replication_pad3d", kReplicationPad3d, input, pad, PadMode::Replicate, 3);
 }
 // As LibTorch's _pad_circular: the input (cropped where a pad is negative) is copied into
 // the middle of a new tensor, then each padded dim's borders are copied from the opposite
 // side of that tensor, the last dim first (later dims copy whole slabs, so corners come
 // right). Its history is therefore the copies' CopySlices node, as LibTorch's.
-Tensor circular_pad(const Tensor& input, IntArrayRef pad) {
-  NABLA_TRACED("circular_pad", ops::call_inputs({input}), {"padding", pad});
+Tensor ops::circular_pad_impl(const Tensor& input, IntArrayRef pad) {
   NABLA_CHECK(pad.size() % 2 == 0 && !pad.empty(),
               "circular_pad: expected pairs of padding values, got ", pad.size());
   const auto dims = static_cast<int64_t>(pad.size() / 2);
@@ -327,133 +321,48 @@ Tensor circular_pad(const Tensor& input, IntArrayRef pad) {
   return out;
 }
 
-Tensor upsample_nearest1d(const Tensor& input, IntArrayRef output_size, optional<double> scales) {
-  NABLA_TRACED("upsample_nearest1d", ops::call_inputs({input}), {"output_size", output_size},
-               {"scales", scales});
+Tensor ops::upsample_nearest1d_impl(const Tensor& input, IntArrayRef output_size,
+                                    optional<double> scales) {
   return upsample("upsample_nearest1d", kNearest1d, input, output_size, Interp::Nearest, false,
                   {scales});
 }
-Tensor upsample_nearest2d(const Tensor& input, IntArrayRef output_size, optional<double> scales_h,
-                          optional<double> scales_w) {
-  NABLA_TRACED("upsample_nearest2d", ops::call_inputs({input}), {"output_size", output_size},
-               {"scales_h", scales_h}, {"scales_w", scales_w});
+Tensor ops::upsample_nearest2d_impl(const Tensor& input, IntArrayRef output_size,
+                                    optional<double> scales_h, optional<double> scales_w) {
   return upsample("upsample_nearest2d", kNearest2d, input, output_size, Interp::Nearest, false,
                   {scales_h, scales_w});
 }
-Tensor upsample_nearest3d(const Tensor& input, IntArrayRef output_size, optional<double> scales_d,
-                          optional<double> scales_h, optional<double> scales_w) {
-  NABLA_TRACED("upsample_nearest3d", ops::call_inputs({input}), {"output_size", output_size},
-               {"scales_d", scales_d}, {"scales_h", scales_h}, {"scales_w", scales_w});
+Tensor ops::upsample_nearest3d_impl(const Tensor& input, IntArrayRef output_size,
+                                    optional<double> scales_d, optional<double> scales_h,
+                                    optional<double> scales_w) {
   return upsample("upsample_nearest3d", kNearest3d, input, output_size, Interp::Nearest, false,
                   {scales_d, scales_h, scales_w});
 }
-Tensor _upsample_nearest_exact1d(const Tensor& input, IntArrayRef output_size,
-                                 optional<double> scales) {
-  NABLA_TRACED("_upsample_nearest_exact1d", ops::call_inputs({input}), {"output_size", output_size},
-               {"scales", scales});
+Tensor ops::_upsample_nearest_exact1d_impl(const Tensor& input, IntArrayRef output_size,
+                                           optional<double> scales) {
   return upsample("_upsample_nearest_exact1d", kNearestExact1d, input, output_size,
                   Interp::NearestExact, false, {scales});
 }
-Tensor _upsample_nearest_exact2d(const Tensor& input, IntArrayRef output_size,
-                                 optional<double> scales_h, optional<double> scales_w) {
-  NABLA_TRACED("_upsample_nearest_exact2d", ops::call_inputs({input}), {"output_size", output_size},
-               {"scales_h", scales_h}, {"scales_w", scales_w});
+Tensor ops::_upsample_nearest_exact2d_impl(const Tensor& input, IntArrayRef output_size,
+                                           optional<double> scales_h, optional<double> scales_w) {
   return upsample("_upsample_nearest_exact2d", kNearestExact2d, input, output_size,
                   Interp::NearestExact, false, {scales_h, scales_w});
 }
-Tensor upsample_linear1d(const Tensor& input, IntArrayRef output_size, bool align_corners,
-                         optional<double> scales) {
-  NABLA_TRACED("upsample_linear1d", ops::call_inputs({input}), {"output_size", output_size},
-               {"align_corners", align_corners}, {"scales", scales});
+Tensor ops::upsample_linear1d_impl(const Tensor& input, IntArrayRef output_size, bool align_corners,
+                                   optional<double> scales) {
   return upsample("upsample_linear1d", kLinear1d, input, output_size, Interp::Linear, align_corners,
                   {scales});
 }
-Tensor upsample_bilinear2d(const Tensor& input, IntArrayRef output_size, bool align_corners,
-                           optional<double> scales_h, optional<double> scales_w) {
-  NABLA_TRACED("upsample_bilinear2d", ops::call_inputs({input}), {"output_size", output_size},
-               {"align_corners", align_corners}, {"scales_h", scales_h}, {"scales_w", scales_w});
+Tensor ops::upsample_bilinear2d_impl(const Tensor& input, IntArrayRef output_size,
+                                     bool align_corners, optional<double> scales_h,
+                                     optional<double> scales_w) {
   return upsample("upsample_bilinear2d", kBilinear2d, input, output_size, Interp::Linear,
                   align_corners, {scales_h, scales_w});
 }
-Tensor upsample_trilinear3d(const Tensor& input, IntArrayRef output_size, bool align_corners,
-                            optional<double> scales_d, optional<double> scales_h,
-                            optional<double> scales_w) {
-  NABLA_TRACED("upsample_trilinear3d", ops::call_inputs({input}), {"output_size", output_size},
-               {"align_corners", align_corners}, {"scales_d", scales_d}, {"scales_h", scales_h},
-               {"scales_w", scales_w});
+Tensor ops::upsample_trilinear3d_impl(const Tensor& input, IntArrayRef output_size,
+                                      bool align_corners, optional<double> scales_d,
+                                      optional<double> scales_h, optional<double> scales_w) {
   return upsample("upsample_trilinear3d", kTrilinear3d, input, output_size, Interp::Linear,
                   align_corners, {scales_d, scales_h, scales_w});
-}
-
-// ---- Registry -------------------------------------------------------------------------------
-
-namespace {
-optional<double> scale_attr(const ops::AttrReader& a, const char* name) {
-  return a.has(name) ? optional<double>(a.d(name)) : nullopt;
-}
-}  // namespace
-
-void ops::registry::add_nn_resample_ops(std::vector<OpSchema>& t) {
-  const AttrSpec pad = required_attr("padding", AttrType::IntList),
-                 output_size = required_attr("output_size", AttrType::IntList),
-                 align_corners = required_attr("align_corners", AttrType::Bool),
-                 scales = optional_attr("scales", AttrType::Double),
-                 scales_d = optional_attr("scales_d", AttrType::Double),
-                 scales_h = optional_attr("scales_h", AttrType::Double),
-                 scales_w = optional_attr("scales_w", AttrType::Double);
-#define NABLA_PAD(name)                                                                   \
-  t.push_back(op(#name, 1, 1, {pad}, [](const Inputs& x, const AttrReader& a) -> Inputs { \
-    return {name(x[0], a.ints("padding"))};                                               \
-  }));
-  NABLA_PAD(reflection_pad1d)
-  NABLA_PAD(reflection_pad2d)
-  NABLA_PAD(reflection_pad3d)
-  NABLA_PAD(replication_pad1d)
-  NABLA_PAD(replication_pad2d)
-  NABLA_PAD(replication_pad3d)
-  NABLA_PAD(circular_pad)
-#undef NABLA_PAD
-#define NABLA_NEAREST_1D(name)                                                                    \
-  t.push_back(                                                                                    \
-      op(#name, 1, 1, {output_size, scales}, [](const Inputs& x, const AttrReader& a) -> Inputs { \
-        return {name(x[0], a.ints("output_size"), scale_attr(a, "scales"))};                      \
-      }));
-#define NABLA_NEAREST_2D(name)                                                          \
-  t.push_back(op(#name, 1, 1, {output_size, scales_h, scales_w},                        \
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {                   \
-                   return {name(x[0], a.ints("output_size"), scale_attr(a, "scales_h"), \
-                                scale_attr(a, "scales_w"))};                            \
-                 }));
-  NABLA_NEAREST_1D(upsample_nearest1d)
-  NABLA_NEAREST_1D(_upsample_nearest_exact1d)
-  NABLA_NEAREST_2D(upsample_nearest2d)
-  NABLA_NEAREST_2D(_upsample_nearest_exact2d)
-#undef NABLA_NEAREST_1D
-#undef NABLA_NEAREST_2D
-  t.push_back(op("upsample_nearest3d", 1, 1, {output_size, scales_d, scales_h, scales_w},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {upsample_nearest3d(x[0], a.ints("output_size"),
-                                              scale_attr(a, "scales_d"), scale_attr(a, "scales_h"),
-                                              scale_attr(a, "scales_w"))};
-                 }));
-  t.push_back(op("upsample_linear1d", 1, 1, {output_size, align_corners, scales},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {upsample_linear1d(x[0], a.ints("output_size"), a.b("align_corners"),
-                                             scale_attr(a, "scales"))};
-                 }));
-  t.push_back(op("upsample_bilinear2d", 1, 1, {output_size, align_corners, scales_h, scales_w},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {upsample_bilinear2d(x[0], a.ints("output_size"), a.b("align_corners"),
-                                               scale_attr(a, "scales_h"),
-                                               scale_attr(a, "scales_w"))};
-                 }));
-  t.push_back(
-      op("upsample_trilinear3d", 1, 1, {output_size, align_corners, scales_d, scales_h, scales_w},
-         [](const Inputs& x, const AttrReader& a) -> Inputs {
-           return {upsample_trilinear3d(x[0], a.ints("output_size"), a.b("align_corners"),
-                                        scale_attr(a, "scales_d"), scale_attr(a, "scales_h"),
-                                        scale_attr(a, "scales_w"))};
-         }));
 }
 
 }  // namespace nabla

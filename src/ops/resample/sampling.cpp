@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/sampling.h"
@@ -18,8 +19,7 @@ namespace nabla {
 
 // ---- pdist ----------------------------------------------------------------------------------
 
-Tensor pdist(const Tensor& input, double p) {
-  NABLA_TRACED("pdist", ops::call_inputs({input}), {"p", p});
+Tensor ops::pdist_impl(const Tensor& input, double p) {
   NABLA_CHECK(input.defined(), "pdist: input is undefined");
   NABLA_CHECK(input.dim() == 2, "pdist only supports 2D tensors, got: ", input.dim(), "D");
   NABLA_CHECK(input.is_floating_point(), "pdist only supports floating-point dtypes, got ",
@@ -55,9 +55,7 @@ Tensor unit_coordinates(int64_t steps, bool align_corners, const TensorOptions& 
 
 }  // namespace
 
-Tensor affine_grid_generator(const Tensor& theta, IntArrayRef size, bool align_corners) {
-  NABLA_TRACED("affine_grid_generator", ops::call_inputs({theta}), {"size", size},
-               {"align_corners", align_corners});
+Tensor ops::affine_grid_generator_impl(const Tensor& theta, IntArrayRef size, bool align_corners) {
   NABLA_CHECK(theta.defined(), "affine_grid_generator: theta is undefined");
   NABLA_CHECK(size.size() == 4 || size.size() == 5,
               "affine_grid_generator: AffineGridGenerator needs 4d (spatial) or 5d (volumetric) "
@@ -153,11 +151,8 @@ Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t mode, in
 
 }  // namespace
 
-Tensor grid_sampler(const Tensor& input, const Tensor& grid, int64_t interpolation_mode,
-                    int64_t padding_mode, bool align_corners) {
-  NABLA_TRACED("grid_sampler", ops::call_inputs({input, grid}),
-               {"interpolation_mode", interpolation_mode}, {"padding_mode", padding_mode},
-               {"align_corners", align_corners});
+Tensor ops::grid_sampler_impl(const Tensor& input, const Tensor& grid, int64_t interpolation_mode,
+                              int64_t padding_mode, bool align_corners) {
   NABLA_CHECK(input.defined() && grid.defined(), "grid_sampler(): input or grid is undefined");
   NABLA_CHECK(input.device() == grid.device(),
               "grid_sampler(): expected input and grid to be on same device, but input is on ",
@@ -193,28 +188,6 @@ Tensor grid_sampler(const Tensor& input, const Tensor& grid, int64_t interpolati
               "grid_sampler(): bicubic interpolation is not implemented in nabla yet; bilinear "
               "and nearest are");
   return grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners);
-}
-
-// ---- Registry -------------------------------------------------------------------------------
-
-void ops::registry::add_nn_sampling_ops(std::vector<OpSchema>& t) {
-  t.push_back(
-      op("pdist", 1, 1, {attr("p", AttrType::Double, 2.0)},
-         [](const Inputs& x, const AttrReader& a) -> Inputs { return {pdist(x[0], a.d("p"))}; }));
-  t.push_back(
-      op("affine_grid_generator", 1, 1,
-         {required_attr("size", AttrType::IntList), required_attr("align_corners", AttrType::Bool)},
-         [](const Inputs& x, const AttrReader& a) -> Inputs {
-           return {affine_grid_generator(x[0], a.ints("size"), a.b("align_corners"))};
-         }));
-  t.push_back(op("grid_sampler", 2, 2,
-                 {attr("interpolation_mode", AttrType::Int, int64_t{0}),
-                  attr("padding_mode", AttrType::Int, int64_t{0}),
-                  required_attr("align_corners", AttrType::Bool)},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {grid_sampler(x[0], x[1], a.i("interpolation_mode"), a.i("padding_mode"),
-                                        a.b("align_corners"))};
-                 }));
 }
 
 }  // namespace nabla
