@@ -58,10 +58,6 @@ Value operator-(const Value& a, const Value& b) { return add_node("sub", {a, b})
 Value operator*(const Value& a, const Value& b) { return add_node("mul", {a, b}); }
 Value operator/(const Value& a, const Value& b) { return add_node("div", {a, b}); }
 Value operator-(const Value& a) { return add_node("neg", {a}); }
-Value matmul(const Value& a, const Value& b) { return add_node("matmul", {a, b}); }
-Value linear(const Value& x, const Value& weight, const Value& bias) {
-  return bias.defined() ? add_node("linear", {x, weight, bias}) : add_node("linear", {x, weight});
-}
 Value relu(const Value& x) { return x.relu(); }
 Value tanh(const Value& x) { return x.tanh(); }
 Value sigmoid(const Value& x) { return x.sigmoid(); }
@@ -73,7 +69,9 @@ Value flatten(const Value& x, int64_t start_dim, int64_t end_dim) {
 }
 
 #define NABLA_OP NABLA_OP_GRAPH_DEFINE
+#define NABLA_METHOD_OP NABLA_OP_GRAPH_DEFINE
 #include "nabla/ops/schema/all.def"
 #undef NABLA_OP
+#undef NABLA_METHOD_OP
 
 }  // namespace nabla::graph

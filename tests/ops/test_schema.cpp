@@ -137,4 +137,23 @@ TEST(Schema, GraphBuildersFollowTheRows) {
   EXPECT_TRUE(g.forward(pooled).equal(nabla::adaptive_avg_pool1d(xv, 2)));
 }
 
+// A NABLA_METHOD_OP row is also a Tensor method, the function called on *this: the same
+// values, the same node, and a traced method call records the op once.
+TEST(Schema, MethodRowsAreTheFunctionOnThis) {
+  Tensor c = rnd({3, 4}), a = rnd({3, 2}), b = rnd({2, 4});
+  Tensor by_method = c.addmm(a, b, 0.5, 2);
+  EXPECT_TRUE(by_method.equal(nabla::addmm(c, a, b, 0.5, 2)));
+  EXPECT_STREQ(by_method.grad_fn()->name().c_str(), "AddmmBackward0");
+  EXPECT_TRUE(a.matmul(b).equal(nabla::matmul(a, b)));
+  const ops::OpSchema& s = ops::schema("addmm");
+  EXPECT_EQ(s.input_names, (std::vector<std::string>{"self", "mat1", "mat2"}));
+  graph::Graph g =
+      graph::trace([&](const std::vector<Tensor>& in) { return in[0].mm(b).relu(); }, {a});
+  graph::Value mm = g.outputs().at(0).inputs().at(0);
+  EXPECT_EQ(mm.op(), "mm");
+  EXPECT_EQ(mm.inputs().at(0).op(), "");  // the traced input itself: one mm node
+  g.set_value(g.inputs()[0], a);
+  EXPECT_TRUE(g.forward(g.outputs()[0]).equal(a.mm(b).relu()));
+}
+
 }  // namespace

@@ -20,6 +20,7 @@
 #include "nabla/core/error.h"
 #include "nabla/core/generator.h"
 #include "nabla/core/half.h"
+#include "nabla/core/op_list/schema_macros.h"
 #include "nabla/core/optional.h"
 #include "nabla/core/scalar.h"
 #include "nabla/core/scalar_type.h"
@@ -408,15 +409,13 @@ class Tensor {
   /// The k-th smallest element (k from 1) along dim and its index.
   std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
 
-  // ---- Linear algebra ----------------------------------------------------------------------
-  Tensor matmul(const Tensor& other) const;
-  Tensor mm(const Tensor& mat2) const;
-  Tensor bmm(const Tensor& mat2) const;
-  Tensor mv(const Tensor& vec) const;
-  Tensor dot(const Tensor& other) const;
-  Tensor outer(const Tensor& vec2) const;
-  Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
-               const Scalar& alpha = 1) const;
+  // ---- Linear algebra: the methods of core/op_list/linalg.def (matmul, mm, bmm, mv, dot,
+  // outer, addmm) ----------------------------------------------------------------------------
+#define NABLA_OP(...)
+#define NABLA_METHOD_OP NABLA_METHOD_DECLARE
+#include "nabla/core/op_list/linalg.def"
+#undef NABLA_OP
+#undef NABLA_METHOD_OP
   const Tensor& addmm_(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
                        const Scalar& alpha = 1) const;
 

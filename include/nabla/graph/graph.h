@@ -209,8 +209,6 @@ Value operator-(const Value& a, const Value& b);
 Value operator*(const Value& a, const Value& b);
 Value operator/(const Value& a, const Value& b);
 Value operator-(const Value& a);
-Value matmul(const Value& a, const Value& b);
-Value linear(const Value& x, const Value& weight, const Value& bias = {});
 Value relu(const Value& x);
 Value tanh(const Value& x);
 Value sigmoid(const Value& x);
@@ -220,7 +218,9 @@ Value flatten(const Value& x, int64_t start_dim = 1, int64_t end_dim = -1);
 // The ops declared by schema rows (nabla/ops/schema.h), each with its C++ arguments and
 // defaults: graph::conv2d(x, w, b, /*stride=*/2), graph::max_pool2d(x, {2, 2}), ...
 #define NABLA_OP NABLA_OP_GRAPH_DECLARE
+#define NABLA_METHOD_OP NABLA_OP_GRAPH_DECLARE
 #include "nabla/ops/schema/all.def"
 #undef NABLA_OP
+#undef NABLA_METHOD_OP
 
 }  // namespace nabla::graph

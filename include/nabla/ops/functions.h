@@ -127,16 +127,12 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim = -1
                                     bool keepdim = false);
 
 // Linear algebra
-Tensor matmul(const Tensor& a, const Tensor& b);
-Tensor mm(const Tensor& a, const Tensor& b);
-Tensor bmm(const Tensor& a, const Tensor& b);
-Tensor mv(const Tensor& a, const Tensor& v);
-Tensor dot(const Tensor& a, const Tensor& b);
-Tensor outer(const Tensor& a, const Tensor& b);
-Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
-             const Scalar& alpha = 1);
-/// y = x @ weight^T + bias (bias may be undefined).
-Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
+// matmul, mm, bmm, mv, dot, outer, addmm, linear (rows: nabla/core/op_list/linalg.def).
+#define NABLA_OP NABLA_OP_DECLARE
+#define NABLA_METHOD_OP NABLA_OP_DECLARE
+#include "nabla/core/op_list/linalg.def"
+#undef NABLA_OP
+#undef NABLA_METHOD_OP
 
 // Shape and index
 Tensor cat(TensorList tensors, int64_t dim = 0);

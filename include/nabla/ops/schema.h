@@ -1,125 +1,18 @@
 #pragma once
-// One schema per op (Note [Op schemas]; docs/architecture.md, "Adding an op"). An op is
-// declared once, as a row of a file in include/nabla/ops/schema/:
-//
-//   NABLA_OP(conv2d, Tensor, IN(input), IN(weight), OPT_IN(bias, {}), INTS(stride, 1),
-//            INTS(padding, 0), INTS(dilation, 1), INT(groups, 1))
-//
-// and everything else follows from the row by the preprocessor: the public declaration
-// (`Tensor conv2d(const Tensor& input, ..., int64_t groups = 1)`), its body (record the
-// call while tracing, else call `ops::conv2d_impl`, the hand-written implementation),
-// the declaration of conv2d_impl, the registry entry (`ops::call("conv2d", ...)`: inputs,
-// attributes with types and defaults), and the graph builder (`graph::conv2d(Value, ...)`).
-//
-// Note [Op schemas]
-// A row is NABLA_OP(name, result, arguments...): the result is a type, parenthesized when
-// it holds a comma ((std::tuple<Tensor, Tensor>)); each argument is a kind and a name, and
-// optionally the C++ default, which is also the registry's default:
-//   IN(x)            a tensor input                      const Tensor&
-//   OPT_IN(x[, {}])  an optional tensor input (a bias)   const Tensor&, undefined = absent
-//   IN_LIST(x)       all the inputs (cat's tensors)      TensorList
-//   BOOL, INT, DOUBLE, STRING, INTS, DTYPE, SCALAR (x[, default]): an attribute of type
-//                    bool, int64_t, double, std::string_view, IntArrayRef, ScalarType, Scalar
-//   OPT_INT, OPT_DOUBLE, OPT_DTYPE (x[, nullopt]): an attribute the caller may leave out,
-//                    optional<...> in C++
-// A default is one preprocessor argument: 1, {}, "none", kFloat (not {1, 1}). Where C++
-// cannot have a default (an argument before one without), the registry can: a third
-// field, after an empty C++ default, is ops::call's (DOUBLE(momentum, , 0.1)). Tensor
-// inputs come first in the registry's order (x[0], x[1], ...), in the row's order.
-// Several rows of one name are overloads: C++ sees each, and the registry entry tries
-// them in row order, taking the first whose attributes fit the call (conv2d's padding as
-// an int list or as "same"/"valid"); an attribute without a default in one row takes the
-// default of the same name and type from an earlier row.
+// The contexts of the schema rows (Note [Op schemas], nabla/core/op_list/schema_macros.h)
+// that reach ops: the implementations' declarations, the public bodies (tracing), the
+// registry entries and the graph builders; and the C++ they use (OpArgs, schema_default).
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "nabla/core/op_list/schema_macros.h"
 #include "nabla/core/optional.h"
 #include "nabla/core/tensor.h"
 #include "nabla/ops/trace.h"
 
-// ---- Preprocessor iteration -----------------------------------------------------------------
-
-#define NABLA_PP_PARENS ()
-#define NABLA_PP_EXPAND(...) NABLA_PP_EXPAND3(NABLA_PP_EXPAND3(NABLA_PP_EXPAND3(__VA_ARGS__)))
-#define NABLA_PP_EXPAND3(...) NABLA_PP_EXPAND2(NABLA_PP_EXPAND2(NABLA_PP_EXPAND2(__VA_ARGS__)))
-#define NABLA_PP_EXPAND2(...) NABLA_PP_EXPAND1(NABLA_PP_EXPAND1(NABLA_PP_EXPAND1(__VA_ARGS__)))
-#define NABLA_PP_EXPAND1(...) __VA_ARGS__
-/// m(ctx, e) for each e, side by side (up to 27 elements).
-#define NABLA_PP_EACH(m, ctx, ...) __VA_OPT__(NABLA_PP_EXPAND(NABLA_PP_EACH_(m, ctx, __VA_ARGS__)))
-#define NABLA_PP_EACH_(m, ctx, e, ...) \
-  m(ctx, e) __VA_OPT__(NABLA_PP_EACH_AGAIN NABLA_PP_PARENS(m, ctx, __VA_ARGS__))
-#define NABLA_PP_EACH_AGAIN() NABLA_PP_EACH_
-/// m(ctx, e) for each e, separated by commas.
-#define NABLA_PP_LIST(m, ctx, ...) __VA_OPT__(NABLA_PP_EXPAND(NABLA_PP_LIST_(m, ctx, __VA_ARGS__)))
-#define NABLA_PP_LIST_(m, ctx, e, ...) \
-  m(ctx, e) __VA_OPT__(, NABLA_PP_LIST_AGAIN NABLA_PP_PARENS(m, ctx, __VA_ARGS__))
-#define NABLA_PP_LIST_AGAIN() NABLA_PP_LIST_
-/// `x` without its parentheses when it has them: (std::tuple<A, B>) -> std::tuple<A, B>.
-#define NABLA_PP_UNPAREN(x) NABLA_PP_UNPAREN_ESC(NABLA_PP_UNPAREN_ISH x)
-#define NABLA_PP_UNPAREN_ISH(...) NABLA_PP_UNPAREN_ISH __VA_ARGS__
-#define NABLA_PP_UNPAREN_ESC(...) NABLA_PP_UNPAREN_ESC_(__VA_ARGS__)
-#define NABLA_PP_UNPAREN_ESC_(...) NABLA_PP_UNPAREN_VAN##__VA_ARGS__
-#define NABLA_PP_UNPAREN_VANNABLA_PP_UNPAREN_ISH
-
-// ---- Argument kinds -------------------------------------------------------------------------
-// Each kind becomes a descriptor: (category, C++ parameter type, stored type, AttrReader
-// getter, AttrType, name[, default]). The categories are IN, OPT_IN, LIST (inputs), ATTR
-// and OPT_ATTR.
-
-#define NABLA_KIND_IN(n) (IN, const ::nabla::Tensor&, ::nabla::Tensor, _, _, n)
-#define NABLA_KIND_OPT_IN(n, ...) \
-  (OPT_IN, const ::nabla::Tensor&, ::nabla::Tensor, _, _, n __VA_OPT__(, ) __VA_ARGS__)
-#define NABLA_KIND_IN_LIST(n) (LIST, ::nabla::TensorList, std::vector<::nabla::Tensor>, _, _, n)
-#define NABLA_KIND_BOOL(n, ...) (ATTR, bool, bool, b, Bool, n __VA_OPT__(, ) __VA_ARGS__)
-#define NABLA_KIND_INT(n, ...) (ATTR, int64_t, int64_t, i, Int, n __VA_OPT__(, ) __VA_ARGS__)
-#define NABLA_KIND_DOUBLE(n, ...) (ATTR, double, double, d, Double, n __VA_OPT__(, ) __VA_ARGS__)
-#define NABLA_KIND_STRING(n, ...) \
-  (ATTR, std::string_view, std::string, s, String, n __VA_OPT__(, ) __VA_ARGS__)
-#define NABLA_KIND_INTS(n, ...) \
-  (ATTR, ::nabla::IntArrayRef, std::vector<int64_t>, ints, IntList, n __VA_OPT__(, ) __VA_ARGS__)
-#define NABLA_KIND_DTYPE(n, ...) \
-  (ATTR, ::nabla::ScalarType, ::nabla::ScalarType, dtype, Dtype, n __VA_OPT__(, ) __VA_ARGS__)
-#define NABLA_KIND_SCALAR(n, ...) \
-  (ATTR, const ::nabla::Scalar&, ::nabla::Scalar, scalar, Double, n __VA_OPT__(, ) __VA_ARGS__)
-#define NABLA_KIND_OPT_INT(n, ...)                                           \
-  (OPT_ATTR, ::nabla::optional<int64_t>, ::nabla::optional<int64_t>, i, Int, \
-   n __VA_OPT__(, ) __VA_ARGS__)
-#define NABLA_KIND_OPT_DOUBLE(n, ...)                                         \
-  (OPT_ATTR, ::nabla::optional<double>, ::nabla::optional<double>, d, Double, \
-   n __VA_OPT__(, ) __VA_ARGS__)
-#define NABLA_KIND_OPT_DTYPE(n, ...)                                                         \
-  (OPT_ATTR, ::nabla::optional<::nabla::ScalarType>, ::nabla::optional<::nabla::ScalarType>, \
-   dtype, Dtype, n __VA_OPT__(, ) __VA_ARGS__)
-
-// ---- Contexts: what one argument becomes ----------------------------------------------------
-
-#define NABLA_SCHEMA_ARG(ctx, e) NABLA_SCHEMA_ARG_(NABLA_ARG_##ctx, NABLA_KIND_##e)
-#define NABLA_SCHEMA_ARG_(f, desc) f desc
-/// The arguments of a row in context `ctx`, comma-separated or side by side.
-#define NABLA_SCHEMA_ARGS(ctx, ...) NABLA_PP_LIST(NABLA_SCHEMA_ARG, ctx, __VA_ARGS__)
-#define NABLA_SCHEMA_EACH(ctx, ...) NABLA_PP_EACH(NABLA_SCHEMA_ARG, ctx, __VA_ARGS__)
-
-// An argument's defaults: `x, cpp` or `x, cpp, by_name`, where by_name is the registry's
-// default when C++ has none there (batch_norm's momentum: DOUBLE(momentum, , 0.1)).
-#define NABLA_PP_FIRST(first, ...) first
-#define NABLA_DEFAULT_ASSIGN(...) __VA_OPT__(NABLA_DEFAULT_ASSIGN_(__VA_ARGS__))
-#define NABLA_DEFAULT_ASSIGN_(cpp, ...) NABLA_DEFAULT_ASSIGN__(cpp)
-#define NABLA_DEFAULT_ASSIGN__(...) __VA_OPT__(= __VA_ARGS__)
-#define NABLA_DEFAULT_VALUE(type, ...) __VA_OPT__(NABLA_DEFAULT_VALUE_(type, __VA_ARGS__))
-#define NABLA_DEFAULT_VALUE_(type, cpp, ...) \
-  NABLA_DEFAULT_VALUE__(type, NABLA_PP_FIRST(__VA_ARGS__ __VA_OPT__(, ) NABLA_PP_UNPAREN((cpp))))
-#define NABLA_DEFAULT_VALUE__(type, ...) \
-  __VA_OPT__(, ::nabla::ops::schema_default<type>(__VA_ARGS__))
-
-// A public parameter, with its default; one without (a definition's); its name; its type.
-#define NABLA_ARG_DECL(cat, type, store, get, atype, n, ...) \
-  type n NABLA_DEFAULT_ASSIGN(__VA_ARGS__)
-#define NABLA_ARG_PARAM(cat, type, store, get, atype, n, ...) type n
-#define NABLA_ARG_NAME(cat, type, store, get, atype, n, ...) n
-#define NABLA_ARG_TYPE(cat, type, store, get, atype, n, ...) type
 // The same for a graph builder: tensors are graph::Values.
 #define NABLA_ARG_GRAPH_DECL(cat, type, store, get, atype, n, ...) \
   NABLA_GRAPH_TYPE_##cat(type) n NABLA_DEFAULT_ASSIGN(__VA_ARGS__)
@@ -154,11 +47,11 @@
 #define NABLA_READ_ATTR(store, get, n) c.attrs.get(#n)
 #define NABLA_READ_OPT_ATTR(store, get, n) (c.attrs.has(#n) ? store(c.attrs.get(#n)) : store())
 
-// ---- What a row becomes ---------------------------------------------------------------------
-// A public header: `#define NABLA_OP NABLA_OP_DECLARE`, include its schema file, #undef.
+// ---- What a row becomes beyond its declaration -----------------------------------------------
+// Each file that expands every row (include/nabla/ops/schema/all.def) defines both
+// NABLA_OP and NABLA_METHOD_OP; for all but the method's own definition, an op with a
+// method is an op.
 
-#define NABLA_OP_DECLARE(name, result, ...) \
-  NABLA_PP_UNPAREN(result) name(NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__));
 /// The public declaration again, without defaults (for a file that wants every op).
 #define NABLA_OP_REDECLARE(name, result, ...) \
   NABLA_PP_UNPAREN(result) name(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__));
@@ -172,6 +65,12 @@
       return ::nabla::ops::OpArgs<::nabla::Tensor>() NABLA_SCHEMA_EACH(CALL, __VA_ARGS__) \
           .record(*nabla_tracer_, #name);                                                 \
     return ::nabla::ops::name##_impl(NABLA_SCHEMA_ARGS(NAME, __VA_ARGS__));               \
+  }
+
+/// The Tensor method of a NABLA_METHOD_OP row: the function called on *this.
+#define NABLA_METHOD_DEFINE(name, result, self, ...)                                   \
+  NABLA_PP_UNPAREN(result) Tensor::name(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__)) const { \
+    return ::nabla::name(*this NABLA_SCHEMA_EACH(COMMA_NAME, __VA_ARGS__));            \
   }
 
 /// The graph builder (nabla/graph/graph.h): one node calling the op by name.

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
@@ -202,7 +203,7 @@ void check_mm_shapes(const Tensor& a, const Tensor& b, const char* op) {
               a.size(0), "x", a.size(1), " and ", b.size(0), "x", b.size(1), ")");
 }
 
-Tensor mm_impl(const Tensor& a, const Tensor& b, const char* op) {
+Tensor mm_compute(const Tensor& a, const Tensor& b, const char* op) {
   check_operands(a, b, op, "m1", "m2");
   check_mm_shapes(a, b, op);
   Tensor out = empty_tensor({a.size(0), b.size(1)}, a.scalar_type(), a.device());
@@ -211,7 +212,7 @@ Tensor mm_impl(const Tensor& a, const Tensor& b, const char* op) {
   return out;
 }
 
-Tensor mv_impl(const Tensor& a, const Tensor& v, const char* op) {
+Tensor mv_compute(const Tensor& a, const Tensor& v, const char* op) {
   check_operands(a, v, op, "matrix", "vector");
   NABLA_CHECK(a.dim() == 2 && v.dim() == 1, op,
               ": expected a 2-D matrix and a 1-D vector, but got ", a.dim(), "-D and ", v.dim(),
@@ -227,7 +228,7 @@ Tensor mv_impl(const Tensor& a, const Tensor& v, const char* op) {
   return out;
 }
 
-Tensor dot_impl(const Tensor& a, const Tensor& b, const char* op) {
+Tensor dot_compute(const Tensor& a, const Tensor& b, const char* op) {
   ops::check_defined(a, op);
   ops::check_defined(b, op);
   NABLA_CHECK(a.dim() == 1 && b.dim() == 1, op, ": 1D tensors expected, but got ", a.dim(),
@@ -291,7 +292,7 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   return ops::unsafe_view(out, result_shape);  // LibTorch's graph ends in UnsafeViewBackward0
 }
 
-Tensor matmul_impl(const Tensor& a, const Tensor& b) {
+Tensor matmul_compute(const Tensor& a, const Tensor& b) {
   const char* op = "matmul";
   ops::check_defined(a, op);
   ops::check_defined(b, op);
@@ -299,11 +300,11 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
   NABLA_CHECK(da >= 1 && db >= 1, op,
               ": both arguments to matmul need to be at least 1D, but they are ", da, "D and ", db,
               "D");
-  if (da == 1 && db == 1) return dot_impl(a, b, op);
+  if (da == 1 && db == 1) return dot_compute(a, b, op);
   check_operands(a, b, op, "m1", "m2");
-  if (da == 2 && db == 1) return mv_impl(a, b, op);
-  if (da == 1 && db == 2) return squeeze_first(mm_impl(a.unsqueeze(0), b, op));
-  if (da == 2 && db == 2) return mm_impl(a, b, op);
+  if (da == 2 && db == 1) return mv_compute(a, b, op);
+  if (da == 1 && db == 2) return squeeze_first(mm_compute(a.unsqueeze(0), b, op));
+  if (da == 2 && db == 2) return mm_compute(a, b, op);
 
   const int64_t k = a.size(-1), kb = db == 1 ? b.size(0) : b.size(-2);
   NABLA_CHECK(k == kb, op, ": the last dim of the first argument (", k, ") must match the ",
@@ -316,9 +317,9 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
     int64_t rows = 1;
     for (int64_t s : lead) rows *= s;
     Tensor a2 = a.reshape({rows, k});
-    if (db == 1) return ops::unsafe_view(mv_impl(a2, b, op), lead);
+    if (db == 1) return ops::unsafe_view(mv_compute(a2, b, op), lead);
     lead.push_back(b.size(1));
-    return ops::unsafe_view(mm_impl(a2, b, op), lead);
+    return ops::unsafe_view(mm_compute(a2, b, op), lead);
   }
   if (da == 2 && db >= 3 && a.requires_grad()) {
     // As LibTorch: [n, k] @ [..., k, m] = ([..., m, k] folded @ [k, n])^T, so that a's
@@ -328,14 +329,14 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b) {
     IntArrayRef lead_dims = bt.sizes().slice(0, db - 1);
     DimVector lead(lead_dims.begin(), lead_dims.end());
     lead.push_back(a.size(0));
-    Tensor folded = mm_impl(bt.reshape({-1, k}), a.t(), op);
+    Tensor folded = mm_compute(bt.reshape({-1, k}), a.t(), op);
     return ops::unsafe_view(folded, lead).mT().contiguous();
   }
   return batched_matmul(a, b);
 }
 
-Tensor addmm_impl(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta,
-                  const Scalar& alpha, const char* op) {
+Tensor addmm_compute(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta,
+                     const Scalar& alpha, const char* op) {
   ops::check_defined(self, op);
   check_operands(m1, m2, op, "m1", "m2");
   check_mm_shapes(m1, m2, op);
@@ -357,59 +358,50 @@ Tensor addmm_impl(const Tensor& self, const Tensor& m1, const Tensor& m2, const 
 
 }  // namespace
 
-// ---- Tensor methods ------------------------------------------------------------------
+// ---- The ops of core/op_list/linalg.def (their methods and public functions come from
+// the rows) ----------------------------------------------------------------------------------
 
-Tensor Tensor::matmul(const Tensor& other) const {
-  NABLA_TRACED("matmul", ops::call_inputs({*this, other}));
-  return matmul_impl(*this, other);
+Tensor ops::matmul_impl(const Tensor& self, const Tensor& other) {
+  return matmul_compute(self, other);
 }
-Tensor Tensor::mm(const Tensor& mat2) const {
-  NABLA_TRACED("mm", ops::call_inputs({*this, mat2}));
-  return mm_impl(*this, mat2, "mm");
-}
-Tensor Tensor::mv(const Tensor& vec) const {
-  NABLA_TRACED("mv", ops::call_inputs({*this, vec}));
-  return mv_impl(*this, vec, "mv");
-}
-Tensor Tensor::dot(const Tensor& other) const {
-  NABLA_TRACED("dot", ops::call_inputs({*this, other}));
-  return dot_impl(*this, other, "dot");
+Tensor ops::mm_impl(const Tensor& self, const Tensor& mat2) { return mm_compute(self, mat2, "mm"); }
+Tensor ops::mv_impl(const Tensor& self, const Tensor& vec) { return mv_compute(self, vec, "mv"); }
+Tensor ops::dot_impl(const Tensor& self, const Tensor& tensor) {
+  return dot_compute(self, tensor, "dot");
 }
 
-Tensor Tensor::bmm(const Tensor& mat2) const {
-  NABLA_TRACED("bmm", ops::call_inputs({*this, mat2}));
+Tensor ops::bmm_impl(const Tensor& self, const Tensor& mat2) {
   const char* op = "bmm";
-  check_operands(*this, mat2, op, "batch1", "batch2");
-  NABLA_CHECK(dim() == 3, op, ": batch1 must be a 3D tensor, got ", dim(), "-D tensor of sizes ",
-              sizes());
+  check_operands(self, mat2, op, "batch1", "batch2");
+  NABLA_CHECK(self.dim() == 3, op, ": batch1 must be a 3D tensor, got ", self.dim(),
+              "-D tensor of sizes ", self.sizes());
   NABLA_CHECK(mat2.dim() == 3, op, ": batch2 must be a 3D tensor, got ", mat2.dim(),
               "-D tensor of sizes ", mat2.sizes());
-  NABLA_CHECK(mat2.size(0) == size(0) && mat2.size(1) == size(2), op,
-              ": Expected size for first two dimensions of batch2 tensor to be: [", size(0), ", ",
-              size(2), "] but got: [", mat2.size(0), ", ", mat2.size(1), "] (batch1 sizes ",
-              sizes(), ", batch2 sizes ", mat2.sizes(), ")");
-  Tensor out = empty_tensor({size(0), size(1), mat2.size(2)}, scalar_type(), device());
-  backend_for(*this).gemm(out, *this, mat2, 0, 1);
-  record_product(kBmmBackward, *this, mat2, out);
+  NABLA_CHECK(mat2.size(0) == self.size(0) && mat2.size(1) == self.size(2), op,
+              ": Expected size for first two dimensions of batch2 tensor to be: [", self.size(0),
+              ", ", self.size(2), "] but got: [", mat2.size(0), ", ", mat2.size(1),
+              "] (batch1 sizes ", self.sizes(), ", batch2 sizes ", mat2.sizes(), ")");
+  Tensor out =
+      empty_tensor({self.size(0), self.size(1), mat2.size(2)}, self.scalar_type(), self.device());
+  backend_for(self).gemm(out, self, mat2, 0, 1);
+  record_product(kBmmBackward, self, mat2, out);
   return out;
 }
 
-Tensor Tensor::outer(const Tensor& vec2) const {
-  NABLA_TRACED("outer", ops::call_inputs({*this, vec2}));
-  ops::check_defined(*this, "outer");
+Tensor ops::outer_impl(const Tensor& self, const Tensor& vec2) {
+  ops::check_defined(self, "outer");
   ops::check_defined(vec2, "outer");
-  NABLA_CHECK(dim() == 1, "outer: Expected 1-D argument self, but got ", dim(), "-D (sizes ",
-              sizes(), ")");
+  NABLA_CHECK(self.dim() == 1, "outer: Expected 1-D argument self, but got ", self.dim(),
+              "-D (sizes ", self.sizes(), ")");
   NABLA_CHECK(vec2.dim() == 1, "outer: Expected 1-D argument vec2, but got ", vec2.dim(),
               "-D (sizes ", vec2.sizes(), ")");
   // out [n, m] = self [n, 1] * vec2 [m], with mul's type promotion, as LibTorch.
-  return unsqueeze(1).mul(vec2);
+  return self.unsqueeze(1).mul(vec2);
 }
 
-Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
-                     const Scalar& alpha) const {
-  NABLA_TRACED("addmm", ops::call_inputs({*this, mat1, mat2}), {"beta", beta}, {"alpha", alpha});
-  return addmm_impl(*this, mat1, mat2, beta, alpha, "addmm");
+Tensor ops::addmm_impl(const Tensor& self, const Tensor& mat1, const Tensor& mat2,
+                       const Scalar& beta, const Scalar& alpha) {
+  return addmm_compute(self, mat1, mat2, beta, alpha, "addmm");
 }
 
 const Tensor& Tensor::addmm_(const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
@@ -428,7 +420,7 @@ const Tensor& Tensor::addmm_(const Tensor& mat1, const Tensor& mat2, const Scala
   // With autograd: the out-of-place product records AddmmBackward0, then self takes its
   // value and history.
   if (autograd::any_requires_grad(*this, mat1, mat2))
-    return ops::assign_with_history(*this, addmm_impl(*this, mat1, mat2, beta, alpha, op), op);
+    return ops::assign_with_history(*this, addmm_compute(*this, mat1, mat2, beta, alpha, op), op);
   // The kernel writes a strided self directly, or through a temporary when it aliases
   // mat1/mat2 or BLAS cannot address it.
   backend_for(*this).gemm(*this, mat1, mat2, beta, alpha);
@@ -436,31 +428,7 @@ const Tensor& Tensor::addmm_(const Tensor& mat1, const Tensor& mat2, const Scala
   return *this;
 }
 
-// ---- Free functions --------------------------------------------------------------------
-
-Tensor matmul(const Tensor& a, const Tensor& b) { return a.matmul(b); }
-Tensor mm(const Tensor& a, const Tensor& b) {
-  NABLA_TRACED("mm", ops::call_inputs({a, b}));
-  return mm_impl(a, b, "mm");
-}
-Tensor bmm(const Tensor& a, const Tensor& b) { return a.bmm(b); }
-Tensor mv(const Tensor& a, const Tensor& v) {
-  NABLA_TRACED("mv", ops::call_inputs({a, v}));
-  return mv_impl(a, v, "mv");
-}
-Tensor dot(const Tensor& a, const Tensor& b) {
-  NABLA_TRACED("dot", ops::call_inputs({a, b}));
-  return dot_impl(a, b, "dot");
-}
-Tensor outer(const Tensor& a, const Tensor& b) { return a.outer(b); }
-Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
-             const Scalar& alpha) {
-  NABLA_TRACED("addmm", ops::call_inputs({self, mat1, mat2}), {"beta", beta}, {"alpha", alpha});
-  return addmm_impl(self, mat1, mat2, beta, alpha, "addmm");
-}
-
-Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
-  NABLA_TRACED("linear", ops::call_inputs({input, weight, bias}));
+Tensor ops::linear_impl(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   const char* op = "linear";
   ops::check_defined(input, "linear (input)");
   ops::check_defined(weight, "linear (weight)");
@@ -474,10 +442,10 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
     Tensor x2 =
         input.dim() == 2 ? input : input.view({input.size(0) * input.size(1), input.size(2)});
     // y [rows, out] = bias + x2 [rows, in] @ weight^T [in, out]
-    Tensor y = addmm_impl(bias, x2, weight.t(), 1, 1, op);
+    Tensor y = addmm_compute(bias, x2, weight.t(), 1, 1, op);
     return input.dim() == 2 ? y : y.view({input.size(0), input.size(1), weight.size(0)});
   }
-  Tensor y = matmul_impl(input, weight.t());
+  Tensor y = matmul_compute(input, weight.t());
   if (!bias.defined()) return y;
   NABLA_CHECK(ops::broadcast_shapes(y.sizes(), bias.sizes(), op) == y.sizes(), op,
               ": bias of shape ", bias.sizes(), " cannot be added to the output of shape ",
@@ -486,28 +454,3 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
 }
 
 }  // namespace nabla
-
-// ---- Registry entries ---------------------------------------------------------------------
-
-namespace nabla::ops {
-
-void registry::add_linalg_ops(std::vector<OpSchema>& t) {
-  NABLA_METHOD_ENTRY2(t, matmul);
-  NABLA_METHOD_ENTRY2(t, mm);
-  NABLA_METHOD_ENTRY2(t, bmm);
-  NABLA_METHOD_ENTRY2(t, mv);
-  NABLA_METHOD_ENTRY2(t, dot);
-  NABLA_METHOD_ENTRY2(t, outer);
-  t.push_back(
-      op("addmm", 3, 3,
-         {attr("beta", AttrType::Double, int64_t(1)), attr("alpha", AttrType::Double, int64_t(1))},
-         [](const V& x, const AttrReader& a) -> V {
-           return {x[0].addmm(x[1], x[2], a.scalar("beta"), a.scalar("alpha"))};
-         }));
-  // linear(input, weight[, bias]).
-  t.push_back(op("linear", 2, 3, {}, [](const V& x, const AttrReader&) -> V {
-    return {nabla::linear(x[0], x[1], x.size() > 2 ? x[2] : Tensor())};
-  }));
-}
-
-}  // namespace nabla::ops

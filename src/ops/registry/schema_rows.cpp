@@ -111,16 +111,20 @@ void add_row(std::vector<OpSchema>& table, OpSchema row) {
 // The public functions, declared again (without defaults) for the entries to call.
 namespace nabla {
 #define NABLA_OP NABLA_OP_REDECLARE
+#define NABLA_METHOD_OP NABLA_OP_REDECLARE
 #include "nabla/ops/schema/all.def"
 #undef NABLA_OP
+#undef NABLA_METHOD_OP
 }  // namespace nabla
 
 namespace nabla::ops::registry {
 
 void add_schema_ops(std::vector<OpSchema>& table) {
 #define NABLA_OP NABLA_OP_REGISTER
+#define NABLA_METHOD_OP NABLA_OP_REGISTER
 #include "nabla/ops/schema/all.def"
 #undef NABLA_OP
+#undef NABLA_METHOD_OP
 }
 
 }  // namespace nabla::ops::registry

@@ -15,7 +15,9 @@
 namespace nabla::ops {
 
 #define NABLA_OP NABLA_OP_DECLARE_IMPL
+#define NABLA_METHOD_OP NABLA_OP_DECLARE_IMPL
 #include "nabla/ops/schema/all.def"
 #undef NABLA_OP
+#undef NABLA_METHOD_OP
 
 }  // namespace nabla::ops
