@@ -36,6 +36,12 @@
 #define NABLA_SPEC_IN(type, atype, n) .input(#n)
 #define NABLA_SPEC_OPT_IN(type, atype, n, ...) .optional_input(#n)
 #define NABLA_SPEC_LIST(type, atype, n) .input_list(#n)
+// The registry's default of an attribute: its by-name default, else its C++ default.
+#define NABLA_DEFAULT_VALUE(type, ...) __VA_OPT__(NABLA_DEFAULT_VALUE_(type, __VA_ARGS__))
+#define NABLA_DEFAULT_VALUE_(type, cpp, ...) \
+  NABLA_DEFAULT_VALUE__(type, NABLA_PP_FIRST(__VA_ARGS__ __VA_OPT__(, ) NABLA_PP_UNPAREN((cpp))))
+#define NABLA_DEFAULT_VALUE__(type, ...) \
+  __VA_OPT__(, ::nabla::ops::schema_default<type>(__VA_ARGS__))
 #define NABLA_SPEC_ATTR(type, atype, n, ...) \
   .attr(#n, ::nabla::ops::AttrType::atype NABLA_DEFAULT_VALUE(type, __VA_ARGS__))
 #define NABLA_SPEC_OPT_ATTR(type, atype, n, ...) .optional_attr(#n, ::nabla::ops::AttrType::atype)

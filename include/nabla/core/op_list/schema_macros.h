@@ -25,8 +25,10 @@
 //                    optional<...> in C++
 // A default is one preprocessor argument: 1, {}, "none", kFloat (not {1, 1}). Where C++
 // cannot have a default (an argument before one without), the registry can: a third
-// field, after an empty C++ default, is ops::call's (DOUBLE(momentum, , 0.1)). Tensor
-// inputs come first in the registry's order (x[0], x[1], ...), in the row's order.
+// field, after an empty C++ default, is ops::call's (DOUBLE(momentum, , 0.1)). The
+// tensor inputs are ops::call's inputs x[0], x[1], ... in the row's order, wherever they
+// stand among the attributes (index_copy(self, dim, index, source): x = {self, index,
+// source}). NABLA_METHOD_OP(name, result, IN(self), ...) rows are also Tensor methods.
 // Several rows of one name are overloads: C++ sees each, and the registry entry tries
 // them in row order, taking the first whose attributes fit the call (conv2d's padding as
 // an int list or as "same"/"valid"); an attribute without a default in one row takes the
@@ -97,16 +99,12 @@
 #define NABLA_SCHEMA_EACH(ctx, ...) NABLA_PP_EACH(NABLA_SCHEMA_ARG, ctx, __VA_ARGS__)
 
 // An argument's defaults: `x, cpp` or `x, cpp, by_name`, where by_name is the registry's
-// default when C++ has none there (batch_norm's momentum: DOUBLE(momentum, , 0.1)).
+// default when C++ has none there (batch_norm's momentum: DOUBLE(momentum, , 0.1)); the
+// registry's reading is NABLA_DEFAULT_VALUE (nabla/ops/schema.h).
 #define NABLA_PP_FIRST(first, ...) first
 #define NABLA_DEFAULT_ASSIGN(...) __VA_OPT__(NABLA_DEFAULT_ASSIGN_(__VA_ARGS__))
 #define NABLA_DEFAULT_ASSIGN_(cpp, ...) NABLA_DEFAULT_ASSIGN__(cpp)
 #define NABLA_DEFAULT_ASSIGN__(...) __VA_OPT__(= __VA_ARGS__)
-#define NABLA_DEFAULT_VALUE(type, ...) __VA_OPT__(NABLA_DEFAULT_VALUE_(type, __VA_ARGS__))
-#define NABLA_DEFAULT_VALUE_(type, cpp, ...) \
-  NABLA_DEFAULT_VALUE__(type, NABLA_PP_FIRST(__VA_ARGS__ __VA_OPT__(, ) NABLA_PP_UNPAREN((cpp))))
-#define NABLA_DEFAULT_VALUE__(type, ...) \
-  __VA_OPT__(, ::nabla::ops::schema_default<type>(__VA_ARGS__))
 
 // A public parameter, with its default; one without (a definition's); its name; its type.
 #define NABLA_ARG_DECL(cat, type, store, get, atype, n, ...) \
