@@ -414,6 +414,9 @@ class Tensor {
 #define NABLA_OP(...)
 #define NABLA_METHOD_OP NABLA_METHOD_DECLARE
 #include "nabla/core/op_list/linalg.def"
+  // The composite shape, index and product ops of core/op_list/shape.def (diag, tile,
+  // take, flipud, inner, kron, cross, ...).
+#include "nabla/core/op_list/shape.def"
 #undef NABLA_OP
 #undef NABLA_METHOD_OP
   const Tensor& addmm_(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
@@ -648,18 +651,13 @@ class Tensor {
   Tensor mH() const { return mT(); }
   Tensor adjoint() const { return mT(); }
   Tensor matrix_H() const;
-  Tensor ravel() const;  // contiguous().view({-1}), as LibTorch (ViewBackward0)
   Tensor narrow_copy(int64_t dim, int64_t start, int64_t length) const {
     return narrow(dim, start, length).clone(MemoryFormat::Contiguous);
   }
   /// Sliding windows of `size` elements with `step` along `dimension`, as a new last dim (a view).
   Tensor unfold(int64_t dimension, int64_t size, int64_t step) const;
-  Tensor diag(int64_t diagonal = 0) const;
-  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
-  Tensor diagflat(int64_t offset = 0) const;
   Tensor tril(int64_t diagonal = 0) const;
   Tensor triu(int64_t diagonal = 0) const;
-  Tensor tile(IntArrayRef dims) const;
   Tensor repeat_interleave(int64_t repeats, optional<int64_t> dim = nullopt,
                            optional<int64_t> output_size = nullopt) const;
   Tensor repeat_interleave(const Tensor& repeats, optional<int64_t> dim = nullopt,
@@ -668,19 +666,13 @@ class Tensor {
                    const Scalar& alpha = 1) const;
   const Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source,
                            const Scalar& alpha = 1) const;
-  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
   const Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const;
   Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
   Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const;
   const Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const;
   const Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const;
-  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
   const Tensor& masked_scatter_(const Tensor& mask, const Tensor& source) const;
-  /// Elements at flat (row-major) indices.
-  Tensor take(const Tensor& index) const;
   Tensor take_along_dim(const Tensor& indices, optional<int64_t> dim = nullopt) const;
-  Tensor flipud() const;
-  Tensor fliplr() const;
   Tensor rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
   /// Sums broadcast dims away so the result has `size` (the inverse of expand).
   Tensor sum_to_size(IntArrayRef size) const;
@@ -688,9 +680,6 @@ class Tensor {
   /// The truth value of a one-element tensor.
   bool is_nonzero() const;
   // Products.
-  Tensor inner(const Tensor& other) const;
-  Tensor kron(const Tensor& other) const;
-  Tensor cross(const Tensor& other, optional<int64_t> dim = nullopt) const;
   Tensor addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
                const Scalar& alpha = 1) const;
   const Tensor& addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,

@@ -131,6 +131,9 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim = -1
 #define NABLA_OP NABLA_OP_DECLARE
 #define NABLA_METHOD_OP NABLA_OP_DECLARE
 #include "nabla/core/op_list/linalg.def"
+// diag, diag_embed, diagflat, ravel, tile, index_copy, masked_scatter, take, flipud,
+// fliplr, inner, kron, cross (rows: nabla/core/op_list/shape.def).
+#include "nabla/core/op_list/shape.def"
 #undef NABLA_OP
 #undef NABLA_METHOD_OP
 
@@ -355,20 +358,12 @@ inline Tensor dist(const Tensor& a, const Tensor& b, const Scalar& p = 2) { retu
 inline Tensor renorm(const Tensor& x, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
   return x.renorm(p, dim, maxnorm);
 }
-inline Tensor ravel(const Tensor& x) { return x.ravel(); }
 inline Tensor narrow_copy(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   return x.narrow_copy(dim, start, length);
 }
-inline Tensor diag(const Tensor& x, int64_t diagonal = 0) { return x.diag(diagonal); }
-inline Tensor diag_embed(const Tensor& x, int64_t offset = 0, int64_t dim1 = -2,
-                         int64_t dim2 = -1) {
-  return x.diag_embed(offset, dim1, dim2);
-}
-inline Tensor diagflat(const Tensor& x, int64_t offset = 0) { return x.diagflat(offset); }
 inline Tensor diagonal(const Tensor& x, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) {
   return x.diagonal(offset, dim1, dim2);
 }
-inline Tensor tile(const Tensor& x, IntArrayRef dims) { return x.tile(dims); }
 inline Tensor repeat_interleave(const Tensor& x, const Tensor& repeats,
                                 optional<int64_t> dim = nullopt) {
   return x.repeat_interleave(repeats, dim);
@@ -377,29 +372,15 @@ inline Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const
                         const Scalar& alpha = 1) {
   return x.index_add(dim, index, source, alpha);
 }
-inline Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
-  return x.index_copy(dim, index, source);
-}
 inline Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
   return x.index_fill(dim, index, value);
 }
-inline Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source) {
-  return x.masked_scatter(mask, source);
-}
-inline Tensor take(const Tensor& x, const Tensor& index) { return x.take(index); }
 inline Tensor take_along_dim(const Tensor& x, const Tensor& indices,
                              optional<int64_t> dim = nullopt) {
   return x.take_along_dim(indices, dim);
 }
-inline Tensor flipud(const Tensor& x) { return x.flipud(); }
-inline Tensor fliplr(const Tensor& x) { return x.fliplr(); }
 inline Tensor rot90(const Tensor& x, int64_t k = 1, IntArrayRef dims = {0, 1}) {
   return x.rot90(k, dims);
-}
-inline Tensor inner(const Tensor& a, const Tensor& b) { return a.inner(b); }
-inline Tensor kron(const Tensor& a, const Tensor& b) { return a.kron(b); }
-inline Tensor cross(const Tensor& a, const Tensor& b, optional<int64_t> dim = nullopt) {
-  return a.cross(b, dim);
 }
 inline Tensor addmv(const Tensor& x, const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
                     const Scalar& alpha = 1) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
@@ -205,35 +206,36 @@ constexpr NodeType<CrossState> kLinalgCrossBackward0{"LinalgCrossBackward0", cro
 
 }  // namespace
 
-Tensor Tensor::diag(int64_t k) const {
-  NABLA_TRACED("diag", {*this}, {"diagonal", k});
-  ops::check_defined(*this, "diag");
-  NABLA_CHECK(dim() == 1 || dim() == 2, "diag(): Supports 1D or 2D tensors. Got ", dim(), "D");
+Tensor ops::diag_impl(const Tensor& self, int64_t k) {
+  ops::check_defined(self, "diag");
+  NABLA_CHECK(self.dim() == 1 || self.dim() == 2, "diag(): Supports 1D or 2D tensors. Got ",
+              self.dim(), "D");
   return with_node(
-      kDiagBackward, {this},
+      kDiagBackward, {&self},
       [&] {
-        return dim() == 2 ? diagonal(k).clone(MemoryFormat::Contiguous) : diag_embed(k, 0, 1);
+        return self.dim() == 2 ? self.diagonal(k).clone(MemoryFormat::Contiguous)
+                               : self.diag_embed(k, 0, 1);
       },
       [&](DiagState& s, const Tensor&) {
-        s = {sizes_of(*this), k};
+        s = {sizes_of(self), k};
       });
 }
 
-Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
-  NABLA_TRACED("diag_embed", {*this}, {"offset", offset}, {"dim1", dim1}, {"dim2", dim2});
-  ops::check_defined(*this, "diag_embed");
-  const int64_t n = dim() + 1;
+Tensor ops::diag_embed_impl(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  ops::check_defined(self, "diag_embed");
+  const int64_t n = self.dim() + 1;
   const int64_t a = ops::wrap_dim(dim1, n, "diag_embed"), b = ops::wrap_dim(dim2, n, "diag_embed");
   NABLA_CHECK(a != b, "diag_embed: diagonal dimensions cannot be identical ", dim1, ", ", dim2);
-  const int64_t len = dim() == 0 ? 1 : size(-1);
+  const int64_t len = self.dim() == 0 ? 1 : self.size(-1);
   const int64_t side = len + std::abs(offset);
   DimVector shape;
-  for (int64_t i = 0, j = 0; i < n; ++i) shape.push_back(i == a || i == b ? side : sizes()[j++]);
+  for (int64_t i = 0, j = 0; i < n; ++i)
+    shape.push_back(i == a || i == b ? side : self.sizes()[j++]);
   return with_node(
-      kDiagEmbedBackward, {this},
+      kDiagEmbedBackward, {&self},
       [&] {
-        Tensor out = zeros(shape, options());
-        out.diagonal(offset, a, b).copy_(*this);  // the diagonal view has this tensor's shape
+        Tensor out = zeros(shape, self.options());
+        out.diagonal(offset, a, b).copy_(self);  // the diagonal view has this tensor's shape
         return out;
       },
       [&](DiagEmbedState& s, const Tensor&) {
@@ -241,24 +243,19 @@ Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
       });
 }
 
-Tensor Tensor::diagflat(int64_t offset) const {
-  NABLA_TRACED("diagflat", {*this}, {"offset", offset});
-  ops::check_defined(*this, "diagflat");
-  return reshape({-1}).diag(offset);  // as LibTorch 1.13: a DiagBackward0 node
+Tensor ops::diagflat_impl(const Tensor& self, int64_t offset) {
+  ops::check_defined(self, "diagflat");
+  return self.reshape({-1}).diag(offset);  // as LibTorch 1.13: a DiagBackward0 node
 }
 
-Tensor Tensor::ravel() const {
-  NABLA_TRACED("ravel", {*this});
-  return contiguous().view({-1});
-}
+Tensor ops::ravel_impl(const Tensor& self) { return self.contiguous().view({-1}); }
 
-Tensor Tensor::tile(IntArrayRef dims) const {
-  NABLA_TRACED("tile", {*this}, {"dims", dims});
-  ops::check_defined(*this, "tile");
+Tensor ops::tile_impl(const Tensor& self, IntArrayRef dims) {
+  ops::check_defined(self, "tile");
   // Fewer reps than dims: ones are prepended (LibTorch's rule), then repeat.
   std::vector<int64_t> reps(dims.begin(), dims.end());
-  while (static_cast<int64_t>(reps.size()) < dim()) reps.insert(reps.begin(), 1);
-  return repeat(reps);
+  while (static_cast<int64_t>(reps.size()) < self.dim()) reps.insert(reps.begin(), 1);
+  return self.repeat(reps);
 }
 
 Tensor Tensor::repeat_interleave(int64_t repeats, optional<int64_t> dim, optional<int64_t>) const {
@@ -308,15 +305,16 @@ const Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor&
                            [&](const Tensor& x) { return x.index_add(dim, index, source, alpha); });
 }
 
-Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
-  NABLA_TRACED("index_copy", ops::call_inputs({*this, index, source}), {"dim", dim});
-  ops::check_defined(*this, "index_copy");
+Tensor ops::index_copy_impl(const Tensor& self, int64_t dim, const Tensor& index,
+                            const Tensor& source) {
+  ops::check_defined(self, "index_copy");
   check_index(index, "index_copy");
-  const int64_t d = ops::wrap_dim(dim, this->dim(), "index_copy");
-  check_source(*this, d, index, source, "index_copy");
-  return index_source_op(kIndexCopyBackward0, *this, d, index, source, 1, [&] {
-    if (this->dim() == 0) return source.reshape({}).to(scalar_type());
-    return scatter(d, index_along(index.to(kLong), source.sizes(), d), source.to(scalar_type()));
+  const int64_t d = ops::wrap_dim(dim, self.dim(), "index_copy");
+  check_source(self, d, index, source, "index_copy");
+  return index_source_op(kIndexCopyBackward0, self, d, index, source, 1, [&] {
+    if (self.dim() == 0) return source.reshape({}).to(self.scalar_type());
+    return self.scatter(d, index_along(index.to(kLong), source.sizes(), d),
+                        source.to(self.scalar_type()));
   });
 }
 const Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const {
@@ -366,21 +364,20 @@ const Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor
 }
 
 // Positions where mask (broadcast to self) is true take source's leading elements in order.
-Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
-  NABLA_TRACED("masked_scatter", ops::call_inputs({*this, mask, source}));
-  ops::check_defined(*this, "masked_scatter");
+Tensor ops::masked_scatter_impl(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  ops::check_defined(self, "masked_scatter");
   NABLA_CHECK(mask.scalar_type() == kBool, "masked_scatter: expected BoolTensor for mask, got ",
               mask.scalar_type());
-  Tensor m = mask.expand(sizes()).reshape({-1});
+  Tensor m = mask.expand(self.sizes()).reshape({-1});
   Tensor pos = m.nonzero().reshape({-1});
   const int64_t count = pos.numel();
   NABLA_CHECK(source.numel() >= count, "masked_scatter: expected source to have at least ", count,
               " elements, got ", source.numel());
   return with_node(
-      kMaskedScatterBackward0, {this, &source},
+      kMaskedScatterBackward0, {&self, &source},
       [&] {
-        Tensor values = source.reshape({-1}).narrow(0, 0, count).to(scalar_type());
-        return reshape({-1}).scatter(0, pos, values).view(sizes());
+        Tensor values = source.reshape({-1}).narrow(0, 0, count).to(self.scalar_type());
+        return self.reshape({-1}).scatter(0, pos, values).view(self.sizes());
       },
       [&](MaskedScatterState& s, const Tensor&) {
         s.mask = save(mask);
@@ -392,26 +389,25 @@ const Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) 
                            [&](const Tensor& x) { return x.masked_scatter(mask, source); });
 }
 
-Tensor Tensor::take(const Tensor& index) const {
-  NABLA_TRACED("take", ops::call_inputs({*this, index}));
-  ops::check_defined(*this, "take");
+Tensor ops::take_impl(const Tensor& self, const Tensor& index) {
+  ops::check_defined(self, "take");
   ops::check_defined(index, "take (index)");
   NABLA_CHECK(index.scalar_type() == kLong, "take(): Expected a long tensor for index, but got ",
               index.scalar_type());
-  const int64_t n = numel();
+  const int64_t n = self.numel();
   Tensor idx = index.reshape({-1});
   if (idx.numel() > 0) {
     const int64_t lo = idx.min().item<int64_t>(), hi = idx.max().item<int64_t>();
-    NABLA_CHECK(lo >= -n && hi < n, "take(): index out of range for tensor of size ", sizes(), " (",
-                n, " elements); got indices in [", lo, ", ", hi, "]");
+    NABLA_CHECK(lo >= -n && hi < n, "take(): index out of range for tensor of size ", self.sizes(),
+                " (", n, " elements); got indices in [", lo, ", ", hi, "]");
   }
   idx = nabla::where(idx < 0, idx + n, idx);
   return with_node(
-      kTakeBackward0, {this},
-      [&] { return reshape({-1}).index_select(0, idx).view(index.sizes()); },
+      kTakeBackward0, {&self},
+      [&] { return self.reshape({-1}).index_select(0, idx).view(index.sizes()); },
       [&](TakeState& s, const Tensor&) {
         s.index = save(idx);
-        s.self_sizes = sizes_of(*this);
+        s.self_sizes = sizes_of(self);
       });
 }
 
@@ -434,15 +430,13 @@ Tensor Tensor::take_along_dim(const Tensor& indices, optional<int64_t> dim) cons
   return expand(self_shape).gather(d, indices.expand(idx_shape));
 }
 
-Tensor Tensor::flipud() const {
-  NABLA_TRACED("flipud", {*this});
-  NABLA_CHECK(dim() >= 1, "flipud: Input must be >= 1-d.");
-  return flip({0});
+Tensor ops::flipud_impl(const Tensor& self) {
+  NABLA_CHECK(self.dim() >= 1, "flipud: Input must be >= 1-d.");
+  return self.flip({0});
 }
-Tensor Tensor::fliplr() const {
-  NABLA_TRACED("fliplr", {*this});
-  NABLA_CHECK(dim() >= 2, "fliplr: Input must be >= 2-d.");
-  return flip({1});
+Tensor ops::fliplr_impl(const Tensor& self) {
+  NABLA_CHECK(self.dim() >= 2, "fliplr: Input must be >= 2-d.");
+  return self.flip({1});
 }
 Tensor Tensor::rot90(int64_t k, IntArrayRef dims) const {
   NABLA_TRACED("rot90", {*this}, {"k", k}, {"dims", dims});
@@ -491,27 +485,27 @@ Tensor Tensor::sum_to_size(IntArrayRef size) const {
 }
 
 // ---- Products ---------------------------------------------------------------------------
-Tensor Tensor::inner(const Tensor& other) const {
-  NABLA_TRACED("inner", ops::call_inputs({*this, other}));
-  ops::check_defined(*this, "inner");
-  if (dim() == 0 || other.dim() == 0) return *this * other;
-  NABLA_CHECK(size(-1) == other.size(-1),
+Tensor ops::inner_impl(const Tensor& self, const Tensor& other) {
+  ops::check_defined(self, "inner");
+  if (self.dim() == 0 || other.dim() == 0) return self * other;
+  NABLA_CHECK(self.size(-1) == other.size(-1),
               "inner() the last dimension must match on both input tensors but got "
               "shapes ",
-              sizes(), " and ", other.sizes());
-  std::vector<int64_t> shape(sizes().begin(), sizes().end() - 1);
+              self.sizes(), " and ", other.sizes());
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end() - 1);
   shape.insert(shape.end(), other.sizes().begin(), other.sizes().end() - 1);
   // As LibTorch's tensordot: a product of the flattened operands, then reshape.
-  return reshape({-1, size(-1)}).mm(other.reshape({-1, other.size(-1)}).t()).reshape(shape);
+  return self.reshape({-1, self.size(-1)})
+      .mm(other.reshape({-1, other.size(-1)}).t())
+      .reshape(shape);
 }
 
-Tensor Tensor::kron(const Tensor& other) const {
-  NABLA_TRACED("kron", ops::call_inputs({*this, other}));
-  ops::check_defined(*this, "kron");
-  const int64_t n = std::max(dim(), other.dim());
-  std::vector<int64_t> a(static_cast<size_t>(n - dim()), 1),
+Tensor ops::kron_impl(const Tensor& self, const Tensor& other) {
+  ops::check_defined(self, "kron");
+  const int64_t n = std::max(self.dim(), other.dim());
+  std::vector<int64_t> a(static_cast<size_t>(n - self.dim()), 1),
       b(static_cast<size_t>(n - other.dim()), 1);
-  a.insert(a.end(), sizes().begin(), sizes().end());
+  a.insert(a.end(), self.sizes().begin(), self.sizes().end());
   b.insert(b.end(), other.sizes().begin(), other.sizes().end());
   std::vector<int64_t> va, vb, out;
   for (int64_t i = 0; i < n; ++i) {
@@ -521,42 +515,41 @@ Tensor Tensor::kron(const Tensor& other) const {
     vb.push_back(b[i]);
     out.push_back(a[i] * b[i]);
   }
-  return ops::unsafe_view(reshape(va) * other.reshape(vb), out);  // as LibTorch's kron
+  return ops::unsafe_view(self.reshape(va) * other.reshape(vb), out);  // as LibTorch's kron
 }
 
-Tensor Tensor::cross(const Tensor& other, optional<int64_t> dim) const {
-  NABLA_TRACED("cross", ops::call_inputs({*this, other}), {"dim", dim});
-  ops::check_defined(*this, "cross");
-  NABLA_CHECK(this->dim() == other.dim(),
-              "linalg.cross: inputs must have the same number of dimensions (got ", this->dim(),
+Tensor ops::cross_impl(const Tensor& self, const Tensor& other, optional<int64_t> dim) {
+  ops::check_defined(self, "cross");
+  NABLA_CHECK(self.dim() == other.dim(),
+              "linalg.cross: inputs must have the same number of dimensions (got ", self.dim(),
               " and ", other.dim(), ")");
   int64_t d = -1;
   if (dim) {
-    d = ops::wrap_dim(*dim, this->dim(), "cross");
+    d = ops::wrap_dim(*dim, self.dim(), "cross");
   } else {
-    for (int64_t i = 0; i < this->dim(); ++i)
-      if (size(i) == 3) {
+    for (int64_t i = 0; i < self.dim(); ++i)
+      if (self.size(i) == 3) {
         d = i;
         break;
       }
     NABLA_CHECK(d >= 0, "no dimension of size 3 in input");
   }
-  NABLA_CHECK(size(d) == 3 && other.size(d) == 3, "linalg.cross: inputs dimension ", d,
-              " must have length 3. Got ", size(d), " and ", other.size(d));
+  NABLA_CHECK(self.size(d) == 3 && other.size(d) == 3, "linalg.cross: inputs dimension ", d,
+              " must have length 3. Got ", self.size(d), " and ", other.size(d));
   auto c = [&](const Tensor& t, int64_t i) { return t.narrow(d, i, 1); };
   return with_node(
-      kLinalgCrossBackward0, {this, &other},
+      kLinalgCrossBackward0, {&self, &other},
       [&] {
-        return cat({c(*this, 1) * c(other, 2) - c(*this, 2) * c(other, 1),
-                    c(*this, 2) * c(other, 0) - c(*this, 0) * c(other, 2),
-                    c(*this, 0) * c(other, 1) - c(*this, 1) * c(other, 0)},
+        return cat({c(self, 1) * c(other, 2) - c(self, 2) * c(other, 1),
+                    c(self, 2) * c(other, 0) - c(self, 0) * c(other, 2),
+                    c(self, 0) * c(other, 1) - c(self, 1) * c(other, 0)},
                    d);
       },
       [&](CrossState& s, const Tensor&) {
-        if (autograd::requires_grad(other)) s.self = save(*this);
-        if (autograd::requires_grad(*this)) s.other = save(other);
+        if (autograd::requires_grad(other)) s.self = save(self);
+        if (autograd::requires_grad(self)) s.other = save(other);
         s.dim = d;
-        s.self_sizes = sizes_of(*this);
+        s.self_sizes = sizes_of(self);
         s.other_sizes = sizes_of(other);
       });
 }
@@ -753,30 +746,11 @@ V by_sections_or_indices(const AttrReader& a, const char* op, F&& f) {
 }  // namespace
 
 void registry::add_composite_shape_ops(std::vector<OpSchema>& t) {
-  t.push_back(
-      op("diag", 1, 1, {attr("diagonal", AttrType::Int, int64_t(0))},
-         [](const V& x, const AttrReader& a) -> V { return {x[0].diag(a.i("diagonal"))}; }));
-  t.push_back(
-      op("diag_embed", 1, 1,
-         {attr("offset", AttrType::Int, int64_t(0)), attr("dim1", AttrType::Int, int64_t(-2)),
-          attr("dim2", AttrType::Int, int64_t(-1))},
-         [](const V& x, const AttrReader& a) -> V {
-           return {x[0].diag_embed(a.i("offset"), a.i("dim1"), a.i("dim2"))};
-         }));
-  t.push_back(
-      op("diagflat", 1, 1, {attr("offset", AttrType::Int, int64_t(0))},
-         [](const V& x, const AttrReader& a) -> V { return {x[0].diagflat(a.i("offset"))}; }));
-  t.push_back(op("tile", 1, 1, {required_attr("dims", AttrType::IntList)},
-                 [](const V& x, const AttrReader& a) -> V { return {x[0].tile(a.ints("dims"))}; }));
   t.push_back(op(
       "rot90", 1, 1,
       {attr("k", AttrType::Int, int64_t(1)),
        attr("dims", AttrType::IntList, std::vector<int64_t>{0, 1})},
       [](const V& x, const AttrReader& a) -> V { return {x[0].rot90(a.i("k"), a.ints("dims"))}; }));
-  t.push_back(
-      op("flipud", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].flipud()}; }));
-  t.push_back(
-      op("fliplr", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].fliplr()}; }));
   t.push_back(
       op("sum_to_size", 1, 1, {required_attr("size", AttrType::IntList)},
          [](const V& x, const AttrReader& a) -> V { return {x[0].sum_to_size(a.ints("size"))}; }));
@@ -786,26 +760,12 @@ void registry::add_composite_shape_ops(std::vector<OpSchema>& t) {
                  [](const V& x, const AttrReader& a) -> V {
                    return {x[0].index_add(a.i("dim"), x[1], x[2], a.scalar("alpha"))};
                  }));
-  t.push_back(op("index_copy", 3, 3, {dim}, [](const V& x, const AttrReader& a) -> V {
-    return {x[0].index_copy(a.i("dim"), x[1], x[2])};
-  }));
   // index_fill(self, index, value): value a 0-d third input or the attribute.
   t.push_back(op("index_fill", 2, 3, {dim, optional_attr("value", AttrType::Double)},
                  [](const V& x, const AttrReader& a) -> V {
                    return input_or_scalar(
                        x, a, 2, "index_fill", "value", "a value",
                        [&](const auto& v) { return x[0].index_fill(a.i("dim"), x[1], v); });
-                 }));
-  t.push_back(op("masked_scatter", 3, 3, {}, [](const V& x, const AttrReader&) -> V {
-    return {x[0].masked_scatter(x[1], x[2])};
-  }));
-  NABLA_METHOD_ENTRY2(t, take);
-  NABLA_METHOD_ENTRY(t, ravel);
-  NABLA_METHOD_ENTRY2(t, inner);
-  NABLA_METHOD_ENTRY2(t, kron);
-  t.push_back(op("cross", 2, 2, {optional_attr("dim", AttrType::Int)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {x[0].cross(x[1], optional_int(a, "dim"))};
                  }));
   // beta * self + alpha * product(x[1], x[2]).
   const AttrSpec beta = attr("beta", AttrType::Double, int64_t(1)),
