@@ -1,4 +1,4 @@
-// Ops declared by schema rows (Note [Op schemas], nabla/ops/schema.h): the registry
+// Ops declared by schema rows (Note [Op schemas], nabla/core/op_list/schema_macros.h): the registry
 // entry, the public function, the traced call and the graph builder all follow from one
 // row, so they must agree on inputs, attributes, defaults and overloads.
 #include <gtest/gtest.h>
