@@ -182,12 +182,16 @@ Value Graph::parameter(std::string name, Tensor value) {
 }
 
 Value Graph::constant(Tensor value, std::string name) {
+  return state_->add_constant(std::move(value), std::move(name));
+}
+
+Value GraphState::add_constant(Tensor value, std::string name) {
   Node n;
   n.kind = NodeKind::Constant;
   n.tensor_version = value.defined() ? value._version() : 0;
   n.values = {std::move(value)};
   n.value_version = 1;
-  return state_->handle(state_->add(std::move(n), std::move(name)));
+  return handle(add(std::move(n), std::move(name)));
 }
 
 Value Graph::call(std::string_view op, std::vector<Value> inputs, ops::Attributes attrs,

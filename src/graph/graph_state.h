@@ -68,6 +68,8 @@ struct GraphState {
   Node& node(const Value& v, const char* what);
   const Node& node(const Value& v, const char* what) const;
   uint32_t add(Node n, std::string name);
+  /// A constant leaf holding `value` (Graph::constant; undefined: an absent optional input).
+  Value add_constant(Tensor value, std::string name);
   /// An op node, its op name, arity and attributes checked (Graph::call).
   Value add_op(std::string_view op, const std::vector<Value>& inputs, ops::Attributes attrs,
                std::string name);

@@ -23,14 +23,8 @@ Value add_schema_node(const char* op, const ops::OpArgs<Value>& args) {
   NABLA_CHECK(!inputs.empty() && inputs[0].defined(), "graph::", op,
               ": the first input must be a value of a graph");
   GraphState* g = GraphState::of(inputs[0], op);
-  for (Value& v : inputs) {
-    if (v.defined()) continue;
-    Node n;
-    n.kind = NodeKind::Constant;
-    n.values = {Tensor()};
-    n.value_version = 1;
-    v = g->handle(g->add(std::move(n), ""));
-  }
+  for (Value& v : inputs)
+    if (!v.defined()) v = g->add_constant(Tensor(), "");
   return g->add_op(op, inputs, args.attrs(), "");
 }
 

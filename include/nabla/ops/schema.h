@@ -105,9 +105,8 @@ AttrValue schema_default(std::type_identity_t<T> v) {
     return std::string(v);
   else if constexpr (std::is_same_v<U, Scalar>)
     return scalar_attr(v);
-  else if constexpr (std::is_same_v<U, bool> || std::is_same_v<U, ScalarType>)
-    return v;
-  else if constexpr (std::is_same_v<U, double>)
+  else if constexpr (std::is_same_v<U, bool> || std::is_same_v<U, ScalarType> ||
+                     std::is_same_v<U, double>)
     return v;
   else
     return static_cast<int64_t>(v);
