@@ -215,12 +215,6 @@ Tensor& logsumexp_out(Tensor& out, const Tensor& x, IntArrayRef dim, bool keepdi
 Tensor& cumsum_out(Tensor& out, const Tensor& x, int64_t dim, optional<ScalarType> dtype) {
   return assign_out(out, cumsum(x, dim, dtype), "cumsum_out");
 }
-Tensor& softmax_out(Tensor& out, const Tensor& x, int64_t dim, optional<ScalarType> dtype) {
-  return assign_out(out, softmax(x, dim, dtype), "softmax_out");
-}
-Tensor& log_softmax_out(Tensor& out, const Tensor& x, int64_t dim, optional<ScalarType> dtype) {
-  return assign_out(out, log_softmax(x, dim, dtype), "log_softmax_out");
-}
 std::tuple<Tensor&, Tensor&> sort_out(Tensor& values, Tensor& indices, const Tensor& x, int64_t dim,
                                       bool descending) {
   auto [v, i] = sort(x, dim, descending);
@@ -232,31 +226,6 @@ std::tuple<Tensor&, Tensor&> topk_out(Tensor& values, Tensor& indices, const Ten
   return {assign_out(values, v, "topk_out"), assign_out(indices, i, "topk_out")};
 }
 
-Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, matmul(a, b), "matmul_out");
-}
-Tensor& linear_out(Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias) {
-  return assign_out(out, linear(input, weight, bias), "linear_out");
-}
-Tensor& mm_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, mm(a, b), "mm_out");
-}
-Tensor& bmm_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, bmm(a, b), "bmm_out");
-}
-Tensor& mv_out(Tensor& out, const Tensor& a, const Tensor& v) {
-  return assign_out(out, mv(a, v), "mv_out");
-}
-Tensor& dot_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, dot(a, b), "dot_out");
-}
-Tensor& outer_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, outer(a, b), "outer_out");
-}
-Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& m1, const Tensor& m2,
-                  const Scalar& beta, const Scalar& alpha) {
-  return assign_out(out, addmm(self, m1, m2, beta, alpha), "addmm_out");
-}
 
 Tensor& cat_out(Tensor& out, TensorList tensors, int64_t dim) {
   return assign_out(out, cat(tensors, dim), "cat_out");

@@ -15,6 +15,7 @@
 namespace {
 
 using nabla::Tensor;
+using nabla::testing::expect_error;
 using nabla::testing::rnd;
 namespace ops = nabla::ops;
 namespace graph = nabla::graph;
@@ -154,6 +155,54 @@ TEST(Schema, MethodRowsAreTheFunctionOnThis) {
   EXPECT_EQ(mm.inputs().at(0).op(), "");  // the traced input itself: one mm node
   g.set_value(g.inputs()[0], a);
   EXPECT_TRUE(g.forward(g.outputs()[0]).equal(a.mm(b).relu()));
+}
+
+// The `_out` forms of a row whose result is a Tensor: the function's result written into
+// `out` (resized), with LibTorch's checks; a row of another result has none.
+template <class... A>
+concept HasMaxPoolOut = requires(A&&... a) { nabla::max_pool2d_with_indices_out(a...); };
+
+TEST(Schema, TensorRowsHaveOutForms) {
+  Tensor a = rnd({3, 2}), b = rnd({2, 4}), x = rnd({1, 2, 5, 5}), w = rnd({3, 2, 3, 3});
+  Tensor out = nabla::empty({1});
+  Tensor& r = nabla::mm_out(out, a, b);
+  EXPECT_TRUE(r.is_same(out));
+  EXPECT_EQ(out.sizes(), (std::vector<int64_t>{3, 4}));
+  EXPECT_TRUE(out.equal(nabla::mm(a, b)));
+  Tensor conv = nabla::empty({0});
+  nabla::conv2d_outf(x, w, {}, 1, 1, 1, 1, conv);  // out last
+  EXPECT_TRUE(conv.equal(nabla::conv2d(x, w, {}, 1, 1)));
+  Tensor sm = nabla::empty({0});
+  nabla::softmax_out(sm, a, 1);
+  EXPECT_TRUE(sm.equal(nabla::softmax(a, 1)));
+  Tensor leaf = rnd({3, 2}).requires_grad_();
+  expect_error([&] { nabla::mm_out(out, leaf, b); }, {"mm_out", "automatic differentiation"});
+  Tensor ints = nabla::zeros({3, 4}, nabla::kLong);
+  expect_error([&] { nabla::mm_out(ints, a, b); }, {"mm_out", "Long"});
+  static_assert(!HasMaxPoolOut<Tensor&, const Tensor&, std::vector<int64_t>>);
+}
+
+// INPLACE(self) rows have name_: the function's result written into self, with autograd
+// as every in-place op (self's history becomes the result's).
+TEST(Schema, InplaceRowsHaveInplaceForms) {
+  Tensor x = rnd({4, 3});
+  Tensor y = x.clone();
+  const Tensor& r = nabla::hardtanh_(y, -0.2, 0.3);
+  EXPECT_TRUE(r.is_same(y));
+  EXPECT_TRUE(y.equal(nabla::hardtanh(x, -0.2, 0.3)));
+  Tensor leaf = x.clone().requires_grad_();
+  expect_error([&] { nabla::celu_(leaf); }, {"celu_", "leaf"});
+  Tensor z = leaf * 1;
+  nabla::celu_(z, 2.0);
+  z.sum().backward();
+  Tensor ref = x.clone().requires_grad_();
+  nabla::celu(ref, 2.0).sum().backward();
+  EXPECT_TRUE(leaf.grad().allclose(ref.grad()));
+  // A method row's in-place form is a method too.
+  Tensor dst = nabla::zeros({4, 3}), src = rnd({2, 3});
+  Tensor index = nabla::tensor({3, 0}, nabla::kLong);
+  dst.index_copy_(0, index, src);
+  EXPECT_TRUE(dst.equal(nabla::zeros({4, 3}).index_copy(0, index, src)));
 }
 
 }  // namespace

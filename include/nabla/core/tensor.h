@@ -666,12 +666,10 @@ class Tensor {
                    const Scalar& alpha = 1) const;
   const Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source,
                            const Scalar& alpha = 1) const;
-  const Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const;
   Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
   Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const;
   const Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const;
   const Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const;
-  const Tensor& masked_scatter_(const Tensor& mask, const Tensor& source) const;
   Tensor take_along_dim(const Tensor& indices, optional<int64_t> dim = nullopt) const;
   Tensor rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
   /// Sums broadcast dims away so the result has `size` (the inverse of expand).

@@ -1,7 +1,7 @@
 #pragma once
 // softmax, log_softmax and the activations not in functions.h (hardtanh, relu6, ...),
 // with at:: signatures and defaults: the functions from their schema rows
-// (nabla/ops/schema/activation.def), the in-place forms below.
+// (nabla/ops/schema/activation.def) with their `_out` and in-place forms.
 //
 // Each op that has a node of its own in LibTorch records that node (HardtanhBackward0,
 // EluBackward0 for selu, CeluBackward0, MishBackward0, ThresholdBackward0, GluBackward0,
@@ -16,20 +16,12 @@ namespace nabla {
 #include "nabla/ops/schema/activation.def"
 #undef NABLA_OP
 
-// The in-place forms (`name_`, src/ops/nn/activation.cpp) write into `self` and return
-// it, as at::name_.
-const Tensor& hardtanh_(const Tensor& self, const Scalar& min_val = -1, const Scalar& max_val = 1);
-const Tensor& relu6_(const Tensor& self);
+// The in-place forms of the activations of functions.h (src/ops/nn/activation.cpp); the
+// rows' in-place forms (hardtanh_, relu6_, celu_, ...) follow from their rows. Each
+// writes into `self` and returns it, as at::name_.
 const Tensor& relu_(const Tensor& self);
 const Tensor& leaky_relu_(const Tensor& self, const Scalar& negative_slope = 0.01);
 const Tensor& elu_(const Tensor& self, const Scalar& alpha = 1.0);
-const Tensor& hardsigmoid_(const Tensor& self);
-const Tensor& hardswish_(const Tensor& self);
-const Tensor& selu_(const Tensor& self);
-const Tensor& celu_(const Tensor& self, const Scalar& alpha = 1.0);
 const Tensor& silu_(const Tensor& self);
-const Tensor& threshold_(const Tensor& self, const Scalar& threshold, const Scalar& value);
-const Tensor& rrelu_(const Tensor& self, const Scalar& lower = 1.0 / 8.0,
-                     const Scalar& upper = 1.0 / 3.0, bool training = false);
 
 }  // namespace nabla

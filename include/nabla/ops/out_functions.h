@@ -9,6 +9,8 @@
 #include <tuple>
 
 #include "nabla/core/tensor.h"
+#include "nabla/ops/activation.h"
+#include "nabla/ops/functions.h"
 
 namespace nabla {
 
@@ -93,26 +95,17 @@ Tensor& norm_out(Tensor& out, const Tensor& self, const optional<Scalar>& p, Int
 Tensor& logsumexp_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim = false);
 Tensor& cumsum_out(Tensor& out, const Tensor& self, int64_t dim,
                    optional<ScalarType> dtype = nullopt);
-Tensor& softmax_out(Tensor& out, const Tensor& self, int64_t dim,
-                    optional<ScalarType> dtype = nullopt);
-Tensor& log_softmax_out(Tensor& out, const Tensor& self, int64_t dim,
-                        optional<ScalarType> dtype = nullopt);
 std::tuple<Tensor&, Tensor&> sort_out(Tensor& values, Tensor& indices, const Tensor& self,
                                       int64_t dim = -1, bool descending = false);
 std::tuple<Tensor&, Tensor&> topk_out(Tensor& values, Tensor& indices, const Tensor& self,
                                       int64_t k, int64_t dim = -1, bool largest = true,
                                       bool sorted = true);
 
-// ---- Linear algebra ------------------------------------------------------------------
-Tensor& matmul_out(Tensor& out, const Tensor& self, const Tensor& other);
-Tensor& linear_out(Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias = {});
-Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2);
-Tensor& bmm_out(Tensor& out, const Tensor& self, const Tensor& mat2);
-Tensor& mv_out(Tensor& out, const Tensor& self, const Tensor& vec);
-Tensor& dot_out(Tensor& out, const Tensor& self, const Tensor& tensor);
-Tensor& outer_out(Tensor& out, const Tensor& self, const Tensor& vec2);
-Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
-                  const Scalar& beta = 1, const Scalar& alpha = 1);
+// ---- The ops declared by schema rows ---------------------------------------------------
+// Their `_out` and `_outf` forms follow from the rows (Note [Op schemas], "Variants") and are
+// declared beside the functions: matmul_out, mm_out, bmm_out, mv_out, dot_out,
+// outer_out, addmm_out, linear_out (functions.h), softmax_out, log_softmax_out
+// (activation.h), conv2d_out (convolution.h), ...
 
 // ---- Shape and index -------------------------------------------------------------------
 Tensor& cat_out(Tensor& out, TensorList tensors, int64_t dim = 0);
@@ -167,19 +160,6 @@ inline Tensor& mean_outf(const Tensor& self, IntArrayRef dim, bool keepdim,
                          optional<ScalarType> dtype, Tensor& out) {
   return mean_out(out, self, dim, keepdim, dtype);
 }
-inline Tensor& matmul_outf(const Tensor& self, const Tensor& other, Tensor& out) {
-  return matmul_out(out, self, other);
-}
-inline Tensor& mm_outf(const Tensor& self, const Tensor& mat2, Tensor& out) {
-  return mm_out(out, self, mat2);
-}
-inline Tensor& bmm_outf(const Tensor& self, const Tensor& mat2, Tensor& out) {
-  return bmm_out(out, self, mat2);
-}
-inline Tensor& addmm_outf(const Tensor& self, const Tensor& mat1, const Tensor& mat2,
-                          const Scalar& beta, const Scalar& alpha, Tensor& out) {
-  return addmm_out(out, self, mat1, mat2, beta, alpha);
-}
 inline Tensor& cat_outf(TensorList tensors, int64_t dim, Tensor& out) {
   return cat_out(out, tensors, dim);
 }
@@ -189,14 +169,6 @@ inline Tensor& stack_outf(TensorList tensors, int64_t dim, Tensor& out) {
 inline Tensor& index_select_outf(const Tensor& self, int64_t dim, const Tensor& index,
                                  Tensor& out) {
   return index_select_out(out, self, dim, index);
-}
-inline Tensor& softmax_outf(const Tensor& self, int64_t dim, optional<ScalarType> dtype,
-                            Tensor& out) {
-  return softmax_out(out, self, dim, dtype);
-}
-inline Tensor& log_softmax_outf(const Tensor& self, int64_t dim, optional<ScalarType> dtype,
-                                Tensor& out) {
-  return log_softmax_out(out, self, dim, dtype);
 }
 #define NABLA_UNARY_OUTF(name) \
   inline Tensor& name##_outf(const Tensor& self, Tensor& out) { return name##_out(out, self); }

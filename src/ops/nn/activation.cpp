@@ -249,12 +249,7 @@ Tensor ops::hardtanh_impl(const Tensor& self, const Scalar& min_val, const Scala
   return with_self_node(no_grad([&] { return self.clamp(min_val, max_val); }), self, kHardtanh, lo,
                         hi);
 }
-const Tensor& hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
-  return apply_inplace(self, "hardtanh_",
-                       [&](const Tensor& x) { return hardtanh(x, min_val, max_val); });
-}
 Tensor ops::relu6_impl(const Tensor& self) { return hardtanh(self, 0, 6); }
-const Tensor& relu6_(const Tensor& self) { return hardtanh_(self, 0, 6); }
 const Tensor& relu_(const Tensor& self) { return self.relu_(); }
 const Tensor& leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
   return apply_inplace(self, "leaky_relu_",
@@ -269,16 +264,10 @@ Tensor ops::hardsigmoid_impl(const Tensor& self) {
   return with_self_node(in_float32(self, [](const Tensor& x) { return (x / 6 + 0.5).clamp(0, 1); }),
                         self, kHardsigmoid);
 }
-const Tensor& hardsigmoid_(const Tensor& self) {
-  return apply_inplace(self, "hardsigmoid_", [](const Tensor& x) { return hardsigmoid(x); });
-}
 Tensor ops::hardswish_impl(const Tensor& self) {
   check_floating(self, "hardswish");
   return with_self_node(in_float32(self, [](const Tensor& x) { return x * hardsigmoid(x); }), self,
                         kHardswish);
-}
-const Tensor& hardswish_(const Tensor& self) {
-  return apply_inplace(self, "hardswish_", [](const Tensor& x) { return hardswish(x); });
 }
 
 Tensor ops::selu_impl(const Tensor& self) {
@@ -286,9 +275,6 @@ Tensor ops::selu_impl(const Tensor& self) {
   // LibTorch's selu is elu with a scale: its node is EluBackward0.
   return with_elu_node(self, [](const Tensor& x) { return elu(x, kSeluAlpha) * kSeluScale; }, kElu,
                        {{}, kSeluAlpha, kSeluScale, 1.0});
-}
-const Tensor& selu_(const Tensor& self) {
-  return apply_inplace(self, "selu_", [](const Tensor& x) { return selu(x); });
 }
 Tensor ops::celu_impl(const Tensor& self, const Scalar& alpha) {
   check_floating(self, "celu");
@@ -298,9 +284,6 @@ Tensor ops::celu_impl(const Tensor& self, const Scalar& alpha) {
   return with_elu_node(self,
                        [a](const Tensor& x) { return a == 1 ? elu(x, 1.0) : elu(x / a, 1.0) * a; },
                        kCelu, {{}, a, 1.0, 1.0 / a});
-}
-const Tensor& celu_(const Tensor& self, const Scalar& alpha) {
-  return apply_inplace(self, "celu_", [&](const Tensor& x) { return celu(x, alpha); });
 }
 Tensor ops::mish_impl(const Tensor& self) {
   check_floating(self, "mish");
@@ -344,10 +327,6 @@ Tensor ops::threshold_impl(const Tensor& self, const Scalar& threshold, const Sc
   Tensor below = no_grad([&] { return self <= threshold; });
   return with_mask_node(no_grad([&] { return where(below, value, self); }), self, kThreshold,
                         [&] { return below; });
-}
-const Tensor& threshold_(const Tensor& self, const Scalar& th, const Scalar& value) {
-  return apply_inplace(self, "threshold_",
-                       [&](const Tensor& x) { return threshold(x, th, value); });
 }
 
 Tensor ops::glu_impl(const Tensor& self, int64_t dim) {
@@ -485,10 +464,6 @@ Tensor ops::rrelu_impl(const Tensor& self, const Scalar& lower, const Scalar& up
     autograd::set_history(out, node);
   }
   return out;
-}
-const Tensor& rrelu_(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training) {
-  return apply_inplace(self, "rrelu_",
-                       [&](const Tensor& x) { return rrelu(x, lower, upper, training); });
 }
 
 }  // namespace nabla

@@ -317,11 +317,6 @@ Tensor ops::index_copy_impl(const Tensor& self, int64_t dim, const Tensor& index
                         source.to(self.scalar_type()));
   });
 }
-const Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const {
-  return ops::inplace_from(*this, "index_copy_",
-                           [&](const Tensor& x) { return x.index_copy(dim, index, source); });
-}
-
 namespace {
 // index_fill's value and node; `value_tensor` is the 0-d tensor value, when given as one.
 Tensor index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
@@ -384,11 +379,6 @@ Tensor ops::masked_scatter_impl(const Tensor& self, const Tensor& mask, const Te
         s.source_sizes = sizes_of(source);
       });
 }
-const Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) const {
-  return ops::inplace_from(*this, "masked_scatter_",
-                           [&](const Tensor& x) { return x.masked_scatter(mask, source); });
-}
-
 Tensor ops::take_impl(const Tensor& self, const Tensor& index) {
   ops::check_defined(self, "take");
   ops::check_defined(index, "take (index)");

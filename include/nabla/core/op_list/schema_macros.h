@@ -17,6 +17,8 @@
 // it holds a comma ((std::tuple<Tensor, Tensor>)); each argument is a kind and a name, and
 // optionally the C++ default, which is also the registry's default:
 //   IN(x)            a tensor input                      const Tensor&
+//   INPLACE(self)    a tensor input, first, that the op's in-place form name_ writes
+//                    into (Variants, below)              const Tensor&
 //   OPT_IN(x[, {}])  an optional tensor input (a bias)   const Tensor&, undefined = absent
 //   IN_LIST(x)       all the inputs (cat's tensors)      TensorList
 //   BOOL, INT, DOUBLE, STRING, INTS, DTYPE, SCALAR (x[, default]): an attribute of type
@@ -66,6 +68,7 @@
 // and OPT_ATTR.
 
 #define NABLA_KIND_IN(n) (IN, const ::nabla::Tensor&, ::nabla::Tensor, _, _, n)
+#define NABLA_KIND_INPLACE(n) (IN, const ::nabla::Tensor&, ::nabla::Tensor, _, _, n)
 #define NABLA_KIND_OPT_IN(n, ...) \
   (OPT_IN, const ::nabla::Tensor&, ::nabla::Tensor, _, _, n __VA_OPT__(, ) __VA_ARGS__)
 #define NABLA_KIND_IN_LIST(n) (LIST, ::nabla::TensorList, std::vector<::nabla::Tensor>, _, _, n)
@@ -115,13 +118,57 @@
 // An argument as `, name` (a method forwarding to its function).
 #define NABLA_ARG_COMMA_NAME(cat, type, store, get, atype, n, ...) , n
 
+// ---- Variants -------------------------------------------------------------------------------
+// Beside its function (and, for a NABLA_METHOD_OP row, its method) a row gives:
+//  - the `_out` forms when its result is `Tensor`: name_out(Tensor& out, args...) and
+//    name_outf(args..., Tensor& out), as LibTorch's (PyTorch 2 gives nearly every
+//    functional op an out= overload): the function's result written into `out`
+//    (detail::assign_out: `out` resized, its dtype able to hold the result, no autograd).
+//    Results other than `Tensor` are parenthesized types, and have none;
+//  - the in-place form name_(self, args...) when its first argument is INPLACE(self): the
+//    function's result written into self (ops::inplace_from: self's dtype and shape, and
+//    autograd as every in-place op: self's history becomes the result's); a method row's
+//    also as the method self.name_(args...). An in-place form with a kernel of its own
+//    (dropout_, addmm_) is written by hand instead.
+
+#define NABLA_PP_CAT(a, ...) NABLA_PP_CAT_(a, __VA_ARGS__)
+#define NABLA_PP_CAT_(a, ...) a##__VA_ARGS__
+#define NABLA_PP_SECOND(...) NABLA_PP_SECOND_(__VA_ARGS__, )
+#define NABLA_PP_SECOND_(a, b, ...) b
+/// NABLA_PP_WHEN(c)(tokens): the tokens when c is 1, nothing when it is 0.
+#define NABLA_PP_WHEN(c) NABLA_PP_CAT(NABLA_PP_WHEN_, c)
+#define NABLA_PP_WHEN_1(...) __VA_ARGS__
+#define NABLA_PP_WHEN_0(...)
+/// 1 when x is parenthesized, else 0.
+#define NABLA_PP_IS_PAREN(x) NABLA_PP_SECOND(NABLA_PP_IS_PAREN_PROBE x, 0)
+#define NABLA_PP_IS_PAREN_PROBE(...) ~, 1
+/// 1 when a row's result is `Tensor`, 0 when it is parenthesized (an unparenthesized
+/// result other than Tensor does not compile: NABLA_RESULT_IS_TENSOR_<it> is not defined).
+#define NABLA_RESULT_IS_TENSOR(result) \
+  NABLA_PP_CAT(NABLA_RESULT_IS_TENSOR_, NABLA_PP_IS_PAREN(result))(result)
+#define NABLA_RESULT_IS_TENSOR_1(result) 0
+#define NABLA_RESULT_IS_TENSOR_0(result) NABLA_PP_CAT(NABLA_RESULT_IS_TENSOR_OF_, result)
+#define NABLA_RESULT_IS_TENSOR_OF_Tensor 1
+/// 1 when a row's first argument is INPLACE(...), else 0.
+#define NABLA_HAS_INPLACE(first) NABLA_PP_SECOND(NABLA_PP_CAT(NABLA_INPLACE_PROBE_, first), 0)
+#define NABLA_INPLACE_PROBE_INPLACE(n) ~, 1
+
 // ---- What a row becomes in a declaration ----------------------------------------------------
 // A public header: `#define NABLA_OP NABLA_OP_DECLARE` (and NABLA_METHOD_OP the same),
 // include its schema file, #undef. NABLA_METHOD_OP rows are ops that are also Tensor
 // methods: their first argument is `self`, and core/tensor.h declares the method with
 // NABLA_METHOD_DECLARE (src/ops/registry/schema_functions.cpp defines it as the function
-// called on *this).
-#define NABLA_OP_DECLARE(name, result, ...) \
-  NABLA_PP_UNPAREN(result) name(NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__));
-#define NABLA_METHOD_DECLARE(name, result, self, ...) \
-  NABLA_PP_UNPAREN(result) name(NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__)) const;
+// called on *this). Both declare the row's variants too.
+#define NABLA_OP_DECLARE(name, result, ...)                              \
+  NABLA_PP_UNPAREN(result) name(NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__)); \
+  NABLA_PP_WHEN(NABLA_RESULT_IS_TENSOR(result))(                         \
+      ::nabla::Tensor& name##_out(::nabla::Tensor& out, NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__)); \
+      ::nabla::Tensor& name##_outf(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__), ::nabla::Tensor& out);) \
+  NABLA_INPLACE_DECLARE(name, __VA_ARGS__)
+#define NABLA_INPLACE_DECLARE(name, first, ...)  \
+  NABLA_PP_WHEN(NABLA_HAS_INPLACE(first))(const ::nabla::Tensor& name##_( \
+      NABLA_SCHEMA_ARGS(DECL, first __VA_OPT__(, ) __VA_ARGS__));)
+#define NABLA_METHOD_DECLARE(name, result, self, ...)                        \
+  NABLA_PP_UNPAREN(result) name(NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__)) const; \
+  NABLA_PP_WHEN(NABLA_HAS_INPLACE(self))(                                    \
+      const Tensor& name##_(NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__)) const;)
