@@ -165,24 +165,6 @@ Tensor& bitwise_or_out(Tensor& out, const Tensor& a, const Tensor& b) {
 #define NABLA_UNARY_PREDICATE(name, Kernel) NABLA_UNARY_OP(name)
 #include "nabla/core/op_list/unary.def"
 
-Tensor& sum_out(Tensor& out, const Tensor& x, IntArrayRef dim, bool keepdim,
-                optional<ScalarType> dtype) {
-  return assign_out(out, sum(x, dim, keepdim, dtype), "sum_out");
-}
-Tensor& sum_out(Tensor& out, const Tensor& x, optional<ScalarType> dtype) {
-  return assign_out(out, sum(x, dtype), "sum_out");
-}
-Tensor& mean_out(Tensor& out, const Tensor& x, IntArrayRef dim, bool keepdim,
-                 optional<ScalarType> dtype) {
-  return assign_out(out, mean(x, dim, keepdim, dtype), "mean_out");
-}
-Tensor& prod_out(Tensor& out, const Tensor& x, int64_t dim, bool keepdim,
-                 optional<ScalarType> dtype) {
-  return assign_out(out, prod(x, dim, keepdim, dtype), "prod_out");
-}
-Tensor& prod_out(Tensor& out, const Tensor& x, optional<ScalarType> dtype) {
-  return assign_out(out, prod(x, dtype), "prod_out");
-}
 std::tuple<Tensor&, Tensor&> max_out(Tensor& values, Tensor& indices, const Tensor& x, int64_t dim,
                                      bool keepdim) {
   auto [v, i] = max(x, dim, keepdim);
@@ -192,28 +174,6 @@ std::tuple<Tensor&, Tensor&> min_out(Tensor& values, Tensor& indices, const Tens
                                      bool keepdim) {
   auto [v, i] = min(x, dim, keepdim);
   return {assign_out(values, v, "min_out"), assign_out(indices, i, "min_out")};
-}
-Tensor& argmax_out(Tensor& out, const Tensor& x, optional<int64_t> dim, bool keepdim) {
-  return assign_out(out, argmax(x, dim, keepdim), "argmax_out");
-}
-Tensor& argmin_out(Tensor& out, const Tensor& x, optional<int64_t> dim, bool keepdim) {
-  return assign_out(out, argmin(x, dim, keepdim), "argmin_out");
-}
-Tensor& var_out(Tensor& out, const Tensor& x, IntArrayRef dim, bool unbiased, bool keepdim) {
-  return assign_out(out, var(x, dim, unbiased, keepdim), "var_out");
-}
-Tensor& std_out(Tensor& out, const Tensor& x, IntArrayRef dim, bool unbiased, bool keepdim) {
-  return assign_out(out, std(x, dim, unbiased, keepdim), "std_out");
-}
-Tensor& norm_out(Tensor& out, const Tensor& x, const optional<Scalar>& p, IntArrayRef dim,
-                 bool keepdim) {
-  return assign_out(out, norm(x, p, dim, keepdim), "norm_out");
-}
-Tensor& logsumexp_out(Tensor& out, const Tensor& x, IntArrayRef dim, bool keepdim) {
-  return assign_out(out, logsumexp(x, dim, keepdim), "logsumexp_out");
-}
-Tensor& cumsum_out(Tensor& out, const Tensor& x, int64_t dim, optional<ScalarType> dtype) {
-  return assign_out(out, cumsum(x, dim, dtype), "cumsum_out");
 }
 std::tuple<Tensor&, Tensor&> sort_out(Tensor& values, Tensor& indices, const Tensor& x, int64_t dim,
                                       bool descending) {
@@ -225,7 +185,6 @@ std::tuple<Tensor&, Tensor&> topk_out(Tensor& values, Tensor& indices, const Ten
   auto [v, i] = topk(x, k, dim, largest, sorted);
   return {assign_out(values, v, "topk_out"), assign_out(indices, i, "topk_out")};
 }
-
 
 Tensor& cat_out(Tensor& out, TensorList tensors, int64_t dim) {
   return assign_out(out, cat(tensors, dim), "cat_out");

@@ -157,35 +157,74 @@ TEST(Schema, MethodRowsAreTheFunctionOnThis) {
   EXPECT_TRUE(g.forward(g.outputs()[0]).equal(a.mm(b).relu()));
 }
 
+// Reductions are two rows each, without and with `dim` (SumBackward0 / SumBackward1); by
+// name, the attributes pick the row, and `keepdim` alone reduces every dim.
+TEST(Schema, ReductionRowsPickTheirFormByDim) {
+  Tensor x = rnd({3, 4});
+  Tensor whole = ops::call("sum", {x})[0];
+  EXPECT_TRUE(whole.equal(x.sum()));
+  EXPECT_STREQ(whole.grad_fn()->name().c_str(), "SumBackward0");
+  Tensor rows = ops::call("sum", {x}, {{"dim", std::vector<int64_t>{1}}})[0];
+  EXPECT_TRUE(rows.equal(x.sum({1})));
+  EXPECT_STREQ(rows.grad_fn()->name().c_str(), "SumBackward1");
+  Tensor kept = ops::call("mean", {x}, {{"keepdim", true}})[0];
+  EXPECT_EQ(kept.sizes(), (std::vector<int64_t>{1, 1}));
+  EXPECT_TRUE(kept.allclose(x.mean().reshape({1, 1})));
+  std::vector<Tensor> max = ops::call("max", {x}, {{"dim", int64_t(0)}});
+  ASSERT_EQ(max.size(), 2u);
+  EXPECT_TRUE(max[1].equal(std::get<1>(x.max(0))));
+  Tensor l1 = ops::call("norm", {x}, {{"p", 1.0}, {"dim", std::vector<int64_t>{0}}})[0];
+  EXPECT_TRUE(l1.allclose(x.norm(1, {0})));
+  Tensor l2 = ops::call("norm", {x}, {{"dim", std::vector<int64_t>{0}}})[0];  // p absent: 2
+  EXPECT_TRUE(l2.allclose(x.norm(nabla::nullopt, {0})));
+  const std::string no_dim = error_of([&] { ops::call("max", {x}, {{"keepdim", true}}); });
+  EXPECT_NE(no_dim.find("max"), std::string::npos) << no_dim;
+  // The generated out form of a reduction's row.
+  Tensor out = nabla::empty({0}, nabla::kDouble);
+  nabla::sum_out(out, x.detach(), {0}, true);
+  EXPECT_TRUE(out.equal(x.detach().sum({0}, true)));
+}
+
+// Random float64 values that do not require grad.
+Tensor plain(nabla::IntArrayRef shape) { return rnd(shape).detach(); }
+
 // The `_out` forms of a row whose result is a Tensor: the function's result written into
 // `out` (resized), with LibTorch's checks; a row of another result has none.
+// (Unqualified: found by argument-dependent lookup, so a missing form is `false`.)
 template <class... A>
-concept HasMaxPoolOut = requires(A&&... a) { nabla::max_pool2d_with_indices_out(a...); };
+concept HasMaxPoolOut = requires(A&&... a) {
+  max_pool2d_with_indices_out(a...);
+};
+template <class... A>
+concept HasMaxPoolFunction = requires(A&&... a) {
+  max_pool2d_with_indices(a...);
+};
 
 TEST(Schema, TensorRowsHaveOutForms) {
-  Tensor a = rnd({3, 2}), b = rnd({2, 4}), x = rnd({1, 2, 5, 5}), w = rnd({3, 2, 3, 3});
-  Tensor out = nabla::empty({1});
+  Tensor a = plain({3, 2}), b = plain({2, 4}), x = plain({1, 2, 5, 5}), w = plain({3, 2, 3, 3});
+  Tensor out = nabla::empty({1}, nabla::kDouble);
   Tensor& r = nabla::mm_out(out, a, b);
   EXPECT_TRUE(r.is_same(out));
   EXPECT_EQ(out.sizes(), (std::vector<int64_t>{3, 4}));
   EXPECT_TRUE(out.equal(nabla::mm(a, b)));
-  Tensor conv = nabla::empty({0});
+  Tensor conv = nabla::empty({0}, nabla::kDouble);
   nabla::conv2d_outf(x, w, {}, 1, 1, 1, 1, conv);  // out last
   EXPECT_TRUE(conv.equal(nabla::conv2d(x, w, {}, 1, 1)));
-  Tensor sm = nabla::empty({0});
+  Tensor sm = nabla::empty({0}, nabla::kDouble);
   nabla::softmax_out(sm, a, 1);
   EXPECT_TRUE(sm.equal(nabla::softmax(a, 1)));
-  Tensor leaf = rnd({3, 2}).requires_grad_();
+  Tensor leaf = plain({3, 2}).requires_grad_();
   expect_error([&] { nabla::mm_out(out, leaf, b); }, {"mm_out", "automatic differentiation"});
   Tensor ints = nabla::zeros({3, 4}, nabla::kLong);
   expect_error([&] { nabla::mm_out(ints, a, b); }, {"mm_out", "Long"});
+  static_assert(HasMaxPoolFunction<const Tensor&, std::vector<int64_t>>);
   static_assert(!HasMaxPoolOut<Tensor&, const Tensor&, std::vector<int64_t>>);
 }
 
 // INPLACE(self) rows have name_: the function's result written into self, with autograd
 // as every in-place op (self's history becomes the result's).
 TEST(Schema, InplaceRowsHaveInplaceForms) {
-  Tensor x = rnd({4, 3});
+  Tensor x = plain({4, 3});
   Tensor y = x.clone();
   const Tensor& r = nabla::hardtanh_(y, -0.2, 0.3);
   EXPECT_TRUE(r.is_same(y));
@@ -199,10 +238,10 @@ TEST(Schema, InplaceRowsHaveInplaceForms) {
   nabla::celu(ref, 2.0).sum().backward();
   EXPECT_TRUE(leaf.grad().allclose(ref.grad()));
   // A method row's in-place form is a method too.
-  Tensor dst = nabla::zeros({4, 3}), src = rnd({2, 3});
+  Tensor dst = nabla::zeros({4, 3}, nabla::kDouble), src = plain({2, 3});
   Tensor index = nabla::tensor({3, 0}, nabla::kLong);
   dst.index_copy_(0, index, src);
-  EXPECT_TRUE(dst.equal(nabla::zeros({4, 3}).index_copy(0, index, src)));
+  EXPECT_TRUE(dst.equal(nabla::zeros({4, 3}, nabla::kDouble).index_copy(0, index, src)));
 }
 
 }  // namespace

@@ -358,32 +358,20 @@ class Tensor {
   Tensor isclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
                  bool equal_nan = false) const;
 
-  // ---- Reductions ------------------------------------------------------------------------
-  Tensor sum(optional<ScalarType> dtype = nullopt) const;
-  Tensor sum(IntArrayRef dim, bool keepdim = false, optional<ScalarType> dtype = nullopt) const;
-  Tensor mean(optional<ScalarType> dtype = nullopt) const;
-  Tensor mean(IntArrayRef dim, bool keepdim = false, optional<ScalarType> dtype = nullopt) const;
-  Tensor prod(optional<ScalarType> dtype = nullopt) const;
-  Tensor prod(int64_t dim, bool keepdim = false, optional<ScalarType> dtype = nullopt) const;
-  Tensor max() const;
-  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
-  /// Elementwise maximum (as maximum()).
+  // ---- Reductions: the methods of core/op_list/reduction.def (sum, mean, max, var, sort,
+  // topk, ...) ------------------------------------------------------------------------------
+#define NABLA_OP(...)
+#define NABLA_METHOD_OP NABLA_METHOD_DECLARE
+#include "nabla/core/op_list/reduction.def"
+#undef NABLA_OP
+#undef NABLA_METHOD_OP
+  /// Elementwise maximum / minimum (as maximum(), minimum()).
   Tensor max(const Tensor& other) const { return maximum(other); }
-  Tensor min() const;
-  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
   Tensor min(const Tensor& other) const { return minimum(other); }
-  Tensor amax(IntArrayRef dim = {}, bool keepdim = false) const;
-  Tensor amin(IntArrayRef dim = {}, bool keepdim = false) const;
-  Tensor argmax(optional<int64_t> dim = nullopt, bool keepdim = false) const;
-  Tensor argmin(optional<int64_t> dim = nullopt, bool keepdim = false) const;
   // x.var(0) / x.std(0) reduce dim 0, as LibTorch's C++-only int overloads (gh-40287):
   // without them int -> bool would win over int -> IntArrayRef.
   Tensor var(int dim) const { return var(IntArrayRef{static_cast<int64_t>(dim)}); }
   Tensor std(int dim) const { return std(IntArrayRef{static_cast<int64_t>(dim)}); }
-  Tensor var(bool unbiased = true) const;
-  Tensor var(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
-  Tensor std(bool unbiased = true) const;
-  Tensor std(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
   // A braced list ({1}) would otherwise bind var(bool) / std(bool); LibTorch reduces dims.
   Tensor var(std::initializer_list<int64_t> dim, bool unbiased = true, bool keepdim = false) const {
     return var(IntArrayRef(dim), unbiased, keepdim);
@@ -391,23 +379,9 @@ class Tensor {
   Tensor std(std::initializer_list<int64_t> dim, bool unbiased = true, bool keepdim = false) const {
     return std(IntArrayRef(dim), unbiased, keepdim);
   }
-  Tensor norm(const Scalar& p = 2) const;
-  Tensor norm(optional<Scalar> p, IntArrayRef dim, bool keepdim = false) const;
-  Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;
   /// Stable softmax / log_softmax along dim (src/ops/nn/softmax.cpp); dtype converts first.
   Tensor softmax(int64_t dim, optional<ScalarType> dtype = nullopt) const;
   Tensor log_softmax(int64_t dim, optional<ScalarType> dtype = nullopt) const;
-  Tensor all() const;
-  Tensor all(int64_t dim, bool keepdim = false) const;
-  Tensor any() const;
-  Tensor any(int64_t dim, bool keepdim = false) const;
-  Tensor cumsum(int64_t dim, optional<ScalarType> dtype = nullopt) const;
-  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
-  Tensor argsort(int64_t dim = -1, bool descending = false) const;
-  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
-                                  bool sorted = true) const;
-  /// The k-th smallest element (k from 1) along dim and its index.
-  std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
 
   // ---- Linear algebra: the methods of core/op_list/linalg.def (matmul, mm, bmm, mv, dot,
   // outer, addmm) ----------------------------------------------------------------------------

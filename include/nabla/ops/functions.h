@@ -59,31 +59,17 @@ Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Sca
 Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
 Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);
 
-// Reductions
-Tensor sum(const Tensor& x, optional<ScalarType> dtype = nullopt);
-Tensor sum(const Tensor& x, IntArrayRef dim, bool keepdim = false,
-           optional<ScalarType> dtype = nullopt);
-Tensor mean(const Tensor& x, optional<ScalarType> dtype = nullopt);
-Tensor mean(const Tensor& x, IntArrayRef dim, bool keepdim = false,
-            optional<ScalarType> dtype = nullopt);
-Tensor prod(const Tensor& x, optional<ScalarType> dtype = nullopt);
-Tensor prod(const Tensor& x, int64_t dim, bool keepdim = false,
-            optional<ScalarType> dtype = nullopt);
-Tensor max(const Tensor& x);
+// Reductions: sum, mean, prod, max, min, amax, amin, argmax, argmin, var, std, var_mean,
+// std_mean, norm, logsumexp, all, any, cumsum, sort, argsort, topk, kthvalue (rows:
+// nabla/core/op_list/reduction.def).
+#define NABLA_OP NABLA_OP_DECLARE
+#define NABLA_METHOD_OP NABLA_OP_DECLARE
+#include "nabla/core/op_list/reduction.def"
+#undef NABLA_OP
+#undef NABLA_METHOD_OP
 /// Elementwise (as maximum / minimum).
 inline Tensor max(const Tensor& a, const Tensor& b) { return a.maximum(b); }
 inline Tensor min(const Tensor& a, const Tensor& b) { return a.minimum(b); }
-std::tuple<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false);
-Tensor min(const Tensor& x);
-std::tuple<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false);
-Tensor amax(const Tensor& x, IntArrayRef dim = {}, bool keepdim = false);
-Tensor amin(const Tensor& x, IntArrayRef dim = {}, bool keepdim = false);
-Tensor argmax(const Tensor& x, optional<int64_t> dim = nullopt, bool keepdim = false);
-Tensor argmin(const Tensor& x, optional<int64_t> dim = nullopt, bool keepdim = false);
-Tensor var(const Tensor& x, bool unbiased = true);
-Tensor var(const Tensor& x, IntArrayRef dim, bool unbiased = true, bool keepdim = false);
-Tensor std(const Tensor& x, bool unbiased = true);
-Tensor std(const Tensor& x, IntArrayRef dim, bool unbiased = true, bool keepdim = false);
 // var(x, 0) / std(x, 0) reduce dim 0, as LibTorch's C++-only int overloads (int -> bool
 // would otherwise win); a braced list ({1}) likewise reduces dims.
 inline Tensor var(const Tensor& x, int dim) {
@@ -92,13 +78,6 @@ inline Tensor var(const Tensor& x, int dim) {
 inline Tensor std(const Tensor& x, int dim) {
   return std(x, IntArrayRef{static_cast<int64_t>(dim)});
 }
-/// (variance, mean) and (standard deviation, mean) in one call.
-std::tuple<Tensor, Tensor> var_mean(const Tensor& x, bool unbiased = true);
-std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dim, bool unbiased = true,
-                                    bool keepdim = false);
-std::tuple<Tensor, Tensor> std_mean(const Tensor& x, bool unbiased = true);
-std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dim, bool unbiased = true,
-                                    bool keepdim = false);
 inline std::tuple<Tensor, Tensor> var_mean(const Tensor& x, int dim) {
   return var_mean(x, IntArrayRef{static_cast<int64_t>(dim)});
 }
@@ -113,18 +92,6 @@ inline Tensor std(const Tensor& x, std::initializer_list<int64_t> dim, bool unbi
                   bool keepdim = false) {
   return std(x, IntArrayRef(dim), unbiased, keepdim);
 }
-Tensor norm(const Tensor& x, const Scalar& p = 2);
-Tensor norm(const Tensor& x, optional<Scalar> p, IntArrayRef dim, bool keepdim = false);
-Tensor logsumexp(const Tensor& x, IntArrayRef dim, bool keepdim = false);
-Tensor all(const Tensor& x);
-Tensor any(const Tensor& x);
-Tensor cumsum(const Tensor& x, int64_t dim, optional<ScalarType> dtype = nullopt);
-std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim = -1, bool descending = false);
-Tensor argsort(const Tensor& x, int64_t dim = -1, bool descending = false);
-std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim = -1, bool largest = true,
-                                bool sorted = true);
-std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim = -1,
-                                    bool keepdim = false);
 
 // Linear algebra
 // matmul, mm, bmm, mv, dot, outer, addmm, linear (rows: nabla/core/op_list/linalg.def).

@@ -70,31 +70,10 @@ Tensor& bitwise_or_out(Tensor& out, const Tensor& self, const Tensor& other);
 #include "nabla/core/op_list/unary.def"
 
 // ---- Reductions and scans ------------------------------------------------------------
-Tensor& sum_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim = false,
-                optional<ScalarType> dtype = nullopt);
-Tensor& sum_out(Tensor& out, const Tensor& self, optional<ScalarType> dtype = nullopt);
-Tensor& mean_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim = false,
-                 optional<ScalarType> dtype = nullopt);
-Tensor& prod_out(Tensor& out, const Tensor& self, int64_t dim, bool keepdim = false,
-                 optional<ScalarType> dtype = nullopt);
-Tensor& prod_out(Tensor& out, const Tensor& self, optional<ScalarType> dtype = nullopt);
 std::tuple<Tensor&, Tensor&> max_out(Tensor& max, Tensor& max_values, const Tensor& self,
                                      int64_t dim, bool keepdim = false);
 std::tuple<Tensor&, Tensor&> min_out(Tensor& min, Tensor& min_indices, const Tensor& self,
                                      int64_t dim, bool keepdim = false);
-Tensor& argmax_out(Tensor& out, const Tensor& self, optional<int64_t> dim = nullopt,
-                   bool keepdim = false);
-Tensor& argmin_out(Tensor& out, const Tensor& self, optional<int64_t> dim = nullopt,
-                   bool keepdim = false);
-Tensor& var_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool unbiased = true,
-                bool keepdim = false);
-Tensor& std_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool unbiased = true,
-                bool keepdim = false);
-Tensor& norm_out(Tensor& out, const Tensor& self, const optional<Scalar>& p, IntArrayRef dim,
-                 bool keepdim = false);
-Tensor& logsumexp_out(Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim = false);
-Tensor& cumsum_out(Tensor& out, const Tensor& self, int64_t dim,
-                   optional<ScalarType> dtype = nullopt);
 std::tuple<Tensor&, Tensor&> sort_out(Tensor& values, Tensor& indices, const Tensor& self,
                                       int64_t dim = -1, bool descending = false);
 std::tuple<Tensor&, Tensor&> topk_out(Tensor& values, Tensor& indices, const Tensor& self,
@@ -151,14 +130,6 @@ inline Tensor& pow_outf(const Tensor& self, const Scalar& exponent, Tensor& out)
 inline Tensor& clamp_outf(const Tensor& self, const optional<Scalar>& min,
                           const optional<Scalar>& max, Tensor& out) {
   return clamp_out(out, self, min, max);
-}
-inline Tensor& sum_outf(const Tensor& self, IntArrayRef dim, bool keepdim,
-                        optional<ScalarType> dtype, Tensor& out) {
-  return sum_out(out, self, dim, keepdim, dtype);
-}
-inline Tensor& mean_outf(const Tensor& self, IntArrayRef dim, bool keepdim,
-                         optional<ScalarType> dtype, Tensor& out) {
-  return mean_out(out, self, dim, keepdim, dtype);
 }
 inline Tensor& cat_outf(TensorList tensors, int64_t dim, Tensor& out) {
   return cat_out(out, tensors, dim);

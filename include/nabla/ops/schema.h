@@ -75,23 +75,25 @@
 
 /// The variants of a row (Note [Op schemas], "Variants"): the `_out` forms write the
 /// function's result into `out`; the in-place form writes it into self.
-#define NABLA_VARIANTS_DEFINE(name, result, ...)                                              \
-  NABLA_PP_WHEN(NABLA_RESULT_IS_TENSOR(result))(                                              \
-      ::nabla::Tensor& name##_out(::nabla::Tensor& out, NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__)) { \
-        return ::nabla::detail::assign_out(                                                   \
-            out, ::nabla::name(NABLA_SCHEMA_ARGS(NAME, __VA_ARGS__)), #name "_out");          \
-      } ::nabla::Tensor& name##_outf(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__), ::nabla::Tensor& out) { \
-        return ::nabla::name##_out(out, NABLA_SCHEMA_ARGS(NAME, __VA_ARGS__));               \
-      })                                                                                      \
-  NABLA_INPLACE_DEFINE(name, __VA_ARGS__)
-#define NABLA_INPLACE_DEFINE(name, first, ...)                                            \
-  NABLA_PP_WHEN(NABLA_HAS_INPLACE(first))(                                                \
-      const ::nabla::Tensor& name##_(NABLA_SCHEMA_ARGS(PARAM, first __VA_OPT__(, ) __VA_ARGS__)) { \
-        return ::nabla::ops::inplace_from(                                                \
-            NABLA_SCHEMA_ARG(NAME, first), #name "_", [&](const ::nabla::Tensor& self_) { \
-              return ::nabla::name(self_ NABLA_SCHEMA_EACH(COMMA_NAME, __VA_ARGS__));     \
-            });                                                                           \
-      })
+#define NABLA_VARIANTS_DEFINE(name, result, ...)       \
+  NABLA_PP_WHEN(NABLA_RESULT_IS_TENSOR(result))        \
+  (NABLA_OUT_DEFINE(name, __VA_ARGS__)) NABLA_PP_WHEN( \
+      NABLA_HAS_INPLACE(NABLA_PP_FIRST(__VA_ARGS__)))(NABLA_INPLACE_DEFINE(name, __VA_ARGS__))
+#define NABLA_OUT_DEFINE(name, ...)                                                              \
+  ::nabla::Tensor& name##_out(::nabla::Tensor& out, NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__)) {     \
+    return ::nabla::detail::assign_out(out, ::nabla::name(NABLA_SCHEMA_ARGS(NAME, __VA_ARGS__)), \
+                                       #name "_out");                                            \
+  }                                                                                              \
+  ::nabla::Tensor& name##_outf(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__), ::nabla::Tensor& out) {    \
+    return ::nabla::name##_out(out, NABLA_SCHEMA_ARGS(NAME, __VA_ARGS__));                       \
+  }
+#define NABLA_INPLACE_DEFINE(name, first, ...)                                                 \
+  const ::nabla::Tensor& name##_(NABLA_SCHEMA_ARGS(PARAM, first __VA_OPT__(, ) __VA_ARGS__)) { \
+    return ::nabla::ops::inplace_from(                                                         \
+        NABLA_SCHEMA_ARG(NAME, first), #name "_", [&](const ::nabla::Tensor& self_) {          \
+          return ::nabla::name(self_ NABLA_SCHEMA_EACH(COMMA_NAME, __VA_ARGS__));              \
+        });                                                                                    \
+  }
 
 /// The Tensor method of a NABLA_METHOD_OP row: the function called on *this (and its
 /// in-place form's method).
@@ -99,10 +101,11 @@
   NABLA_PP_UNPAREN(result) Tensor::name(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__)) const { \
     return ::nabla::name(*this NABLA_SCHEMA_EACH(COMMA_NAME, __VA_ARGS__));            \
   }                                                                                    \
-  NABLA_PP_WHEN(NABLA_HAS_INPLACE(self))(                                              \
-      const Tensor& Tensor::name##_(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__)) const {     \
-        return ::nabla::name##_(*this NABLA_SCHEMA_EACH(COMMA_NAME, __VA_ARGS__));     \
-      })
+  NABLA_PP_WHEN(NABLA_HAS_INPLACE(self))(NABLA_INPLACE_METHOD_DEFINE(name, __VA_ARGS__))
+#define NABLA_INPLACE_METHOD_DEFINE(name, ...)                                 \
+  const Tensor& Tensor::name##_(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__)) const { \
+    return ::nabla::name##_(*this NABLA_SCHEMA_EACH(COMMA_NAME, __VA_ARGS__)); \
+  }
 
 /// The graph builder (nabla/graph/graph.h): one node calling the op by name.
 #define NABLA_OP_GRAPH_DECLARE(name, result, ...) \

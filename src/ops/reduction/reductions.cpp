@@ -6,12 +6,12 @@
 
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
 #include "ops/elementwise/float32_compute.h"
 #include "ops/reduction/reduce_utils.h"
-#include "ops/registry/registry_impl.h"
 
 namespace nabla {
 
@@ -119,7 +119,7 @@ void check_nonempty_dims(const Tensor& x, const std::vector<bool>& mask, const c
                 " to have non-zero size (got sizes ", x.sizes(), ")");
 }
 
-Tensor sum_impl(const Tensor& x, const std::vector<bool>& mask, bool keepdim,
+Tensor sum_over(const Tensor& x, const std::vector<bool>& mask, bool keepdim,
                 optional<ScalarType> dtype, const NodeType<SumState>& type) {
   Tensor out = reduce_to(ReduceOp::Sum, x, mask, keepdim, ops::sum_dtype(x.scalar_type(), dtype));
   if (auto node = autograd::record_node(type, {&x})) {
@@ -129,7 +129,7 @@ Tensor sum_impl(const Tensor& x, const std::vector<bool>& mask, bool keepdim,
   return out;
 }
 
-Tensor mean_impl(const Tensor& x, IntArrayRef dim, bool keepdim, optional<ScalarType> dtype,
+Tensor mean_over(const Tensor& x, IntArrayRef dim, bool keepdim, optional<ScalarType> dtype,
                  const NodeType<MeanState>& type) {
   ScalarType t = mean_dtype(x, dtype);
   auto mask = reduce_mask(dim, x.dim(), "mean");
@@ -149,7 +149,7 @@ Tensor mean_impl(const Tensor& x, IntArrayRef dim, bool keepdim, optional<Scalar
   return out;
 }
 
-Tensor prod_impl(const Tensor& x, const std::vector<bool>& mask, bool keepdim,
+Tensor prod_over(const Tensor& x, const std::vector<bool>& mask, bool keepdim,
                  optional<ScalarType> dtype, const NodeType<ReducedSelfResult>& type) {
   Tensor out = reduce_to(ReduceOp::Prod, x, mask, keepdim, ops::sum_dtype(x.scalar_type(), dtype));
   ops::record_self_result(type, x, mask, keepdim, out);
@@ -224,194 +224,65 @@ Tensor logical_reduce(const Tensor& x, const std::vector<bool>& mask, bool keepd
 
 }  // namespace
 
-Tensor Tensor::sum(optional<ScalarType> dtype) const {
-  NABLA_TRACED("sum", {*this}, {"dtype", dtype});
-  return sum_impl(*this, ops::all_dims(dim()), false, dtype, kSumBackward0);
+Tensor ops::sum_impl(const Tensor& self, optional<ScalarType> dtype) {
+  return sum_over(self, ops::all_dims(self.dim()), false, dtype, kSumBackward0);
 }
-Tensor Tensor::sum(IntArrayRef dim, bool keepdim, optional<ScalarType> dtype) const {
-  NABLA_TRACED("sum", {*this}, {"dim", dim}, {"keepdim", keepdim}, {"dtype", dtype});
-  return sum_impl(*this, reduce_mask(dim, this->dim(), "sum"), keepdim, dtype, kSumBackward1);
+Tensor ops::sum_impl(const Tensor& self, IntArrayRef dim, bool keepdim,
+                     optional<ScalarType> dtype) {
+  return sum_over(self, reduce_mask(dim, self.dim(), "sum"), keepdim, dtype, kSumBackward1);
 }
-Tensor Tensor::mean(optional<ScalarType> dtype) const {
-  NABLA_TRACED("mean", {*this}, {"dtype", dtype});
-  return mean_impl(*this, {}, false, dtype, kMeanBackward0);
+Tensor ops::mean_impl(const Tensor& self, optional<ScalarType> dtype) {
+  return mean_over(self, {}, false, dtype, kMeanBackward0);
 }
-Tensor Tensor::mean(IntArrayRef dim, bool keepdim, optional<ScalarType> dtype) const {
-  NABLA_TRACED("mean", {*this}, {"dim", dim}, {"keepdim", keepdim}, {"dtype", dtype});
-  return mean_impl(*this, dim, keepdim, dtype, kMeanBackward1);
+Tensor ops::mean_impl(const Tensor& self, IntArrayRef dim, bool keepdim,
+                      optional<ScalarType> dtype) {
+  return mean_over(self, dim, keepdim, dtype, kMeanBackward1);
 }
-Tensor Tensor::prod(optional<ScalarType> dtype) const {
-  NABLA_TRACED("prod", {*this}, {"dtype", dtype});
-  return prod_impl(*this, ops::all_dims(dim()), false, dtype, kProdBackward0);
+Tensor ops::prod_impl(const Tensor& self, optional<ScalarType> dtype) {
+  return prod_over(self, ops::all_dims(self.dim()), false, dtype, kProdBackward0);
 }
-Tensor Tensor::prod(int64_t dim, bool keepdim, optional<ScalarType> dtype) const {
-  NABLA_TRACED("prod", {*this}, {"dim", dim}, {"keepdim", keepdim}, {"dtype", dtype});
-  return prod_impl(*this, reduce_mask({dim}, this->dim(), "prod"), keepdim, dtype, kProdBackward1);
+Tensor ops::prod_impl(const Tensor& self, int64_t dim, bool keepdim, optional<ScalarType> dtype) {
+  return prod_over(self, reduce_mask({dim}, self.dim(), "prod"), keepdim, dtype, kProdBackward1);
 }
 
-Tensor Tensor::max() const {
-  NABLA_TRACED("max", {*this});
-  check_nonempty_full(*this, "max()");
-  return extremum(*this, ops::all_dims(dim()), false, true, kMaxBackward1);
+Tensor ops::max_impl(const Tensor& self) {
+  check_nonempty_full(self, "max()");
+  return extremum(self, ops::all_dims(self.dim()), false, true, kMaxBackward1);
 }
-Tensor Tensor::min() const {
-  NABLA_TRACED("min", {*this});
-  check_nonempty_full(*this, "min()");
-  return extremum(*this, ops::all_dims(dim()), false, false, kMinBackward1);
+Tensor ops::min_impl(const Tensor& self) {
+  check_nonempty_full(self, "min()");
+  return extremum(self, ops::all_dims(self.dim()), false, false, kMinBackward1);
 }
-std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
-  NABLA_TRACED("max", {*this}, {"dim", dim}, {"keepdim", keepdim});
-  return arg_reduce(*this, dim, keepdim, true, "max()");
+std::tuple<Tensor, Tensor> ops::max_impl(const Tensor& self, int64_t dim, bool keepdim) {
+  return arg_reduce(self, dim, keepdim, true, "max()");
 }
-std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
-  NABLA_TRACED("min", {*this}, {"dim", dim}, {"keepdim", keepdim});
-  return arg_reduce(*this, dim, keepdim, false, "min()");
+std::tuple<Tensor, Tensor> ops::min_impl(const Tensor& self, int64_t dim, bool keepdim) {
+  return arg_reduce(self, dim, keepdim, false, "min()");
 }
-Tensor Tensor::amax(IntArrayRef dim, bool keepdim) const {
-  NABLA_TRACED("amax", {*this}, {"dim", dim}, {"keepdim", keepdim});
-  return amax_amin(*this, dim, keepdim, true, "amax()");
+Tensor ops::amax_impl(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return amax_amin(self, dim, keepdim, true, "amax()");
 }
-Tensor Tensor::amin(IntArrayRef dim, bool keepdim) const {
-  NABLA_TRACED("amin", {*this}, {"dim", dim}, {"keepdim", keepdim});
-  return amax_amin(*this, dim, keepdim, false, "amin()");
+Tensor ops::amin_impl(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return amax_amin(self, dim, keepdim, false, "amin()");
 }
-Tensor Tensor::argmax(optional<int64_t> dim, bool keepdim) const {
-  NABLA_TRACED("argmax", {*this}, {"dim", dim}, {"keepdim", keepdim});
-  return argmax_argmin(*this, dim, keepdim, true, "argmax()");
+Tensor ops::argmax_impl(const Tensor& self, optional<int64_t> dim, bool keepdim) {
+  return argmax_argmin(self, dim, keepdim, true, "argmax()");
 }
-Tensor Tensor::argmin(optional<int64_t> dim, bool keepdim) const {
-  NABLA_TRACED("argmin", {*this}, {"dim", dim}, {"keepdim", keepdim});
-  return argmax_argmin(*this, dim, keepdim, false, "argmin()");
+Tensor ops::argmin_impl(const Tensor& self, optional<int64_t> dim, bool keepdim) {
+  return argmax_argmin(self, dim, keepdim, false, "argmin()");
 }
 
-Tensor Tensor::all() const {
-  NABLA_TRACED("all", {*this});
-  return logical_reduce(*this, ops::all_dims(dim()), false, true);
+Tensor ops::all_impl(const Tensor& self) {
+  return logical_reduce(self, ops::all_dims(self.dim()), false, true);
 }
-Tensor Tensor::any() const {
-  NABLA_TRACED("any", {*this});
-  return logical_reduce(*this, ops::all_dims(dim()), false, false);
+Tensor ops::any_impl(const Tensor& self) {
+  return logical_reduce(self, ops::all_dims(self.dim()), false, false);
 }
-Tensor Tensor::all(int64_t dim, bool keepdim) const {
-  NABLA_TRACED("all", {*this}, {"dim", dim}, {"keepdim", keepdim});
-  return logical_reduce(*this, reduce_mask({dim}, this->dim(), "all"), keepdim, true);
+Tensor ops::all_impl(const Tensor& self, int64_t dim, bool keepdim) {
+  return logical_reduce(self, reduce_mask({dim}, self.dim(), "all"), keepdim, true);
 }
-Tensor Tensor::any(int64_t dim, bool keepdim) const {
-  NABLA_TRACED("any", {*this}, {"dim", dim}, {"keepdim", keepdim});
-  return logical_reduce(*this, reduce_mask({dim}, this->dim(), "any"), keepdim, false);
+Tensor ops::any_impl(const Tensor& self, int64_t dim, bool keepdim) {
+  return logical_reduce(self, reduce_mask({dim}, self.dim(), "any"), keepdim, false);
 }
-
-// ---- Free functions -------------------------------------------------------------------------
-Tensor sum(const Tensor& x, optional<ScalarType> dtype) { return x.sum(dtype); }
-Tensor sum(const Tensor& x, IntArrayRef dim, bool keepdim, optional<ScalarType> dtype) {
-  return x.sum(dim, keepdim, dtype);
-}
-Tensor mean(const Tensor& x, optional<ScalarType> dtype) { return x.mean(dtype); }
-Tensor mean(const Tensor& x, IntArrayRef dim, bool keepdim, optional<ScalarType> dtype) {
-  return x.mean(dim, keepdim, dtype);
-}
-Tensor prod(const Tensor& x, optional<ScalarType> dtype) { return x.prod(dtype); }
-Tensor prod(const Tensor& x, int64_t dim, bool keepdim, optional<ScalarType> dtype) {
-  return x.prod(dim, keepdim, dtype);
-}
-Tensor max(const Tensor& x) { return x.max(); }
-std::tuple<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
-  return x.max(dim, keepdim);
-}
-Tensor min(const Tensor& x) { return x.min(); }
-std::tuple<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) {
-  return x.min(dim, keepdim);
-}
-Tensor amax(const Tensor& x, IntArrayRef dim, bool keepdim) { return x.amax(dim, keepdim); }
-Tensor amin(const Tensor& x, IntArrayRef dim, bool keepdim) { return x.amin(dim, keepdim); }
-Tensor argmax(const Tensor& x, optional<int64_t> dim, bool keepdim) {
-  return x.argmax(dim, keepdim);
-}
-Tensor argmin(const Tensor& x, optional<int64_t> dim, bool keepdim) {
-  return x.argmin(dim, keepdim);
-}
-Tensor all(const Tensor& x) { return x.all(); }
-Tensor any(const Tensor& x) { return x.any(); }
 
 }  // namespace nabla
-
-// ---- Registry entries -----------------------------------------------------------------------
-
-namespace nabla::ops {
-
-namespace {
-// Ops whose overload without a dim has no keepdim (max(), all()).
-void check_no_keepdim(const AttrReader& a, const char* name) {
-  NABLA_CHECK(!a.b("keepdim"), name, ": keepdim = true needs a dim");
-}
-}  // namespace
-
-void registry::add_reduction_ops(std::vector<OpSchema>& t) {
-  const AttrSpec dims = optional_attr("dim", AttrType::IntList);
-  const AttrSpec dim = optional_attr("dim", AttrType::Int);
-  const AttrSpec keepdim = attr("keepdim", AttrType::Bool, false);
-  const AttrSpec dtype = optional_attr("dtype", AttrType::Dtype);
-  // sum / mean without `dim` are the overloads without dims (SumBackward0); with it (an
-  // empty list included) the overloads over dims (SumBackward1), as LibTorch.
-  t.push_back(op("sum", 1, 1, {dims, keepdim, dtype}, [](const V& x, const AttrReader& a) -> V {
-    if (!a.has("dim") && !a.b("keepdim")) return {x[0].sum(dtype_of(a))};
-    return {x[0].sum(a.has("dim") ? IntArrayRef(a.ints("dim")) : IntArrayRef(), a.b("keepdim"),
-                     dtype_of(a))};
-  }));
-  t.push_back(op("mean", 1, 1, {dims, keepdim, dtype}, [](const V& x, const AttrReader& a) -> V {
-    if (!a.has("dim") && !a.b("keepdim")) return {x[0].mean(dtype_of(a))};
-    return {x[0].mean(a.has("dim") ? IntArrayRef(a.ints("dim")) : IntArrayRef(), a.b("keepdim"),
-                      dtype_of(a))};
-  }));
-  t.push_back(op("prod", 1, 1, {dim, keepdim, dtype}, [](const V& x, const AttrReader& a) -> V {
-    if (!a.has("dim")) {
-      check_no_keepdim(a, "prod");
-      return {x[0].prod(dtype_of(a))};
-    }
-    return {x[0].prod(a.i("dim"), a.b("keepdim"), dtype_of(a))};
-  }));
-  // max / min: one output without `dim`; (values, indices) with it.
-  t.push_back(op("max", 1, 1, {dim, keepdim}, [](const V& x, const AttrReader& a) -> V {
-    if (!a.has("dim")) {
-      check_no_keepdim(a, "max");
-      return {x[0].max()};
-    }
-    return outputs(x[0].max(a.i("dim"), a.b("keepdim")));
-  }));
-  t.push_back(op("min", 1, 1, {dim, keepdim}, [](const V& x, const AttrReader& a) -> V {
-    if (!a.has("dim")) {
-      check_no_keepdim(a, "min");
-      return {x[0].min()};
-    }
-    return outputs(x[0].min(a.i("dim"), a.b("keepdim")));
-  }));
-  const AttrSpec dims_or_all = attr("dim", AttrType::IntList, std::vector<int64_t>{});
-  t.push_back(op("amax", 1, 1, {dims_or_all, keepdim}, [](const V& x, const AttrReader& a) -> V {
-    return {x[0].amax(a.ints("dim"), a.b("keepdim"))};
-  }));
-  t.push_back(op("amin", 1, 1, {dims_or_all, keepdim}, [](const V& x, const AttrReader& a) -> V {
-    return {x[0].amin(a.ints("dim"), a.b("keepdim"))};
-  }));
-  t.push_back(op("argmax", 1, 1, {dim, keepdim}, [](const V& x, const AttrReader& a) -> V {
-    return {x[0].argmax(a.has("dim") ? optional<int64_t>(a.i("dim")) : nullopt, a.b("keepdim"))};
-  }));
-  t.push_back(op("argmin", 1, 1, {dim, keepdim}, [](const V& x, const AttrReader& a) -> V {
-    return {x[0].argmin(a.has("dim") ? optional<int64_t>(a.i("dim")) : nullopt, a.b("keepdim"))};
-  }));
-  t.push_back(op("all", 1, 1, {dim, keepdim}, [](const V& x, const AttrReader& a) -> V {
-    if (!a.has("dim")) {
-      check_no_keepdim(a, "all");
-      return {x[0].all()};
-    }
-    return {x[0].all(a.i("dim"), a.b("keepdim"))};
-  }));
-  t.push_back(op("any", 1, 1, {dim, keepdim}, [](const V& x, const AttrReader& a) -> V {
-    if (!a.has("dim")) {
-      check_no_keepdim(a, "any");
-      return {x[0].any()};
-    }
-    return {x[0].any(a.i("dim"), a.b("keepdim"))};
-  }));
-}
-
-}  // namespace nabla::ops

@@ -4,11 +4,11 @@
 
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
 #include "ops/reduction/reduce_utils.h"
-#include "ops/registry/registry_impl.h"
 
 namespace nabla {
 
@@ -53,70 +53,67 @@ std::tuple<Tensor, Tensor> sorted_prefix(const Tensor& x, int64_t d, int64_t k, 
 
 }  // namespace
 
-Tensor Tensor::cumsum(int64_t dim, optional<ScalarType> dtype) const {
-  NABLA_TRACED("cumsum", {*this}, {"dim", dim}, {"dtype", dtype});
-  ops::check_defined(*this, "cumsum");
-  int64_t d = ops::wrap_dim(dim, this->dim(), "cumsum");
-  ScalarType t = ops::sum_dtype(scalar_type(), dtype);
+Tensor ops::cumsum_impl(const Tensor& self, int64_t dim, optional<ScalarType> dtype) {
+  ops::check_defined(self, "cumsum");
+  int64_t d = ops::wrap_dim(dim, self.dim(), "cumsum");
+  ScalarType t = ops::sum_dtype(self.scalar_type(), dtype);
   NABLA_CHECK(t != kBool, "cumsum: not implemented for 'Bool' output dtype (got input ",
-              scalar_type(), " of sizes ", sizes(), "); use an integer dtype");
-  Tensor in = ops::cast(*this, t);
-  Tensor out = ops::empty_tensor(sizes(), t, device());
-  backend_for(*this).cumsum(as_1d_view_if_scalar(out), as_1d_view_if_scalar(in),
-                            this->dim() == 0 ? 0 : d);
-  if (auto node = autograd::record_node(kCumsumBackward0, {this})) {
+              self.scalar_type(), " of sizes ", self.sizes(), "); use an integer dtype");
+  Tensor in = ops::cast(self, t);
+  Tensor out = ops::empty_tensor(self.sizes(), t, self.device());
+  backend_for(self).cumsum(as_1d_view_if_scalar(out), as_1d_view_if_scalar(in),
+                           self.dim() == 0 ? 0 : d);
+  if (auto node = autograd::record_node(kCumsumBackward0, {&self})) {
     node->state.dim = d;
-    node->state.length = this->dim() == 0 ? 1 : size(d);
+    node->state.length = self.dim() == 0 ? 1 : self.size(d);
     autograd::set_history(out, node);
   }
   return out;
 }
 
-std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const {
-  NABLA_TRACED("sort", {*this}, {"dim", dim}, {"descending", descending});
-  ops::check_defined(*this, "sort");
-  int64_t d = ops::wrap_dim(dim, this->dim(), "sort");
-  auto result = sorted_prefix(*this, d, this->dim() == 0 ? 1 : size(d), descending);
-  ops::record_indexed_copy(kSortBackward0, *this, d, std::get<0>(result), std::get<1>(result));
+std::tuple<Tensor, Tensor> ops::sort_impl(const Tensor& self, int64_t dim, bool descending) {
+  ops::check_defined(self, "sort");
+  int64_t d = ops::wrap_dim(dim, self.dim(), "sort");
+  auto result = sorted_prefix(self, d, self.dim() == 0 ? 1 : self.size(d), descending);
+  ops::record_indexed_copy(kSortBackward0, self, d, std::get<0>(result), std::get<1>(result));
   return result;
 }
 
-Tensor Tensor::argsort(int64_t dim, bool descending) const {
-  NABLA_TRACED("argsort", {*this}, {"dim", dim}, {"descending", descending});
-  ops::check_defined(*this, "argsort");
-  int64_t d = ops::wrap_dim(dim, this->dim(), "argsort");
-  return std::get<1>(sorted_prefix(*this, d, this->dim() == 0 ? 1 : size(d), descending));
+Tensor ops::argsort_impl(const Tensor& self, int64_t dim, bool descending) {
+  ops::check_defined(self, "argsort");
+  int64_t d = ops::wrap_dim(dim, self.dim(), "argsort");
+  return std::get<1>(sorted_prefix(self, d, self.dim() == 0 ? 1 : self.size(d), descending));
 }
 
 // Ties are returned in index order (LibTorch leaves their order unspecified); the result
 // is always sorted, which `sorted = false` permits.
-std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const {
-  NABLA_TRACED("topk", {*this}, {"k", k}, {"dim", dim}, {"largest", largest}, {"sorted", sorted});
-  ops::check_defined(*this, "topk");
+std::tuple<Tensor, Tensor> ops::topk_impl(const Tensor& self, int64_t k, int64_t dim, bool largest,
+                                          bool sorted) {
+  ops::check_defined(self, "topk");
   // LibTorch's kernel has no bool version (a 0-d input does not reach it).
-  NABLA_CHECK(scalar_type() != kBool || this->dim() == 0,
-              "topk: \"topk_cpu\" not implemented for 'Bool' (got sizes ", sizes(), ")");
-  int64_t d = ops::wrap_dim(dim, this->dim(), "topk");
-  int64_t n = this->dim() == 0 ? 1 : size(d);
+  NABLA_CHECK(self.scalar_type() != kBool || self.dim() == 0,
+              "topk: \"topk_cpu\" not implemented for 'Bool' (got sizes ", self.sizes(), ")");
+  int64_t d = ops::wrap_dim(dim, self.dim(), "topk");
+  int64_t n = self.dim() == 0 ? 1 : self.size(d);
   NABLA_CHECK(k >= 0 && k <= n, "topk: selected index k out of range (k = ", k, ", but dim ", d,
-              " of a tensor of sizes ", sizes(), " has ", n, " elements)");
-  auto result = sorted_prefix(*this, d, k, largest);
-  ops::record_indexed_copy(kTopkBackward0, *this, d, std::get<0>(result), std::get<1>(result));
+              " of a tensor of sizes ", self.sizes(), " has ", n, " elements)");
+  auto result = sorted_prefix(self, d, k, largest);
+  ops::record_indexed_copy(kTopkBackward0, self, d, std::get<0>(result), std::get<1>(result));
   return result;
 }
 
-std::tuple<Tensor, Tensor> Tensor::kthvalue(int64_t k, int64_t dim, bool keepdim) const {
-  NABLA_TRACED("kthvalue", {*this}, {"k", k}, {"dim", dim}, {"keepdim", keepdim});
-  ops::check_defined(*this, "kthvalue");
-  int64_t d = ops::wrap_dim(dim, this->dim(), "kthvalue");
-  int64_t n = this->dim() == 0 ? 1 : size(d);
+std::tuple<Tensor, Tensor> ops::kthvalue_impl(const Tensor& self, int64_t k, int64_t dim,
+                                              bool keepdim) {
+  ops::check_defined(self, "kthvalue");
+  int64_t d = ops::wrap_dim(dim, self.dim(), "kthvalue");
+  int64_t n = self.dim() == 0 ? 1 : self.size(d);
   NABLA_CHECK(k >= 1 && k <= n, "kthvalue(): selected number k out of range for dimension ", d,
-              " (k = ", k, ", the dimension has ", n, " elements; sizes ", sizes(), ")");
+              " (k = ", k, ", the dimension has ", n, " elements; sizes ", self.sizes(), ")");
   Tensor values, indices;
   {
     NoGradGuard no_grad;  // recorded as one KthvalueBackward0 below
-    auto [v, i] = sorted_prefix(*this, d, k, /*descending=*/false);
-    if (this->dim() == 0) {
+    auto [v, i] = sorted_prefix(self, d, k, /*descending=*/false);
+    if (self.dim() == 0) {
       values = v.view({});
       indices = i.view({});
     } else {
@@ -128,60 +125,8 @@ std::tuple<Tensor, Tensor> Tensor::kthvalue(int64_t k, int64_t dim, bool keepdim
       }
     }
   }
-  ops::record_value_selecting(kKthvalueBackward0, *this, d, keepdim, values, indices);
+  ops::record_value_selecting(kKthvalueBackward0, self, d, keepdim, values, indices);
   return {values, indices};
 }
 
-// ---- Free functions -------------------------------------------------------------------------
-std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
-  return x.kthvalue(k, dim, keepdim);
-}
-Tensor cumsum(const Tensor& x, int64_t dim, optional<ScalarType> dtype) {
-  return x.cumsum(dim, dtype);
-}
-std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending) {
-  return x.sort(dim, descending);
-}
-Tensor argsort(const Tensor& x, int64_t dim, bool descending) { return x.argsort(dim, descending); }
-std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool largest,
-                                bool sorted) {
-  return x.topk(k, dim, largest, sorted);
-}
-
 }  // namespace nabla
-
-// ---- Registry entries -----------------------------------------------------------------------
-
-namespace nabla::ops {
-
-void registry::add_sort_ops(std::vector<OpSchema>& t) {
-  const AttrSpec last_dim = attr("dim", AttrType::Int, int64_t(-1));
-  const AttrSpec descending = attr("descending", AttrType::Bool, false);
-  t.push_back(op("cumsum", 1, 1,
-                 {required_attr("dim", AttrType::Int), optional_attr("dtype", AttrType::Dtype)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {x[0].cumsum(a.i("dim"), a.has("dtype")
-                                                       ? optional<ScalarType>(a.dtype("dtype"))
-                                                       : nullopt)};
-                 }));
-  t.push_back(op("sort", 1, 1, {last_dim, descending}, [](const V& x, const AttrReader& a) -> V {
-    return outputs(x[0].sort(a.i("dim"), a.b("descending")));
-  }));
-  t.push_back(op("argsort", 1, 1, {last_dim, descending}, [](const V& x, const AttrReader& a) -> V {
-    return {x[0].argsort(a.i("dim"), a.b("descending"))};
-  }));
-  t.push_back(op("topk", 1, 1,
-                 {required_attr("k", AttrType::Int), last_dim,
-                  attr("largest", AttrType::Bool, true), attr("sorted", AttrType::Bool, true)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return outputs(x[0].topk(a.i("k"), a.i("dim"), a.b("largest"), a.b("sorted")));
-                 }));
-  t.push_back(
-      op("kthvalue", 1, 1,
-         {required_attr("k", AttrType::Int), last_dim, attr("keepdim", AttrType::Bool, false)},
-         [](const V& x, const AttrReader& a) -> V {
-           return outputs(x[0].kthvalue(a.i("k"), a.i("dim"), a.b("keepdim")));
-         }));
-}
-
-}  // namespace nabla::ops

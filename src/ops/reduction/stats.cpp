@@ -8,11 +8,11 @@
 
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
 #include "ops/reduction/reduce_utils.h"
-#include "ops/registry/registry_impl.h"
 
 namespace nabla {
 
@@ -141,7 +141,7 @@ Tensor norm_value(const Tensor& x, double p, const std::vector<bool>& mask, bool
   return sum(x.abs().pow(p)).pow(1.0 / p);
 }
 
-Tensor norm_impl(const Tensor& x, double p, const std::vector<bool>& mask, bool keepdim,
+Tensor norm_over(const Tensor& x, double p, const std::vector<bool>& mask, bool keepdim,
                  const NodeType<NormState>& type) {
   Tensor out = no_grad([&] { return norm_value(x, p, mask, keepdim); });
   if (auto node = autograd::record_node(type, {&x})) {
@@ -166,41 +166,36 @@ constexpr NodeType<ReducedSelfResult> kLogsumexpBackward0{"LogsumexpBackward0", 
 
 }  // namespace
 
-Tensor Tensor::var(bool unbiased) const {
-  NABLA_TRACED("var", {*this}, {"unbiased", unbiased});
-  return std::get<0>(variance(*this, ops::all_dims(dim()), unbiased, false, false, false, "var()"));
+Tensor ops::var_impl(const Tensor& self, bool unbiased) {
+  return std::get<0>(
+      variance(self, ops::all_dims(self.dim()), unbiased, false, false, false, "var()"));
 }
-Tensor Tensor::var(IntArrayRef dim, bool unbiased, bool keepdim) const {
-  NABLA_TRACED("var", {*this}, {"dim", dim}, {"unbiased", unbiased}, {"keepdim", keepdim});
-  return std::get<0>(variance(*this, reduce_mask(dim, this->dim(), "var()"), unbiased, keepdim,
-                              false, false, "var()"));
+Tensor ops::var_impl(const Tensor& self, IntArrayRef dim, bool unbiased, bool keepdim) {
+  return std::get<0>(variance(self, reduce_mask(dim, self.dim(), "var()"), unbiased, keepdim, false,
+                              false, "var()"));
 }
-Tensor Tensor::std(bool unbiased) const {
-  NABLA_TRACED("std", {*this}, {"unbiased", unbiased});
-  return std::get<0>(variance(*this, ops::all_dims(dim()), unbiased, false, true, false, "std()"));
+Tensor ops::std_impl(const Tensor& self, bool unbiased) {
+  return std::get<0>(
+      variance(self, ops::all_dims(self.dim()), unbiased, false, true, false, "std()"));
 }
-Tensor Tensor::std(IntArrayRef dim, bool unbiased, bool keepdim) const {
-  NABLA_TRACED("std", {*this}, {"dim", dim}, {"unbiased", unbiased}, {"keepdim", keepdim});
-  return std::get<0>(variance(*this, reduce_mask(dim, this->dim(), "std()"), unbiased, keepdim,
-                              true, false, "std()"));
+Tensor ops::std_impl(const Tensor& self, IntArrayRef dim, bool unbiased, bool keepdim) {
+  return std::get<0>(variance(self, reduce_mask(dim, self.dim(), "std()"), unbiased, keepdim, true,
+                              false, "std()"));
 }
 
-Tensor Tensor::norm(const Scalar& p) const {
-  NABLA_TRACED("norm", {*this}, {"p", p});
-  return norm_impl(*this, p.toDouble(), ops::all_dims(dim()), false, kNormBackward0);
+Tensor ops::norm_impl(const Tensor& self, const Scalar& p) {
+  return norm_over(self, p.toDouble(), ops::all_dims(self.dim()), false, kNormBackward0);
 }
-Tensor Tensor::norm(optional<Scalar> p, IntArrayRef dim, bool keepdim) const {
-  NABLA_TRACED("norm", {*this}, {"p", p}, {"dim", dim}, {"keepdim", keepdim});
-  return norm_impl(*this, p ? p->toDouble() : 2.0, reduce_mask(dim, this->dim(), "norm()"), keepdim,
+Tensor ops::norm_impl(const Tensor& self, optional<Scalar> p, IntArrayRef dim, bool keepdim) {
+  return norm_over(self, p ? p->toDouble() : 2.0, reduce_mask(dim, self.dim(), "norm()"), keepdim,
                    kNormBackward1);
 }
 
 // log(sum(exp(x - m))) + m with m the max over the dims; an infinite max is replaced by 0
 // so rows of all -inf give -inf (not nan) and rows holding +inf give +inf.
-Tensor Tensor::logsumexp(IntArrayRef dim, bool keepdim) const {
-  NABLA_TRACED("logsumexp", {*this}, {"dim", dim}, {"keepdim", keepdim});
-  ops::check_defined(*this, "logsumexp()");
-  Tensor x = is_floating_point() ? *this : to(get_default_dtype());  // ints promote
+Tensor ops::logsumexp_impl(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  ops::check_defined(self, "logsumexp()");
+  Tensor x = self.is_floating_point() ? self : self.to(get_default_dtype());  // ints promote
   const ScalarType t = x.scalar_type();
   auto mask = reduce_mask(dim, x.dim(), "logsumexp()");
   Tensor out = no_grad([&] {
@@ -215,96 +210,20 @@ Tensor Tensor::logsumexp(IntArrayRef dim, bool keepdim) const {
   return out;
 }
 
-// ---- Free functions -------------------------------------------------------------------------
-Tensor var(const Tensor& x, bool unbiased) { return x.var(unbiased); }
-Tensor var(const Tensor& x, IntArrayRef dim, bool unbiased, bool keepdim) {
-  return x.var(dim, unbiased, keepdim);
+std::tuple<Tensor, Tensor> ops::var_mean_impl(const Tensor& self, bool unbiased) {
+  return variance(self, ops::all_dims(self.dim()), unbiased, false, false, true, "var_mean()");
 }
-Tensor std(const Tensor& x, bool unbiased) { return x.std(unbiased); }
-Tensor std(const Tensor& x, IntArrayRef dim, bool unbiased, bool keepdim) {
-  return x.std(dim, unbiased, keepdim);
-}
-std::tuple<Tensor, Tensor> var_mean(const Tensor& x, bool unbiased) {
-  NABLA_TRACED("var_mean", {x}, {"unbiased", unbiased});
-  return variance(x, ops::all_dims(x.dim()), unbiased, false, false, true, "var_mean()");
-}
-std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dim, bool unbiased, bool keepdim) {
-  NABLA_TRACED("var_mean", {x}, {"dim", dim}, {"unbiased", unbiased}, {"keepdim", keepdim});
-  return variance(x, reduce_mask(dim, x.dim(), "var_mean()"), unbiased, keepdim, false, true,
+std::tuple<Tensor, Tensor> ops::var_mean_impl(const Tensor& self, IntArrayRef dim, bool unbiased,
+                                              bool keepdim) {
+  return variance(self, reduce_mask(dim, self.dim(), "var_mean()"), unbiased, keepdim, false, true,
                   "var_mean()");
 }
-std::tuple<Tensor, Tensor> std_mean(const Tensor& x, bool unbiased) {
-  NABLA_TRACED("std_mean", {x}, {"unbiased", unbiased});
-  return variance(x, ops::all_dims(x.dim()), unbiased, false, true, true, "std_mean()");
+std::tuple<Tensor, Tensor> ops::std_mean_impl(const Tensor& self, bool unbiased) {
+  return variance(self, ops::all_dims(self.dim()), unbiased, false, true, true, "std_mean()");
 }
-std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dim, bool unbiased, bool keepdim) {
-  NABLA_TRACED("std_mean", {x}, {"dim", dim}, {"unbiased", unbiased}, {"keepdim", keepdim});
-  return variance(x, reduce_mask(dim, x.dim(), "std_mean()"), unbiased, keepdim, true, true,
+std::tuple<Tensor, Tensor> ops::std_mean_impl(const Tensor& self, IntArrayRef dim, bool unbiased,
+                                              bool keepdim) {
+  return variance(self, reduce_mask(dim, self.dim(), "std_mean()"), unbiased, keepdim, true, true,
                   "std_mean()");
 }
-Tensor norm(const Tensor& x, const Scalar& p) { return x.norm(p); }
-Tensor norm(const Tensor& x, optional<Scalar> p, IntArrayRef dim, bool keepdim) {
-  return x.norm(p, dim, keepdim);
-}
-Tensor logsumexp(const Tensor& x, IntArrayRef dim, bool keepdim) {
-  return x.logsumexp(dim, keepdim);
-}
-
 }  // namespace nabla
-
-// ---- Registry entries -----------------------------------------------------------------------
-
-namespace nabla::ops {
-
-namespace {
-
-// var, std, var_mean, std_mean share one schema: without `dim` (and keepdim) the overload
-// over every element, else the one over dims (the same nodes in LibTorch 1.13).
-template <class Full, class Dims>
-V by_dims(const AttrReader& a, Full full, Dims dims) {
-  if (!a.has("dim") && !a.b("keepdim")) return full(a.b("unbiased"));
-  return dims(a.has("dim") ? IntArrayRef(a.ints("dim")) : IntArrayRef(), a.b("unbiased"),
-              a.b("keepdim"));
-}
-}  // namespace
-
-void registry::add_reduce_stats_ops(std::vector<OpSchema>& t) {
-  const AttrSpec dims = optional_attr("dim", AttrType::IntList);
-  const AttrSpec keepdim = attr("keepdim", AttrType::Bool, false);
-  const std::vector<AttrSpec> variance_attrs = {dims, attr("unbiased", AttrType::Bool, true),
-                                                keepdim};
-  t.push_back(op("var", 1, 1, variance_attrs, [](const V& x, const AttrReader& a) -> V {
-    return by_dims(
-        a, [&](bool u) -> V { return {x[0].var(u)}; },
-        [&](IntArrayRef d, bool u, bool k) -> V { return {x[0].var(d, u, k)}; });
-  }));
-  t.push_back(op("std", 1, 1, variance_attrs, [](const V& x, const AttrReader& a) -> V {
-    return by_dims(
-        a, [&](bool u) -> V { return {x[0].std(u)}; },
-        [&](IntArrayRef d, bool u, bool k) -> V { return {x[0].std(d, u, k)}; });
-  }));
-  t.push_back(op("var_mean", 1, 1, variance_attrs, [](const V& x, const AttrReader& a) -> V {
-    return by_dims(
-        a, [&](bool u) { return outputs(var_mean(x[0], u)); },
-        [&](IntArrayRef d, bool u, bool k) { return outputs(var_mean(x[0], d, u, k)); });
-  }));
-  t.push_back(op("std_mean", 1, 1, variance_attrs, [](const V& x, const AttrReader& a) -> V {
-    return by_dims(
-        a, [&](bool u) { return outputs(std_mean(x[0], u)); },
-        [&](IntArrayRef d, bool u, bool k) { return outputs(std_mean(x[0], d, u, k)); });
-  }));
-  // norm without `dim` is norm(p) (NormBackward0); with it, norm(p, dim, keepdim).
-  t.push_back(op("norm", 1, 1, {attr("p", AttrType::Double, 2.0), dims, keepdim},
-                 [](const V& x, const AttrReader& a) -> V {
-                   if (!a.has("dim") && !a.b("keepdim")) return {x[0].norm(a.scalar("p"))};
-                   return {x[0].norm(a.scalar("p"),
-                                     a.has("dim") ? IntArrayRef(a.ints("dim")) : IntArrayRef(),
-                                     a.b("keepdim"))};
-                 }));
-  t.push_back(op("logsumexp", 1, 1, {required_attr("dim", AttrType::IntList), keepdim},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {x[0].logsumexp(a.ints("dim"), a.b("keepdim"))};
-                 }));
-}
-
-}  // namespace nabla::ops

@@ -14,8 +14,8 @@ namespace nabla {
 #define NABLA_OP(name, result, ...)          \
   NABLA_OP_DEFINE(name, result, __VA_ARGS__) \
   NABLA_VARIANTS_DEFINE(name, result, __VA_ARGS__)
-#define NABLA_METHOD_OP(name, result, ...)   \
-  NABLA_OP(name, result, __VA_ARGS__)        \
+#define NABLA_METHOD_OP(name, result, ...) \
+  NABLA_OP(name, result, __VA_ARGS__)      \
   NABLA_METHOD_DEFINE(name, result, __VA_ARGS__)
 #include "nabla/ops/schema/all.def"
 #undef NABLA_OP

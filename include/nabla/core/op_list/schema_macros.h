@@ -23,8 +23,8 @@
 //   IN_LIST(x)       all the inputs (cat's tensors)      TensorList
 //   BOOL, INT, DOUBLE, STRING, INTS, DTYPE, SCALAR (x[, default]): an attribute of type
 //                    bool, int64_t, double, std::string_view, IntArrayRef, ScalarType, Scalar
-//   OPT_INT, OPT_DOUBLE, OPT_DTYPE (x[, nullopt]): an attribute the caller may leave out,
-//                    optional<...> in C++
+//   OPT_INT, OPT_DOUBLE, OPT_SCALAR, OPT_DTYPE (x[, nullopt]): an attribute the caller
+//                    may leave out, optional<...> in C++
 // A default is one preprocessor argument: 1, {}, "none", kFloat (not {1, 1}). Where C++
 // cannot have a default (an argument before one without), the registry can: a third
 // field, after an empty C++ default, is ops::call's (DOUBLE(momentum, , 0.1)). The
@@ -89,6 +89,9 @@
 #define NABLA_KIND_OPT_DOUBLE(n, ...)                                         \
   (OPT_ATTR, ::nabla::optional<double>, ::nabla::optional<double>, d, Double, \
    n __VA_OPT__(, ) __VA_ARGS__)
+#define NABLA_KIND_OPT_SCALAR(n, ...)                                                        \
+  (OPT_ATTR, ::nabla::optional<::nabla::Scalar>, ::nabla::optional<::nabla::Scalar>, scalar, \
+   Double, n __VA_OPT__(, ) __VA_ARGS__)
 #define NABLA_KIND_OPT_DTYPE(n, ...)                                                         \
   (OPT_ATTR, ::nabla::optional<::nabla::ScalarType>, ::nabla::optional<::nabla::ScalarType>, \
    dtype, Dtype, n __VA_OPT__(, ) __VA_ARGS__)
@@ -159,16 +162,18 @@
 // methods: their first argument is `self`, and core/tensor.h declares the method with
 // NABLA_METHOD_DECLARE (src/ops/registry/schema_functions.cpp defines it as the function
 // called on *this). Both declare the row's variants too.
-#define NABLA_OP_DECLARE(name, result, ...)                              \
+#define NABLA_OP_DECLARE(name, result, ...)                            \
   NABLA_PP_UNPAREN(result) name(NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__)); \
-  NABLA_PP_WHEN(NABLA_RESULT_IS_TENSOR(result))(                         \
-      ::nabla::Tensor& name##_out(::nabla::Tensor& out, NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__)); \
-      ::nabla::Tensor& name##_outf(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__), ::nabla::Tensor& out);) \
-  NABLA_INPLACE_DECLARE(name, __VA_ARGS__)
-#define NABLA_INPLACE_DECLARE(name, first, ...)  \
-  NABLA_PP_WHEN(NABLA_HAS_INPLACE(first))(const ::nabla::Tensor& name##_( \
-      NABLA_SCHEMA_ARGS(DECL, first __VA_OPT__(, ) __VA_ARGS__));)
+  NABLA_PP_WHEN(NABLA_RESULT_IS_TENSOR(result))                        \
+  (NABLA_OUT_DECLARE(name, __VA_ARGS__)) NABLA_PP_WHEN(                \
+      NABLA_HAS_INPLACE(NABLA_PP_FIRST(__VA_ARGS__)))(NABLA_INPLACE_DECLARE(name, __VA_ARGS__))
+#define NABLA_OUT_DECLARE(name, ...)                                                       \
+  ::nabla::Tensor& name##_out(::nabla::Tensor& out, NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__)); \
+  ::nabla::Tensor& name##_outf(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__), ::nabla::Tensor& out);
+#define NABLA_INPLACE_DECLARE(name, first, ...) \
+  const ::nabla::Tensor& name##_(NABLA_SCHEMA_ARGS(DECL, first __VA_OPT__(, ) __VA_ARGS__));
 #define NABLA_METHOD_DECLARE(name, result, self, ...)                        \
   NABLA_PP_UNPAREN(result) name(NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__)) const; \
-  NABLA_PP_WHEN(NABLA_HAS_INPLACE(self))(                                    \
-      const Tensor& name##_(NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__)) const;)
+  NABLA_PP_WHEN(NABLA_HAS_INPLACE(self))(NABLA_INPLACE_METHOD_DECLARE(name, __VA_ARGS__))
+#define NABLA_INPLACE_METHOD_DECLARE(name, ...) \
+  const Tensor& name##_(NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__)) const;
