@@ -590,36 +590,10 @@ class Tensor {
   const Tensor& i0_() const;
   const Tensor& sinc_() const;
   const Tensor& logit_(optional<double> eps = nullopt) const;
-  // Reductions and scans.
-  Tensor nansum(IntArrayRef dim = {}, bool keepdim = false,
-                optional<ScalarType> dtype = nullopt) const;
-  Tensor nanmean(IntArrayRef dim = {}, bool keepdim = false,
-                 optional<ScalarType> dtype = nullopt) const;
-  Tensor count_nonzero(IntArrayRef dim) const;
-  Tensor count_nonzero(optional<int64_t> dim = nullopt) const;
-  Tensor cumprod(int64_t dim, optional<ScalarType> dtype = nullopt) const;
-  const Tensor& cumprod_(int64_t dim, optional<ScalarType> dtype = nullopt) const;
-  Tensor logcumsumexp(int64_t dim) const;
-  std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
-  std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
+  // Reductions and scans (the others are rows of core/op_list/reduction.def).
   Tensor diff(int64_t n = 1, int64_t dim = -1, const optional<Tensor>& prepend = {},
               const optional<Tensor>& append = {}) const;
-  /// The lower median (of the flattened tensor, or along dim with its index); NaN
-  /// propagates. nanmedian ignores NaN.
-  Tensor median() const;
-  std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
-  Tensor nanmedian() const;
-  std::tuple<Tensor, Tensor> nanmedian(int64_t dim, bool keepdim = false) const;
-  /// The most frequent value along dim (the smallest on ties) and an index of it.
-  std::tuple<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
-  std::tuple<Tensor, Tensor> aminmax(optional<int64_t> dim = nullopt, bool keepdim = false) const;
-  Tensor histc(int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0) const;
   Tensor bincount(const optional<Tensor>& weights = {}, int64_t minlength = 0) const;
-  Tensor msort() const;
-  Tensor trace() const;
-  Tensor dist(const Tensor& other, const Scalar& p = 2) const;
-  Tensor renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
-  const Tensor& renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
   // Shapes and indexing.
   Tensor mT() const;
   Tensor mH() const { return mT(); }

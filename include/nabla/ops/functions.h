@@ -274,56 +274,13 @@ inline Tensor digamma(const Tensor& x) { return x.digamma(); }
 inline Tensor polygamma(int64_t n, const Tensor& x) { return x.polygamma(n); }
 inline Tensor erfinv(const Tensor& x) { return x.erfinv(); }
 inline Tensor i0(const Tensor& x) { return x.i0(); }
-inline Tensor nansum(const Tensor& x, IntArrayRef dim = {}, bool keepdim = false,
-                     optional<ScalarType> dtype = nullopt) {
-  return x.nansum(dim, keepdim, dtype);
-}
-inline Tensor nanmean(const Tensor& x, IntArrayRef dim = {}, bool keepdim = false,
-                      optional<ScalarType> dtype = nullopt) {
-  return x.nanmean(dim, keepdim, dtype);
-}
-inline Tensor count_nonzero(const Tensor& x, IntArrayRef dim) { return x.count_nonzero(dim); }
-inline Tensor count_nonzero(const Tensor& x, optional<int64_t> dim = nullopt) {
-  return x.count_nonzero(dim);
-}
-inline Tensor cumprod(const Tensor& x, int64_t dim, optional<ScalarType> dtype = nullopt) {
-  return x.cumprod(dim, dtype);
-}
-inline Tensor logcumsumexp(const Tensor& x, int64_t dim) { return x.logcumsumexp(dim); }
-inline std::tuple<Tensor, Tensor> cummax(const Tensor& x, int64_t dim) { return x.cummax(dim); }
-inline std::tuple<Tensor, Tensor> cummin(const Tensor& x, int64_t dim) { return x.cummin(dim); }
 inline Tensor diff(const Tensor& x, int64_t n = 1, int64_t dim = -1,
                    const optional<Tensor>& prepend = {}, const optional<Tensor>& append = {}) {
   return x.diff(n, dim, prepend, append);
 }
-inline Tensor median(const Tensor& x) { return x.median(); }
-inline std::tuple<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim = false) {
-  return x.median(dim, keepdim);
-}
-inline Tensor nanmedian(const Tensor& x) { return x.nanmedian(); }
-inline std::tuple<Tensor, Tensor> nanmedian(const Tensor& x, int64_t dim, bool keepdim = false) {
-  return x.nanmedian(dim, keepdim);
-}
-inline std::tuple<Tensor, Tensor> mode(const Tensor& x, int64_t dim = -1, bool keepdim = false) {
-  return x.mode(dim, keepdim);
-}
-inline std::tuple<Tensor, Tensor> aminmax(const Tensor& x, optional<int64_t> dim = nullopt,
-                                          bool keepdim = false) {
-  return x.aminmax(dim, keepdim);
-}
-inline Tensor histc(const Tensor& x, int64_t bins = 100, const Scalar& min = 0,
-                    const Scalar& max = 0) {
-  return x.histc(bins, min, max);
-}
 inline Tensor bincount(const Tensor& x, const optional<Tensor>& weights = {},
                        int64_t minlength = 0) {
   return x.bincount(weights, minlength);
-}
-inline Tensor msort(const Tensor& x) { return x.msort(); }
-inline Tensor trace(const Tensor& x) { return x.trace(); }
-inline Tensor dist(const Tensor& a, const Tensor& b, const Scalar& p = 2) { return a.dist(b, p); }
-inline Tensor renorm(const Tensor& x, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
-  return x.renorm(p, dim, maxnorm);
 }
 inline Tensor narrow_copy(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   return x.narrow_copy(dim, start, length);
@@ -368,15 +325,6 @@ inline Tensor baddbmm(const Tensor& x, const Tensor& b1, const Tensor& b2, const
 inline Tensor bernoulli(const Tensor& x, double p, optional<Generator> generator = nullopt) {
   return x.bernoulli(p, std::move(generator));
 }
-/// Unique slices along dim, sorted: (values, inverse indices, counts), the last two
-/// empty unless asked for. Not differentiable (as LibTorch).
-std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& x, int64_t dim, bool sorted = true,
-                                              bool return_inverse = false,
-                                              bool return_counts = false);
-/// Collapses consecutive equal elements (of the flattened tensor, or slices along dim).
-std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& x, bool return_inverse = false,
-                                                      bool return_counts = false,
-                                                      optional<int64_t> dim = nullopt);
 
 /// The few at::native spellings ported programs and LibTorch's tests call directly.
 namespace native {

@@ -1,6 +1,7 @@
 // Reductions and scans of LibTorch composed from nabla's ops or computed row by row:
 // nansum/nanmean, count_nonzero, cumprod, logcumsumexp, cummax/cummin, diff, aminmax,
-// histc, bincount, trace, dist, renorm, with their nodes and registry entries. Ops that
+// histc, bincount, trace, dist, renorm, with their nodes (diff's and bincount's registry
+// entries here; the others' schema rows are in core/op_list/reduction.def). Ops that
 // LibTorch records as one node compute their value without history and record that node.
 #include <algorithm>
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "nabla/autograd/grad_mode.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
@@ -208,50 +210,48 @@ constexpr NodeType<RenormState> kRenormBackward0{"RenormBackward0", renorm_backw
 
 }  // namespace
 
-Tensor Tensor::nansum(IntArrayRef dim, bool keepdim, optional<ScalarType> dtype) const {
-  NABLA_TRACED("nansum", {*this}, {"dim", dim}, {"keepdim", keepdim}, {"dtype", dtype});
-  ops::check_defined(*this, "nansum");
-  auto mask = ops::reduce_mask(dim, this->dim(), "nansum");
+Tensor ops::nansum_impl(const Tensor& self, IntArrayRef dim, bool keepdim,
+                        optional<ScalarType> dtype) {
+  ops::check_defined(self, "nansum");
+  auto mask = ops::reduce_mask(dim, self.dim(), "nansum");
   return with_node(
-      kNansumBackward0, {this},
+      kNansumBackward0, {&self},
       [&] {
-        Tensor z = is_floating_point() ? nabla::where(isnan(), zeros_like(*this), *this) : *this;
+        Tensor z =
+            self.is_floating_point() ? nabla::where(self.isnan(), zeros_like(self), self) : self;
         return ops::reduce_to(ReduceOp::Sum, z, mask, keepdim,
-                              ops::sum_dtype(scalar_type(), dtype));
+                              ops::sum_dtype(self.scalar_type(), dtype));
       },
       [&](NansumState& s, const Tensor&) {
-        s.reduced = ReducedDims(*this, mask, keepdim);
-        s.self = save(*this);
+        s.reduced = ReducedDims(self, mask, keepdim);
+        s.self = save(self);
       });
 }
 // LibTorch's nanmean is nansum / count (its node: DivBackward0).
-Tensor Tensor::nanmean(IntArrayRef dim, bool keepdim, optional<ScalarType> dtype) const {
-  NABLA_TRACED("nanmean", {*this}, {"dim", dim}, {"keepdim", keepdim}, {"dtype", dtype});
-  ops::check_defined(*this, "nanmean");
-  NABLA_CHECK(is_floating_point(),
-              "nanmean(): expected input to have floating point dtype but got ", scalar_type());
-  Tensor count = isnan().logical_not().sum(dim, keepdim);
-  return nansum(dim, keepdim, dtype) / count;
+Tensor ops::nanmean_impl(const Tensor& self, IntArrayRef dim, bool keepdim,
+                         optional<ScalarType> dtype) {
+  ops::check_defined(self, "nanmean");
+  NABLA_CHECK(self.is_floating_point(),
+              "nanmean(): expected input to have floating point dtype but got ",
+              self.scalar_type());
+  Tensor count = self.isnan().logical_not().sum(dim, keepdim);
+  return self.nansum(dim, keepdim, dtype) / count;
 }
 
-Tensor Tensor::count_nonzero(IntArrayRef dim) const {
-  NABLA_TRACED("count_nonzero", {*this}, {"dim", dim});
-  ops::check_defined(*this, "count_nonzero");
-  return ne(0).sum(dim, false, kLong);
+Tensor ops::count_nonzero_impl(const Tensor& self, IntArrayRef dim) {
+  ops::check_defined(self, "count_nonzero");
+  return self.ne(0).sum(dim, false, kLong);
 }
-Tensor Tensor::count_nonzero(optional<int64_t> dim) const {
-  NABLA_TRACED("count_nonzero", {*this},
-               {"dim", dim ? optional<std::vector<int64_t>>(std::vector<int64_t>{*dim}) : nullopt});
-  if (dim) return count_nonzero(IntArrayRef{*dim});
-  return ne(0).sum(kLong);
+Tensor ops::count_nonzero_impl(const Tensor& self, optional<int64_t> dim) {
+  if (dim) return nabla::count_nonzero(self, IntArrayRef{*dim});
+  return self.ne(0).sum(kLong);
 }
 
-Tensor Tensor::cumprod(int64_t dim, optional<ScalarType> dtype) const {
-  NABLA_TRACED("cumprod", {*this}, {"dim", dim}, {"dtype", dtype});
-  ops::check_defined(*this, "cumprod");
-  const int64_t d = ops::wrap_dim(dim, this->dim(), "cumprod");
-  const ScalarType t = ops::sum_dtype(scalar_type(), dtype);
-  const Tensor x = ops::cast(*this, t);
+Tensor ops::cumprod_impl(const Tensor& self, int64_t dim, optional<ScalarType> dtype) {
+  ops::check_defined(self, "cumprod");
+  const int64_t d = ops::wrap_dim(dim, self.dim(), "cumprod");
+  const ScalarType t = ops::sum_dtype(self.scalar_type(), dtype);
+  const Tensor x = ops::cast(self, t);
   return with_node(
       kCumprodBackward0, {&x},
       [&] {
@@ -266,38 +266,31 @@ Tensor Tensor::cumprod(int64_t dim, optional<ScalarType> dtype) const {
         s.dim = d;
       });
 }
-const Tensor& Tensor::cumprod_(int64_t dim, optional<ScalarType> dtype) const {
-  return ops::inplace_from(*this, "cumprod_",
-                           [&](const Tensor& x) { return x.cumprod(dim, dtype); });
-}
 
 // log(cumsum(exp(x - m))) + m with m the row's max (0 where infinite), without history.
-Tensor Tensor::logcumsumexp(int64_t dim) const {
-  NABLA_TRACED("logcumsumexp", {*this}, {"dim", dim});
-  ops::check_defined(*this, "logcumsumexp");
-  const int64_t d = ops::wrap_dim(dim, this->dim(), "logcumsumexp");
+Tensor ops::logcumsumexp_impl(const Tensor& self, int64_t dim) {
+  ops::check_defined(self, "logcumsumexp");
+  const int64_t d = ops::wrap_dim(dim, self.dim(), "logcumsumexp");
   return with_node(
-      kLogcumsumexpBackward0, {this},
+      kLogcumsumexpBackward0, {&self},
       [&] {
-        if (numel() == 0) return clone();
-        Tensor m = amax({d}, true);
+        if (self.numel() == 0) return self.clone();
+        Tensor m = self.amax({d}, true);
         m = nabla::where(m.isinf(), zeros_like(m), m);
-        return (*this - m).exp().cumsum(d).log() + m;
+        return (self - m).exp().cumsum(d).log() + m;
       },
       [&](ScanState& s, const Tensor& out) {
-        s.self = save(*this);
+        s.self = save(self);
         s.result = autograd::save_output(out);
         s.dim = d;
       });
 }
 
-std::tuple<Tensor, Tensor> Tensor::cummax(int64_t dim) const {
-  NABLA_TRACED("cummax", {*this}, {"dim", dim});
-  return cum_extreme(*this, dim, true, "cummax");
+std::tuple<Tensor, Tensor> ops::cummax_impl(const Tensor& self, int64_t dim) {
+  return cum_extreme(self, dim, true, "cummax");
 }
-std::tuple<Tensor, Tensor> Tensor::cummin(int64_t dim) const {
-  NABLA_TRACED("cummin", {*this}, {"dim", dim});
-  return cum_extreme(*this, dim, false, "cummin");
+std::tuple<Tensor, Tensor> ops::cummin_impl(const Tensor& self, int64_t dim) {
+  return cum_extreme(self, dim, false, "cummin");
 }
 
 // Differences along dim (composed of narrow and sub, as LibTorch: its node is SubBackward0).
@@ -323,32 +316,31 @@ Tensor Tensor::diff(int64_t n, int64_t dim, const optional<Tensor>& prepend,
   return x;
 }
 
-std::tuple<Tensor, Tensor> Tensor::aminmax(optional<int64_t> dim, bool keepdim) const {
-  NABLA_TRACED("aminmax", {*this}, {"dim", dim}, {"keepdim", keepdim});
-  ops::check_defined(*this, "aminmax");
-  NABLA_CHECK(numel() > 0 || dim,
+std::tuple<Tensor, Tensor> ops::aminmax_impl(const Tensor& self, optional<int64_t> dim,
+                                             bool keepdim) {
+  ops::check_defined(self, "aminmax");
+  NABLA_CHECK(self.numel() > 0 || dim,
               "aminmax(): cannot compute aminmax over an empty tensor without a dim");
   if (!dim) {
-    Tensor lo = min(), hi = max();
+    Tensor lo = self.min(), hi = self.max();
     if (keepdim) {
-      DimVector ones_shape(static_cast<size_t>(this->dim()), 1);
+      DimVector ones_shape(static_cast<size_t>(self.dim()), 1);
       return {lo.view(ones_shape), hi.view(ones_shape)};
     }
     return {lo, hi};
   }
-  return {amin({*dim}, keepdim), amax({*dim}, keepdim)};
+  return {self.amin({*dim}, keepdim), self.amax({*dim}, keepdim)};
 }
 
-Tensor Tensor::histc(int64_t bins, const Scalar& min, const Scalar& max) const {
-  NABLA_TRACED("histc", {*this}, {"bins", bins}, {"min", min}, {"max", max});
-  ops::check_defined(*this, "histc");
-  NABLA_CHECK(is_floating_point(), "histc: \"histogram_cpu\" not implemented for '", scalar_type(),
-              "'");
+Tensor ops::histc_impl(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
+  ops::check_defined(self, "histc");
+  NABLA_CHECK(self.is_floating_point(), "histc: \"histogram_cpu\" not implemented for '",
+              self.scalar_type(), "'");
   NABLA_CHECK(bins > 0, "histc: bins must be > 0, but got ", bins, " for dimension 0");
   double lo = min.toDouble(), hi = max.toDouble();
   NABLA_CHECK(lo <= hi, "histc: max must be larger than min");
   // Counted on the host (Note [Host reads]); the counts go back to this tensor's device.
-  Tensor flat = detach().to(Device(kCPU), kDouble).contiguous().view({-1});
+  Tensor flat = self.detach().to(Device(kCPU), kDouble).contiguous().view({-1});
   const double* p = ops::host_ptr<double>(flat);
   const int64_t n = flat.numel();
   if (lo == hi && n > 0) {
@@ -369,7 +361,7 @@ Tensor Tensor::histc(int64_t bins, const Scalar& min, const Scalar& max) const {
     if (b == bins) b = bins - 1;  // the last bin includes max
     counts[static_cast<size_t>(b)] += 1;
   }
-  return tensor(counts, TensorOptions(kDouble)).to(device(), scalar_type());
+  return tensor(counts, TensorOptions(kDouble)).to(self.device(), self.scalar_type());
 }
 
 Tensor Tensor::bincount(const optional<Tensor>& weights, int64_t minlength) const {
@@ -403,58 +395,51 @@ Tensor Tensor::bincount(const optional<Tensor>& weights, int64_t minlength) cons
   return tensor(acc, TensorOptions(kDouble)).to(device(), out_type);
 }
 
-Tensor Tensor::trace() const {
-  NABLA_TRACED("trace", {*this});
-  ops::check_defined(*this, "trace");
-  NABLA_CHECK(dim() == 2, "trace: expected a matrix, but got tensor with dim ", dim());
+Tensor ops::trace_impl(const Tensor& self) {
+  ops::check_defined(self, "trace");
+  NABLA_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
   return with_node(
-      kTraceBackward0, {this}, [&] { return diagonal().sum(); },
+      kTraceBackward0, {&self}, [&] { return self.diagonal().sum(); },
       [&](TraceState& s, const Tensor&) {
-        s.rows = size(0);
-        s.cols = size(1);
+        s.rows = self.size(0);
+        s.cols = self.size(1);
       });
 }
 
-Tensor Tensor::dist(const Tensor& other, const Scalar& p) const {
-  NABLA_TRACED("dist", ops::call_inputs({*this, other}), {"p", p});
-  ops::check_defined(*this, "dist");
+Tensor ops::dist_impl(const Tensor& self, const Tensor& other, const Scalar& p) {
+  ops::check_defined(self, "dist");
   ops::check_defined(other, "dist (other)");
   return with_node(
-      kDistBackward0, {this, &other}, [&] { return (*this - other).norm(p); },
+      kDistBackward0, {&self, &other}, [&] { return (self - other).norm(p); },
       [&](DistState& s, const Tensor& out) {
-        s.self = save(*this);
+        s.self = save(self);
         s.other = save(other);
         s.result = autograd::save_output(out);
         s.p = p.toDouble();
       });
 }
 
-Tensor Tensor::renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const {
-  NABLA_TRACED("renorm", {*this}, {"p", p}, {"dim", dim}, {"maxnorm", maxnorm});
-  ops::check_defined(*this, "renorm");
-  NABLA_CHECK(this->dim() > 1, "renorm: input needs at least 2 dimensions, got ", this->dim(),
+Tensor ops::renorm_impl(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  ops::check_defined(self, "renorm");
+  NABLA_CHECK(self.dim() > 1, "renorm: input needs at least 2 dimensions, got ", self.dim(),
               " dimensions");
   NABLA_CHECK(maxnorm.toDouble() >= 0, "renorm: expected maxnorm to be >= 0 but got ",
               maxnorm.toDouble());
-  const int64_t d = ops::wrap_dim(dim, this->dim(), "renorm");
+  const int64_t d = ops::wrap_dim(dim, self.dim(), "renorm");
   const double mx = maxnorm.toDouble();
   return with_node(
-      kRenormBackward0, {this},
+      kRenormBackward0, {&self},
       [&] {
-        Tensor norms = norm(p, other_dims(this->dim(), d), true);
+        Tensor norms = self.norm(p, other_dims(self.dim(), d), true);
         Tensor factor = nabla::where(norms > mx, mx / (norms + 1e-7), ones_like(norms));
-        return *this * factor;
+        return self * factor;
       },
       [&](RenormState& s, const Tensor&) {
-        s.self = save(*this);
+        s.self = save(self);
         s.p = p.toDouble();
         s.maxnorm = mx;
         s.dim = d;
       });
-}
-const Tensor& Tensor::renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm) const {
-  return ops::inplace_from(*this, "renorm_",
-                           [&](const Tensor& x) { return x.renorm(p, dim, maxnorm); });
 }
 
 }  // namespace nabla
@@ -464,33 +449,8 @@ const Tensor& Tensor::renorm_(const Scalar& p, int64_t dim, const Scalar& maxnor
 namespace nabla::ops {
 
 void registry::add_composite_reduce_ops(std::vector<OpSchema>& t) {
-  const AttrSpec dims = attr("dim", AttrType::IntList, std::vector<int64_t>{});
-  const AttrSpec keepdim = attr("keepdim", AttrType::Bool, false);
-  const AttrSpec dtype = optional_attr("dtype", AttrType::Dtype);
-  const AttrSpec dim = required_attr("dim", AttrType::Int);
-  t.push_back(op("nansum", 1, 1, {dims, keepdim, dtype}, [](const V& x, const AttrReader& a) -> V {
-    return {x[0].nansum(a.ints("dim"), a.b("keepdim"), dtype_of(a))};
-  }));
-  t.push_back(op("nanmean", 1, 1, {dims, keepdim, dtype}, [](const V& x, const AttrReader& a) -> V {
-    return {x[0].nanmean(a.ints("dim"), a.b("keepdim"), dtype_of(a))};
-  }));
-  t.push_back(op("count_nonzero", 1, 1, {optional_attr("dim", AttrType::IntList)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   if (!a.has("dim")) return {x[0].count_nonzero()};
-                   return {x[0].count_nonzero(IntArrayRef(a.ints("dim")))};
-                 }));
-  t.push_back(op("cumprod", 1, 1, {dim, dtype}, [](const V& x, const AttrReader& a) -> V {
-    return {x[0].cumprod(a.i("dim"), dtype_of(a))};
-  }));
-  t.push_back(op("logcumsumexp", 1, 1, {dim}, [](const V& x, const AttrReader& a) -> V {
-    return {x[0].logcumsumexp(a.i("dim"))};
-  }));
-  t.push_back(op("cummax", 1, 1, {dim}, [](const V& x, const AttrReader& a) -> V {
-    return outputs(x[0].cummax(a.i("dim")));
-  }));
-  t.push_back(op("cummin", 1, 1, {dim}, [](const V& x, const AttrReader& a) -> V {
-    return outputs(x[0].cummin(a.i("dim")));
-  }));
+  // diff and bincount take an optional tensor before an attribute, which schema rows
+  // cannot say yet; the other reductions here are rows (core/op_list/reduction.def).
   // diff(self, prepend?, append?): an undefined prepend input stands for none.
   t.push_back(op("diff", 1, 3,
                  {attr("n", AttrType::Int, int64_t(1)), attr("dim", AttrType::Int, int64_t(-1))},
@@ -500,16 +460,6 @@ void registry::add_composite_reduce_ops(std::vector<OpSchema>& t) {
                    if (x.size() > 2) append = x[2];
                    return {x[0].diff(a.i("n"), a.i("dim"), prepend, append)};
                  }));
-  t.push_back(op("aminmax", 1, 1, {optional_attr("dim", AttrType::Int), keepdim},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return outputs(x[0].aminmax(optional_int(a, "dim"), a.b("keepdim")));
-                 }));
-  t.push_back(op("histc", 1, 1,
-                 {attr("bins", AttrType::Int, int64_t(100)), attr("min", AttrType::Double, 0.0),
-                  attr("max", AttrType::Double, 0.0)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {x[0].histc(a.i("bins"), a.scalar("min"), a.scalar("max"))};
-                 }));
   // bincount(self, weights?).
   t.push_back(op("bincount", 1, 2, {attr("minlength", AttrType::Int, int64_t(0))},
                  [](const V& x, const AttrReader& a) -> V {
@@ -517,17 +467,6 @@ void registry::add_composite_reduce_ops(std::vector<OpSchema>& t) {
                    if (x.size() > 1) weights = x[1];
                    return {x[0].bincount(weights, a.i("minlength"))};
                  }));
-  t.push_back(
-      op("trace", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].trace()}; }));
-  t.push_back(
-      op("dist", 2, 2, {attr("p", AttrType::Double, 2.0)},
-         [](const V& x, const AttrReader& a) -> V { return {x[0].dist(x[1], a.scalar("p"))}; }));
-  t.push_back(
-      op("renorm", 1, 1,
-         {required_attr("p", AttrType::Double), dim, required_attr("maxnorm", AttrType::Double)},
-         [](const V& x, const AttrReader& a) -> V {
-           return {x[0].renorm(a.scalar("p"), a.i("dim"), a.scalar("maxnorm"))};
-         }));
 }
 
 }  // namespace nabla::ops

@@ -1,18 +1,19 @@
 // Order statistics of LibTorch computed from a sort: median, nanmedian, mode, msort, and
-// the unique slices (unique_dim, unique_consecutive), with their nodes and registry
-// entries. Values are computed without history; each differentiable op then records one
-// node with LibTorch's name (formulas shared with max / max(dim), reduction/reduce_utils.h).
+// the unique slices (unique_dim, unique_consecutive), with their nodes (their schema
+// rows: core/op_list/reduction.def). Values are computed without history; each
+// differentiable op then records one node with LibTorch's name (formulas shared with
+// max / max(dim), reduction/reduce_utils.h).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "nabla/autograd/grad_mode.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
 #include "ops/reduction/reduce_utils.h"
-#include "ops/registry/registry_impl.h"
 
 namespace nabla {
 
@@ -128,36 +129,24 @@ std::tuple<Tensor, Tensor> mode_values(const Tensor& self, int64_t d, bool keepd
 
 }  // namespace
 
-Tensor Tensor::median() const {
-  NABLA_TRACED("median", {*this});
-  return median_all(*this, false, "median");
+Tensor ops::median_impl(const Tensor& self) { return median_all(self, false, "median"); }
+std::tuple<Tensor, Tensor> ops::median_impl(const Tensor& self, int64_t dim, bool keepdim) {
+  return median_dim(self, dim, keepdim, false, "median");
 }
-std::tuple<Tensor, Tensor> Tensor::median(int64_t dim, bool keepdim) const {
-  NABLA_TRACED("median", {*this}, {"dim", dim}, {"keepdim", keepdim});
-  return median_dim(*this, dim, keepdim, false, "median");
-}
-Tensor Tensor::nanmedian() const {
-  NABLA_TRACED("nanmedian", {*this});
-  return median_all(*this, true, "nanmedian");
-}
-std::tuple<Tensor, Tensor> Tensor::nanmedian(int64_t dim, bool keepdim) const {
-  NABLA_TRACED("nanmedian", {*this}, {"dim", dim}, {"keepdim", keepdim});
-  return median_dim(*this, dim, keepdim, true, "nanmedian");
+Tensor ops::nanmedian_impl(const Tensor& self) { return median_all(self, true, "nanmedian"); }
+std::tuple<Tensor, Tensor> ops::nanmedian_impl(const Tensor& self, int64_t dim, bool keepdim) {
+  return median_dim(self, dim, keepdim, true, "nanmedian");
 }
 
-std::tuple<Tensor, Tensor> Tensor::mode(int64_t dim, bool keepdim) const {
-  NABLA_TRACED("mode", {*this}, {"dim", dim}, {"keepdim", keepdim});
-  ops::check_defined(*this, "mode");
-  const int64_t d = ops::wrap_dim(dim, this->dim(), "mode");
-  auto [values, indices] = no_grad([&] { return mode_values(*this, d, keepdim); });
-  ops::record_value_selecting(kModeBackward0, *this, d, keepdim, values, indices);
+std::tuple<Tensor, Tensor> ops::mode_impl(const Tensor& self, int64_t dim, bool keepdim) {
+  ops::check_defined(self, "mode");
+  const int64_t d = ops::wrap_dim(dim, self.dim(), "mode");
+  auto [values, indices] = no_grad([&] { return mode_values(self, d, keepdim); });
+  ops::record_value_selecting(kModeBackward0, self, d, keepdim, values, indices);
   return {values, indices};
 }
 
-Tensor Tensor::msort() const {
-  NABLA_TRACED("msort", {*this});
-  return std::get<0>(sort(0));
-}
+Tensor ops::msort_impl(const Tensor& self) { return std::get<0>(self.sort(0)); }
 
 namespace {
 // The slices of x along dim as rows of doubles (row i is slice i, flattened).
@@ -194,10 +183,8 @@ std::tuple<Tensor, Tensor, Tensor> gather_unique(const Tensor& x, int64_t d, con
 }
 }  // namespace
 
-std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& x, int64_t dim, bool sorted,
-                                              bool return_inverse, bool return_counts) {
-  NABLA_TRACED("unique_dim", {x}, {"dim", dim}, {"sorted", sorted},
-               {"return_inverse", return_inverse}, {"return_counts", return_counts});
+std::tuple<Tensor, Tensor, Tensor> ops::unique_dim_impl(const Tensor& x, int64_t dim, bool sorted,
+                                                        bool return_inverse, bool return_counts) {
   ops::check_defined(x, "unique_dim");
   const int64_t d = ops::wrap_dim(dim, x.dim(), "unique_dim");
   NoGradGuard no_grad;
@@ -212,10 +199,10 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& x, int64_t dim, bool
   return gather_unique(x, d, r, order, return_inverse, return_counts);
 }
 
-std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& x, bool return_inverse,
-                                                      bool return_counts, optional<int64_t> dim) {
-  NABLA_TRACED("unique_consecutive", {x}, {"return_inverse", return_inverse},
-               {"return_counts", return_counts}, {"dim", dim});
+std::tuple<Tensor, Tensor, Tensor> ops::unique_consecutive_impl(const Tensor& x,
+                                                                bool return_inverse,
+                                                                bool return_counts,
+                                                                optional<int64_t> dim) {
   ops::check_defined(x, "unique_consecutive");
   NoGradGuard no_grad;
   const Tensor input = dim ? x : x.reshape({-1});
@@ -229,45 +216,3 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& x, bool retu
 }
 
 }  // namespace nabla
-
-// ---- Registry entries -----------------------------------------------------------------------
-
-namespace nabla::ops {
-
-void registry::add_composite_order_ops(std::vector<OpSchema>& t) {
-  const AttrSpec keepdim = attr("keepdim", AttrType::Bool, false);
-  // median / nanmedian: one output without `dim`, (values, indices) with it.
-  t.push_back(op("median", 1, 1, {optional_attr("dim", AttrType::Int), keepdim},
-                 [](const V& x, const AttrReader& a) -> V {
-                   if (!a.has("dim")) return {x[0].median()};
-                   return outputs(x[0].median(a.i("dim"), a.b("keepdim")));
-                 }));
-  t.push_back(op("nanmedian", 1, 1, {optional_attr("dim", AttrType::Int), keepdim},
-                 [](const V& x, const AttrReader& a) -> V {
-                   if (!a.has("dim")) return {x[0].nanmedian()};
-                   return outputs(x[0].nanmedian(a.i("dim"), a.b("keepdim")));
-                 }));
-  t.push_back(op("mode", 1, 1, {attr("dim", AttrType::Int, int64_t(-1)), keepdim},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return outputs(x[0].mode(a.i("dim"), a.b("keepdim")));
-                 }));
-  t.push_back(
-      op("msort", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].msort()}; }));
-  const AttrSpec inverse = attr("return_inverse", AttrType::Bool, false);
-  const AttrSpec counts = attr("return_counts", AttrType::Bool, false);
-  t.push_back(op(
-      "unique_dim", 1, 1,
-      {required_attr("dim", AttrType::Int), attr("sorted", AttrType::Bool, true), inverse, counts},
-      [](const V& x, const AttrReader& a) -> V {
-        return outputs(unique_dim(x[0], a.i("dim"), a.b("sorted"), a.b("return_inverse"),
-                                  a.b("return_counts")));
-      }));
-  t.push_back(op("unique_consecutive", 1, 1, {inverse, counts, optional_attr("dim", AttrType::Int)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return outputs(
-                       unique_consecutive(x[0], a.b("return_inverse"), a.b("return_counts"),
-                                          a.has("dim") ? optional<int64_t>(a.i("dim")) : nullopt));
-                 }));
-}
-
-}  // namespace nabla::ops
