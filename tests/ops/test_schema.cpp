@@ -8,6 +8,7 @@
 #include <nabla/ops/registry.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "test_util.h"
@@ -187,6 +188,30 @@ TEST(Schema, ReductionRowsPickTheirFormByDim) {
 
 // Random float64 values that do not require grad.
 Tensor plain(nabla::IntArrayRef shape) { return rnd(shape).detach(); }
+
+// An op whose other operand is a tensor or a number is two rows: by name, `other` is the
+// second input or the attribute. polygamma's row takes n before self, as at::polygamma.
+TEST(Schema, TensorOrNumberRowsAndArgumentOrder) {
+  Tensor x = rnd({3, 4}).abs() + 0.5, y = rnd({3, 4}).abs() + 0.5;
+  Tensor by_input = ops::call("xlogy", {x, y})[0];
+  EXPECT_TRUE(by_input.equal(nabla::xlogy(x, y)));
+  EXPECT_STREQ(by_input.grad_fn()->name().c_str(), "XlogyBackward0");
+  Tensor by_attr = ops::call("xlogy", {x}, {{"other", 2.5}})[0];
+  EXPECT_TRUE(by_attr.equal(x.xlogy(2.5)));
+  EXPECT_STREQ(by_attr.grad_fn()->name().c_str(), "XlogyBackward2");
+  Tensor pg = ops::call("polygamma", {x}, {{"n", int64_t(1)}})[0];
+  EXPECT_TRUE(pg.equal(nabla::polygamma(1, x)));
+  EXPECT_TRUE(pg.equal(x.polygamma(1)));
+  // In-place forms of method rows, as functions and as methods.
+  Tensor a = plain({5}), b = a.clone(), c = a.clone();
+  b.asinh_();
+  nabla::asinh_(c);
+  EXPECT_TRUE(b.equal(a.asinh()));
+  EXPECT_TRUE(c.equal(b));
+  Tensor n = nabla::tensor({1.0, std::nan(""), 3.0}, nabla::kDouble);
+  n.nan_to_num_(-1.0);
+  EXPECT_TRUE(n.equal(nabla::tensor({1.0, -1.0, 3.0}, nabla::kDouble)));
+}
 
 // The `_out` forms of a row whose result is a Tensor: the function's result written into
 // `out` (resized), with LibTorch's checks; a row of another result has none.

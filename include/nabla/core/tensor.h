@@ -437,8 +437,6 @@ class Tensor {
   const Tensor& fix_() const { return trunc_(); }
   Tensor sgn() const { return sign(); }
   const Tensor& sgn_() const { return sign_(); }
-  /// The tensor itself (a bool tensor is an error, as LibTorch's unary +).
-  Tensor positive() const;
   const Tensor& clip_(optional<Scalar> min = nullopt, optional<Scalar> max = nullopt) const {
     return clamp_(min, max);
   }
@@ -523,73 +521,28 @@ class Tensor {
   /// In-place transpose: this tensor's own sizes and strides change (a view op).
   const Tensor& transpose_(int64_t dim0, int64_t dim1) const;
   const Tensor& t_() const;
-  // Elementwise math.
-  Tensor hypot(const Tensor& other) const;
-  const Tensor& hypot_(const Tensor& other) const;
-  Tensor logaddexp(const Tensor& other) const;
-  Tensor logaddexp2(const Tensor& other) const;
-  /// x * log(y), 0 where x == 0 (and y is not NaN).
-  Tensor xlogy(const Tensor& other) const;
-  Tensor xlogy(const Scalar& other) const;
-  const Tensor& xlogy_(const Tensor& other) const;
-  Tensor copysign(const Tensor& other) const;
-  Tensor copysign(const Scalar& other) const;
-  Tensor deg2rad() const;
-  Tensor rad2deg() const;
-  /// sin(pi x) / (pi x), 1 at 0.
-  Tensor sinc() const;
-  /// log(p / (1 - p)), with p clamped to [eps, 1 - eps] when eps is given.
-  Tensor logit(optional<double> eps = nullopt) const;
-  /// pow in float64.
-  Tensor float_power(const Tensor& exponent) const;
-  Tensor float_power(const Scalar& exponent) const;
-  Tensor floor_divide(const Tensor& other) const;
-  Tensor floor_divide(const Scalar& other) const;
-  const Tensor& floor_divide_(const Tensor& other) const;
-  const Tensor& floor_divide_(const Scalar& other) const;
+  // Elementwise math: the methods of core/op_list/math.def (hypot, xlogy, sinc, logit,
+  // floor_divide, nan_to_num, lgamma, asinh, ...) and their in-place forms.
+#define NABLA_OP(...)
+#define NABLA_METHOD_OP NABLA_METHOD_DECLARE
+#include "nabla/core/op_list/math.def"
+#undef NABLA_OP
+#undef NABLA_METHOD_OP
   /// The remainder with the sign of the dividend (C's fmod).
   Tensor fmod(const Tensor& other) const;
   Tensor fmod(const Scalar& other) const;
   const Tensor& fmod_(const Tensor& other) const;
   const Tensor& fmod_(const Scalar& other) const;
-  /// maximum / minimum that prefer the number over NaN.
-  Tensor fmax(const Tensor& other) const;
-  Tensor fmin(const Tensor& other) const;
-  Tensor heaviside(const Tensor& values) const;
-  Tensor signbit() const;
-  Tensor isneginf() const;
-  Tensor isposinf() const;
-  Tensor isreal() const;
-  Tensor nan_to_num(optional<double> nan = nullopt, optional<double> posinf = nullopt,
-                    optional<double> neginf = nullopt) const;
-  const Tensor& nan_to_num_(optional<double> nan = nullopt, optional<double> posinf = nullopt,
-                            optional<double> neginf = nullopt) const;
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
-  // Special functions (src/ops/elementwise/special.cpp).
-  Tensor lgamma() const;
-  Tensor digamma() const;
+  /// polygamma(n, *this) (the function takes n first).
   Tensor polygamma(int64_t n) const;
-  Tensor erfinv() const;
-  Tensor i0() const;
-  Tensor asinh() const;
-  Tensor acosh() const;
-  Tensor atanh() const;
   Tensor arcsinh() const { return asinh(); }
   Tensor arccosh() const { return acosh(); }
   Tensor arctanh() const { return atanh(); }
-  const Tensor& asinh_() const;
-  const Tensor& acosh_() const;
-  const Tensor& atanh_() const;
   const Tensor& arcsinh_() const { return asinh_(); }
   const Tensor& arccosh_() const { return acosh_(); }
   const Tensor& arctanh_() const { return atanh_(); }
-  const Tensor& lgamma_() const;
-  const Tensor& digamma_() const;
   const Tensor& polygamma_(int64_t n) const;
-  const Tensor& erfinv_() const;
-  const Tensor& i0_() const;
-  const Tensor& sinc_() const;
-  const Tensor& logit_(optional<double> eps = nullopt) const;
   // Reductions and scans (the others are rows of core/op_list/reduction.def).
   Tensor diff(int64_t n = 1, int64_t dim = -1, const optional<Tensor>& prepend = {},
               const optional<Tensor>& append = {}) const;

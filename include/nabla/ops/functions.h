@@ -101,6 +101,10 @@ inline Tensor std(const Tensor& x, std::initializer_list<int64_t> dim, bool unbi
 // diag, diag_embed, diagflat, ravel, tile, index_copy, masked_scatter, take, flipud,
 // fliplr, inner, kron, cross (rows: nabla/core/op_list/shape.def).
 #include "nabla/core/op_list/shape.def"
+// hypot, logaddexp, xlogy, copysign, sinc, logit, float_power, floor_divide, fmax, fmin,
+// heaviside, nan_to_num, the special functions, asinh/acosh/atanh (rows:
+// nabla/core/op_list/math.def), with their in-place forms.
+#include "nabla/core/op_list/math.def"
 #undef NABLA_OP
 #undef NABLA_METHOD_OP
 
@@ -168,7 +172,6 @@ inline Tensor arctan(const Tensor& x) { return x.atan(); }
 inline Tensor arctan2(const Tensor& a, const Tensor& b) { return a.atan2(b); }
 inline Tensor fix(const Tensor& x) { return x.trunc(); }
 inline Tensor sgn(const Tensor& x) { return x.sign(); }
-inline Tensor positive(const Tensor& x) { return x.positive(); }
 inline Tensor greater(const Tensor& a, const Tensor& b) { return a.gt(b); }
 inline Tensor greater(const Tensor& a, const Scalar& b) { return a.gt(b); }
 inline Tensor greater_equal(const Tensor& a, const Tensor& b) { return a.ge(b); }
@@ -211,47 +214,14 @@ inline Tensor clip(const Tensor& x, optional<Scalar> min = nullopt,
                    optional<Scalar> max = nullopt) {
   return x.clamp(min, max);
 }
-inline Tensor hypot(const Tensor& a, const Tensor& b) { return a.hypot(b); }
-inline Tensor logaddexp(const Tensor& a, const Tensor& b) { return a.logaddexp(b); }
-inline Tensor logaddexp2(const Tensor& a, const Tensor& b) { return a.logaddexp2(b); }
-inline Tensor xlogy(const Tensor& a, const Tensor& b) { return a.xlogy(b); }
-inline Tensor xlogy(const Tensor& a, const Scalar& b) { return a.xlogy(b); }
-inline Tensor copysign(const Tensor& a, const Tensor& b) { return a.copysign(b); }
-inline Tensor copysign(const Tensor& a, const Scalar& b) { return a.copysign(b); }
-inline Tensor deg2rad(const Tensor& x) { return x.deg2rad(); }
-inline Tensor rad2deg(const Tensor& x) { return x.rad2deg(); }
-inline Tensor sinc(const Tensor& x) { return x.sinc(); }
-inline Tensor logit(const Tensor& x, optional<double> eps = nullopt) { return x.logit(eps); }
-inline Tensor float_power(const Tensor& a, const Tensor& b) { return a.float_power(b); }
-inline Tensor float_power(const Tensor& a, const Scalar& b) { return a.float_power(b); }
-inline Tensor floor_divide(const Tensor& a, const Tensor& b) { return a.floor_divide(b); }
-inline Tensor floor_divide(const Tensor& a, const Scalar& b) { return a.floor_divide(b); }
 inline Tensor fmod(const Tensor& a, const Tensor& b) { return a.fmod(b); }
 inline Tensor fmod(const Tensor& a, const Scalar& b) { return a.fmod(b); }
-inline Tensor fmax(const Tensor& a, const Tensor& b) { return a.fmax(b); }
-inline Tensor fmin(const Tensor& a, const Tensor& b) { return a.fmin(b); }
-inline Tensor heaviside(const Tensor& a, const Tensor& values) { return a.heaviside(values); }
-inline Tensor signbit(const Tensor& x) { return x.signbit(); }
-inline Tensor isneginf(const Tensor& x) { return x.isneginf(); }
-inline Tensor isposinf(const Tensor& x) { return x.isposinf(); }
-inline Tensor isreal(const Tensor& x) { return x.isreal(); }
-inline Tensor nan_to_num(const Tensor& x, optional<double> nan = nullopt,
-                         optional<double> posinf = nullopt, optional<double> neginf = nullopt) {
-  return x.nan_to_num(nan, posinf, neginf);
-}
 inline Tensor lerp(const Tensor& a, const Tensor& end, const Tensor& weight) {
   return a.lerp(end, weight);
 }
-inline Tensor lgamma(const Tensor& x) { return x.lgamma(); }
-inline Tensor asinh(const Tensor& x) { return x.asinh(); }
-inline Tensor acosh(const Tensor& x) { return x.acosh(); }
-inline Tensor atanh(const Tensor& x) { return x.atanh(); }
 inline Tensor arcsinh(const Tensor& x) { return x.asinh(); }
 inline Tensor arccosh(const Tensor& x) { return x.acosh(); }
 inline Tensor arctanh(const Tensor& x) { return x.atanh(); }
-inline const Tensor& asinh_(const Tensor& x) { return x.asinh_(); }
-inline const Tensor& acosh_(const Tensor& x) { return x.acosh_(); }
-inline const Tensor& atanh_(const Tensor& x) { return x.atanh_(); }
 inline std::vector<Tensor> tensor_split(const Tensor& x, int64_t sections, int64_t dim = 0) {
   return x.tensor_split(sections, dim);
 }
@@ -270,10 +240,6 @@ inline std::vector<Tensor> dsplit(const Tensor& x, int64_t sections) { return x.
 inline std::vector<Tensor> dsplit(const Tensor& x, IntArrayRef indices) {
   return x.dsplit(indices);
 }
-inline Tensor digamma(const Tensor& x) { return x.digamma(); }
-inline Tensor polygamma(int64_t n, const Tensor& x) { return x.polygamma(n); }
-inline Tensor erfinv(const Tensor& x) { return x.erfinv(); }
-inline Tensor i0(const Tensor& x) { return x.i0(); }
 inline Tensor diff(const Tensor& x, int64_t n = 1, int64_t dim = -1,
                    const optional<Tensor>& prepend = {}, const optional<Tensor>& append = {}) {
   return x.diff(n, dim, prepend, append);

@@ -1,14 +1,16 @@
 // Elementwise ops of LibTorch composed from nabla's kernels: hypot, logaddexp(2), xlogy,
 // copysign, deg2rad/rad2deg, sinc, logit, float_power, floor_divide, fmax/fmin, heaviside,
-// nan_to_num, addcmul, addcdiv, lerp, clamp with tensor bounds, the predicates, and their
-// registry entries. Ops that LibTorch records as one node compute their value without
-// history and record that node (ops::with_node). Values and gradients as LibTorch 1.13
-// (checked in tests/conformance/table_composite.cpp and table_elementwise.cpp).
+// nan_to_num, addcmul, addcdiv, lerp, clamp with tensor bounds, the predicates (schema
+// rows: core/op_list/math.def; addcmul's, addcdiv's and lerp's registry entries here). Ops that
+// LibTorch records as one node compute their value without history and record that node
+// (ops::with_node). Values and gradients as LibTorch 1.13 (checked in
+// tests/conformance/table_composite.cpp and table_elementwise.cpp).
 #include <cmath>
 #include <limits>
 #include <numbers>
 #include <string>
 
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
@@ -91,7 +93,7 @@ constexpr NodeType<SelfOtherState> kLogaddexpBackward0{"LogaddexpBackward0",
 constexpr NodeType<SelfOtherState> kLogaddexp2Backward0{"Logaddexp2Backward0",
                                                         logaddexp_backward<true>};
 
-Tensor logaddexp_impl(const Tensor& a, const Tensor& b, bool base2, const char* op) {
+Tensor logaddexp_of(const Tensor& a, const Tensor& b, bool base2, const char* op) {
   check_float(a, op);
   return with_node(
       base2 ? kLogaddexp2Backward0 : kLogaddexpBackward0, {&a, &b},
@@ -164,7 +166,7 @@ constexpr NodeType<CopysignState> kCopysignBackward1{"CopysignBackward1", copysi
 
 // -0.0 in `o` counts as negative (its sign bit), as std::copysign. `o` is an input of the
 // node only for the tensor overload (CopysignBackward0).
-Tensor copysign_impl(const Tensor& self, const Tensor& o, bool tensor_other) {
+Tensor copysign_of(const Tensor& self, const Tensor& o, bool tensor_other) {
   ops::check_defined(self, "copysign");
   ops::check_defined(o, "copysign (other)");
   const Tensor x = as_floating(self);
@@ -389,42 +391,34 @@ constexpr NodeType<ClampState> kClampBackward0{"ClampBackward0", clamp_backward}
 }  // namespace
 
 // ---- Binary math ----------------------------------------------------------------------------
-Tensor Tensor::hypot(const Tensor& o) const {
-  NABLA_TRACED("hypot", ops::call_inputs({*this, o}));
-  check_float(*this, "hypot");
+Tensor ops::hypot_impl(const Tensor& self, const Tensor& o) {
+  check_float(self, "hypot");
   ops::check_defined(o, "hypot (other)");
   return with_node(
-      kHypotBackward0, {this, &o}, [&] { return (square() + o.square()).sqrt(); },
+      kHypotBackward0, {&self, &o}, [&] { return (self.square() + o.square()).sqrt(); },
       [&](HypotState& s, const Tensor& out) {
-        s.self = save(*this);
+        s.self = save(self);
         s.other = save(o);
         s.result = autograd::save_output(out);
       });
 }
-const Tensor& Tensor::hypot_(const Tensor& o) const {
-  return ops::inplace_from(*this, "hypot_", [&](const Tensor& x) { return x.hypot(o); });
+Tensor ops::logaddexp_impl(const Tensor& self, const Tensor& o) {
+  return logaddexp_of(self, o, false, "logaddexp");
 }
-Tensor Tensor::logaddexp(const Tensor& o) const {
-  NABLA_TRACED("logaddexp", ops::call_inputs({*this, o}));
-  return logaddexp_impl(*this, o, false, "logaddexp");
-}
-Tensor Tensor::logaddexp2(const Tensor& o) const {
-  NABLA_TRACED("logaddexp2", ops::call_inputs({*this, o}));
-  return logaddexp_impl(*this, o, true, "logaddexp2");
+Tensor ops::logaddexp2_impl(const Tensor& self, const Tensor& o) {
+  return logaddexp_of(self, o, true, "logaddexp2");
 }
 
-Tensor Tensor::xlogy(const Tensor& y) const {
-  NABLA_TRACED("xlogy", ops::call_inputs({*this, y}));
-  ops::check_defined(*this, "xlogy");
+Tensor ops::xlogy_impl(const Tensor& self, const Tensor& y) {
+  ops::check_defined(self, "xlogy");
   ops::check_defined(y, "xlogy (other)");
-  const Tensor x = as_floating(*this);
+  const Tensor x = as_floating(self);
   return with_node(
       kXlogyBackward0, {&x, &y}, [&] { return xlogy_value(x, y); }, save_self_other(x, y));
 }
-Tensor Tensor::xlogy(const Scalar& y) const {
-  NABLA_TRACED("xlogy", {*this}, {"other", y});
-  ops::check_defined(*this, "xlogy");
-  const Tensor x = as_floating(*this);
+Tensor ops::xlogy_impl(const Tensor& self, const Scalar& y) {
+  ops::check_defined(self, "xlogy");
+  const Tensor x = as_floating(self);
   const Tensor yt = ops::scalar_tensor(y, x.scalar_type(), x.device());
   return with_node(
       kXlogyBackward2, {&x}, [&] { return xlogy_value(x, yt); },
@@ -433,40 +427,32 @@ Tensor Tensor::xlogy(const Scalar& y) const {
         s.other = y;
       });
 }
-const Tensor& Tensor::xlogy_(const Tensor& o) const {
-  return ops::inplace_from(*this, "xlogy_", [&](const Tensor& x) { return x.xlogy(o); });
+
+Tensor ops::copysign_impl(const Tensor& self, const Tensor& o) {
+  return copysign_of(self, o, true);
+}
+Tensor ops::copysign_impl(const Tensor& self, const Scalar& o) {
+  ops::check_defined(self, "copysign");
+  const ScalarType t = self.is_floating_point() ? self.scalar_type() : get_default_dtype();
+  return copysign_of(self, ops::scalar_tensor(o, t, self.device()), false);
 }
 
-Tensor Tensor::copysign(const Tensor& o) const {
-  NABLA_TRACED("copysign", ops::call_inputs({*this, o}));
-  return copysign_impl(*this, o, true);
-}
-Tensor Tensor::copysign(const Scalar& o) const {
-  NABLA_TRACED("copysign", {*this}, {"other", o});
-  ops::check_defined(*this, "copysign");
-  const ScalarType t = is_floating_point() ? scalar_type() : get_default_dtype();
-  return copysign_impl(*this, ops::scalar_tensor(o, t, device()), false);
-}
-
-Tensor Tensor::deg2rad() const {
-  NABLA_TRACED("deg2rad", {*this});
-  ops::check_defined(*this, "deg2rad");
+Tensor ops::deg2rad_impl(const Tensor& self) {
+  ops::check_defined(self, "deg2rad");
   return with_node(
-      kDeg2RadBackward0, {this}, [&] { return as_floating(*this) * (std::numbers::pi / 180); },
+      kDeg2RadBackward0, {&self}, [&] { return as_floating(self) * (std::numbers::pi / 180); },
       [](NoState&, const Tensor&) {});
 }
-Tensor Tensor::rad2deg() const {
-  NABLA_TRACED("rad2deg", {*this});
-  ops::check_defined(*this, "rad2deg");
+Tensor ops::rad2deg_impl(const Tensor& self) {
+  ops::check_defined(self, "rad2deg");
   return with_node(
-      kRad2DegBackward0, {this}, [&] { return as_floating(*this) * (180 / std::numbers::pi); },
+      kRad2DegBackward0, {&self}, [&] { return as_floating(self) * (180 / std::numbers::pi); },
       [](NoState&, const Tensor&) {});
 }
 
-Tensor Tensor::sinc() const {
-  NABLA_TRACED("sinc", {*this});
-  ops::check_defined(*this, "sinc");
-  const Tensor x = as_floating(*this);
+Tensor ops::sinc_impl(const Tensor& self) {
+  ops::check_defined(self, "sinc");
+  const Tensor x = as_floating(self);
   return with_node(
       kSincBackward0, {&x},
       [&] {
@@ -476,10 +462,9 @@ Tensor Tensor::sinc() const {
       save_self(x));
 }
 
-Tensor Tensor::logit(optional<double> eps) const {
-  NABLA_TRACED("logit", {*this}, {"eps", eps});
-  ops::check_defined(*this, "logit");
-  const Tensor p = as_floating(*this);
+Tensor ops::logit_impl(const Tensor& self, optional<double> eps) {
+  ops::check_defined(self, "logit");
+  const Tensor p = as_floating(self);
   return with_node(
       kLogitBackward0, {&p},
       [&] {
@@ -493,30 +478,27 @@ Tensor Tensor::logit(optional<double> eps) const {
 }
 
 // LibTorch's float_power is pow in float64: its nodes are pow's.
-Tensor Tensor::float_power(const Tensor& e) const {
-  NABLA_TRACED("float_power", ops::call_inputs({*this, e}));
-  return to(kDouble).pow(e.to(kDouble));
+Tensor ops::float_power_impl(const Tensor& self, const Tensor& e) {
+  return self.to(kDouble).pow(e.to(kDouble));
 }
-Tensor Tensor::float_power(const Scalar& e) const {
-  NABLA_TRACED("float_power", {*this}, {"exponent", e});
-  return to(kDouble).pow(e.toDouble());
+Tensor ops::float_power_impl(const Tensor& self, const Scalar& e) {
+  return self.to(kDouble).pow(e.toDouble());
 }
 
 // Floor division, as LibTorch 1.13 (rounding toward -inf; the quotient is formed from
 // fmod so that it is exact where a / b is not representable). Not differentiable.
-Tensor Tensor::floor_divide(const Tensor& o) const {
-  NABLA_TRACED("floor_divide", ops::call_inputs({*this, o}));
-  ops::check_defined(*this, "floor_divide");
+Tensor ops::floor_divide_impl(const Tensor& self, const Tensor& o) {
+  ops::check_defined(self, "floor_divide");
   ops::check_defined(o, "floor_divide (other)");
-  const ScalarType t = ops::result_type(*this, o);
+  const ScalarType t = ops::result_type(self, o);
   return no_grad([&] {
     if (!isFloatingType(t)) {
-      Tensor a = to(kDouble), b = o.to(kDouble);
+      Tensor a = self.to(kDouble), b = o.to(kDouble);
       NABLA_CHECK(!b.eq(0).any().item<bool>(),
                   "floor_divide: ZeroDivisionError (integer division by zero)");
       return (a - a.remainder(b)).div(b).round().to(t);
     }
-    Tensor a = to(t), b = o.to(t);
+    Tensor a = self.to(t), b = o.to(t);
     Tensor mod = a.fmod(b);
     Tensor div = (a - mod) / b;
     div = nabla::where(mod.ne(0) & (b.lt(0) != mod.lt(0)), div - 1, div);
@@ -526,17 +508,8 @@ Tensor Tensor::floor_divide(const Tensor& o) const {
     return nabla::where(b.eq(0), a / b, fl);
   });
 }
-Tensor Tensor::floor_divide(const Scalar& o) const {
-  NABLA_TRACED("floor_divide", {*this}, {"other", o});
-  return floor_divide(ops::scalar_tensor(o, ops::result_type(*this, o), device()));
-}
-const Tensor& Tensor::floor_divide_(const Tensor& o) const {
-  return ops::inplace_from(*this, "floor_divide_",
-                           [&](const Tensor& x) { return x.floor_divide(o); });
-}
-const Tensor& Tensor::floor_divide_(const Scalar& o) const {
-  return ops::inplace_from(*this, "floor_divide_",
-                           [&](const Tensor& x) { return x.floor_divide(o); });
+Tensor ops::floor_divide_impl(const Tensor& self, const Scalar& o) {
+  return nabla::floor_divide(self, ops::scalar_tensor(o, ops::result_type(self, o), self.device()));
 }
 
 const Tensor& Tensor::fmod_(const Tensor& o) const {
@@ -547,29 +520,26 @@ const Tensor& Tensor::fmod_(const Scalar& o) const {
 }
 
 // NaN loses to a number; on ties self wins (and gets the whole gradient, as LibTorch).
-Tensor Tensor::fmax(const Tensor& o) const {
-  NABLA_TRACED("fmax", ops::call_inputs({*this, o}));
-  ops::check_defined(*this, "fmax");
+Tensor ops::fmax_impl(const Tensor& self, const Tensor& o) {
+  ops::check_defined(self, "fmax");
   return with_node(
-      kFmaxBackward0, {this, &o}, [&] { return nabla::where((*this >= o) | o.isnan(), *this, o); },
-      save_self_other(*this, o));
+      kFmaxBackward0, {&self, &o}, [&] { return nabla::where((self >= o) | o.isnan(), self, o); },
+      save_self_other(self, o));
 }
-Tensor Tensor::fmin(const Tensor& o) const {
-  NABLA_TRACED("fmin", ops::call_inputs({*this, o}));
-  ops::check_defined(*this, "fmin");
+Tensor ops::fmin_impl(const Tensor& self, const Tensor& o) {
+  ops::check_defined(self, "fmin");
   return with_node(
-      kFminBackward0, {this, &o}, [&] { return nabla::where((*this <= o) | o.isnan(), *this, o); },
-      save_self_other(*this, o));
+      kFminBackward0, {&self, &o}, [&] { return nabla::where((self <= o) | o.isnan(), self, o); },
+      save_self_other(self, o));
 }
 
-Tensor Tensor::heaviside(const Tensor& values) const {
-  NABLA_TRACED("heaviside", ops::call_inputs({*this, values}));
-  ops::check_defined(*this, "heaviside");
-  NABLA_CHECK(scalar_type() == values.scalar_type(),
+Tensor ops::heaviside_impl(const Tensor& self, const Tensor& values) {
+  ops::check_defined(self, "heaviside");
+  NABLA_CHECK(self.scalar_type() == values.scalar_type(),
               "heaviside is not yet implemented for tensors with different "
               "dtypes (got ",
-              scalar_type(), " and ", values.scalar_type(), ")");
-  return nabla::where(*this == 0, values, (*this > 0).to(scalar_type()));
+              self.scalar_type(), " and ", values.scalar_type(), ")");
+  return nabla::where(self == 0, values, (self > 0).to(self.scalar_type()));
 }
 
 Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
@@ -646,53 +616,43 @@ Tensor Tensor::clamp(const optional<Tensor>& lo, const optional<Tensor>& hi) con
       });
 }
 
-Tensor Tensor::positive() const {
-  NABLA_TRACED("positive", {*this});
-  ops::check_defined(*this, "positive");
-  NABLA_CHECK(scalar_type() != kBool, "The `+` operator, on a bool tensor is not supported.");
-  return *this;
+Tensor ops::positive_impl(const Tensor& self) {
+  ops::check_defined(self, "positive");
+  NABLA_CHECK(self.scalar_type() != kBool, "The `+` operator, on a bool tensor is not supported.");
+  return self;
 }
 
 // ---- Predicates and cleanup -----------------------------------------------------------------
-Tensor Tensor::isneginf() const {
-  NABLA_TRACED("isneginf", {*this});
-  ops::check_defined(*this, "isneginf");
-  if (!is_floating_point()) return zeros(sizes(), options().dtype(kBool));
-  return *this == -std::numeric_limits<double>::infinity();
+Tensor ops::isneginf_impl(const Tensor& self) {
+  ops::check_defined(self, "isneginf");
+  if (!self.is_floating_point()) return zeros(self.sizes(), self.options().dtype(kBool));
+  return self == -std::numeric_limits<double>::infinity();
 }
-Tensor Tensor::isposinf() const {
-  NABLA_TRACED("isposinf", {*this});
-  ops::check_defined(*this, "isposinf");
-  if (!is_floating_point()) return zeros(sizes(), options().dtype(kBool));
-  return *this == std::numeric_limits<double>::infinity();
+Tensor ops::isposinf_impl(const Tensor& self) {
+  ops::check_defined(self, "isposinf");
+  if (!self.is_floating_point()) return zeros(self.sizes(), self.options().dtype(kBool));
+  return self == std::numeric_limits<double>::infinity();
 }
-Tensor Tensor::isreal() const {
-  NABLA_TRACED("isreal", {*this});
-  ops::check_defined(*this, "isreal");
-  return ones(sizes(), options().dtype(kBool));
+Tensor ops::isreal_impl(const Tensor& self) {
+  ops::check_defined(self, "isreal");
+  return ones(self.sizes(), self.options().dtype(kBool));
 }
 
-Tensor Tensor::nan_to_num(optional<double> nan, optional<double> posinf,
-                          optional<double> neginf) const {
-  NABLA_TRACED("nan_to_num", {*this}, {"nan", nan}, {"posinf", posinf}, {"neginf", neginf});
-  ops::check_defined(*this, "nan_to_num");
-  if (!is_floating_point()) return clone();
-  const bool is_float = scalar_type() == kFloat;
+Tensor ops::nan_to_num_impl(const Tensor& self, optional<double> nan, optional<double> posinf,
+                            optional<double> neginf) {
+  ops::check_defined(self, "nan_to_num");
+  if (!self.is_floating_point()) return self.clone();
+  const bool is_float = self.scalar_type() == kFloat;
   const double big =
       is_float ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
   return with_node(
-      kNanToNumBackward0, {this},
+      kNanToNumBackward0, {&self},
       [&] {
-        Tensor r = nabla::where(isnan(), full_like(*this, nan.value_or(0.0)), *this);
-        r = nabla::where(isposinf(), full_like(*this, posinf.value_or(big)), r);
-        return nabla::where(isneginf(), full_like(*this, neginf.value_or(-big)), r);
+        Tensor r = nabla::where(self.isnan(), full_like(self, nan.value_or(0.0)), self);
+        r = nabla::where(self.isposinf(), full_like(self, posinf.value_or(big)), r);
+        return nabla::where(self.isneginf(), full_like(self, neginf.value_or(-big)), r);
       },
-      save_self(*this));
-}
-const Tensor& Tensor::nan_to_num_(optional<double> nan, optional<double> posinf,
-                                  optional<double> neginf) const {
-  return ops::inplace_from(*this, "nan_to_num_",
-                           [&](const Tensor& x) { return x.nan_to_num(nan, posinf, neginf); });
+      save_self(self));
 }
 
 }  // namespace nabla
@@ -701,50 +661,10 @@ const Tensor& Tensor::nan_to_num_(optional<double> nan, optional<double> posinf,
 
 namespace nabla::ops {
 
-namespace {
-
-optional<double> optional_double(const AttrReader& a, const char* name) {
-  if (a.has(name)) return a.d(name);
-  return nullopt;
-}
-}  // namespace
-
+// addcmul, addcdiv and lerp (their in-place forms have kernels of their own, and lerp's
+// weight is an input or a number in one form); the other ops here are schema rows
+// (core/op_list/math.def).
 void registry::add_composite_math_ops(std::vector<OpSchema>& t) {
-  NABLA_METHOD_ENTRY2(t, hypot);
-  NABLA_METHOD_ENTRY2(t, logaddexp);
-  NABLA_METHOD_ENTRY2(t, logaddexp2);
-  NABLA_METHOD_ENTRY2(t, fmax);
-  NABLA_METHOD_ENTRY2(t, fmin);
-  NABLA_METHOD_ENTRY2(t, heaviside);
-#define NABLA_TENSOR_OR_SCALAR(name, attr_name)                                         \
-  t.push_back(op(#name, 1, 2, {optional_attr(attr_name, AttrType::Double)},             \
-                 [](const V& x, const AttrReader& a) -> V {                             \
-                   return input_or_scalar(x, a, 1, #name, attr_name, "'" attr_name "'", \
-                                          [&](const auto& o) { return x[0].name(o); }); \
-                 }));
-  NABLA_TENSOR_OR_SCALAR(xlogy, "other")
-  NABLA_TENSOR_OR_SCALAR(copysign, "other")
-  NABLA_TENSOR_OR_SCALAR(floor_divide, "other")
-  NABLA_TENSOR_OR_SCALAR(float_power, "exponent")
-#undef NABLA_TENSOR_OR_SCALAR
-  NABLA_METHOD_ENTRY(t, deg2rad);
-  NABLA_METHOD_ENTRY(t, rad2deg);
-  NABLA_METHOD_ENTRY(t, sinc);
-  NABLA_METHOD_ENTRY(t, isneginf);
-  NABLA_METHOD_ENTRY(t, isposinf);
-  NABLA_METHOD_ENTRY(t, isreal);
-  NABLA_METHOD_ENTRY(t, positive);
-  t.push_back(op("logit", 1, 1, {optional_attr("eps", AttrType::Double)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {x[0].logit(optional_double(a, "eps"))};
-                 }));
-  t.push_back(op("nan_to_num", 1, 1,
-                 {optional_attr("nan", AttrType::Double), optional_attr("posinf", AttrType::Double),
-                  optional_attr("neginf", AttrType::Double)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {x[0].nan_to_num(optional_double(a, "nan"), optional_double(a, "posinf"),
-                                           optional_double(a, "neginf"))};
-                 }));
   const AttrSpec value = attr("value", AttrType::Double, int64_t(1));
   t.push_back(op("addcmul", 3, 3, {value}, [](const V& x, const AttrReader& a) -> V {
     return {x[0].addcmul(x[1], x[2], a.scalar("value"))};

@@ -1,4 +1,5 @@
-// Special functions (lgamma, digamma, polygamma, erfinv, i0, signbit) and the
+// Special functions (lgamma, digamma, polygamma, erfinv, i0, signbit, asinh, acosh, atanh;
+// schema rows: core/op_list/math.def) and the
 // random fills beyond uniform/normal (exponential_, geometric_, cauchy_, log_normal_,
 // bernoulli). The functions are evaluated in float64 element by element (these ops are
 // rare; accuracy, not speed, is what matters) and each has a node whose derivative is
@@ -8,12 +9,12 @@
 #include <numbers>
 
 #include "nabla/backend/detail/cpu_random_streams.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
 #include "ops/composite.h"
 #include "ops/factories/random_fill.h"
-#include "ops/registry/registry_impl.h"
 
 namespace nabla {
 
@@ -199,77 +200,52 @@ const Tensor& fill_from_uniform(const Tensor& self, const char* op, optional<Gen
 
 }  // namespace
 
-Tensor Tensor::lgamma() const {
-  NABLA_TRACED("lgamma", {*this});
-  return elementwise(kLgammaBackward0, *this, "lgamma", [](double v) { return std::lgamma(v); });
+Tensor ops::lgamma_impl(const Tensor& self) {
+  return elementwise(kLgammaBackward0, self, "lgamma", [](double v) { return std::lgamma(v); });
 }
-Tensor Tensor::digamma() const {
-  NABLA_TRACED("digamma", {*this});
-  return elementwise(kDigammaBackward0, *this, "digamma", digamma_scalar);
+Tensor ops::digamma_impl(const Tensor& self) {
+  return elementwise(kDigammaBackward0, self, "digamma", digamma_scalar);
 }
-Tensor Tensor::polygamma(int64_t n) const {
-  NABLA_TRACED("polygamma", {*this}, {"n", n});
+Tensor Tensor::polygamma(int64_t n) const { return nabla::polygamma(n, *this); }
+Tensor ops::polygamma_impl(int64_t n, const Tensor& self) {
   NABLA_CHECK(n >= 0, "polygamma(n, x) does not support negative n (got ", n, ")");
   return ops::with_node(
-      kPolygammaBackward0, {this},
+      kPolygammaBackward0, {&self},
       [&] {
-        return map_double(*this, "polygamma", [n](double v) { return polygamma_scalar(n, v); });
+        return map_double(self, "polygamma", [n](double v) { return polygamma_scalar(n, v); });
       },
       [&](PolygammaState& s, const Tensor&) {
-        s.self = autograd::save(*this);
+        s.self = autograd::save(self);
         s.n = n;
       });
 }
-Tensor Tensor::erfinv() const {
-  NABLA_TRACED("erfinv", {*this});
-  return elementwise(kErfinvBackward0, *this, "erfinv", erfinv_scalar);
+Tensor ops::erfinv_impl(const Tensor& self) {
+  return elementwise(kErfinvBackward0, self, "erfinv", erfinv_scalar);
 }
-Tensor Tensor::i0() const {
-  NABLA_TRACED("i0", {*this});
-  return elementwise(kI0Backward0, *this, "i0",
+Tensor ops::i0_impl(const Tensor& self) {
+  return elementwise(kI0Backward0, self, "i0",
                      [](double v) { return std::cyl_bessel_i(0.0, std::fabs(v)); });
 }
-Tensor Tensor::asinh() const {
-  NABLA_TRACED("asinh", {*this});
-  return elementwise(kAsinhBackward0, *this, "asinh", [](double v) { return std::asinh(v); });
+Tensor ops::asinh_impl(const Tensor& self) {
+  return elementwise(kAsinhBackward0, self, "asinh", [](double v) { return std::asinh(v); });
 }
-Tensor Tensor::acosh() const {
-  NABLA_TRACED("acosh", {*this});
-  return elementwise(kAcoshBackward0, *this, "acosh", [](double v) { return std::acosh(v); });
+Tensor ops::acosh_impl(const Tensor& self) {
+  return elementwise(kAcoshBackward0, self, "acosh", [](double v) { return std::acosh(v); });
 }
-Tensor Tensor::atanh() const {
-  NABLA_TRACED("atanh", {*this});
-  return elementwise(kAtanhBackward0, *this, "atanh", [](double v) { return std::atanh(v); });
+Tensor ops::atanh_impl(const Tensor& self) {
+  return elementwise(kAtanhBackward0, self, "atanh", [](double v) { return std::atanh(v); });
 }
 
-// In-place forms: the out-of-place op, written back (ops::inplace_from checks dtype and
-// autograd as every in-place op does).
-#define NABLA_INPLACE_OF(name, call)                                                     \
-  const Tensor& Tensor::name##_() const {                                                \
-    return ops::inplace_from(*this, #name "_", [&](const Tensor& x) { return x.call; }); \
-  }
-NABLA_INPLACE_OF(asinh, asinh())
-NABLA_INPLACE_OF(acosh, acosh())
-NABLA_INPLACE_OF(atanh, atanh())
-NABLA_INPLACE_OF(lgamma, lgamma())
-NABLA_INPLACE_OF(digamma, digamma())
-NABLA_INPLACE_OF(erfinv, erfinv())
-NABLA_INPLACE_OF(i0, i0())
-NABLA_INPLACE_OF(sinc, sinc())
-#undef NABLA_INPLACE_OF
+// In-place forms of the methods that are not schema rows.
 const Tensor& Tensor::polygamma_(int64_t n) const {
   return ops::inplace_from(*this, "polygamma_", [&](const Tensor& x) { return x.polygamma(n); });
 }
-const Tensor& Tensor::logit_(optional<double> eps) const {
-  return ops::inplace_from(*this, "logit_", [&](const Tensor& x) { return x.logit(eps); });
-}
 
-Tensor Tensor::signbit() const {
-  NABLA_TRACED("signbit", {*this});
-  ops::check_defined(*this, "signbit");
-  if (!is_floating_point()) return lt(0);
+Tensor ops::signbit_impl(const Tensor& self) {
+  ops::check_defined(self, "signbit");
+  if (!self.is_floating_point()) return self.lt(0);
   return map_double(
-      *this, "signbit", [](double v) { return std::signbit(v) ? 1.0 : 0.0; }, kBool);
+      self, "signbit", [](double v) { return std::signbit(v) ? 1.0 : 0.0; }, kBool);
 }
 
 // The transforms of LibTorch's CPU kernels, term for term.
@@ -317,22 +293,3 @@ Tensor Tensor::bernoulli(double p, optional<Generator> gen) const {
 }
 
 }  // namespace nabla
-
-// ---- Registry entries -----------------------------------------------------------------------
-
-namespace nabla::ops {
-
-void registry::add_special_function_ops(std::vector<OpSchema>& t) {
-  NABLA_METHOD_ENTRY(t, lgamma);
-  NABLA_METHOD_ENTRY(t, digamma);
-  NABLA_METHOD_ENTRY(t, erfinv);
-  NABLA_METHOD_ENTRY(t, i0);
-  NABLA_METHOD_ENTRY(t, asinh);
-  NABLA_METHOD_ENTRY(t, acosh);
-  NABLA_METHOD_ENTRY(t, atanh);
-  NABLA_METHOD_ENTRY(t, signbit);
-  t.push_back(op("polygamma", 1, 1, {required_attr("n", AttrType::Int)},
-                 [](const V& x, const AttrReader& a) -> V { return {x[0].polygamma(a.i("n"))}; }));
-}
-
-}  // namespace nabla::ops
