@@ -192,19 +192,6 @@ Tensor& cat_out(Tensor& out, TensorList tensors, int64_t dim) {
 Tensor& stack_out(Tensor& out, TensorList tensors, int64_t dim) {
   return assign_out(out, stack(tensors, dim), "stack_out");
 }
-Tensor& index_select_out(Tensor& out, const Tensor& x, int64_t dim, const Tensor& index) {
-  return assign_out(out, index_select(x, dim, index), "index_select_out");
-}
-Tensor& gather_out(Tensor& out, const Tensor& x, int64_t dim, const Tensor& index,
-                   bool sparse_grad) {
-  return assign_out(out, gather(x, dim, index, sparse_grad), "gather_out");
-}
-Tensor& masked_select_out(Tensor& out, const Tensor& x, const Tensor& mask) {
-  return assign_out(out, masked_select(x, mask), "masked_select_out");
-}
-Tensor& nonzero_out(Tensor& out, const Tensor& x) {
-  return assign_out(out, nonzero(x), "nonzero_out");
-}
 
 namespace {
 TensorOptions out_options(const Tensor& out, const char* op) {

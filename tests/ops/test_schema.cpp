@@ -189,6 +189,28 @@ TEST(Schema, ReductionRowsPickTheirFormByDim) {
 // Random float64 values that do not require grad.
 Tensor plain(nabla::IntArrayRef shape) { return rnd(shape).detach(); }
 
+// scatter's and masked_fill's source is a tensor (an input) or a number (the attribute
+// `value`): two rows each; both forms keep LibTorch's nodes.
+TEST(Schema, IndexRowsTakeATensorOrANumber) {
+  Tensor x = rnd({3, 4});
+  Tensor index = nabla::tensor({0, 2, 1}, nabla::kLong).reshape({3, 1});
+  Tensor src = rnd({3, 1});
+  Tensor by_src = ops::call("scatter", {x, index, src}, {{"dim", int64_t(1)}})[0];
+  EXPECT_TRUE(by_src.equal(x.scatter(1, index, src)));
+  EXPECT_STREQ(by_src.grad_fn()->name().c_str(), "ScatterBackward0");
+  Tensor by_value = ops::call("scatter", {x, index}, {{"dim", int64_t(1)}, {"value", 2.5}})[0];
+  EXPECT_TRUE(by_value.equal(nabla::scatter(x, 1, index, 2.5)));
+  EXPECT_STREQ(by_value.grad_fn()->name().c_str(), "ScatterBackward1");
+  Tensor mask = x.detach().gt(0);
+  Tensor filled = ops::call("masked_fill", {x, mask}, {{"value", -1.0}})[0];
+  EXPECT_TRUE(filled.equal(x.masked_fill(mask, -1.0)));
+  Tensor by_tensor = ops::call("masked_fill", {x, mask, nabla::scalar_tensor(-1.0)})[0];
+  EXPECT_TRUE(by_tensor.equal(filled));
+  Tensor out = nabla::empty({0}, nabla::kDouble);
+  nabla::gather_out(out, x.detach(), 1, index);
+  EXPECT_TRUE(out.equal(x.detach().gather(1, index)));
+}
+
 // An op whose other operand is a tensor or a number is two rows: by name, `other` is the
 // second input or the attribute. polygamma's row takes n before self, as at::polygamma.
 TEST(Schema, TensorOrNumberRowsAndArgumentOrder) {

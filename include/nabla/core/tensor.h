@@ -261,23 +261,21 @@ class Tensor {
                            bool accumulate = false) const;
   Tensor index_put(const std::vector<optional<Tensor>>& indices, const Tensor& values,
                    bool accumulate = false) const;
-  Tensor index_select(int64_t dim, const Tensor& index) const;
-  Tensor gather(int64_t dim, const Tensor& index, bool sparse_grad = false) const;
-  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
-  Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
+  // index_select, gather, scatter, scatter_add, masked_select, masked_fill, nonzero: the
+  // methods of core/op_list/indexing.def.
+#define NABLA_OP(...)
+#define NABLA_METHOD_OP NABLA_METHOD_DECLARE
+#include "nabla/core/op_list/indexing.def"
+#undef NABLA_OP
+#undef NABLA_METHOD_OP
   const Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src) const;
   const Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value) const;
-  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
   const Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const;
-  Tensor masked_select(const Tensor& mask) const;
-  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
-  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
   const Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
   const Tensor& masked_fill_(const Tensor& mask, const Tensor& value) const;
   Tensor repeat(IntArrayRef repeats) const;
   Tensor flip(IntArrayRef dims) const;
   Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
-  Tensor nonzero() const;
 
   // ---- Elementwise math ---------------------------------------------------------------
   Tensor add(const Tensor& other, const Scalar& alpha = 1) const;

@@ -49,7 +49,6 @@ Tensor lt(const Tensor& a, const Tensor& b);
 Tensor le(const Tensor& a, const Tensor& b);
 Tensor gt(const Tensor& a, const Tensor& b);
 Tensor ge(const Tensor& a, const Tensor& b);
-Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value);
 bool equal(const Tensor& a, const Tensor& b);
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-05, double atol = 1e-08,
               bool equal_nan = false);
@@ -105,6 +104,9 @@ inline Tensor std(const Tensor& x, std::initializer_list<int64_t> dim, bool unbi
 // heaviside, nan_to_num, the special functions, asinh/acosh/atanh (rows:
 // nabla/core/op_list/math.def), with their in-place forms.
 #include "nabla/core/op_list/math.def"
+// index_select, gather, scatter, scatter_add, masked_select, masked_fill, nonzero (rows:
+// nabla/core/op_list/indexing.def).
+#include "nabla/core/op_list/indexing.def"
 #undef NABLA_OP
 #undef NABLA_METHOD_OP
 
@@ -145,18 +147,11 @@ const Tensor& index_put_(const Tensor& x, const std::vector<optional<Tensor>>& i
                          const Tensor& values, bool accumulate = false);
 Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length);
 Tensor select(const Tensor& x, int64_t dim, int64_t index);
-Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
-Tensor gather(const Tensor& x, int64_t dim, const Tensor& index, bool sparse_grad = false);
-Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
-Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value);
-Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor index_put(const Tensor& x, const std::vector<optional<Tensor>>& indices,
                  const Tensor& values, bool accumulate = false);
-Tensor masked_select(const Tensor& x, const Tensor& mask);
 Tensor repeat_interleave(const Tensor& x, int64_t repeats, optional<int64_t> dim = nullopt);
 Tensor flip(const Tensor& x, IntArrayRef dims);
 Tensor roll(const Tensor& x, IntArrayRef shifts, IntArrayRef dims = {});
-Tensor nonzero(const Tensor& x);
 Tensor tril(const Tensor& x, int64_t diagonal = 0);
 Tensor triu(const Tensor& x, int64_t diagonal = 0);
 /// Constant padding of the last dims: pad = {left, right, top, bottom, ...}.

@@ -89,11 +89,6 @@ std::tuple<Tensor&, Tensor&> topk_out(Tensor& values, Tensor& indices, const Ten
 // ---- Shape and index -------------------------------------------------------------------
 Tensor& cat_out(Tensor& out, TensorList tensors, int64_t dim = 0);
 Tensor& stack_out(Tensor& out, TensorList tensors, int64_t dim = 0);
-Tensor& index_select_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index);
-Tensor& gather_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index,
-                   bool sparse_grad = false);
-Tensor& masked_select_out(Tensor& out, const Tensor& self, const Tensor& mask);
-Tensor& nonzero_out(Tensor& out, const Tensor& self);
 
 // ---- Factories (out's dtype) -----------------------------------------------------------
 Tensor& zeros_out(Tensor& out, IntArrayRef size);
@@ -136,10 +131,6 @@ inline Tensor& cat_outf(TensorList tensors, int64_t dim, Tensor& out) {
 }
 inline Tensor& stack_outf(TensorList tensors, int64_t dim, Tensor& out) {
   return stack_out(out, tensors, dim);
-}
-inline Tensor& index_select_outf(const Tensor& self, int64_t dim, const Tensor& index,
-                                 Tensor& out) {
-  return index_select_out(out, self, dim, index);
 }
 #define NABLA_UNARY_OUTF(name) \
   inline Tensor& name##_outf(const Tensor& self, Tensor& out) { return name##_out(out, self); }

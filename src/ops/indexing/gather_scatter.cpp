@@ -4,10 +4,10 @@
 #include <string>
 #include <tuple>
 
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
 #include "ops/indexing/indexing_utils.h"
-#include "ops/registry/registry_impl.h"
 
 namespace nabla {
 
@@ -130,31 +130,30 @@ void record_scatter(bool accumulate, const Tensor& self, int64_t dim, const Tens
 
 // ---- index_select / gather / scatter ----------------------------------------------------
 
-Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
-  NABLA_TRACED("index_select", ops::call_inputs({*this, index}), {"dim", dim});
-  check_defined_self(*this, "index_select");
+Tensor ops::index_select_impl(const Tensor& self, int64_t dim, const Tensor& index) {
+  check_defined_self(self, "index_select");
   ops::check_defined(index, "index_select (index)");
-  ops::check_same_device(*this, index, "index_select");
-  int64_t d = wrap_dim(dim, this->dim(), "index_select");
+  ops::check_same_device(self, index, "index_select");
+  int64_t d = wrap_dim(dim, self.dim(), "index_select");
   NABLA_CHECK(index.scalar_type() == kLong || index.scalar_type() == kInt,
               "index_select(): Expected dtype int32 or int64 for index, got ", index.scalar_type());
   NABLA_CHECK(index.dim() <= 1, "index_select(): Index is supposed to be a vector, got sizes ",
               index.sizes());
   Tensor idx = reshape_any(ops::cast(index, kLong).contiguous(), {-1});
-  Tensor self1 = as_1d_if_scalar(*this);
+  Tensor self1 = as_1d_if_scalar(self);
   check_index_values(idx, self1.size(d), d, "index_select()");
   Tensor out;
-  if (this->dim() == 0) {
+  if (self.dim() == 0) {
     NABLA_CHECK(idx.numel() == 1, "index_select(): Index to scalar can have only 1 value, got ",
                 idx.numel(), " value(s)");
-    out = no_grad([&] { return clone(); });
+    out = no_grad([&] { return self.clone(); });
   } else {
-    DimVector shape(sizes().begin(), sizes().end());
+    DimVector shape(self.sizes().begin(), self.sizes().end());
     shape[d] = idx.numel();
-    out = empty_tensor(shape, scalar_type(), device());
-    backend_for(*this).index_select(out, *this, d, idx);
+    out = empty_tensor(shape, self.scalar_type(), self.device());
+    backend_for(self).index_select(out, self, d, idx);
   }
-  record_indexed_copy(kIndexSelectBackward, *this, d, out, idx);
+  record_indexed_copy(kIndexSelectBackward, self, d, out, idx);
   return out;
 }
 
@@ -190,7 +189,7 @@ int64_t check_gather_scatter(const Tensor& self, int64_t dim, const Tensor& inde
   return d;
 }
 
-const Tensor& scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+const Tensor& scatter_into(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                            bool accumulate, const char* op) {
   ops::check_defined(src, op);
   NABLA_CHECK(src.scalar_type() == self.scalar_type(), op,
@@ -216,14 +215,11 @@ const Tensor& scatter_value_impl(const Tensor& self, int64_t dim, const Tensor& 
 
 }  // namespace
 
-Tensor Tensor::gather(int64_t dim, const Tensor& index, bool sparse_grad) const {
-  NABLA_TRACED("gather", ops::call_inputs({*this, index}), {"dim", dim},
-               {"sparse_grad", sparse_grad});
-  int64_t d = check_gather_scatter(*this, dim, index, nullptr, "gather()");
-  Tensor out = empty_tensor(index.sizes(), scalar_type(), device());
-  backend_for(*this).gather(as_1d_if_scalar(out), as_1d_if_scalar(*this), d,
-                            as_1d_if_scalar(index));
-  record_indexed_copy(kGatherBackward, *this, d, out, index);
+Tensor ops::gather_impl(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  int64_t d = check_gather_scatter(self, dim, index, nullptr, "gather()");
+  Tensor out = empty_tensor(index.sizes(), self.scalar_type(), self.device());
+  backend_for(self).gather(as_1d_if_scalar(out), as_1d_if_scalar(self), d, as_1d_if_scalar(index));
+  record_indexed_copy(kGatherBackward, self, d, out, index);
   return out;
 }
 
@@ -231,7 +227,7 @@ const Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& s
   if (autograd::any_requires_grad(*this, src))
     return ops::assign_with_history(*this, scatter(dim, index, src), "scatter_()");
   check_plain_write(*this, "scatter_()");
-  return scatter_impl(*this, dim, index, src, false, "scatter_()");
+  return scatter_into(*this, dim, index, src, false, "scatter_()");
 }
 const Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) const {
   if (autograd::any_requires_grad(*this))
@@ -243,83 +239,31 @@ const Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tenso
   if (autograd::any_requires_grad(*this, src))
     return ops::assign_with_history(*this, scatter_add(dim, index, src), "scatter_add_()");
   check_plain_write(*this, "scatter_add_()");
-  return scatter_impl(*this, dim, index, src, true, "scatter_add_()");
+  return scatter_into(*this, dim, index, src, true, "scatter_add_()");
 }
-Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
-  NABLA_TRACED("scatter", ops::call_inputs({*this, index, src}), {"dim", dim});
-  Tensor out = no_grad([&] { return check_defined_self(*this, "scatter()").clone(); });
-  scatter_impl(out, dim, index, src, false, "scatter()");
-  record_scatter(false, *this, wrap_dim(dim, this->dim(), "scatter()"), index, src, out);
+Tensor ops::scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor out = no_grad([&] { return check_defined_self(self, "scatter()").clone(); });
+  scatter_into(out, dim, index, src, false, "scatter()");
+  record_scatter(false, self, wrap_dim(dim, self.dim(), "scatter()"), index, src, out);
   return out;
 }
-Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value) const {
-  NABLA_TRACED("scatter", ops::call_inputs({*this, index}), {"dim", dim}, {"value", value});
-  Tensor out = no_grad([&] { return check_defined_self(*this, "scatter()").clone(); });
+Tensor ops::scatter_impl(const Tensor& self, int64_t dim, const Tensor& index,
+                         const Scalar& value) {
+  Tensor out = no_grad([&] { return check_defined_self(self, "scatter()").clone(); });
   scatter_value_impl(out, dim, index, value, "scatter()");
-  if (auto node = autograd::record_node(kScatterValueBackward, {this})) {
+  if (auto node = autograd::record_node(kScatterValueBackward, {&self})) {
     node->state.index = autograd::save(index);
-    node->state.dim = wrap_dim(dim, this->dim(), "scatter()");
+    node->state.dim = wrap_dim(dim, self.dim(), "scatter()");
     autograd::set_history(out, node);
   }
   return out;
 }
-Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
-  NABLA_TRACED("scatter_add", ops::call_inputs({*this, index, src}), {"dim", dim});
-  Tensor out = no_grad([&] { return check_defined_self(*this, "scatter_add()").clone(); });
-  scatter_impl(out, dim, index, src, true, "scatter_add()");
-  record_scatter(true, *this, wrap_dim(dim, this->dim(), "scatter_add()"), index, src, out);
+Tensor ops::scatter_add_impl(const Tensor& self, int64_t dim, const Tensor& index,
+                             const Tensor& src) {
+  Tensor out = no_grad([&] { return check_defined_self(self, "scatter_add()").clone(); });
+  scatter_into(out, dim, index, src, true, "scatter_add()");
+  record_scatter(true, self, wrap_dim(dim, self.dim(), "scatter_add()"), index, src, out);
   return out;
 }
 
-// ---- free functions --------------------------------------------------------------------------
-
-Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
-  return x.index_select(dim, index);
-}
-Tensor gather(const Tensor& x, int64_t dim, const Tensor& index, bool sparse_grad) {
-  return x.gather(dim, index, sparse_grad);
-}
-Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
-  return x.scatter(dim, index, src);
-}
-Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
-  return x.scatter(dim, index, value);
-}
-Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
-  return x.scatter_add(dim, index, src);
-}
-
 }  // namespace nabla
-
-// ---- Registry entries ---------------------------------------------------------------------
-
-namespace nabla::ops {
-
-void registry::add_gather_scatter_ops(std::vector<OpSchema>& t) {
-  const AttrSpec dim = required_attr("dim", AttrType::Int);
-  t.push_back(op("index_select", 2, 2, {dim}, [](const V& x, const AttrReader& a) -> V {
-    return {x[0].index_select(a.i("dim"), x[1])};
-  }));
-  t.push_back(op("gather", 2, 2, {dim, attr("sparse_grad", AttrType::Bool, false)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {x[0].gather(a.i("dim"), x[1], a.b("sparse_grad"))};
-                 }));
-  // scatter(self, index, src) or scatter(self, index) with the attribute value.
-  t.push_back(op("scatter", 2, 3, {dim, optional_attr("value", AttrType::Double)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   if (x.size() == 3) {
-                     NABLA_CHECK(!a.has("value"),
-                                 "scatter: give the source as a third input or the attribute "
-                                 "'value', not both");
-                     return {x[0].scatter(a.i("dim"), x[1], x[2])};
-                   }
-                   NABLA_CHECK(a.has("value"),
-                               "scatter: needs a source (a third input or the attribute 'value')");
-                   return {x[0].scatter(a.i("dim"), x[1], a.scalar("value"))};
-                 }));
-  t.push_back(op("scatter_add", 3, 3, {dim}, [](const V& x, const AttrReader& a) -> V {
-    return {x[0].scatter_add(a.i("dim"), x[1], x[2])};
-  }));
-}
-
-}  // namespace nabla::ops

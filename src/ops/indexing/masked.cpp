@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <tuple>
 
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
 #include "ops/indexing/indexing_utils.h"
-#include "ops/registry/registry_impl.h"
 
 namespace nabla {
 
@@ -91,7 +91,7 @@ Tensor fill_value(const Tensor& value, const char* op) {
   return value;
 }
 
-Tensor masked_select_impl(const Tensor& self, const Tensor& mask) {
+Tensor masked_select_values(const Tensor& self, const Tensor& mask) {
   check_mask(self, mask, "masked_select");
   DimVector shape = ops::broadcast_shapes(self.sizes(), mask.sizes(), "masked_select");
   // Row-major positions of the true mask elements in the broadcast shape, then one
@@ -125,13 +125,13 @@ void record_masked_fill(const Tensor& self, const Tensor& mask, const Tensor& va
 
 }  // namespace
 
-Tensor Tensor::masked_select(const Tensor& mask) const {
-  NABLA_TRACED("masked_select", ops::call_inputs({*this, mask}));
-  Tensor out = no_grad([&] { return masked_select_impl(*this, mask); });
-  if (auto node = autograd::record_node(kMaskedSelectBackward, {this})) {
+Tensor ops::masked_select_impl(const Tensor& self, const Tensor& mask) {
+  Tensor out = no_grad([&] { return masked_select_values(self, mask); });
+  if (auto node = autograd::record_node(kMaskedSelectBackward, {&self})) {
     node->state.mask = autograd::save(mask);
-    node->state.self_sizes.assign(sizes().begin(), sizes().end());
-    node->state.broadcast_sizes = ops::broadcast_shapes(sizes(), mask.sizes(), "masked_select");
+    node->state.self_sizes.assign(self.sizes().begin(), self.sizes().end());
+    node->state.broadcast_sizes =
+        ops::broadcast_shapes(self.sizes(), mask.sizes(), "masked_select");
     autograd::set_history(out, node);
   }
   return out;
@@ -156,32 +156,29 @@ const Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) cons
   return ops::assign_with_history(*this, masked_fill(mask, value), "masked_fill_");
 }
 
-Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
-  NABLA_TRACED("masked_fill", ops::call_inputs({*this, mask}), {"value", value});
-  check_mask(*this, mask, "masked_fill");
-  DimVector shape = ops::broadcast_shapes(sizes(), mask.sizes(), "masked_fill");
-  Tensor out = empty_tensor(shape, scalar_type(), device());
-  Tensor v = ops::scalar_tensor(value, scalar_type(), device()).expand(shape);
-  Tensor self_b = no_grad([&] { return expand(shape); });
-  backend_for(*this).where(out, ops::cast(mask, kBool).expand(shape), v, self_b);
-  record_masked_fill(*this, mask, Tensor(), out);
+Tensor ops::masked_fill_impl(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  check_mask(self, mask, "masked_fill");
+  DimVector shape = ops::broadcast_shapes(self.sizes(), mask.sizes(), "masked_fill");
+  Tensor out = empty_tensor(shape, self.scalar_type(), self.device());
+  Tensor v = ops::scalar_tensor(value, self.scalar_type(), self.device()).expand(shape);
+  Tensor self_b = no_grad([&] { return self.expand(shape); });
+  backend_for(self).where(out, ops::cast(mask, kBool).expand(shape), v, self_b);
+  record_masked_fill(self, mask, Tensor(), out);
   return out;
 }
 
-Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
-  NABLA_TRACED("masked_fill", ops::call_inputs({*this, mask, value}));
+Tensor ops::masked_fill_impl(const Tensor& self, const Tensor& mask, const Tensor& value) {
   Scalar v = fill_value(value, "masked_fill").item();
-  Tensor out = no_grad([&] { return masked_fill(mask, v); });
-  record_masked_fill(*this, mask, value, out);
+  Tensor out = no_grad([&] { return self.masked_fill(mask, v); });
+  record_masked_fill(self, mask, value, out);
   return out;
 }
 
-Tensor Tensor::nonzero() const {
-  NABLA_TRACED("nonzero", {*this});
-  check_defined_self(*this, "nonzero");
-  Tensor b = ops::host_values(to(kBool).contiguous());
+Tensor ops::nonzero_impl(const Tensor& self) {
+  check_defined_self(self, "nonzero");
+  Tensor b = ops::host_values(self.to(kBool).contiguous());
   const bool* p = ops::host_ptr<bool>(b);
-  const int64_t n = b.numel(), nd = dim();
+  const int64_t n = b.numel(), nd = self.dim();
   int64_t count = 0;
   for (int64_t i = 0; i < n; ++i) count += p[i];
   Tensor out = empty_tensor({count, nd}, kLong, Device(kCPU));
@@ -193,38 +190,11 @@ Tensor Tensor::nonzero() const {
       o += nd;
     }
     for (int64_t d = nd - 1; d >= 0; --d) {  // odometer step to element i + 1
-      if (++coord[d] < sizes()[d]) break;
+      if (++coord[d] < self.sizes()[d]) break;
       coord[d] = 0;
     }
   }
-  return is_cpu() ? out : out.to(device(), kLong);
+  return self.is_cpu() ? out : out.to(self.device(), kLong);
 }
-
-// ---- free functions --------------------------------------------------------------------------
-
-Tensor masked_select(const Tensor& x, const Tensor& mask) { return x.masked_select(mask); }
-Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
-  return x.masked_fill(mask, value);
-}
-Tensor nonzero(const Tensor& x) { return x.nonzero(); }
 
 }  // namespace nabla
-
-// ---- Registry entries ---------------------------------------------------------------------
-
-namespace nabla::ops {
-
-void registry::add_masked_ops(std::vector<OpSchema>& t) {
-  t.push_back(op("masked_select", 2, 2, {},
-                 [](const V& x, const AttrReader&) -> V { return {x[0].masked_select(x[1])}; }));
-  // masked_fill(self, mask, value): the value as a 0-d third input or as the attribute.
-  t.push_back(op("masked_fill", 2, 3, {optional_attr("value", AttrType::Double)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return input_or_scalar(x, a, 2, "masked_fill", "value", "a value",
-                                          [&](const auto& v) { return x[0].masked_fill(x[1], v); });
-                 }));
-  t.push_back(
-      op("nonzero", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].nonzero()}; }));
-}
-
-}  // namespace nabla::ops
