@@ -75,10 +75,9 @@
 
 /// The variants of a row (Note [Op schemas], "Variants"): the `_out` forms write the
 /// function's result into `out`; the in-place form writes it into self.
-#define NABLA_VARIANTS_DEFINE(name, result, ...)       \
-  NABLA_PP_WHEN(NABLA_RESULT_IS_TENSOR(result))        \
-  (NABLA_OUT_DEFINE(name, __VA_ARGS__)) NABLA_PP_WHEN( \
-      NABLA_HAS_INPLACE(NABLA_PP_FIRST(__VA_ARGS__)))(NABLA_INPLACE_DEFINE(name, __VA_ARGS__))
+#define NABLA_VARIANTS_DEFINE(name, result, ...)              \
+  NABLA_WITH_OUT(result, NABLA_OUT_DEFINE, name, __VA_ARGS__) \
+  NABLA_WITH_INPLACE(NABLA_PP_FIRST(__VA_ARGS__), NABLA_INPLACE_DEFINE, name, __VA_ARGS__)
 #define NABLA_OUT_DEFINE(name, ...)                                                              \
   ::nabla::Tensor& name##_out(::nabla::Tensor& out, NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__)) {     \
     return ::nabla::detail::assign_out(out, ::nabla::name(NABLA_SCHEMA_ARGS(NAME, __VA_ARGS__)), \
@@ -101,7 +100,7 @@
   NABLA_PP_UNPAREN(result) Tensor::name(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__)) const { \
     return ::nabla::name(*this NABLA_SCHEMA_EACH(COMMA_NAME, __VA_ARGS__));            \
   }                                                                                    \
-  NABLA_PP_WHEN(NABLA_HAS_INPLACE(self))(NABLA_INPLACE_METHOD_DEFINE(name, __VA_ARGS__))
+  NABLA_WITH_INPLACE(self, NABLA_INPLACE_METHOD_DEFINE, name, __VA_ARGS__)
 #define NABLA_INPLACE_METHOD_DEFINE(name, ...)                                 \
   const Tensor& Tensor::name##_(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__)) const { \
     return ::nabla::name##_(*this NABLA_SCHEMA_EACH(COMMA_NAME, __VA_ARGS__)); \

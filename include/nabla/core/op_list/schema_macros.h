@@ -155,6 +155,9 @@
 /// 1 when a row's first argument is INPLACE(...), else 0.
 #define NABLA_HAS_INPLACE(first) NABLA_PP_SECOND(NABLA_PP_CAT(NABLA_INPLACE_PROBE_, first), 0)
 #define NABLA_INPLACE_PROBE_INPLACE(n) ~, 1
+/// m(args...) for a row that has the variant, else nothing.
+#define NABLA_WITH_OUT(result, m, ...) NABLA_PP_WHEN(NABLA_RESULT_IS_TENSOR(result))(m(__VA_ARGS__))
+#define NABLA_WITH_INPLACE(first, m, ...) NABLA_PP_WHEN(NABLA_HAS_INPLACE(first))(m(__VA_ARGS__))
 
 // ---- What a row becomes in a declaration ----------------------------------------------------
 // A public header: `#define NABLA_OP NABLA_OP_DECLARE` (and NABLA_METHOD_OP the same),
@@ -164,9 +167,8 @@
 // called on *this). Both declare the row's variants too.
 #define NABLA_OP_DECLARE(name, result, ...)                            \
   NABLA_PP_UNPAREN(result) name(NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__)); \
-  NABLA_PP_WHEN(NABLA_RESULT_IS_TENSOR(result))                        \
-  (NABLA_OUT_DECLARE(name, __VA_ARGS__)) NABLA_PP_WHEN(                \
-      NABLA_HAS_INPLACE(NABLA_PP_FIRST(__VA_ARGS__)))(NABLA_INPLACE_DECLARE(name, __VA_ARGS__))
+  NABLA_WITH_OUT(result, NABLA_OUT_DECLARE, name, __VA_ARGS__)         \
+  NABLA_WITH_INPLACE(NABLA_PP_FIRST(__VA_ARGS__), NABLA_INPLACE_DECLARE, name, __VA_ARGS__)
 #define NABLA_OUT_DECLARE(name, ...)                                                       \
   ::nabla::Tensor& name##_out(::nabla::Tensor& out, NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__)); \
   ::nabla::Tensor& name##_outf(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__), ::nabla::Tensor& out);
@@ -174,6 +176,6 @@
   const ::nabla::Tensor& name##_(NABLA_SCHEMA_ARGS(DECL, first __VA_OPT__(, ) __VA_ARGS__));
 #define NABLA_METHOD_DECLARE(name, result, self, ...)                        \
   NABLA_PP_UNPAREN(result) name(NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__)) const; \
-  NABLA_PP_WHEN(NABLA_HAS_INPLACE(self))(NABLA_INPLACE_METHOD_DECLARE(name, __VA_ARGS__))
+  NABLA_WITH_INPLACE(self, NABLA_INPLACE_METHOD_DECLARE, name, __VA_ARGS__)
 #define NABLA_INPLACE_METHOD_DECLARE(name, ...) \
   const Tensor& name##_(NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__)) const;
