@@ -289,6 +289,10 @@ TEST(Schema, InplaceRowsHaveInplaceForms) {
   Tensor index = nabla::tensor({3, 0}, nabla::kLong);
   dst.index_copy_(0, index, src);
   EXPECT_TRUE(dst.equal(nabla::zeros({4, 3}, nabla::kDouble).index_copy(0, index, src)));
+  Tensor m = plain({3, 3}), upper = m.clone();
+  upper.triu_(1);
+  EXPECT_TRUE(upper.equal(m.triu(1)));
+  EXPECT_TRUE(upper.equal(nabla::triu(m, 1)));
 }
 
 }  // namespace

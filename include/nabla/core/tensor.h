@@ -273,9 +273,6 @@ class Tensor {
   const Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const;
   const Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
   const Tensor& masked_fill_(const Tensor& mask, const Tensor& value) const;
-  Tensor repeat(IntArrayRef repeats) const;
-  Tensor flip(IntArrayRef dims) const;
-  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
 
   // ---- Elementwise math ---------------------------------------------------------------
   Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
@@ -514,8 +511,6 @@ class Tensor {
   const Tensor& remainder_(const Tensor& other) const;
   const Tensor& remainder_(const Scalar& other) const;
   const Tensor& cumsum_(int64_t dim, optional<ScalarType> dtype = nullopt) const;
-  const Tensor& tril_(int64_t diagonal = 0) const;
-  const Tensor& triu_(int64_t diagonal = 0) const;
   /// In-place transpose: this tensor's own sizes and strides change (a view op).
   const Tensor& transpose_(int64_t dim0, int64_t dim1) const;
   const Tensor& t_() const;
@@ -555,8 +550,6 @@ class Tensor {
   }
   /// Sliding windows of `size` elements with `step` along `dimension`, as a new last dim (a view).
   Tensor unfold(int64_t dimension, int64_t size, int64_t step) const;
-  Tensor tril(int64_t diagonal = 0) const;
-  Tensor triu(int64_t diagonal = 0) const;
   Tensor repeat_interleave(int64_t repeats, optional<int64_t> dim = nullopt,
                            optional<int64_t> output_size = nullopt) const;
   Tensor repeat_interleave(const Tensor& repeats, optional<int64_t> dim = nullopt,

@@ -150,12 +150,6 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index);
 Tensor index_put(const Tensor& x, const std::vector<optional<Tensor>>& indices,
                  const Tensor& values, bool accumulate = false);
 Tensor repeat_interleave(const Tensor& x, int64_t repeats, optional<int64_t> dim = nullopt);
-Tensor flip(const Tensor& x, IntArrayRef dims);
-Tensor roll(const Tensor& x, IntArrayRef shifts, IntArrayRef dims = {});
-Tensor tril(const Tensor& x, int64_t diagonal = 0);
-Tensor triu(const Tensor& x, int64_t diagonal = 0);
-/// Constant padding of the last dims: pad = {left, right, top, bottom, ...}.
-Tensor constant_pad_nd(const Tensor& x, IntArrayRef pad, const Scalar& value = 0);
 std::vector<Tensor> broadcast_tensors(TensorList tensors);
 std::vector<Tensor> meshgrid(TensorList tensors, const std::string& indexing = "ij");
 

@@ -90,14 +90,6 @@ const Tensor& Tensor::bitwise_xor_(const Tensor& o) const {
 const Tensor& Tensor::cumsum_(int64_t dim, optional<ScalarType> dtype) const {
   return inplace_from(*this, "cumsum_", [&](const Tensor& x) { return x.cumsum(dim, dtype); });
 }
-const Tensor& Tensor::tril_(int64_t k) const {
-  return inplace_from(*this, "tril_", [&](const Tensor& x) { return nabla::tril(x, k); });
-}
-const Tensor& Tensor::triu_(int64_t k) const {
-  return inplace_from(*this, "triu_", [&](const Tensor& x) { return nabla::triu(x, k); });
-}
-Tensor Tensor::tril(int64_t k) const { return nabla::tril(*this, k); }
-Tensor Tensor::triu(int64_t k) const { return nabla::triu(*this, k); }
 
 bool Tensor::is_nonzero() const {
   NABLA_CHECK(numel() == 1, "Boolean value of Tensor with ",

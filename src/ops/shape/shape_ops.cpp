@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
@@ -103,62 +104,60 @@ constexpr NodeType<ConstantPadState> kConstantPadNdBackward{"ConstantPadNdBackwa
 
 // ---- Forwards -----------------------------------------------------------------------------
 
-Tensor Tensor::repeat(IntArrayRef repeats) const {
-  NABLA_TRACED("repeat", {*this}, {"repeats", repeats});
+Tensor ops::repeat_impl(const Tensor& self, IntArrayRef repeats) {
   const int64_t n = static_cast<int64_t>(repeats.size());
-  NABLA_CHECK(n >= dim(),
+  NABLA_CHECK(n >= self.dim(),
               "repeat: Number of dimensions of repeat dims can not be smaller than number "
               "of dimensions of tensor (repeats ",
-              repeats, " for a tensor of sizes ", sizes(), ")");
-  const int64_t lead = n - dim();
+              repeats, " for a tensor of sizes ", self.sizes(), ")");
+  const int64_t lead = n - self.dim();
   // The output viewed as [r0, s0, r1, s1, ...] receives the input viewed as
   // [1, s0, 1, s1, ...] broadcast over the r's: one strided copy.
   DimVector out_shape(n), split(2 * n), src_strides(2 * n);
   for (int64_t i = 0; i < n; ++i) {
-    int64_t s = i < lead ? 1 : sizes()[i - lead];
+    int64_t s = i < lead ? 1 : self.sizes()[i - lead];
     NABLA_CHECK(repeats[i] >= 0, "repeat: Trying to create tensor with negative dimension ",
-                repeats[i] * s, ": repeats ", repeats, " for a tensor of sizes ", sizes());
+                repeats[i] * s, ": repeats ", repeats, " for a tensor of sizes ", self.sizes());
     out_shape[i] = s * repeats[i];
     split[2 * i] = repeats[i];
     split[2 * i + 1] = s;
     src_strides[2 * i] = 0;
-    src_strides[2 * i + 1] = i < lead ? 0 : strides()[i - lead];
+    src_strides[2 * i + 1] = i < lead ? 0 : self.strides()[i - lead];
   }
-  Tensor out = empty_tensor(out_shape, scalar_type(), device());
-  record(kRepeatBackward, *this, out, [&](RepeatState& s) {
-    s.self_sizes.assign(sizes().begin(), sizes().end());
+  Tensor out = empty_tensor(out_shape, self.scalar_type(), self.device());
+  record(kRepeatBackward, self, out, [&](RepeatState& s) {
+    s.self_sizes.assign(self.sizes().begin(), self.sizes().end());
     s.repeats.assign(repeats.begin(), repeats.end());
   });
   if (out.numel() == 0) return out;
-  Tensor src = ops::make_view(*this, split, src_strides, storage_offset());
+  Tensor src = ops::make_view(self, split, src_strides, self.storage_offset());
   Tensor dst = ops::make_view(out, split, contiguous_strides(split), 0);
   backend_for(out).copy(dst, src);
   return out;
 }
 
-Tensor Tensor::flip(IntArrayRef dims) const {
-  NABLA_TRACED("flip", {*this}, {"dims", dims});
-  int64_t nd = dim();
+Tensor ops::flip_impl(const Tensor& self, IntArrayRef dims) {
+  int64_t nd = self.dim();
   std::vector<bool> seen(std::max<int64_t>(nd, 1), false);
-  DimVector st(strides().begin(), strides().end());
-  int64_t offset = storage_offset();
+  DimVector st(self.strides().begin(), self.strides().end());
+  int64_t offset = self.storage_offset();
   DimVector flipped;
   for (int64_t raw : dims) {
     int64_t d = wrap_dim(raw, nd, "flip");
     NABLA_CHECK(!seen[d], "flip: dim ", d, " appears multiple times in the list of dims ", dims);
     seen[d] = true;
     flipped.push_back(d);
-    if (nd == 0 || sizes()[d] <= 1) continue;
-    offset += (sizes()[d] - 1) * st[d];
+    if (nd == 0 || self.sizes()[d] <= 1) continue;
+    offset += (self.sizes()[d] - 1) * st[d];
     st[d] = -st[d];
   }
-  Tensor out = empty_tensor(sizes(), scalar_type(), device());
-  record(kFlipBackward, *this, out, [&](FlipState& s) { s.dims = flipped; });
+  Tensor out = empty_tensor(self.sizes(), self.scalar_type(), self.device());
+  record(kFlipBackward, self, out, [&](FlipState& s) { s.dims = flipped; });
   if (out.numel() == 0) return out;
   // Note [Negative strides]: nabla's public views never have negative strides; this one
   // is private to flip and only read by the copy kernel, which walks byte strides of
   // any sign.
-  Tensor reversed = ops::make_view(*this, sizes(), st, offset);
+  Tensor reversed = ops::make_view(self, self.sizes(), st, offset);
   backend_for(out).copy(out, reversed);
   return out;
 }
@@ -176,7 +175,7 @@ Tensor roll_one(const Tensor& t, int64_t shift, int64_t d) {
   return out;
 }
 
-Tensor roll_impl(const Tensor& x, IntArrayRef shifts, IntArrayRef dims) {
+Tensor roll_values(const Tensor& x, IntArrayRef shifts, IntArrayRef dims) {
   NABLA_CHECK(!shifts.empty(), "roll: `shifts` required");
   if (dims.empty() && shifts.size() == 1) {
     if (x.numel() == 0) return x.clone();
@@ -195,14 +194,13 @@ Tensor roll_impl(const Tensor& x, IntArrayRef shifts, IntArrayRef dims) {
 
 }  // namespace
 
-Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
-  NABLA_TRACED("roll", {*this}, {"shifts", shifts}, {"dims", dims});
+Tensor ops::roll_impl(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   Tensor out;
   {
     NoGradGuard no_grad;  // one RollBackward0 for the whole op
-    out = roll_impl(*this, shifts, dims);
+    out = roll_values(self, shifts, dims);
   }
-  record(kRollBackward, *this, out, [&](RollState& s) {
+  record(kRollBackward, self, out, [&](RollState& s) {
     s.shifts.assign(shifts.begin(), shifts.end());
     s.dims.assign(dims.begin(), dims.end());
   });
@@ -230,17 +228,14 @@ Tensor tril_triu(const Tensor& x, int64_t k, bool lower, const char* op) {
 
 }  // namespace
 
-Tensor tril(const Tensor& x, int64_t diagonal) {
-  NABLA_TRACED("tril", {x}, {"diagonal", diagonal});
+Tensor ops::tril_impl(const Tensor& x, int64_t diagonal) {
   return tril_triu(x, diagonal, true, "tril");
 }
-Tensor triu(const Tensor& x, int64_t diagonal) {
-  NABLA_TRACED("triu", {x}, {"diagonal", diagonal});
+Tensor ops::triu_impl(const Tensor& x, int64_t diagonal) {
   return tril_triu(x, diagonal, false, "triu");
 }
 
-Tensor constant_pad_nd(const Tensor& x, IntArrayRef pad, const Scalar& value) {
-  NABLA_TRACED("constant_pad_nd", {x}, {"pad", pad}, {"value", value});
+Tensor ops::constant_pad_nd_impl(const Tensor& x, IntArrayRef pad, const Scalar& value) {
   ops::check_defined(x, "constant_pad_nd");
   const int64_t npad = static_cast<int64_t>(pad.size()) / 2;
   NABLA_CHECK(pad.size() % 2 == 0,
@@ -335,8 +330,6 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   return x.narrow(dim, start, length);
 }
 Tensor select(const Tensor& x, int64_t dim, int64_t index) { return x.select(dim, index); }
-Tensor flip(const Tensor& x, IntArrayRef dims) { return x.flip(dims); }
-Tensor roll(const Tensor& x, IntArrayRef shifts, IntArrayRef dims) { return x.roll(shifts, dims); }
 
 }  // namespace nabla
 
@@ -345,29 +338,6 @@ Tensor roll(const Tensor& x, IntArrayRef shifts, IntArrayRef dims) { return x.ro
 namespace nabla::ops {
 
 void registry::add_shape_ops(std::vector<OpSchema>& t) {
-  t.push_back(
-      op("repeat", 1, 1, {required_attr("repeats", AttrType::IntList)},
-         [](const V& x, const AttrReader& a) -> V { return {x[0].repeat(a.ints("repeats"))}; }));
-  t.push_back(op("flip", 1, 1, {required_attr("dims", AttrType::IntList)},
-                 [](const V& x, const AttrReader& a) -> V { return {x[0].flip(a.ints("dims"))}; }));
-  t.push_back(op("roll", 1, 1,
-                 {required_attr("shifts", AttrType::IntList),
-                  attr("dims", AttrType::IntList, std::vector<int64_t>{})},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {x[0].roll(a.ints("shifts"), a.ints("dims"))};
-                 }));
-  t.push_back(
-      op("tril", 1, 1, {attr("diagonal", AttrType::Int, int64_t(0))},
-         [](const V& x, const AttrReader& a) -> V { return {tril(x[0], a.i("diagonal"))}; }));
-  t.push_back(
-      op("triu", 1, 1, {attr("diagonal", AttrType::Int, int64_t(0))},
-         [](const V& x, const AttrReader& a) -> V { return {triu(x[0], a.i("diagonal"))}; }));
-  t.push_back(
-      op("constant_pad_nd", 1, 1,
-         {required_attr("pad", AttrType::IntList), attr("value", AttrType::Double, int64_t(0))},
-         [](const V& x, const AttrReader& a) -> V {
-           return {constant_pad_nd(x[0], a.ints("pad"), a.scalar("value"))};
-         }));
   // repeats: an int attribute, or a tensor as the second input (LibTorch's two overloads).
   t.push_back(op("repeat_interleave", 1, 2,
                  {optional_attr("repeats", AttrType::Int), optional_attr("dim", AttrType::Int)},
