@@ -1,5 +1,6 @@
-// index_select, gather, scatter and scatter_add (each with its in-place form), their
-// backward nodes and registry entries. Shared helpers and notes: ops/indexing_utils.h.
+// index_select, gather, scatter and scatter_add (schema rows: core/op_list/indexing.def)
+// with their in-place forms and backward nodes. Shared helpers and notes:
+// ops/indexing_utils.h.
 #include <algorithm>
 #include <string>
 #include <tuple>

@@ -1,5 +1,6 @@
-// The mask ops (masked_select, masked_fill and masked_fill_) and nonzero, with their
-// backward nodes and registry entries. Shared helpers and notes: ops/indexing_utils.h.
+// The mask ops (masked_select, masked_fill and masked_fill_) and nonzero (schema rows:
+// core/op_list/indexing.def), with their backward nodes. Shared helpers and notes:
+// ops/indexing_utils.h.
 #include <algorithm>
 #include <tuple>
 

@@ -1,5 +1,6 @@
 // Reductions over dims: sum, mean, prod, max/min (full and per dim), amax/amin,
-// argmax/argmin, all/any, with their backward nodes and registry entries. Dtype rules and
+// argmax/argmin, all/any (schema rows: core/op_list/reduction.def), with their backward
+// nodes. Dtype rules and
 // empty-input errors are LibTorch 1.13's; the kernels are the backend's reduce and
 // arg_reduce (Note [Reduction layout]); node states hold Note [Reduced dims].
 #include <tuple>

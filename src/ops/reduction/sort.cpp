@@ -1,5 +1,5 @@
-// Scans and orderings along one dim: cumsum, sort, argsort, topk, kthvalue, with their
-// backward nodes and registry entries.
+// Scans and orderings along one dim: cumsum, sort, argsort, topk, kthvalue (schema rows:
+// core/op_list/reduction.def), with their backward nodes.
 #include <tuple>
 
 #include "nabla/autograd/grad_mode.h"

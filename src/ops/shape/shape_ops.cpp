@@ -1,5 +1,6 @@
 // Shape ops that copy data into a new layout: repeat, flip, roll, tril/triu,
-// constant_pad_nd, repeat_interleave; and the free-function forms of the view methods.
+// constant_pad_nd (schema rows: core/op_list/shape.def), repeat_interleave; and the
+// free-function forms of the view methods.
 // (cat/stack and the list ops are in shape/join.cpp.)
 //
 // Most are one or more block copies between views of the input and of a fresh output,
