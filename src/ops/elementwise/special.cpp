@@ -12,7 +12,6 @@
 #include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
-#include "nabla/ops/trace.h"
 #include "ops/composite.h"
 #include "ops/factories/random_fill.h"
 

@@ -7,7 +7,6 @@
 
 #include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/functions.h"
-#include "nabla/ops/trace.h"
 #include "ops/indexing/indexing_utils.h"
 
 namespace nabla {

@@ -9,7 +9,6 @@
 #include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
-#include "nabla/ops/trace.h"
 #include "ops/composite.h"
 #include "ops/grad_sinks.h"
 #include "ops/op_utils.h"

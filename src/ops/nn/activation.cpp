@@ -13,7 +13,6 @@
 #include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
-#include "nabla/ops/trace.h"
 #include "ops/composite.h"
 #include "ops/elementwise/float32_compute.h"
 #include "ops/nn/nn_registry.h"

@@ -10,7 +10,6 @@
 #include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
-#include "nabla/ops/trace.h"
 #include "ops/elementwise/float32_compute.h"
 #include "ops/reduction/reduce_utils.h"
 

@@ -7,7 +7,6 @@
 #include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
-#include "nabla/ops/trace.h"
 #include "ops/reduction/reduce_utils.h"
 
 namespace nabla {

@@ -44,16 +44,6 @@ inline AttrSpec either(AttrSpec spec, AttrType also) {
   return spec;
 }
 
-/// The optional `dtype` attribute of the reductions (sum, prod, cumsum, ...).
-inline optional<ScalarType> dtype_of(const AttrReader& a) {
-  if (a.has("dtype")) return a.dtype("dtype");
-  return nullopt;
-}
-/// An optional Int attribute: nullopt when the caller left it out.
-inline optional<int64_t> optional_int(const AttrReader& a, const char* name) {
-  if (a.has(name)) return a.i(name);
-  return nullopt;
-}
 /// The outputs of an op that returns several tensors (sort's values and indices, ...).
 template <class... T>
 V outputs(std::tuple<T...> t) {
@@ -91,11 +81,9 @@ V input_or_scalar(const V& x, const AttrReader& a, size_t k, const char* op, con
 namespace nabla::ops {
 // The entry files' own helpers, outside registry::, use these unqualified too.
 using registry::attr;
-using registry::dtype_of;
 using registry::input_or_scalar;
 using registry::op;
 using registry::optional_attr;
-using registry::optional_int;
 using registry::outputs;
 using registry::required_attr;
 using registry::V;
