@@ -95,17 +95,6 @@ Tensor& clamp_out(Tensor& out, const Tensor& self, const optional<Scalar>& min,
                   const optional<Scalar>& max) {
   return assign_out(out, clamp(self, min, max), "clamp_out");
 }
-Tensor& addcmul_out(Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
-                    const Scalar& v) {
-  return assign_out(out, addcmul(self, t1, t2, v), "addcmul_out");
-}
-Tensor& addcdiv_out(Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
-                    const Scalar& v) {
-  return assign_out(out, addcdiv(self, t1, t2, v), "addcdiv_out");
-}
-Tensor& lerp_out(Tensor& out, const Tensor& self, const Tensor& end, const Scalar& w) {
-  return assign_out(out, lerp(self, end, w), "lerp_out");
-}
 Tensor& where_out(Tensor& out, const Tensor& c, const Tensor& a, const Tensor& b) {
   return assign_out(out, where(c, a, b), "where_out");
 }

@@ -98,6 +98,19 @@ TEST(ExportOnnx, TracedModulesReadBackAndPassOnnxsChecker) {
   expect_round_trip("gru",
                     [&](const std::vector<Tensor>& x) { return std::get<1>(gru->forward(x[0])); },
                     {randn({5, 3, 6})});
+  // The activations with attributes: elu's general form (scale, input_scale) and softplus's
+  // threshold (ONNX's Softplus has none) are composed.
+  const std::vector<std::pair<std::string, std::function<Tensor(const Tensor&)>>> activations = {
+      {"elu_scaled", [](const Tensor& x) { return elu(x, 0.5, 1.0507, 0.75); }},
+      {"elu", [](const Tensor& x) { return elu(x, 2.0); }},
+      {"leaky_relu", [](const Tensor& x) { return leaky_relu(x, 0.2); }},
+      {"softplus", [](const Tensor& x) { return softplus(x, 2, 5); }},
+      {"softplus_beta", [](const Tensor& x) { return softplus(x, 0.5); }},
+      {"silu", [](const Tensor& x) { return silu(x); }},
+      {"gelu_tanh", [](const Tensor& x) { return gelu(x, "tanh"); }}};
+  for (const auto& [name, f] : activations)
+    expect_round_trip(name, [&f](const std::vector<Tensor>& x) { return f(x[0]); },
+                      {randn({4, 9}) * 3});
   // ONNX's checker on every file written above.
   const std::string list = temp_path("written.txt");
   {

@@ -213,6 +213,35 @@ TEST(Schema, IndexRowsTakeATensorOrANumber) {
 
 // An op whose other operand is a tensor or a number is two rows: by name, `other` is the
 // second input or the attribute. polygamma's row takes n before self, as at::polygamma.
+// The fused activations and addcmul/addcdiv/lerp by rows: the registry reads every
+// attribute of the row (elu's scale and input_scale too), lerp's weight is a number or an
+// input, and the rows' `_out` and in-place forms exist.
+TEST(Schema, ActivationAndInterpolationRows) {
+  Tensor x = rnd({3, 4});
+  Tensor by_call = ops::call("elu", {x}, {{"alpha", 0.5}, {"scale", 2.0}})[0];
+  EXPECT_TRUE(by_call.allclose(nabla::elu(x, 0.5, 2.0)));
+  EXPECT_TRUE(by_call.allclose(nabla::where(x > 0, 2 * x, (x.exp() - 1))));
+  EXPECT_STREQ(
+      ops::call("gelu", {x}, {{"approximate", std::string("tanh")}})[0].grad_fn()->name().c_str(),
+      "GeluBackward0");
+  Tensor y = plain({3, 4});
+  Tensor want = nabla::leaky_relu(y, 0.3);
+  nabla::leaky_relu_(y, 0.3);
+  EXPECT_TRUE(y.equal(want));
+  Tensor e = rnd({3, 4}), w = rnd({3, 4});
+  Tensor by_number = ops::call("lerp", {x, e}, {{"weight", 0.25}})[0];
+  EXPECT_TRUE(by_number.allclose(x + 0.25 * (e - x)));
+  EXPECT_STREQ(by_number.grad_fn()->name().c_str(), "LerpBackward0");
+  Tensor by_input = ops::call("lerp", {x, e, w})[0];
+  EXPECT_TRUE(by_input.allclose(nabla::lerp(x, e, w)));
+  EXPECT_STREQ(by_input.grad_fn()->name().c_str(), "LerpBackward1");
+  Tensor out = nabla::empty({0}, nabla::kDouble);
+  nabla::addcdiv_out(out, x.detach(), e.detach(), w.detach().abs() + 1, 0.5);
+  EXPECT_TRUE(out.allclose(x.detach() + 0.5 * e.detach() / (w.detach().abs() + 1)));
+  EXPECT_STREQ(x.addcmul(e, w, 2).grad_fn()->name().c_str(), "AddcmulBackward0");
+  expect_error([&] { nabla::gelu(x, "fast"); }, {"gelu", "\"none\" or \"tanh\"", "fast"});
+}
+
 TEST(Schema, TensorOrNumberRowsAndArgumentOrder) {
   Tensor x = rnd({3, 4}).abs() + 0.5, y = rnd({3, 4}).abs() + 0.5;
   Tensor by_input = ops::call("xlogy", {x, y})[0];

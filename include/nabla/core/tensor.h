@@ -300,11 +300,8 @@ class Tensor {
   const Tensor& div_(const Scalar& other) const;
   const Tensor& pow_(const Tensor& exponent) const;
   const Tensor& pow_(const Scalar& exponent) const;
-  Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
-  Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
   const Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
   const Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
-  Tensor lerp(const Tensor& end, const Scalar& weight) const;
   const Tensor& lerp_(const Tensor& end, const Scalar& weight) const;
 
   // The elementwise unary ops of core/op_list/unary.def: neg, abs, exp, tanh, ...
@@ -526,7 +523,6 @@ class Tensor {
   Tensor fmod(const Scalar& other) const;
   const Tensor& fmod_(const Tensor& other) const;
   const Tensor& fmod_(const Scalar& other) const;
-  Tensor lerp(const Tensor& end, const Tensor& weight) const;
   /// polygamma(n, *this) (the function takes n first).
   Tensor polygamma(int64_t n) const;
   Tensor arcsinh() const { return asinh(); }

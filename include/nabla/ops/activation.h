@@ -1,5 +1,5 @@
 #pragma once
-// softmax, log_softmax and the activations not in functions.h (hardtanh, relu6, ...),
+// softmax, log_softmax and the activations not in the unary list (hardtanh, gelu, ...),
 // with at:: signatures and defaults: the functions from their schema rows
 // (nabla/ops/schema/activation.def) with their `_out` and in-place forms.
 //
@@ -16,12 +16,9 @@ namespace nabla {
 #include "nabla/ops/schema/activation.def"
 #undef NABLA_OP
 
-// The in-place forms of the activations of functions.h (src/ops/nn/activation.cpp); the
-// rows' in-place forms (hardtanh_, relu6_, celu_, ...) follow from their rows. Each
+// relu's in-place function (relu is a unary row; src/ops/nn/activation.cpp); the rows'
+// in-place forms (hardtanh_, leaky_relu_, elu_, silu_, ...) follow from their rows. Each
 // writes into `self` and returns it, as at::name_.
 const Tensor& relu_(const Tensor& self);
-const Tensor& leaky_relu_(const Tensor& self, const Scalar& negative_slope = 0.01);
-const Tensor& elu_(const Tensor& self, const Scalar& alpha = 1.0);
-const Tensor& silu_(const Tensor& self);
 
 }  // namespace nabla

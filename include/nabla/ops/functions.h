@@ -29,14 +29,6 @@ Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_xor(const Tensor& a, const Tensor& b);
-Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope = 0.01);
-/// x > 0 ? scale * x : scale * alpha * (exp(input_scale * x) - 1), as ATen's elu.
-Tensor elu(const Tensor& x, const Scalar& alpha = 1.0, const Scalar& scale = 1.0,
-           const Scalar& input_scale = 1.0);
-/// approximate: "none" (exact, erf) or "tanh".
-Tensor gelu(const Tensor& x, const std::string& approximate = "none");
-Tensor silu(const Tensor& x);
-Tensor softplus(const Tensor& x, const Scalar& beta = 1, const Scalar& threshold = 20);
 Tensor clamp(const Tensor& x, optional<Scalar> min = nullopt, optional<Scalar> max = nullopt);
 Tensor clamp_min(const Tensor& x, const Scalar& min);
 Tensor clamp_max(const Tensor& x, const Scalar& max);
@@ -54,9 +46,6 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-05, double atol
               bool equal_nan = false);
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-05, double atol = 1e-08,
                bool equal_nan = false);
-Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
-Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
-Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);
 
 // Reductions: sum, mean, prod, max, min, amax, amin, argmax, argmin, var, std, var_mean,
 // std_mean, norm, logsumexp, all, any, cumsum, sort, argsort, topk, kthvalue (rows:
@@ -205,9 +194,6 @@ inline Tensor clip(const Tensor& x, optional<Scalar> min = nullopt,
 }
 inline Tensor fmod(const Tensor& a, const Tensor& b) { return a.fmod(b); }
 inline Tensor fmod(const Tensor& a, const Scalar& b) { return a.fmod(b); }
-inline Tensor lerp(const Tensor& a, const Tensor& end, const Tensor& weight) {
-  return a.lerp(end, weight);
-}
 inline Tensor arcsinh(const Tensor& x) { return x.asinh(); }
 inline Tensor arccosh(const Tensor& x) { return x.acosh(); }
 inline Tensor arctanh(const Tensor& x) { return x.atanh(); }

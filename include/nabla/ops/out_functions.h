@@ -40,11 +40,6 @@ Tensor& max_out(Tensor& out, const Tensor& self, const Tensor& other);
 Tensor& min_out(Tensor& out, const Tensor& self, const Tensor& other);
 Tensor& clamp_out(Tensor& out, const Tensor& self, const optional<Scalar>& min,
                   const optional<Scalar>& max = nullopt);
-Tensor& addcmul_out(Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
-                    const Scalar& value = 1);
-Tensor& addcdiv_out(Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
-                    const Scalar& value = 1);
-Tensor& lerp_out(Tensor& out, const Tensor& self, const Tensor& end, const Scalar& weight);
 Tensor& where_out(Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other);
 Tensor& eq_out(Tensor& out, const Tensor& self, const Tensor& other);
 Tensor& eq_out(Tensor& out, const Tensor& self, const Scalar& other);

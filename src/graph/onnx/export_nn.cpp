@@ -200,23 +200,45 @@ void add_nn_activations(Table& t) {
     w.emit("LeakyRelu", {w.in(0)}, {w.out()},
            [&](Proto& n) { set_float(n, "alpha", w.attrs().d("negative_slope")); });
   };
-  for (const auto& [op, onnx_op] : {std::pair{"elu", "Elu"}, std::pair{"celu", "Celu"}})
-    t[op] = [onnx_op = std::string(onnx_op)](OpWriter& w) {
-      w.emit(onnx_op, {w.in(0)}, {w.out()},
-             [&](Proto& n) { set_float(n, "alpha", w.attrs().d("alpha")); });
-    };
+  t["celu"] = [](OpWriter& w) {
+    w.emit("Celu", {w.in(0)}, {w.out()},
+           [&](Proto& n) { set_float(n, "alpha", w.attrs().d("alpha")); });
+  };
+  t["elu"] = [](OpWriter& w) {
+    const double alpha = w.attrs().d("alpha"), scale = w.attrs().d("scale"),
+                 input_scale = w.attrs().d("input_scale");
+    if (scale == 1.0 && input_scale == 1.0)
+      return (void)w.emit("Elu", {w.in(0)}, {w.out()},
+                          [&](Proto& n) { set_float(n, "alpha", alpha); });
+    // ATen's general form: scale (relu(x) + alpha (exp(input_scale min(x, 0)) - 1)).
+    const ScalarType dtype = w.out_value().scalar_type();
+    const std::string neg = w.emit("Min", {w.in(0), w.scalar(0, dtype)});
+    const std::string e = w.emit("Exp", {w.emit("Mul", {neg, w.scalar(input_scale, dtype)})});
+    const std::string tail =
+        w.emit("Mul", {w.emit("Sub", {e, w.scalar(1, dtype)}), w.scalar(alpha, dtype)});
+    w.emit("Mul", {w.emit("Add", {w.emit("Relu", {w.in(0)}), tail}), w.scalar(scale, dtype)},
+           {w.out()});
+  };
   t["hardsigmoid"] = [](OpWriter& w) {
     w.emit("HardSigmoid", {w.in(0)}, {w.out()}, [](Proto& n) {
       set_float(n, "alpha", 1.0 / 6);
       set_float(n, "beta", 0.5);
     });
   };
-  t["softplus"] = [](OpWriter& w) {  // log(1 + exp(beta x)) / beta
-    const double beta = w.attrs().d("beta");
+  // log(1 + exp(beta x)) / beta, x itself where beta x > threshold. ONNX's Softplus has no
+  // threshold: at the default (20) the cut-off changes the value by less than exp(-20) / beta,
+  // so it is written plain (as PyTorch's exporter writes it); another threshold is a Where.
+  t["softplus"] = [](OpWriter& w) {
+    const double beta = w.attrs().d("beta"), threshold = w.attrs().d("threshold");
     const ScalarType dtype = w.out_value().scalar_type();
-    if (beta == 1.0) return (void)w.emit("Softplus", {w.in(0)}, {w.out()});
-    const std::string bx = w.emit("Mul", {w.in(0), w.scalar(beta, dtype)});
-    w.emit("Div", {w.emit("Softplus", {bx}), w.scalar(beta, dtype)}, {w.out()});
+    const bool cut = threshold != 20.0;
+    if (beta == 1.0 && !cut) return (void)w.emit("Softplus", {w.in(0)}, {w.out()});
+    const std::string bx = beta == 1.0 ? w.in(0) : w.emit("Mul", {w.in(0), w.scalar(beta, dtype)});
+    const std::string soft = w.emit("Softplus", {bx});
+    if (!cut) return (void)w.emit("Div", {soft, w.scalar(beta, dtype)}, {w.out()});
+    const std::string value = beta == 1.0 ? soft : w.emit("Div", {soft, w.scalar(beta, dtype)});
+    const std::string over = w.emit("Greater", {bx, w.scalar(threshold, dtype)});
+    w.emit("Where", {over, w.in(0), value}, {w.out()});
   };
   t["silu"] = [](OpWriter& w) {
     w.emit("Mul", {w.in(0), w.emit("Sigmoid", {w.in(0)})}, {w.out()});

@@ -1,7 +1,7 @@
 // Elementwise ops of LibTorch composed from nabla's kernels: hypot, logaddexp(2), xlogy,
 // copysign, deg2rad/rad2deg, sinc, logit, float_power, floor_divide, fmax/fmin, heaviside,
 // nan_to_num, addcmul, addcdiv, lerp, clamp with tensor bounds, the predicates (schema
-// rows: core/op_list/math.def; addcmul's, addcdiv's and lerp's registry entries here). Ops that
+// rows: core/op_list/math.def; clamp's registry entry is in unary.cpp). Ops that
 // LibTorch records as one node compute their value without history and record that node
 // (ops::with_node). Values and gradients as LibTorch 1.13 (checked in
 // tests/conformance/table_composite.cpp and table_elementwise.cpp).
@@ -15,7 +15,6 @@
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
 #include "ops/composite.h"
-#include "ops/registry/registry_impl.h"
 
 namespace nabla {
 
@@ -542,13 +541,13 @@ Tensor ops::heaviside_impl(const Tensor& self, const Tensor& values) {
   return nabla::where(self == 0, values, (self > 0).to(self.scalar_type()));
 }
 
-Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
-  NABLA_TRACED("addcmul", ops::call_inputs({*this, t1, t2}), {"value", v});
-  return addc(*this, t1, t2, v, false);
+Tensor ops::addcmul_impl(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+                         const Scalar& value) {
+  return addc(self, tensor1, tensor2, value, false);
 }
-Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
-  NABLA_TRACED("addcdiv", ops::call_inputs({*this, t1, t2}), {"value", v});
-  return addc(*this, t1, t2, v, true);
+Tensor ops::addcdiv_impl(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+                         const Scalar& value) {
+  return addc(self, tensor1, tensor2, value, true);
 }
 const Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& v) const {
   return addc_(*this, t1, t2, v, false);
@@ -557,14 +556,13 @@ const Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar&
   return addc_(*this, t1, t2, v, true);
 }
 
-Tensor Tensor::lerp(const Tensor& end, const Scalar& w) const {
-  NABLA_TRACED("lerp", ops::call_inputs({*this, end}), {"weight", w});
-  check_lerp(*this, end, "lerp");
+Tensor ops::lerp_impl(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  check_lerp(self, end, "lerp");
   return with_node(
-      kLerpBackward0, {this, &end}, [&] { return add(end.sub(*this), w); },
+      kLerpBackward0, {&self, &end}, [&] { return self.add(end.sub(self), weight); },
       [&](LerpScalarState& s, const Tensor&) {
-        s.weight = w;
-        s.self_sizes = sizes_of(*this);
+        s.weight = weight;
+        s.self_sizes = sizes_of(self);
         s.end_sizes = sizes_of(end);
       });
 }
@@ -573,15 +571,14 @@ const Tensor& Tensor::lerp_(const Tensor& end, const Scalar& w) const {
   if (!autograd::any_requires_grad(*this, end)) return add_(end.sub(*this), w);
   return ops::inplace_from(*this, "lerp_", [&](const Tensor& x) { return x.lerp(end, w); });
 }
-Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const {
-  NABLA_TRACED("lerp", ops::call_inputs({*this, end, weight}));
-  ops::check_defined(*this, "lerp");
+Tensor ops::lerp_impl(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  ops::check_defined(self, "lerp");
   ops::check_defined(end, "lerp (end)");
   ops::check_defined(weight, "lerp (weight)");
   return with_node(
-      kLerpBackward1, {this, &end, &weight}, [&] { return *this + weight * (end - *this); },
+      kLerpBackward1, {&self, &end, &weight}, [&] { return self + weight * (end - self); },
       [&](LerpState& s, const Tensor&) {
-        s.self = save(*this);
+        s.self = save(self);
         s.end = save(end);
         s.weight = save(weight);
       });
@@ -656,29 +653,3 @@ Tensor ops::nan_to_num_impl(const Tensor& self, optional<double> nan, optional<d
 }
 
 }  // namespace nabla
-
-// ---- Registry entries -----------------------------------------------------------------------
-
-namespace nabla::ops {
-
-// addcmul, addcdiv and lerp (their in-place forms have kernels of their own, and lerp's
-// weight is an input or a number in one form); the other ops here are schema rows
-// (core/op_list/math.def).
-void registry::add_composite_math_ops(std::vector<OpSchema>& t) {
-  const AttrSpec value = attr("value", AttrType::Double, int64_t(1));
-  t.push_back(op("addcmul", 3, 3, {value}, [](const V& x, const AttrReader& a) -> V {
-    return {x[0].addcmul(x[1], x[2], a.scalar("value"))};
-  }));
-  t.push_back(op("addcdiv", 3, 3, {value}, [](const V& x, const AttrReader& a) -> V {
-    return {x[0].addcdiv(x[1], x[2], a.scalar("value"))};
-  }));
-  // lerp(self, end, weight): weight a third input (LerpBackward1) or the attribute
-  // (LerpBackward0).
-  t.push_back(op("lerp", 2, 3, {optional_attr("weight", AttrType::Double)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return input_or_scalar(x, a, 2, "lerp", "weight", "'weight'",
-                                          [&](const auto& w) { return x[0].lerp(x[1], w); });
-                 }));
-}
-
-}  // namespace nabla::ops

@@ -61,15 +61,6 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool e
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
   return a.isclose(b, rtol, atol, equal_nan);
 }
-Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  return self.addcmul(t1, t2, value);
-}
-Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  return self.addcdiv(t1, t2, value);
-}
-Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
-  return self.lerp(end, weight);
-}
 
 }  // namespace nabla
 

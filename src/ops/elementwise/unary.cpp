@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
@@ -294,36 +295,33 @@ const Tensor& Tensor::clamp_max_(const Scalar& hi) const {
   return clamp_inplace(*this, nullopt, hi, "clamp_max_", record_clamp_max);
 }
 
-Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope) {
-  NABLA_TRACED("leaky_relu", {x}, {"negative_slope", negative_slope});
-  return activation(x, UnaryOp::LeakyRelu, {negative_slope.toDouble(), 0}, "leaky_relu",
+Tensor ops::leaky_relu_impl(const Tensor& self, const Scalar& negative_slope) {
+  return activation(self, UnaryOp::LeakyRelu, {negative_slope.toDouble(), 0}, "leaky_relu",
                     record_leaky_relu);
 }
-Tensor elu(const Tensor& x, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+Tensor ops::elu_impl(const Tensor& self, const Scalar& alpha, const Scalar& scale,
+                     const Scalar& input_scale) {
   if (scale.toDouble() != 1.0 || input_scale.toDouble() != 1.0) {
     // ATen's general form (SELU's constants), composed: differentiable through its parts;
     // 16-bit floats computed whole in float32 (Note [16-bit compute]).
-    Tensor w = ops::widen(x);
+    Tensor w = ops::widen(self);
     return cast(where(w > 0, w, alpha.toDouble() * ((w * input_scale).exp() - 1)) * scale,
-                x.scalar_type());
+                self.scalar_type());
   }
-  NABLA_TRACED("elu", {x}, {"alpha", alpha});
-  return activation(x, UnaryOp::Elu, {alpha.toDouble(), 0}, "elu", record_elu);
+  return activation(self, UnaryOp::Elu, {alpha.toDouble(), 0}, "elu", record_elu);
 }
-Tensor gelu(const Tensor& x, const std::string& approximate) {
-  NABLA_TRACED("gelu", {x}, {"approximate", approximate});
+Tensor ops::gelu_impl(const Tensor& self, std::string_view approximate) {
   NABLA_CHECK(approximate == "none" || approximate == "tanh",
               "gelu: approximate must be \"none\" or \"tanh\", got \"", approximate, "\"");
-  return activation(x, UnaryOp::Gelu, {approximate == "tanh" ? 1.0 : 0.0, 0}, "gelu", record_gelu);
+  return activation(self, UnaryOp::Gelu, {approximate == "tanh" ? 1.0 : 0.0, 0}, "gelu",
+                    record_gelu);
 }
-Tensor silu(const Tensor& x) {
-  NABLA_TRACED("silu", {x});
-  return activation(x, UnaryOp::Silu, {}, "silu", record_silu);
+Tensor ops::silu_impl(const Tensor& self) {
+  return activation(self, UnaryOp::Silu, {}, "silu", record_silu);
 }
-Tensor softplus(const Tensor& x, const Scalar& beta, const Scalar& threshold) {
-  NABLA_TRACED("softplus", {x}, {"beta", beta}, {"threshold", threshold});
+Tensor ops::softplus_impl(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   NABLA_CHECK(beta.toDouble() != 0, "softplus: beta must be nonzero");
-  return activation(x, UnaryOp::Softplus, {beta.toDouble(), threshold.toDouble()}, "softplus",
+  return activation(self, UnaryOp::Softplus, {beta.toDouble(), threshold.toDouble()}, "softplus",
                     record_softplus);
 }
 
@@ -364,22 +362,6 @@ void registry::add_unary_ops(std::vector<OpSchema>& t) {
   t.push_back(
       op("clamp_max", 1, 1, {required_attr("max", AttrType::Double)},
          [](const V& x, const AttrReader& a) -> V { return {x[0].clamp_max(a.scalar("max"))}; }));
-  t.push_back(op("leaky_relu", 1, 1, {attr("negative_slope", AttrType::Double, 0.01)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {leaky_relu(x[0], a.d("negative_slope"))};
-                 }));
-  t.push_back(op("elu", 1, 1, {attr("alpha", AttrType::Double, 1.0)},
-                 [](const V& x, const AttrReader& a) -> V { return {elu(x[0], a.d("alpha"))}; }));
-  t.push_back(
-      op("gelu", 1, 1, {attr("approximate", AttrType::String, std::string("none"))},
-         [](const V& x, const AttrReader& a) -> V { return {gelu(x[0], a.s("approximate"))}; }));
-  t.push_back(
-      op("silu", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {silu(x[0])}; }));
-  t.push_back(op("softplus", 1, 1,
-                 {attr("beta", AttrType::Double, 1.0), attr("threshold", AttrType::Double, 20.0)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {softplus(x[0], a.scalar("beta"), a.scalar("threshold"))};
-                 }));
 }
 
 }  // namespace nabla::ops

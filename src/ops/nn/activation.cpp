@@ -250,13 +250,6 @@ Tensor ops::hardtanh_impl(const Tensor& self, const Scalar& min_val, const Scala
 }
 Tensor ops::relu6_impl(const Tensor& self) { return hardtanh(self, 0, 6); }
 const Tensor& relu_(const Tensor& self) { return self.relu_(); }
-const Tensor& leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
-  return apply_inplace(self, "leaky_relu_",
-                       [&](const Tensor& x) { return leaky_relu(x, negative_slope); });
-}
-const Tensor& elu_(const Tensor& self, const Scalar& alpha) {
-  return apply_inplace(self, "elu_", [&](const Tensor& x) { return elu(x, alpha); });
-}
 
 Tensor ops::hardsigmoid_impl(const Tensor& self) {
   check_floating(self, "hardsigmoid");
@@ -299,9 +292,6 @@ Tensor ops::mish_impl(const Tensor& self) {
     autograd::set_history(out, node);
   }
   return out;
-}
-const Tensor& silu_(const Tensor& self) {
-  return apply_inplace(self, "silu_", [](const Tensor& x) { return silu(x); });
 }
 Tensor ops::log_sigmoid_impl(const Tensor& self) {
   check_floating(self, "log_sigmoid");
