@@ -58,9 +58,6 @@ Value sigmoid(const Value& x) { return x.sigmoid(); }
 Value cross_entropy(const Value& input, const Value& target) {
   return add_node("cross_entropy_loss", {input, target});
 }
-Value flatten(const Value& x, int64_t start_dim, int64_t end_dim) {
-  return add_node("flatten", {x}, {{"start_dim", start_dim}, {"end_dim", end_dim}});
-}
 
 #define NABLA_OP NABLA_OP_GRAPH_DEFINE
 #define NABLA_METHOD_OP NABLA_OP_GRAPH_DEFINE

@@ -175,13 +175,6 @@ std::tuple<Tensor&, Tensor&> topk_out(Tensor& values, Tensor& indices, const Ten
   return {assign_out(values, v, "topk_out"), assign_out(indices, i, "topk_out")};
 }
 
-Tensor& cat_out(Tensor& out, TensorList tensors, int64_t dim) {
-  return assign_out(out, cat(tensors, dim), "cat_out");
-}
-Tensor& stack_out(Tensor& out, TensorList tensors, int64_t dim) {
-  return assign_out(out, stack(tensors, dim), "stack_out");
-}
-
 namespace {
 TensorOptions out_options(const Tensor& out, const char* op) {
   NABLA_CHECK(out.defined(), op, ": `out` is an undefined tensor; pass a tensor to write into");

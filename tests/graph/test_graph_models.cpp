@@ -86,7 +86,7 @@ TEST(GraphModels, W3CnnMatchesTheDynamicEngine) {
   std::vector<g::Value> p = parameters_of(graph, *net);
   g::Value h = g::max_pool2d(g::relu(g::conv2d(x, p[0], p[1], {1, 1}, {1, 1})), {2, 2});
   h = g::max_pool2d(g::relu(g::conv2d(h, p[2], p[3], {1, 1}, {1, 1})), {2, 2});
-  h = g::relu(g::linear(g::flatten(h), p[4], p[5]));
+  h = g::relu(g::linear(g::flatten(h, 1), p[4], p[5]));
   g::Value loss = g::cross_entropy(g::linear(h, p[6], p[7]), y);
   graph.set_value(x, xv);
   graph.set_value(y, yv);

@@ -299,6 +299,46 @@ TEST(Schema, TensorRowsHaveOutForms) {
 
 // INPLACE(self) rows have name_: the function's result written into self, with autograd
 // as every in-place op (self's history becomes the result's).
+// A view's row (result `(Tensor)`) has no `_out` form, as LibTorch's views have none.
+template <class... A>
+concept HasTransposeOut = requires(A&&... a) {
+  transpose_out(a...);
+};
+
+// The views, splits and joins by rows: ops::call picks squeeze's and split's forms by
+// their attributes, a split returns every part, and the joins (a list of inputs) have
+// `_out` forms where the views have none.
+TEST(Schema, ViewSplitAndJoinRows) {
+  Tensor x = rnd({3, 1, 4});
+  Tensor all = ops::call("squeeze", {x})[0];
+  EXPECT_EQ(all.sizes(), (std::vector<int64_t>{3, 4}));
+  EXPECT_STREQ(all.grad_fn()->name().c_str(), "SqueezeBackward0");
+  Tensor one = ops::call("squeeze", {x}, {{"dim", int64_t(1)}})[0];
+  EXPECT_STREQ(one.grad_fn()->name().c_str(), "SqueezeBackward1");
+  EXPECT_TRUE(one.is_view() && one._base().is_same(x));
+  const auto by_size = ops::call("split", {x}, {{"split_size", int64_t(3)}, {"dim", int64_t(2)}});
+  ASSERT_EQ(by_size.size(), 2u);
+  EXPECT_EQ(by_size[1].sizes(), (std::vector<int64_t>{3, 1, 1}));
+  const auto by_sizes =
+      ops::call("split", {x}, {{"split_size", std::vector<int64_t>{1, 3}}, {"dim", int64_t(-1)}});
+  ASSERT_EQ(by_sizes.size(), 2u);
+  EXPECT_TRUE(by_sizes[1].equal(x.narrow(2, 1, 3)));
+  EXPECT_EQ(ops::call("chunk", {x}, {{"chunks", int64_t(2)}})[0].size(0), 2);
+  EXPECT_EQ(ops::call("unbind", {x})[0].sizes(), (std::vector<int64_t>{1, 4}));
+  Tensor a = plain({2, 3}), b = plain({1, 3});
+  Tensor joined = ops::call("cat", {a, b})[0];
+  EXPECT_TRUE(joined.equal(nabla::cat({a, b})));
+  EXPECT_EQ(ops::call("stack", {a, a}, {{"dim", int64_t(1)}})[0].sizes(),
+            (std::vector<int64_t>{2, 2, 3}));
+  Tensor out = nabla::empty({0}, nabla::kDouble);
+  nabla::cat_out(out, {a, b}, 0);
+  EXPECT_TRUE(out.equal(joined));
+  nabla::vstack_outf({a, b}, out);
+  EXPECT_TRUE(out.equal(joined));
+  expect_error([&] { ops::call("cat", {}); }, {"cat", "non-empty"});
+  static_assert(!HasTransposeOut<Tensor&, const Tensor&, int64_t, int64_t>);
+}
+
 TEST(Schema, InplaceRowsHaveInplaceForms) {
   Tensor x = plain({4, 3});
   Tensor y = x.clone();

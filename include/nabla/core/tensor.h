@@ -203,37 +203,20 @@ class Tensor {
   Tensor data() const { return detach(); }
 
   // ---- Views (no copy; share storage and version counter) --------------------------
-  Tensor view(IntArrayRef size) const;
+  // view, reshape, expand, squeeze, transpose, select, slice, ..., the splits (split,
+  // chunk, unbind): the methods of core/op_list/views.def.
+#define NABLA_OP(...)
+#define NABLA_METHOD_OP NABLA_METHOD_DECLARE
+#include "nabla/core/op_list/views.def"
+#undef NABLA_OP
+#undef NABLA_METHOD_OP
   Tensor view_as(const Tensor& other) const { return view(other.sizes()); }
-  /// A view when the strides allow one, else a contiguous copy.
-  Tensor reshape(IntArrayRef shape) const;
   Tensor reshape_as(const Tensor& other) const { return reshape(other.sizes()); }
-  Tensor transpose(int64_t dim0, int64_t dim1) const;
-  Tensor t() const;
-  Tensor permute(IntArrayRef dims) const;
   Tensor movedim(int64_t source, int64_t destination) const;
-  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
-  Tensor select(int64_t dim, int64_t index) const;
-  Tensor slice(int64_t dim = 0, optional<int64_t> start = nullopt, optional<int64_t> end = nullopt,
-               int64_t step = 1) const;
-  Tensor expand(IntArrayRef size, bool implicit = false) const;
-  Tensor expand_as(const Tensor& other) const;
   Tensor broadcast_to(IntArrayRef size) const { return expand(size); }
-  Tensor squeeze() const;
-  Tensor squeeze(int64_t dim) const;
-  Tensor unsqueeze(int64_t dim) const;
   const Tensor& squeeze_() const;
   const Tensor& squeeze_(int64_t dim) const;
   const Tensor& unsqueeze_(int64_t dim) const;
-  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
-  Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
-  Tensor as_strided(IntArrayRef size, IntArrayRef stride,
-                    optional<int64_t> storage_offset = nullopt) const;
-  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
-  std::vector<Tensor> unbind(int64_t dim = 0) const;
-  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
-  std::vector<Tensor> split(IntArrayRef split_sizes, int64_t dim = 0) const;
-  std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
   /// `sections` views of near-equal size (the first size % sections one longer), or the
   /// pieces between `indices`, as LibTorch's tensor_split.
   std::vector<Tensor> tensor_split(int64_t sections, int64_t dim = 0) const;
@@ -244,7 +227,6 @@ class Tensor {
   std::vector<Tensor> vsplit(IntArrayRef indices) const;
   std::vector<Tensor> dsplit(int64_t sections) const;
   std::vector<Tensor> dsplit(IntArrayRef indices) const;
-  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
 
   // ---- Indexing -------------------------------------------------------------------------
   Tensor operator[](int64_t index) const { return select(0, index); }
@@ -544,8 +526,6 @@ class Tensor {
   Tensor narrow_copy(int64_t dim, int64_t start, int64_t length) const {
     return narrow(dim, start, length).clone(MemoryFormat::Contiguous);
   }
-  /// Sliding windows of `size` elements with `step` along `dimension`, as a new last dim (a view).
-  Tensor unfold(int64_t dimension, int64_t size, int64_t step) const;
   Tensor repeat_interleave(int64_t repeats, optional<int64_t> dim = nullopt,
                            optional<int64_t> output_size = nullopt) const;
   Tensor repeat_interleave(const Tensor& repeats, optional<int64_t> dim = nullopt,

@@ -213,7 +213,6 @@ Value relu(const Value& x);
 Value tanh(const Value& x);
 Value sigmoid(const Value& x);
 Value cross_entropy(const Value& input, const Value& target);
-Value flatten(const Value& x, int64_t start_dim = 1, int64_t end_dim = -1);
 
 // The ops declared by schema rows (nabla/ops/schema.h), each with its C++ arguments and
 // defaults: graph::conv2d(x, w, b, /*stride=*/2), graph::max_pool2d(x, {2, 2}), ...

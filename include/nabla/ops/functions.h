@@ -89,6 +89,7 @@ inline Tensor std(const Tensor& x, std::initializer_list<int64_t> dim, bool unbi
 // diag, diag_embed, diagflat, ravel, tile, index_copy, masked_scatter, take, flipud,
 // fliplr, inner, kron, cross (rows: nabla/core/op_list/shape.def).
 #include "nabla/core/op_list/shape.def"
+#include "nabla/core/op_list/views.def"
 // hypot, logaddexp, xlogy, copysign, sinc, logit, float_power, floor_divide, fmax, fmin,
 // heaviside, nan_to_num, the special functions, asinh/acosh/atanh (rows:
 // nabla/core/op_list/math.def), with their in-place forms.
@@ -100,31 +101,7 @@ inline Tensor std(const Tensor& x, std::initializer_list<int64_t> dim, bool unbi
 #undef NABLA_METHOD_OP
 
 // Shape and index
-Tensor cat(TensorList tensors, int64_t dim = 0);
 Tensor concat(TensorList tensors, int64_t dim = 0);
-Tensor stack(TensorList tensors, int64_t dim = 0);
-Tensor hstack(TensorList tensors);
-Tensor vstack(TensorList tensors);
-std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim = 0);
-inline std::vector<Tensor> split(const Tensor& x, IntArrayRef split_sizes, int64_t dim = 0) {
-  return x.split(split_sizes, dim);
-}
-inline std::vector<Tensor> split_with_sizes(const Tensor& x, IntArrayRef split_sizes,
-                                            int64_t dim = 0) {
-  return x.split_with_sizes(split_sizes, dim);
-}
-std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim = 0);
-std::vector<Tensor> unbind(const Tensor& x, int64_t dim = 0);
-Tensor reshape(const Tensor& x, IntArrayRef shape);
-Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);
-Tensor squeeze(const Tensor& x);
-Tensor squeeze(const Tensor& x, int64_t dim);
-Tensor unsqueeze(const Tensor& x, int64_t dim);
-Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
-Tensor t(const Tensor& x);
-Tensor permute(const Tensor& x, IntArrayRef dims);
-Tensor as_strided(const Tensor& x, IntArrayRef size, IntArrayRef stride,
-                  optional<int64_t> storage_offset = nullopt);
 /// LibTorch's private reshape-as-view op: the view of x with `size` and `stride` (as
 /// as_strided at x's offset; its gradient flows back the same way).
 Tensor _reshape_alias(const Tensor& x, IntArrayRef size, IntArrayRef stride);
@@ -134,8 +111,6 @@ Tensor alias(const Tensor& x);
 Tensor index(const Tensor& x, const std::vector<optional<Tensor>>& indices);
 const Tensor& index_put_(const Tensor& x, const std::vector<optional<Tensor>>& indices,
                          const Tensor& values, bool accumulate = false);
-Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length);
-Tensor select(const Tensor& x, int64_t dim, int64_t index);
 Tensor index_put(const Tensor& x, const std::vector<optional<Tensor>>& indices,
                  const Tensor& values, bool accumulate = false);
 Tensor repeat_interleave(const Tensor& x, int64_t repeats, optional<int64_t> dim = nullopt);
@@ -225,9 +200,6 @@ inline Tensor bincount(const Tensor& x, const optional<Tensor>& weights = {},
 }
 inline Tensor narrow_copy(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   return x.narrow_copy(dim, start, length);
-}
-inline Tensor diagonal(const Tensor& x, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) {
-  return x.diagonal(offset, dim1, dim2);
 }
 inline Tensor repeat_interleave(const Tensor& x, const Tensor& repeats,
                                 optional<int64_t> dim = nullopt) {

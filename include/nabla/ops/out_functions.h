@@ -81,10 +81,6 @@ std::tuple<Tensor&, Tensor&> topk_out(Tensor& values, Tensor& indices, const Ten
 // outer_out, addmm_out, linear_out (functions.h), softmax_out, log_softmax_out
 // (activation.h), conv2d_out (convolution.h), ...
 
-// ---- Shape and index -------------------------------------------------------------------
-Tensor& cat_out(Tensor& out, TensorList tensors, int64_t dim = 0);
-Tensor& stack_out(Tensor& out, TensorList tensors, int64_t dim = 0);
-
 // ---- Factories (out's dtype) -----------------------------------------------------------
 Tensor& zeros_out(Tensor& out, IntArrayRef size);
 Tensor& ones_out(Tensor& out, IntArrayRef size);
@@ -120,12 +116,6 @@ inline Tensor& pow_outf(const Tensor& self, const Scalar& exponent, Tensor& out)
 inline Tensor& clamp_outf(const Tensor& self, const optional<Scalar>& min,
                           const optional<Scalar>& max, Tensor& out) {
   return clamp_out(out, self, min, max);
-}
-inline Tensor& cat_outf(TensorList tensors, int64_t dim, Tensor& out) {
-  return cat_out(out, tensors, dim);
-}
-inline Tensor& stack_outf(TensorList tensors, int64_t dim, Tensor& out) {
-  return stack_out(out, tensors, dim);
 }
 #define NABLA_UNARY_OUTF(name) \
   inline Tensor& name##_outf(const Tensor& self, Tensor& out) { return name##_out(out, self); }

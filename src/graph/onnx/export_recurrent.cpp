@@ -62,7 +62,7 @@ void write_recurrent(OpWriter& w) {
     const std::string W = w.initializer(regated(l, 0), at + "W");
     const std::string R = w.initializer(regated(l, 1), at + "R");
     const std::string B =
-        per == 4 ? w.initializer(cat({regated(l, 2), regated(l, 3)}, 1), at + "B") : "";
+        per == 4 ? w.initializer(nabla::cat({regated(l, 2), regated(l, 3)}, 1), at + "B") : "";
     // the layer's slice of the initial states (absent: zeros)
     auto initial = [&](size_t input) -> std::string {
       if (w.in(input).empty()) return "";

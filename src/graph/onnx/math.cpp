@@ -109,7 +109,7 @@ Tensor determinant(const Tensor& x) {
     const Tensor safe = where(pivot.eq(0), ones_like(pivot), pivot);
     const Tensor factors = a.narrow(1, k + 1, n - k - 1).select(2, k) / safe.unsqueeze(1);
     const Tensor below = a.narrow(1, k + 1, n - k - 1) - factors.unsqueeze(2) * a.narrow(1, k, 1);
-    a = cat({a.narrow(1, 0, k + 1), below}, 1);
+    a = nabla::cat({a.narrow(1, 0, k + 1), below}, 1);
   }
   return det.reshape(batch);
 }

@@ -265,7 +265,8 @@ void Importer::fused_recurrent(const Node& n, const std::string& op) {
   auto reorder = [&](const Tensor& t) {
     if (gates == 1) return t.contiguous();
     const auto g = t.chunk(gates, 0);
-    return (gates == 4 ? cat({g[0], g[2], g[3], g[1]}, 0) : cat({g[1], g[0], g[2]}, 0))
+    return (gates == 4 ? nabla::cat({g[0], g[2], g[3], g[1]}, 0)
+                       : nabla::cat({g[1], g[0], g[2]}, 0))
         .contiguous();
   };
   std::vector<Value> in = {input(n, 0)};

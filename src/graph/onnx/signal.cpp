@@ -136,7 +136,7 @@ bool Importer::map_signal(const Node& n) {
       if (im.defined()) im = im.movedim(a, -1);
       const int64_t length = dft_length ? first_long(x[1], "DFT's dft_length") : re.size(-1);
       auto [out_re, out_im] = dft_last(re, im, length, onesided ? length / 2 + 1 : length, inverse);
-      return stack({out_re.movedim(-1, a), out_im.movedim(-1, a)}, -1);
+      return nabla::stack({out_re.movedim(-1, a), out_im.movedim(-1, a)}, -1);
     });
   }
   if (op == "STFT") {         // signal [batch, length, 1 | 2], frame_step, window, frame_length
@@ -159,7 +159,7 @@ bool Importer::map_signal(const Node& n) {
       };
       auto [out_re, out_im] =
           dft_last(framed(re), framed(im), frame, onesided ? frame / 2 + 1 : frame, false);
-      return stack({out_re, out_im}, -1);
+      return nabla::stack({out_re, out_im}, -1);
     });
   }
   return false;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
@@ -88,8 +89,7 @@ std::vector<Tensor> atleast_nd_each(TensorList tensors, int64_t n, const char* o
 
 // ---- Forwards -----------------------------------------------------------------------------
 
-Tensor cat(TensorList tensors, int64_t dim) {
-  NABLA_TRACED("cat", tensors.vec(), {"dim", dim});
+Tensor ops::cat_impl(TensorList tensors, int64_t dim) {
   NABLA_CHECK(!tensors.empty(), "cat(): expected a non-empty list of Tensors");
   ScalarType dtype = kBool;
   size_t valid = tensors.size();
@@ -151,8 +151,7 @@ Tensor cat(TensorList tensors, int64_t dim) {
 
 Tensor concat(TensorList tensors, int64_t dim) { return cat(tensors, dim); }
 
-Tensor stack(TensorList tensors, int64_t dim) {
-  NABLA_TRACED("stack", tensors.vec(), {"dim", dim});
+Tensor ops::stack_impl(TensorList tensors, int64_t dim) {
   NABLA_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
   for (size_t i = 0; i < tensors.size(); ++i)
     NABLA_CHECK(tensors[i].defined(), "stack: expected a defined tensor at entry ", i);
@@ -176,14 +175,12 @@ Tensor stack(TensorList tensors, int64_t dim) {
   return out;
 }
 
-Tensor hstack(TensorList tensors) {
-  NABLA_TRACED("hstack", tensors.vec());
+Tensor ops::hstack_impl(TensorList tensors) {
   std::vector<Tensor> parts = atleast_nd_each(tensors, 1, "hstack");
   return cat(parts, parts[0].dim() == 1 ? 0 : 1);
 }
 
-Tensor vstack(TensorList tensors) {
-  NABLA_TRACED("vstack", tensors.vec());
+Tensor ops::vstack_impl(TensorList tensors) {
   return cat(atleast_nd_each(tensors, 2, "vstack"), 0);
 }
 
@@ -241,14 +238,6 @@ std::vector<Tensor> meshgrid(TensorList tensors, const std::string& indexing) {
 namespace nabla::ops {
 
 void registry::add_join_ops(std::vector<OpSchema>& t) {
-  t.push_back(op("cat", 1, -1, {attr("dim", AttrType::Int, int64_t(0))},
-                 [](const V& x, const AttrReader& a) -> V { return {cat(x, a.i("dim"))}; }));
-  t.push_back(op("stack", 1, -1, {attr("dim", AttrType::Int, int64_t(0))},
-                 [](const V& x, const AttrReader& a) -> V { return {stack(x, a.i("dim"))}; }));
-  t.push_back(
-      op("hstack", 1, -1, {}, [](const V& x, const AttrReader&) -> V { return {hstack(x)}; }));
-  t.push_back(
-      op("vstack", 1, -1, {}, [](const V& x, const AttrReader&) -> V { return {vstack(x)}; }));
   t.push_back(op("broadcast_tensors", 1, -1, {},
                  [](const V& x, const AttrReader&) -> V { return broadcast_tensors(x); }));
   t.push_back(

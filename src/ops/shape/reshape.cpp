@@ -4,6 +4,7 @@
 // writes (Note [Views and in-place], shape/views_backward.h). Backward formulas use
 // differentiable ops; g is the gradient of the output.
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
 #include "ops/registry/registry_impl.h"
@@ -157,30 +158,29 @@ Tensor unsqueeze_view(const Tensor& t, int64_t d) {
 
 // ---- Forwards -----------------------------------------------------------------------------
 
-Tensor Tensor::view(IntArrayRef size) const {
-  NABLA_TRACED("view", {*this}, {"size", size});
-  DimVector shape = infer_size(size, numel(), "view");
+Tensor ops::view_impl(const Tensor& self, IntArrayRef size) {
+  DimVector shape = infer_size(size, self.numel(), "view");
   DimVector st;
-  NABLA_CHECK(view_strides(sizes(), strides(), shape, st), "view: size ", shape,
-              " is not compatible with input tensor's size ", sizes(), " and stride ", strides(),
+  NABLA_CHECK(view_strides(self.sizes(), self.strides(), shape, st), "view: size ", shape,
+              " is not compatible with input tensor's size ", self.sizes(), " and stride ",
+              self.strides(),
               " (at least one dimension spans across two contiguous subspaces). Use .reshape(...) "
               "instead.");
-  Tensor out = make_view(*this, shape, st, storage_offset());
-  record_sizes(kViewBackward, *this, out);
+  Tensor out = make_view(self, shape, st, self.storage_offset());
+  record_sizes(kViewBackward, self, out);
   return out;
 }
 
-Tensor Tensor::reshape(IntArrayRef size) const {
-  NABLA_TRACED("reshape", {*this}, {"shape", size});
-  DimVector shape = infer_size(size, numel(), "reshape");
+Tensor ops::reshape_impl(const Tensor& self, IntArrayRef size) {
+  DimVector shape = infer_size(size, self.numel(), "reshape");
   DimVector st;
-  if (view_strides(sizes(), strides(), shape, st)) {
-    Tensor out = make_view(*this, shape, st, storage_offset());
-    record_sizes(kReshapeAliasBackward, *this, out);
+  if (view_strides(self.sizes(), self.strides(), shape, st)) {
+    Tensor out = make_view(self, shape, st, self.storage_offset());
+    record_sizes(kReshapeAliasBackward, self, out);
     return out;
   }
   // As LibTorch: _unsafe_view(clone()); the result owns its copy, so it is no view.
-  return ops::unsafe_view(clone(MemoryFormat::Contiguous), shape);
+  return ops::unsafe_view(self.clone(MemoryFormat::Contiguous), shape);
 }
 
 Tensor ops::reshape_result(const NodeType<SizesState>& type, const Tensor& t, IntArrayRef shape) {
@@ -195,29 +195,28 @@ Tensor ops::unsafe_view(const Tensor& t, IntArrayRef shape) {
   return reshape_result(kUnsafeViewBackward, t, shape);
 }
 
-Tensor Tensor::expand_as(const Tensor& other) const {
-  NABLA_TRACED("expand_as", ops::call_inputs({*this, other}));
-  return expand(other.sizes());
+Tensor ops::expand_as_impl(const Tensor& self, const Tensor& other) {
+  return self.expand(other.sizes());
 }
 
-Tensor Tensor::expand(IntArrayRef size, bool implicit) const {
-  NABLA_TRACED("expand", {*this}, {"size", size}, {"implicit", implicit});
+Tensor ops::expand_impl(const Tensor& self, IntArrayRef size, bool implicit) {
   int64_t n = static_cast<int64_t>(size.size());
-  NABLA_CHECK(n >= dim(), "expand: the number of sizes provided (", n,
-              ") must be greater or equal to the number of dimensions in the tensor (", dim(), ")");
+  NABLA_CHECK(n >= self.dim(), "expand: the number of sizes provided (", n,
+              ") must be greater or equal to the number of dimensions in the tensor (", self.dim(),
+              ")");
   DimVector sz(n), st(n);
-  int64_t lead = n - dim();
+  int64_t lead = n - self.dim();
   for (int64_t i = n - 1; i >= 0; --i) {
     int64_t j = i - lead;
     int64_t want = size[i];
     if (j >= 0) {
-      int64_t have = sizes()[j];
+      int64_t have = self.sizes()[j];
       if (want == -1) want = have;
       NABLA_CHECK(have == want || have == 1, "expand: the expanded size of the tensor (", want,
                   ") must match the existing size (", have, ") at non-singleton dimension ", i,
-                  ".  Target sizes: ", size, ".  Tensor sizes: ", sizes());
+                  ".  Target sizes: ", size, ".  Tensor sizes: ", self.sizes());
       sz[i] = want;
-      st[i] = have == want ? strides()[j] : 0;
+      st[i] = have == want ? self.strides()[j] : 0;
     } else {
       NABLA_CHECK(want >= 0, "expand: the expanded size of the tensor (", want,
                   ") isn't allowed in a leading, non-existing dimension ", i);
@@ -226,31 +225,28 @@ Tensor Tensor::expand(IntArrayRef size, bool implicit) const {
     }
   }
   checked_numel(sz, "expand");  // -1 only means "keep"; a size-1 dim took any other value
-  Tensor out = make_view(*this, sz, st, storage_offset());
-  record_sizes(kExpandBackward, *this, out);
+  Tensor out = make_view(self, sz, st, self.storage_offset());
+  record_sizes(kExpandBackward, self, out);
   return out;
 }
 
-Tensor Tensor::squeeze() const {
-  NABLA_TRACED("squeeze", {*this});
-  Tensor out = squeeze_view(*this);
-  record_sizes(kSqueezeBackward0, *this, out);
+Tensor ops::squeeze_impl(const Tensor& self) {
+  Tensor out = squeeze_view(self);
+  record_sizes(kSqueezeBackward0, self, out);
   return out;
 }
 
-Tensor Tensor::squeeze(int64_t d) const {
-  NABLA_TRACED("squeeze", {*this}, {"dim", d});
-  d = wrap_dim(d, dim(), "squeeze");
-  Tensor out = squeeze_dim_view(*this, d);
-  if (auto node = record_view(kSqueezeBackward1, *this, out)) node->state = {d, squeezes(*this, d)};
+Tensor ops::squeeze_impl(const Tensor& self, int64_t d) {
+  d = wrap_dim(d, self.dim(), "squeeze");
+  Tensor out = squeeze_dim_view(self, d);
+  if (auto node = record_view(kSqueezeBackward1, self, out)) node->state = {d, squeezes(self, d)};
   return out;
 }
 
-Tensor Tensor::unsqueeze(int64_t d) const {
-  NABLA_TRACED("unsqueeze", {*this}, {"dim", d});
-  d = wrap_dim(d, dim() + 1, "unsqueeze");
-  Tensor out = unsqueeze_view(*this, d);
-  if (auto node = record_view(kUnsqueezeBackward0, *this, out)) node->state.dim = d;
+Tensor ops::unsqueeze_impl(const Tensor& self, int64_t d) {
+  d = wrap_dim(d, self.dim() + 1, "unsqueeze");
+  Tensor out = unsqueeze_view(self, d);
+  if (auto node = record_view(kUnsqueezeBackward0, self, out)) node->state.dim = d;
   return out;
 }
 
@@ -275,42 +271,39 @@ const Tensor& Tensor::unsqueeze_(int64_t d) const {
   return *this;
 }
 
-Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
-  NABLA_TRACED("flatten", ops::call_inputs({*this}), {"start_dim", start_dim},
-               {"end_dim", end_dim});
-  if (dim() == 0) return reshape({1});
-  int64_t s = wrap_dim(start_dim, dim(), "flatten"), e = wrap_dim(end_dim, dim(), "flatten");
+Tensor ops::flatten_impl(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  if (self.dim() == 0) return self.reshape({1});
+  int64_t s = wrap_dim(start_dim, self.dim(), "flatten"),
+          e = wrap_dim(end_dim, self.dim(), "flatten");
   NABLA_CHECK(s <= e, "flatten: start_dim (", start_dim, ") cannot come after end_dim (", end_dim,
               ")");
-  if (s == e) return *this;  // LibTorch returns the input itself
+  if (s == e) return self;  // LibTorch returns the input itself
   DimVector shape;
-  for (int64_t i = 0; i < s; ++i) shape.push_back(sizes()[i]);
+  for (int64_t i = 0; i < s; ++i) shape.push_back(self.sizes()[i]);
   int64_t mid = 1;
-  for (int64_t i = s; i <= e; ++i) mid *= sizes()[i];
+  for (int64_t i = s; i <= e; ++i) mid *= self.sizes()[i];
   shape.push_back(mid);
-  for (int64_t i = e + 1; i < dim(); ++i) shape.push_back(sizes()[i]);
-  return reshape(shape);
+  for (int64_t i = e + 1; i < self.dim(); ++i) shape.push_back(self.sizes()[i]);
+  return self.reshape(shape);
 }
 
-Tensor Tensor::unflatten(int64_t d, IntArrayRef sz) const {
-  NABLA_TRACED("unflatten", {*this}, {"dim", d}, {"sizes", sz});
-  d = wrap_dim(d, dim(), "unflatten");
+Tensor ops::unflatten_impl(const Tensor& self, int64_t d, IntArrayRef sz) {
+  d = wrap_dim(d, self.dim(), "unflatten");
   NABLA_CHECK(!sz.empty(), "unflatten: sizes must be non-empty");
-  DimVector inner = infer_size(sz, sizes()[d], "unflatten");
+  DimVector inner = infer_size(sz, self.sizes()[d], "unflatten");
   DimVector shape;
-  for (int64_t i = 0; i < d; ++i) shape.push_back(sizes()[i]);
+  for (int64_t i = 0; i < d; ++i) shape.push_back(self.sizes()[i]);
   for (int64_t s : inner) shape.push_back(s);
-  for (int64_t i = d + 1; i < dim(); ++i) shape.push_back(sizes()[i]);
-  return view(shape);
+  for (int64_t i = d + 1; i < self.dim(); ++i) shape.push_back(self.sizes()[i]);
+  return self.view(shape);
 }
 
-Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, optional<int64_t> offset) const {
-  NABLA_TRACED("as_strided", {*this}, {"size", size}, {"stride", stride},
-               {"storage_offset", offset});
-  int64_t off = offset.value_or(storage_offset());
-  ops::check_in_bounds(*this, size, stride, off, "as_strided");
-  Tensor out = make_view(*this, size, stride, off);
-  ops::record_as_strided(*this, out);
+Tensor ops::as_strided_impl(const Tensor& self, IntArrayRef size, IntArrayRef stride,
+                            optional<int64_t> offset) {
+  int64_t off = offset.value_or(self.storage_offset());
+  ops::check_in_bounds(self, size, stride, off, "as_strided");
+  Tensor out = make_view(self, size, stride, off);
+  ops::record_as_strided(self, out);
   return out;
 }
 
@@ -320,47 +313,6 @@ Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, optional<int64_t
 
 namespace nabla::ops {
 
-void registry::add_reshape_view_ops(std::vector<OpSchema>& t) {
-  t.push_back(op("view", 1, 1, {required_attr("size", AttrType::IntList)},
-                 [](const V& x, const AttrReader& a) -> V { return {x[0].view(a.ints("size"))}; }));
-  t.push_back(
-      op("reshape", 1, 1, {required_attr("shape", AttrType::IntList)},
-         [](const V& x, const AttrReader& a) -> V { return {x[0].reshape(a.ints("shape"))}; }));
-  t.push_back(
-      op("expand", 1, 1,
-         {required_attr("size", AttrType::IntList), attr("implicit", AttrType::Bool, false)},
-         [](const V& x, const AttrReader& a) -> V {
-           return {x[0].expand(a.ints("size"), a.b("implicit"))};
-         }));
-  t.push_back(op("expand_as", 2, 2, {},
-                 [](const V& x, const AttrReader&) -> V { return {x[0].expand_as(x[1])}; }));
-  t.push_back(op("squeeze", 1, 1, {optional_attr("dim", AttrType::Int)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {a.has("dim") ? x[0].squeeze(a.i("dim")) : x[0].squeeze()};
-                 }));
-  t.push_back(
-      op("unsqueeze", 1, 1, {required_attr("dim", AttrType::Int)},
-         [](const V& x, const AttrReader& a) -> V { return {x[0].unsqueeze(a.i("dim"))}; }));
-  t.push_back(op(
-      "flatten", 1, 1,
-      {attr("start_dim", AttrType::Int, int64_t(0)), attr("end_dim", AttrType::Int, int64_t(-1))},
-      [](const V& x, const AttrReader& a) -> V {
-        return {x[0].flatten(a.i("start_dim"), a.i("end_dim"))};
-      }));
-  t.push_back(op("unflatten", 1, 1,
-                 {required_attr("dim", AttrType::Int), required_attr("sizes", AttrType::IntList)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {x[0].unflatten(a.i("dim"), a.ints("sizes"))};
-                 }));
-  t.push_back(
-      op("as_strided", 1, 1,
-         {required_attr("size", AttrType::IntList), required_attr("stride", AttrType::IntList),
-          optional_attr("storage_offset", AttrType::Int)},
-         [](const V& x, const AttrReader& a) -> V {
-           optional<int64_t> offset;
-           if (a.has("storage_offset")) offset = a.i("storage_offset");
-           return {x[0].as_strided(a.ints("size"), a.ints("stride"), offset)};
-         }));
-}
+void registry::add_reshape_view_ops(std::vector<OpSchema>& t) {}
 
 }  // namespace nabla::ops

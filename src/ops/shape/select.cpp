@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
@@ -91,86 +92,81 @@ Tensor select_view(const Tensor& t, int64_t d, int64_t index) {
 
 // ---- Forwards -----------------------------------------------------------------------------
 
-Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
-  NABLA_TRACED("narrow", {*this}, {"dim", d}, {"start", start}, {"length", length});
-  NABLA_CHECK(dim() > 0, "narrow: cannot be applied to a 0-dim tensor.");
-  d = wrap_dim(d, dim(), "narrow");
-  int64_t size = sizes()[d];
+Tensor ops::narrow_impl(const Tensor& self, int64_t d, int64_t start, int64_t length) {
+  NABLA_CHECK(self.dim() > 0, "narrow: cannot be applied to a 0-dim tensor.");
+  d = wrap_dim(d, self.dim(), "narrow");
+  int64_t size = self.sizes()[d];
   if (start < 0) start += size;
   NABLA_CHECK(start >= 0 && start <= size, "narrow: start (", start,
               ") out of range for dimension ", d, " of size ", size);
   NABLA_CHECK(length >= 0 && start + length <= size, "narrow: start (", start, ") + length (",
               length, ") exceeds dimension size (", size, ").");
-  return slice(d, start, start + length, 1);
+  return self.slice(d, start, start + length, 1);
 }
 
-Tensor Tensor::select(int64_t d, int64_t index) const {
-  NABLA_TRACED("select", {*this}, {"dim", d}, {"index", index});
-  NABLA_CHECK(dim() > 0, "select: cannot be applied to a 0-dim tensor.");
-  d = wrap_dim(d, dim(), "select");
-  int64_t size = sizes()[d];
+Tensor ops::select_impl(const Tensor& self, int64_t d, int64_t index) {
+  NABLA_CHECK(self.dim() > 0, "select: cannot be applied to a 0-dim tensor.");
+  d = wrap_dim(d, self.dim(), "select");
+  int64_t size = self.sizes()[d];
   NABLA_CHECK(index >= -size && index < size, "select: index ", index,
-              " out of range for tensor of size ", sizes(), " at dimension ", d);
+              " out of range for tensor of size ", self.sizes(), " at dimension ", d);
   if (index < 0) index += size;
-  Tensor out = select_view(*this, d, index);
-  if (auto node = record_view(kSelectBackward, *this, out))
-    node->state = {DimVector(sizes().begin(), sizes().end()), d, index};
+  Tensor out = select_view(self, d, index);
+  if (auto node = record_view(kSelectBackward, self, out))
+    node->state = {DimVector(self.sizes().begin(), self.sizes().end()), d, index};
   return out;
 }
 
-Tensor Tensor::slice(int64_t d, optional<int64_t> start_o, optional<int64_t> end_o,
-                     int64_t step) const {
-  NABLA_TRACED("slice", {*this}, {"dim", d}, {"start", start_o}, {"end", end_o}, {"step", step});
-  NABLA_CHECK(dim() > 0, "slice: cannot be applied to a 0-dim tensor.");
-  d = wrap_dim(d, dim(), "slice");
+Tensor ops::slice_impl(const Tensor& self, int64_t d, optional<int64_t> start_o,
+                       optional<int64_t> end_o, int64_t step) {
+  NABLA_CHECK(self.dim() > 0, "slice: cannot be applied to a 0-dim tensor.");
+  d = wrap_dim(d, self.dim(), "slice");
   NABLA_CHECK(step > 0, "slice: slice step must be positive, got ", step);
-  int64_t size = sizes()[d];
+  int64_t size = self.sizes()[d];
   int64_t start = start_o.value_or(0), end = end_o.value_or(size);
   if (start < 0) start += size;
   if (end < 0) end += size;
   start = std::clamp<int64_t>(start, 0, size);
   end = std::clamp<int64_t>(end, start, size);
-  Tensor out = slice_view(*this, d, start, end, step);
-  if (auto node = record_view(kSliceBackward, *this, out))
-    node->state = {DimVector(sizes().begin(), sizes().end()), d, start, end, step};
+  Tensor out = slice_view(self, d, start, end, step);
+  if (auto node = record_view(kSliceBackward, self, out))
+    node->state = {DimVector(self.sizes().begin(), self.sizes().end()), d, start, end, step};
   return out;
 }
 
-std::vector<Tensor> Tensor::unbind(int64_t d) const {
-  NABLA_TRACED("unbind", {*this}, {"dim", d});
-  NABLA_CHECK(dim() > 0, "unbind: dimension specified as 0 but tensor has no dimensions");
-  d = wrap_dim(d, dim(), "unbind");
+std::vector<Tensor> ops::unbind_impl(const Tensor& self, int64_t d) {
+  NABLA_CHECK(self.dim() > 0, "unbind: dimension specified as 0 but tensor has no dimensions");
+  d = wrap_dim(d, self.dim(), "unbind");
   std::vector<Tensor> out;
-  for (int64_t i = 0; i < sizes()[d]; ++i) out.push_back(select_view(*this, d, i));
-  record_parts(kUnbindBackward, *this, out, d);
+  for (int64_t i = 0; i < self.sizes()[d]; ++i) out.push_back(select_view(self, d, i));
+  record_parts(kUnbindBackward, self, out, d);
   return out;
 }
 
-std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
-  NABLA_TRACED("split", {*this}, {"split_size", split_size}, {"dim", d});
-  NABLA_CHECK(dim() > 0, "split: expects at least a 1-dimensional tensor");
-  d = wrap_dim(d, dim(), "split");
+std::vector<Tensor> ops::split_impl(const Tensor& self, int64_t split_size, int64_t d) {
+  NABLA_CHECK(self.dim() > 0, "split: expects at least a 1-dimensional tensor");
+  d = wrap_dim(d, self.dim(), "split");
   NABLA_CHECK(split_size >= 0, "split: split_size must be non-negative, got ", split_size);
-  int64_t size = sizes()[d];
+  int64_t size = self.sizes()[d];
   NABLA_CHECK(split_size > 0 || size == 0,
               "split: split_size can only be 0 if dimension size is 0, but got dimension size of ",
               size);
   std::vector<Tensor> out;
-  if (size == 0) out.push_back(slice_view(*this, d, 0, 0, 1));
+  if (size == 0) out.push_back(slice_view(self, d, 0, 0, 1));
   for (int64_t s = 0; s < size; s += split_size)
-    out.push_back(slice_view(*this, d, s, std::min(s + split_size, size), 1));
-  record_parts(kSplitBackward, *this, out, d);
+    out.push_back(slice_view(self, d, s, std::min(s + split_size, size), 1));
+  record_parts(kSplitBackward, self, out, d);
   return out;
 }
 
-std::vector<Tensor> Tensor::split(IntArrayRef split_sizes, int64_t d) const {
-  return split_with_sizes(split_sizes, d);
+std::vector<Tensor> ops::split_impl(const Tensor& self, IntArrayRef split_sizes, int64_t d) {
+  return self.split_with_sizes(split_sizes, d);
 }
 
-std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d) const {
-  NABLA_TRACED("split_with_sizes", {*this}, {"split_sizes", split_sizes}, {"dim", d});
-  NABLA_CHECK(dim() > 0, "split_with_sizes: expects at least a 1-dimensional tensor");
-  d = wrap_dim(d, dim(), "split_with_sizes");
+std::vector<Tensor> ops::split_with_sizes_impl(const Tensor& self, IntArrayRef split_sizes,
+                                               int64_t d) {
+  NABLA_CHECK(self.dim() > 0, "split_with_sizes: expects at least a 1-dimensional tensor");
+  d = wrap_dim(d, self.dim(), "split_with_sizes");
   int64_t total = 0;
   for (int64_t s : split_sizes) {
     NABLA_CHECK(s >= 0,
@@ -179,33 +175,32 @@ std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d)
                 split_sizes);
     total += s;
   }
-  NABLA_CHECK(total == sizes()[d], "split_with_sizes: expects split_sizes to sum exactly to ",
-              sizes()[d], " (input tensor's size at dimension ", d,
+  NABLA_CHECK(total == self.sizes()[d], "split_with_sizes: expects split_sizes to sum exactly to ",
+              self.sizes()[d], " (input tensor's size at dimension ", d,
               "), but got split_sizes=", split_sizes);
   std::vector<Tensor> out;
   int64_t start = 0;
   for (int64_t s : split_sizes) {
-    out.push_back(slice_view(*this, d, start, start + s, 1));
+    out.push_back(slice_view(self, d, start, start + s, 1));
     start += s;
   }
-  record_parts(kSplitWithSizesBackward, *this, out, d);
+  record_parts(kSplitWithSizesBackward, self, out, d);
   return out;
 }
 
-std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
-  NABLA_TRACED("chunk", {*this}, {"chunks", chunks}, {"dim", d});
-  NABLA_CHECK(dim() > 0, "chunk: expects at least a 1-dimensional tensor");
+std::vector<Tensor> ops::chunk_impl(const Tensor& self, int64_t chunks, int64_t d) {
+  NABLA_CHECK(self.dim() > 0, "chunk: expects at least a 1-dimensional tensor");
   NABLA_CHECK(chunks > 0, "chunk: chunk expects `chunks` to be greater than 0, got: ", chunks);
-  d = wrap_dim(d, dim(), "chunk");
-  int64_t size = sizes()[d];
+  d = wrap_dim(d, self.dim(), "chunk");
+  int64_t size = self.sizes()[d];
   int64_t split_size = (size + chunks - 1) / chunks;
   if (split_size == 0 && size == 0) {  // as LibTorch: `chunks` empty parts, split_with_sizes
     std::vector<Tensor> out;
-    for (int64_t i = 0; i < chunks; ++i) out.push_back(slice_view(*this, d, 0, 0, 1));
-    record_parts(kSplitWithSizesBackward, *this, out, d);
+    for (int64_t i = 0; i < chunks; ++i) out.push_back(slice_view(self, d, 0, 0, 1));
+    record_parts(kSplitWithSizesBackward, self, out, d);
     return out;
   }
-  return split(split_size, d);
+  return self.split(split_size, d);
 }
 
 }  // namespace nabla
@@ -215,40 +210,6 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
 namespace nabla::ops {
 
 void registry::add_select_view_ops(std::vector<OpSchema>& t) {
-  t.push_back(op("select", 1, 1,
-                 {required_attr("dim", AttrType::Int), required_attr("index", AttrType::Int)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {x[0].select(a.i("dim"), a.i("index"))};
-                 }));
-  t.push_back(op("slice", 1, 1,
-                 {attr("dim", AttrType::Int, int64_t(0)), optional_attr("start", AttrType::Int),
-                  optional_attr("end", AttrType::Int), attr("step", AttrType::Int, int64_t(1))},
-                 [](const V& x, const AttrReader& a) -> V {
-                   optional<int64_t> start, end;
-                   if (a.has("start")) start = a.i("start");
-                   if (a.has("end")) end = a.i("end");
-                   return {x[0].slice(a.i("dim"), start, end, a.i("step"))};
-                 }));
-  t.push_back(op("narrow", 1, 1,
-                 {required_attr("dim", AttrType::Int), required_attr("start", AttrType::Int),
-                  required_attr("length", AttrType::Int)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {x[0].narrow(a.i("dim"), a.i("start"), a.i("length"))};
-                 }));
-  t.push_back(op("unbind", 1, 1, {attr("dim", AttrType::Int, int64_t(0))},
-                 [](const V& x, const AttrReader& a) -> V { return x[0].unbind(a.i("dim")); }));
-  t.push_back(
-      op("split", 1, 1,
-         {required_attr("split_size", AttrType::Int), attr("dim", AttrType::Int, int64_t(0))},
-         [](const V& x, const AttrReader& a) -> V {
-           return x[0].split(a.i("split_size"), a.i("dim"));
-         }));
-  t.push_back(
-      op("split_with_sizes", 1, 1,
-         {required_attr("split_sizes", AttrType::IntList), attr("dim", AttrType::Int, int64_t(0))},
-         [](const V& x, const AttrReader& a) -> V {
-           return x[0].split_with_sizes(a.ints("split_sizes"), a.i("dim"));
-         }));
   t.push_back(op(
       "chunk", 1, 1,
       {required_attr("chunks", AttrType::Int), attr("dim", AttrType::Int, int64_t(0))},

@@ -295,27 +295,6 @@ Tensor repeat_interleave(const Tensor& x, int64_t repeats, optional<int64_t> dim
 
 // ---- free-function forms of the view methods --------------------------------------------
 
-std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) {
-  return x.split(split_size, dim);
-}
-std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
-  return x.chunk(chunks, dim);
-}
-std::vector<Tensor> unbind(const Tensor& x, int64_t dim) { return x.unbind(dim); }
-Tensor reshape(const Tensor& x, IntArrayRef shape) { return x.reshape(shape); }
-Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
-  return x.flatten(start_dim, end_dim);
-}
-Tensor squeeze(const Tensor& x) { return x.squeeze(); }
-Tensor squeeze(const Tensor& x, int64_t dim) { return x.squeeze(dim); }
-Tensor unsqueeze(const Tensor& x, int64_t dim) { return x.unsqueeze(dim); }
-Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) { return x.transpose(dim0, dim1); }
-Tensor t(const Tensor& x) { return x.t(); }
-Tensor permute(const Tensor& x, IntArrayRef dims) { return x.permute(dims); }
-Tensor as_strided(const Tensor& x, IntArrayRef size, IntArrayRef stride,
-                  optional<int64_t> storage_offset) {
-  return x.as_strided(size, stride, storage_offset);
-}
 Tensor _reshape_alias(const Tensor& x, IntArrayRef size, IntArrayRef stride) {
   return x.as_strided(size, stride);
 }
@@ -327,10 +306,6 @@ const Tensor& index_put_(const Tensor& x, const std::vector<optional<Tensor>>& i
                          const Tensor& values, bool accumulate) {
   return x.index_put_(indices, values, accumulate);
 }
-Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
-  return x.narrow(dim, start, length);
-}
-Tensor select(const Tensor& x, int64_t dim, int64_t index) { return x.select(dim, index); }
 
 }  // namespace nabla
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/trace.h"
 #include "ops/grad_sinks.h"
@@ -101,13 +102,12 @@ bool ops::is_t_backward(const autograd::Node& node) {
 
 // ---- Forwards -----------------------------------------------------------------------------
 
-Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
-  NABLA_TRACED("transpose", {*this}, {"dim0", d0}, {"dim1", d1});
-  int64_t n = dim();
+Tensor ops::transpose_impl(const Tensor& self, int64_t d0, int64_t d1) {
+  int64_t n = self.dim();
   d0 = wrap_dim(d0, n, "transpose");
   d1 = wrap_dim(d1, n, "transpose");
-  Tensor out = transpose_view(*this, d0, d1);
-  if (auto node = record_view(kTransposeBackward0, *this, out)) node->state = {d0, d1};
+  Tensor out = transpose_view(self, d0, d1);
+  if (auto node = record_view(kTransposeBackward0, self, out)) node->state = {d0, d1};
   return out;
 }
 
@@ -122,11 +122,11 @@ const Tensor& Tensor::transpose_(int64_t d0, int64_t d1) const {
   return *this;
 }
 
-Tensor Tensor::t() const {
-  NABLA_TRACED("t", {*this});
-  NABLA_CHECK(dim() <= 2, "t: expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
-  Tensor out = transpose_view(*this, 0, dim() < 2 ? 0 : 1);
-  record_view(kTBackward0, *this, out);
+Tensor ops::t_impl(const Tensor& self) {
+  NABLA_CHECK(self.dim() <= 2, "t: expects a tensor with <= 2 dimensions, but self is ", self.dim(),
+              "D");
+  Tensor out = transpose_view(self, 0, self.dim() < 2 ? 0 : 1);
+  record_view(kTBackward0, self, out);
   return out;
 }
 
@@ -152,9 +152,8 @@ Tensor Tensor::matrix_H() const {
   return dim() == 0 ? *this : transpose(0, 1);
 }
 
-Tensor Tensor::permute(IntArrayRef dims) const {
-  NABLA_TRACED("permute", {*this}, {"dims", dims});
-  int64_t n = dim();
+Tensor ops::permute_impl(const Tensor& self, IntArrayRef dims) {
+  int64_t n = self.dim();
   NABLA_CHECK(static_cast<int64_t>(dims.size()) == n,
               "permute: number of dims don't match in permute: got ", dims, " for a tensor of ", n,
               " dims");
@@ -165,11 +164,11 @@ Tensor Tensor::permute(IntArrayRef dims) const {
     NABLA_CHECK(!seen[d], "permute: repeated dim ", dims[i], " in ", dims);
     seen[d] = true;
     perm[i] = d;
-    sz[i] = sizes()[d];
-    st[i] = strides()[d];
+    sz[i] = self.sizes()[d];
+    st[i] = self.strides()[d];
   }
-  Tensor out = make_view(*this, sz, st, storage_offset());
-  if (auto node = record_view(kPermuteBackward, *this, out)) node->state.dims = std::move(perm);
+  Tensor out = make_view(self, sz, st, self.storage_offset());
+  if (auto node = record_view(kPermuteBackward, self, out)) node->state.dims = std::move(perm);
   return out;
 }
 
@@ -213,44 +212,43 @@ Tensor Tensor::movedim(int64_t source, int64_t destination) const {
   return permute(order);
 }
 
-Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
-  NABLA_TRACED("diagonal", {*this}, {"offset", offset}, {"dim1", dim1}, {"dim2", dim2});
-  int64_t n = dim();
+Tensor ops::diagonal_impl(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  int64_t n = self.dim();
   NABLA_CHECK(n >= 2, "diagonal: expected a tensor of at least 2 dims, got ", n);
   int64_t a = wrap_dim(dim1, n, "diagonal"), b = wrap_dim(dim2, n, "diagonal");
   NABLA_CHECK(a != b, "diagonal: dimensions cannot be identical ", dim1, ", ", dim2);
-  int64_t off = storage_offset(), len;
+  int64_t off = self.storage_offset(), len;
   if (offset >= 0) {
-    len = std::max<int64_t>(std::min(sizes()[a], sizes()[b] - offset), 0);
-    if (len > 0) off += offset * strides()[b];
+    len = std::max<int64_t>(std::min(self.sizes()[a], self.sizes()[b] - offset), 0);
+    if (len > 0) off += offset * self.strides()[b];
   } else {
-    len = std::max<int64_t>(std::min(sizes()[a] + offset, sizes()[b]), 0);
-    if (len > 0) off -= offset * strides()[a];
+    len = std::max<int64_t>(std::min(self.sizes()[a] + offset, self.sizes()[b]), 0);
+    if (len > 0) off -= offset * self.strides()[a];
   }
   DimVector sz, st;
   for (int64_t i = 0; i < n; ++i)
     if (i != a && i != b) {
-      sz.push_back(sizes()[i]);
-      st.push_back(strides()[i]);
+      sz.push_back(self.sizes()[i]);
+      st.push_back(self.strides()[i]);
     }
   sz.push_back(len);
-  st.push_back(strides()[a] + strides()[b]);
-  Tensor out = make_view(*this, sz, st, off);
-  if (auto node = record_view(kDiagonalBackward, *this, out))
-    node->state = {DimVector(sizes().begin(), sizes().end()), offset, a, b};
+  st.push_back(self.strides()[a] + self.strides()[b]);
+  Tensor out = make_view(self, sz, st, off);
+  if (auto node = record_view(kDiagonalBackward, self, out))
+    node->state = {DimVector(self.sizes().begin(), self.sizes().end()), offset, a, b};
   return out;
 }
 
-Tensor Tensor::unfold(int64_t dimension, int64_t size, int64_t step) const {
-  NABLA_TRACED("unfold", {*this}, {"dimension", dimension}, {"size", size}, {"step", step});
-  const int64_t n = dim();
+Tensor ops::unfold_impl(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  const int64_t n = self.dim();
   const int64_t d = wrap_dim(dimension, n, "unfold");
-  const int64_t len = n == 0 ? 1 : sizes()[d];
+  const int64_t len = n == 0 ? 1 : self.sizes()[d];
   NABLA_CHECK(size >= 0 && size <= len, "unfold: maximum size for tensor at dimension ", d, " is ",
               len, " but size is ", size);
   NABLA_CHECK(step > 0, "unfold: step is ", step, " but must be > 0");
-  DimVector sz(sizes().begin(), sizes().end()), st(strides().begin(), strides().end());
-  const int64_t inner = n == 0 ? 1 : strides()[d];
+  DimVector sz(self.sizes().begin(), self.sizes().end()),
+      st(self.strides().begin(), self.strides().end());
+  const int64_t inner = n == 0 ? 1 : self.strides()[d];
   if (n == 0) {
     sz.push_back(size);
     st.push_back(1);
@@ -260,9 +258,9 @@ Tensor Tensor::unfold(int64_t dimension, int64_t size, int64_t step) const {
     sz.push_back(size);
     st.push_back(inner);
   }
-  Tensor out = make_view(*this, sz, st, storage_offset());
-  if (auto node = record_view(kUnfoldBackward, *this, out))
-    node->state = {DimVector(sizes().begin(), sizes().end()), n == 0 ? 0 : d, size, step};
+  Tensor out = make_view(self, sz, st, self.storage_offset());
+  if (auto node = record_view(kUnfoldBackward, self, out))
+    node->state = {DimVector(self.sizes().begin(), self.sizes().end()), n == 0 ? 0 : d, size, step};
   return out;
 }
 
@@ -273,16 +271,7 @@ Tensor Tensor::unfold(int64_t dimension, int64_t size, int64_t step) const {
 namespace nabla::ops {
 
 void registry::add_transpose_view_ops(std::vector<OpSchema>& t) {
-  t.push_back(op("transpose", 1, 1,
-                 {required_attr("dim0", AttrType::Int), required_attr("dim1", AttrType::Int)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {x[0].transpose(a.i("dim0"), a.i("dim1"))};
-                 }));
-  t.push_back(op("t", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].t()}; }));
   t.push_back(op("mT", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].mT()}; }));
-  t.push_back(
-      op("permute", 1, 1, {required_attr("dims", AttrType::IntList)},
-         [](const V& x, const AttrReader& a) -> V { return {x[0].permute(a.ints("dims"))}; }));
   // One dim or several: LibTorch's movedim.int and movedim.intlist.
   t.push_back(op(
       "movedim", 1, 1,
@@ -290,18 +279,6 @@ void registry::add_transpose_view_ops(std::vector<OpSchema>& t) {
       [](const V& x, const AttrReader& a) -> V {
         return {x[0].movedim(a.ints("source"), a.ints("destination"))};
       }));
-  t.push_back(op("diagonal", 1, 1,
-                 {attr("offset", AttrType::Int, int64_t(0)),
-                  attr("dim1", AttrType::Int, int64_t(0)), attr("dim2", AttrType::Int, int64_t(1))},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {x[0].diagonal(a.i("offset"), a.i("dim1"), a.i("dim2"))};
-                 }));
-  t.push_back(op("unfold", 1, 1,
-                 {required_attr("dimension", AttrType::Int), required_attr("size", AttrType::Int),
-                  required_attr("step", AttrType::Int)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {x[0].unfold(a.i("dimension"), a.i("size"), a.i("step"))};
-                 }));
 }
 
 }  // namespace nabla::ops
