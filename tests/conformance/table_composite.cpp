@@ -398,7 +398,7 @@ std::vector<OpEntry> shape_entries() {
       op(
           // No derivative in LibTorch 1.13: values only.
           g, "narrow_copy", mat, [](const auto& x) { return x[0].narrow_copy(1, 1, 2).detach(); },
-          exact),
+          Opt(exact).call("narrow_copy", {{"dim", 1}, {"start", 1}, {"length", 2}})),
       op(
           g, "ravel", mat, [](const auto& x) { return x[0].ravel(); }, Opt(exact).call("ravel")),
       op(
@@ -411,11 +411,11 @@ std::vector<OpEntry> shape_entries() {
           g, "take", with_index(mat, 1, {2, 0, 5, 2}),
           [](const auto& x) { return x[0].take(x[1]); }, Opt(exact).gradgrad().call("take")),
       op(
-          g, "take_along_dim", mat,
-          [](const auto& x) {
-            return x[0].take_along_dim(x[0].argsort(1, false).narrow(1, 0, 2), 1);
-          },
-          Opt(exact).fd_distinct()),
+          g, "take_along_dim",
+          with_input(mat, 1,
+                     [](const NTensor& x) { return x.detach().argsort(1, false).narrow(1, 0, 2); }),
+          [](const auto& x) { return x[0].take_along_dim(x[1], 1); },
+          Opt(exact).fd_distinct().call("take_along_dim", {{"dim", 1}})),
       op(
           g, "index_add", with_index(fixed({{{4, 3}, {2, 3}}}), 1, {3, 1}),
           [](const auto& x) { return x[0].index_add(0, x[1], x[2], 2.0); },

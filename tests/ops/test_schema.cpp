@@ -339,6 +339,35 @@ TEST(Schema, ViewSplitAndJoinRows) {
   static_assert(!HasTransposeOut<Tensor&, const Tensor&, int64_t, int64_t>);
 }
 
+// A default with a comma is parenthesized in its row (rot90's dims); movedim's int and
+// list forms and index_fill's number and tensor forms are overloads ops::call tells apart;
+// the add-products' in-place forms follow from INPLACE(self).
+TEST(Schema, CompositeShapeRows) {
+  Tensor x = rnd({2, 3, 4});
+  EXPECT_TRUE(ops::call("rot90", {x})[0].equal(x.rot90(1, {0, 1})));
+  Tensor by_ints =
+      ops::call("movedim", {x}, {{"source", int64_t(0)}, {"destination", int64_t(2)}})[0];
+  Tensor by_lists =
+      ops::call("movedim", {x},
+                {{"source", std::vector<int64_t>{0}}, {"destination", std::vector<int64_t>{2}}})[0];
+  EXPECT_EQ(by_ints.sizes(), (std::vector<int64_t>{3, 4, 2}));
+  EXPECT_TRUE(by_ints.equal(by_lists));
+  Tensor index = nabla::tensor({0, 2}, nabla::kLong);
+  Tensor by_number = ops::call("index_fill", {x, index}, {{"dim", int64_t(1)}, {"value", -1.0}})[0];
+  EXPECT_STREQ(by_number.grad_fn()->name().c_str(), "IndexFillBackward0");
+  Tensor by_tensor = ops::call("index_fill", {x, index, nabla::scalar_tensor(-1.0, nabla::kDouble)},
+                               {{"dim", int64_t(1)}})[0];
+  EXPECT_TRUE(by_tensor.equal(by_number));
+  const auto grids =
+      ops::call("meshgrid", {plain({2}), plain({3})}, {{"indexing", std::string("xy")}});
+  ASSERT_EQ(grids.size(), 2u);
+  EXPECT_EQ(grids[0].sizes(), (std::vector<int64_t>{3, 2}));
+  Tensor self = plain({3}), mat = plain({3, 2}), vec = plain({2});
+  Tensor want = nabla::addmv(self, mat, vec, 0.5, 2);
+  self.addmv_(mat, vec, 0.5, 2);
+  EXPECT_TRUE(self.allclose(want));
+}
+
 TEST(Schema, InplaceRowsHaveInplaceForms) {
   Tensor x = plain({4, 3});
   Tensor y = x.clone();

@@ -162,8 +162,10 @@ TEST(ShapeOpsByName, AlternativeArguments) {
       [&] {
         ops::call("tensor_split", {x}, {{"sections", 2}, {"indices", S{1}}});
       },
-      {"tensor_split", "exactly one of the attributes 'sections' and 'indices'"});
-  expect_error([&] { ops::call("hsplit", {x}); }, {"hsplit", "exactly one"});
+      {"tensor_split", "no form of the op", "(sections (int), dim (int))",
+       "(indices (int list), dim (int))"});
+  expect_error([&] { ops::call("hsplit", {x}); },
+               {"hsplit", "no form of the op", "(sections (int))"});
   auto pieces = ops::call("vsplit", {x}, {{"sections", 2}}), direct = x.vsplit(2);
   ASSERT_EQ(pieces.size(), direct.size());
   for (size_t i = 0; i < pieces.size(); ++i) {

@@ -212,21 +212,10 @@ class Tensor {
 #undef NABLA_METHOD_OP
   Tensor view_as(const Tensor& other) const { return view(other.sizes()); }
   Tensor reshape_as(const Tensor& other) const { return reshape(other.sizes()); }
-  Tensor movedim(int64_t source, int64_t destination) const;
   Tensor broadcast_to(IntArrayRef size) const { return expand(size); }
   const Tensor& squeeze_() const;
   const Tensor& squeeze_(int64_t dim) const;
   const Tensor& unsqueeze_(int64_t dim) const;
-  /// `sections` views of near-equal size (the first size % sections one longer), or the
-  /// pieces between `indices`, as LibTorch's tensor_split.
-  std::vector<Tensor> tensor_split(int64_t sections, int64_t dim = 0) const;
-  std::vector<Tensor> tensor_split(IntArrayRef indices, int64_t dim = 0) const;
-  std::vector<Tensor> hsplit(int64_t sections) const;
-  std::vector<Tensor> hsplit(IntArrayRef indices) const;
-  std::vector<Tensor> vsplit(int64_t sections) const;
-  std::vector<Tensor> vsplit(IntArrayRef indices) const;
-  std::vector<Tensor> dsplit(int64_t sections) const;
-  std::vector<Tensor> dsplit(IntArrayRef indices) const;
 
   // ---- Indexing -------------------------------------------------------------------------
   Tensor operator[](int64_t index) const { return select(0, index); }
@@ -453,7 +442,6 @@ class Tensor {
   Tensor moveaxis(int64_t source, int64_t destination) const {
     return movedim(source, destination);
   }
-  Tensor movedim(IntArrayRef source, IntArrayRef destination) const;
   Tensor moveaxis(IntArrayRef source, IntArrayRef destination) const {
     return movedim(source, destination);
   }
@@ -523,45 +511,16 @@ class Tensor {
   Tensor mH() const { return mT(); }
   Tensor adjoint() const { return mT(); }
   Tensor matrix_H() const;
-  Tensor narrow_copy(int64_t dim, int64_t start, int64_t length) const {
-    return narrow(dim, start, length).clone(MemoryFormat::Contiguous);
-  }
   Tensor repeat_interleave(int64_t repeats, optional<int64_t> dim = nullopt,
                            optional<int64_t> output_size = nullopt) const;
   Tensor repeat_interleave(const Tensor& repeats, optional<int64_t> dim = nullopt,
                            optional<int64_t> output_size = nullopt) const;
-  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source,
-                   const Scalar& alpha = 1) const;
-  const Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source,
-                           const Scalar& alpha = 1) const;
-  Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
-  Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const;
-  const Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const;
-  const Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const;
-  Tensor take_along_dim(const Tensor& indices, optional<int64_t> dim = nullopt) const;
-  Tensor rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
   /// Sums broadcast dims away so the result has `size` (the inverse of expand).
   Tensor sum_to_size(IntArrayRef size) const;
   bool is_same_size(const Tensor& other) const { return sizes() == other.sizes(); }
   /// The truth value of a one-element tensor.
   bool is_nonzero() const;
   // Products.
-  Tensor addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
-               const Scalar& alpha = 1) const;
-  const Tensor& addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
-                       const Scalar& alpha = 1) const;
-  Tensor addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1,
-              const Scalar& alpha = 1) const;
-  const Tensor& addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1,
-                      const Scalar& alpha = 1) const;
-  Tensor addbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
-                const Scalar& alpha = 1) const;
-  const Tensor& addbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
-                        const Scalar& alpha = 1) const;
-  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
-                 const Scalar& alpha = 1) const;
-  const Tensor& baddbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
-                         const Scalar& alpha = 1) const;
   // Random fills (the default generator unless one is given).
   const Tensor& exponential_(double lambd = 1, optional<Generator> generator = nullopt) const;
   const Tensor& geometric_(double p, optional<Generator> generator = nullopt) const;

@@ -114,8 +114,6 @@ const Tensor& index_put_(const Tensor& x, const std::vector<optional<Tensor>>& i
 Tensor index_put(const Tensor& x, const std::vector<optional<Tensor>>& indices,
                  const Tensor& values, bool accumulate = false);
 Tensor repeat_interleave(const Tensor& x, int64_t repeats, optional<int64_t> dim = nullopt);
-std::vector<Tensor> broadcast_tensors(TensorList tensors);
-std::vector<Tensor> meshgrid(TensorList tensors, const std::string& indexing = "ij");
 
 // ---- More of LibTorch's free functions: aliases and composites (the Tensor methods of
 // the same names hold the implementations; tensor.h lists what each does) -------------
@@ -158,8 +156,6 @@ inline Tensor ger(const Tensor& a, const Tensor& b) { return a.outer(b); }
 inline Tensor vdot(const Tensor& a, const Tensor& b) { return a.dot(b); }
 inline Tensor swapaxes(const Tensor& x, int64_t a, int64_t b) { return x.transpose(a, b); }
 inline Tensor swapdims(const Tensor& x, int64_t a, int64_t b) { return x.transpose(a, b); }
-inline Tensor movedim(const Tensor& x, int64_t s, int64_t d) { return x.movedim(s, d); }
-inline Tensor movedim(const Tensor& x, IntArrayRef s, IntArrayRef d) { return x.movedim(s, d); }
 inline Tensor moveaxis(const Tensor& x, int64_t s, int64_t d) { return x.movedim(s, d); }
 inline Tensor moveaxis(const Tensor& x, IntArrayRef s, IntArrayRef d) { return x.movedim(s, d); }
 inline Tensor argwhere(const Tensor& x) { return x.nonzero(); }
@@ -172,24 +168,6 @@ inline Tensor fmod(const Tensor& a, const Scalar& b) { return a.fmod(b); }
 inline Tensor arcsinh(const Tensor& x) { return x.asinh(); }
 inline Tensor arccosh(const Tensor& x) { return x.acosh(); }
 inline Tensor arctanh(const Tensor& x) { return x.atanh(); }
-inline std::vector<Tensor> tensor_split(const Tensor& x, int64_t sections, int64_t dim = 0) {
-  return x.tensor_split(sections, dim);
-}
-inline std::vector<Tensor> tensor_split(const Tensor& x, IntArrayRef indices, int64_t dim = 0) {
-  return x.tensor_split(indices, dim);
-}
-inline std::vector<Tensor> hsplit(const Tensor& x, int64_t sections) { return x.hsplit(sections); }
-inline std::vector<Tensor> hsplit(const Tensor& x, IntArrayRef indices) {
-  return x.hsplit(indices);
-}
-inline std::vector<Tensor> vsplit(const Tensor& x, int64_t sections) { return x.vsplit(sections); }
-inline std::vector<Tensor> vsplit(const Tensor& x, IntArrayRef indices) {
-  return x.vsplit(indices);
-}
-inline std::vector<Tensor> dsplit(const Tensor& x, int64_t sections) { return x.dsplit(sections); }
-inline std::vector<Tensor> dsplit(const Tensor& x, IntArrayRef indices) {
-  return x.dsplit(indices);
-}
 inline Tensor diff(const Tensor& x, int64_t n = 1, int64_t dim = -1,
                    const optional<Tensor>& prepend = {}, const optional<Tensor>& append = {}) {
   return x.diff(n, dim, prepend, append);
@@ -198,42 +176,9 @@ inline Tensor bincount(const Tensor& x, const optional<Tensor>& weights = {},
                        int64_t minlength = 0) {
   return x.bincount(weights, minlength);
 }
-inline Tensor narrow_copy(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
-  return x.narrow_copy(dim, start, length);
-}
 inline Tensor repeat_interleave(const Tensor& x, const Tensor& repeats,
                                 optional<int64_t> dim = nullopt) {
   return x.repeat_interleave(repeats, dim);
-}
-inline Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
-                        const Scalar& alpha = 1) {
-  return x.index_add(dim, index, source, alpha);
-}
-inline Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
-  return x.index_fill(dim, index, value);
-}
-inline Tensor take_along_dim(const Tensor& x, const Tensor& indices,
-                             optional<int64_t> dim = nullopt) {
-  return x.take_along_dim(indices, dim);
-}
-inline Tensor rot90(const Tensor& x, int64_t k = 1, IntArrayRef dims = {0, 1}) {
-  return x.rot90(k, dims);
-}
-inline Tensor addmv(const Tensor& x, const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
-                    const Scalar& alpha = 1) {
-  return x.addmv(mat, vec, beta, alpha);
-}
-inline Tensor addr(const Tensor& x, const Tensor& v1, const Tensor& v2, const Scalar& beta = 1,
-                   const Scalar& alpha = 1) {
-  return x.addr(v1, v2, beta, alpha);
-}
-inline Tensor addbmm(const Tensor& x, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1,
-                     const Scalar& alpha = 1) {
-  return x.addbmm(b1, b2, beta, alpha);
-}
-inline Tensor baddbmm(const Tensor& x, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1,
-                      const Scalar& alpha = 1) {
-  return x.baddbmm(b1, b2, beta, alpha);
 }
 inline Tensor bernoulli(const Tensor& x, double p, optional<Generator> generator = nullopt) {
   return x.bernoulli(p, std::move(generator));

@@ -1,10 +1,11 @@
 // Shape, indexing and product ops of LibTorch composed from nabla's ops: diag,
 // diag_embed, diagflat, tile, repeat_interleave, index_add/copy/fill, masked_scatter,
 // take, take_along_dim, flips and rotations, sum_to_size, inner, kron, cross, addmv,
-// addr, addbmm, baddbmm. Gradients come from the pieces, except for the ops LibTorch
-// differentiates as ops of their own (diag, diag_embed, rot90, index_add/copy/fill,
-// masked_scatter, take, linalg_cross and the add-products): they compute their value
-// without history and record LibTorch's node (ops::with_node), whose formula is below.
+// addr, addbmm, baddbmm, tensor_split and h/v/dsplit (schema rows: core/op_list/shape.def
+// and views.def; sum_to_size's registry entry is here). Gradients come from the pieces, except for
+// the ops LibTorch differentiates as ops of their own (diag, diag_embed, rot90,
+// index_add/copy/fill, masked_scatter, take, linalg_cross and the add-products): they compute their
+// value without history and record LibTorch's node (ops::with_node), whose formula is below.
 #include <algorithm>
 #include <vector>
 
@@ -285,24 +286,17 @@ Tensor Tensor::repeat_interleave(const Tensor& repeats, optional<int64_t> dim,
   return input.index_select(d, tensor(idx, TensorOptions(kLong).device(input.device())));
 }
 
-Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source,
-                         const Scalar& alpha) const {
-  NABLA_TRACED("index_add", ops::call_inputs({*this, index, source}), {"dim", dim},
-               {"alpha", alpha});
-  ops::check_defined(*this, "index_add");
+Tensor ops::index_add_impl(const Tensor& self, int64_t dim, const Tensor& index,
+                           const Tensor& source, const Scalar& alpha) {
+  ops::check_defined(self, "index_add");
   check_index(index, "index_add");
-  const int64_t d = ops::wrap_dim(dim, this->dim(), "index_add");
-  check_source(*this, d, index, source, "index_add");
-  return index_source_op(kIndexAddBackward0, *this, d, index, source, alpha, [&] {
-    if (this->dim() == 0) return *this + source.reshape({}) * alpha;
-    return scatter_add(d, index_along(index.to(kLong), source.sizes(), d),
-                       scaled(source, alpha).to(scalar_type()));
+  const int64_t d = ops::wrap_dim(dim, self.dim(), "index_add");
+  check_source(self, d, index, source, "index_add");
+  return index_source_op(kIndexAddBackward0, self, d, index, source, alpha, [&] {
+    if (self.dim() == 0) return self + source.reshape({}) * alpha;
+    return self.scatter_add(d, index_along(index.to(kLong), source.sizes(), d),
+                            scaled(source, alpha).to(self.scalar_type()));
   });
-}
-const Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source,
-                                 const Scalar& alpha) const {
-  return ops::inplace_from(*this, "index_add_",
-                           [&](const Tensor& x) { return x.index_add(dim, index, source, alpha); });
 }
 
 Tensor ops::index_copy_impl(const Tensor& self, int64_t dim, const Tensor& index,
@@ -319,8 +313,8 @@ Tensor ops::index_copy_impl(const Tensor& self, int64_t dim, const Tensor& index
 }
 namespace {
 // index_fill's value and node; `value_tensor` is the 0-d tensor value, when given as one.
-Tensor index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
-                       const Tensor* value_tensor) {
+Tensor index_fill_of(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                     const Tensor* value_tensor) {
   ops::check_defined(self, "index_fill");
   check_index(index, "index_fill");
   const int64_t d = ops::wrap_dim(dim, self.dim(), "index_fill");
@@ -337,25 +331,17 @@ Tensor index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, con
 }
 }  // namespace
 
-Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value) const {
-  NABLA_TRACED("index_fill", ops::call_inputs({*this, index}), {"dim", dim}, {"value", value});
-  return index_fill_impl(*this, dim, index, value, nullptr);
+Tensor ops::index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index,
+                            const Scalar& value) {
+  return index_fill_of(self, dim, index, value, nullptr);
 }
-Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Tensor& value) const {
-  NABLA_TRACED("index_fill", ops::call_inputs({*this, index, value}), {"dim", dim});
+Tensor ops::index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index,
+                            const Tensor& value) {
   ops::check_defined(value, "index_fill (value)");
   NABLA_CHECK(value.dim() == 0,
               "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s).");
-  return index_fill_impl(*this, dim, index, value.item(), &value);
-}
-const Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const {
-  return ops::inplace_from(*this, "index_fill_",
-                           [&](const Tensor& x) { return x.index_fill(dim, index, value); });
-}
-const Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const {
-  return ops::inplace_from(*this, "index_fill_",
-                           [&](const Tensor& x) { return x.index_fill(dim, index, value); });
+  return index_fill_of(self, dim, index, value.item(), &value);
 }
 
 // Positions where mask (broadcast to self) is true take source's leading elements in order.
@@ -401,23 +387,27 @@ Tensor ops::take_impl(const Tensor& self, const Tensor& index) {
       });
 }
 
-Tensor Tensor::take_along_dim(const Tensor& indices, optional<int64_t> dim) const {
-  ops::check_defined(*this, "take_along_dim");
-  if (!dim) return reshape({-1}).gather(0, indices.reshape({-1}));
-  const int64_t d = ops::wrap_dim(*dim, this->dim(), "take_along_dim");
+Tensor ops::narrow_copy_impl(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  return self.narrow(dim, start, length).clone(MemoryFormat::Contiguous);
+}
+
+Tensor ops::take_along_dim_impl(const Tensor& self, const Tensor& indices, optional<int64_t> dim) {
+  ops::check_defined(self, "take_along_dim");
+  if (!dim) return self.reshape({-1}).gather(0, indices.reshape({-1}));
+  const int64_t d = ops::wrap_dim(*dim, self.dim(), "take_along_dim");
   // Both broadcast in every dim but d.
-  DimVector self_shape(sizes().begin(), sizes().end()),
+  DimVector self_shape(self.sizes().begin(), self.sizes().end()),
       idx_shape(indices.sizes().begin(), indices.sizes().end());
-  NABLA_CHECK(indices.dim() == this->dim(),
+  NABLA_CHECK(indices.dim() == self.dim(),
               "take_along_dim: input and indices should have the same number of "
               "dimensions, but got ",
-              this->dim(), " and ", indices.dim());
-  for (int64_t i = 0; i < this->dim(); ++i) {
+              self.dim(), " and ", indices.dim());
+  for (int64_t i = 0; i < self.dim(); ++i) {
     if (i == d) continue;
     const int64_t b = std::max(self_shape[i], idx_shape[i]);
     self_shape[i] = idx_shape[i] = b;
   }
-  return expand(self_shape).gather(d, indices.expand(idx_shape));
+  return self.expand(self_shape).gather(d, indices.expand(idx_shape));
 }
 
 Tensor ops::flipud_impl(const Tensor& self) {
@@ -428,27 +418,27 @@ Tensor ops::fliplr_impl(const Tensor& self) {
   NABLA_CHECK(self.dim() >= 2, "fliplr: Input must be >= 2-d.");
   return self.flip({1});
 }
-Tensor Tensor::rot90(int64_t k, IntArrayRef dims) const {
-  NABLA_TRACED("rot90", {*this}, {"k", k}, {"dims", dims});
+Tensor ops::rot90_impl(const Tensor& self, int64_t k, IntArrayRef dims) {
   NABLA_CHECK(dims.size() == 2,
               "rot90: expected total rotation dims == 2, but got dims = ", dims.size());
-  NABLA_CHECK(dim() >= 2, "rot90: expected total dims >= 2, but got total dims = ", dim());
-  const int64_t a = ops::wrap_dim(dims[0], dim(), "rot90"),
-                b = ops::wrap_dim(dims[1], dim(), "rot90");
+  NABLA_CHECK(self.dim() >= 2,
+              "rot90: expected total dims >= 2, but got total dims = ", self.dim());
+  const int64_t a = ops::wrap_dim(dims[0], self.dim(), "rot90"),
+                b = ops::wrap_dim(dims[1], self.dim(), "rot90");
   NABLA_CHECK(a != b, "rot90: expected rotation dims to be different, but got dim0 = ", a,
               " and dim1 = ", b);
   return with_node(
-      kRot90Backward, {this},
+      kRot90Backward, {&self},
       [&] {
         switch (((k % 4) + 4) % 4) {
           case 1:
-            return flip({b}).transpose(a, b);
+            return self.flip({b}).transpose(a, b);
           case 2:
-            return flip({a, b});
+            return self.flip({a, b});
           case 3:
-            return flip({a}).transpose(a, b);
+            return self.flip({a}).transpose(a, b);
           default:
-            return clone(MemoryFormat::Contiguous);
+            return self.clone(MemoryFormat::Contiguous);
         }
       },
       [&](Rot90State& s, const Tensor&) {
@@ -618,17 +608,11 @@ Tensor add_product(const NodeType<AddProductState>& type, const Tensor& self, co
 
 }  // namespace
 
-// The add-products and their in-place forms: beta * self + alpha * product(a, b).
-#define NABLA_ADD_PRODUCT(name, node, product)                                                   \
-  Tensor Tensor::name(const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) \
-      const {                                                                                    \
-    NABLA_TRACED(#name, ops::call_inputs({*this, a, b}), {"beta", beta}, {"alpha", alpha});      \
-    return add_product(node, *this, a, b, beta, alpha, #name, [&] { return product; });          \
-  }                                                                                              \
-  const Tensor& Tensor::name##_(const Tensor& a, const Tensor& b, const Scalar& beta,            \
-                                const Scalar& alpha) const {                                     \
-    return ops::inplace_from(*this, #name "_",                                                   \
-                             [&](const Tensor& x) { return x.name(a, b, beta, alpha); });        \
+// The add-products: beta * self + alpha * product(a, b).
+#define NABLA_ADD_PRODUCT(name, node, product)                                         \
+  Tensor ops::name##_impl(const Tensor& self, const Tensor& a, const Tensor& b,        \
+                          const Scalar& beta, const Scalar& alpha) {                   \
+    return add_product(node, self, a, b, beta, alpha, #name, [&] { return product; }); \
   }
 NABLA_ADD_PRODUCT(addmv, kAddmvBackward0, a.mv(b))
 NABLA_ADD_PRODUCT(addr, kAddrBackward0, a.outer(b))
@@ -642,36 +626,34 @@ namespace nabla {
 
 // tensor_split and the h/v/dsplit forms: slices of this tensor (views, so gradients flow
 // through the slices' own nodes).
-std::vector<Tensor> Tensor::tensor_split(int64_t sections, int64_t dim) const {
-  NABLA_TRACED("tensor_split", {*this}, {"sections", sections}, {"dim", dim});
-  ops::check_defined(*this, "tensor_split");
-  NABLA_CHECK(this->dim() > 0,
+std::vector<Tensor> ops::tensor_split_impl(const Tensor& self, int64_t sections, int64_t dim) {
+  ops::check_defined(self, "tensor_split");
+  NABLA_CHECK(self.dim() > 0,
               "tensor_split: expected at least a 1-dimensional tensor, got 0 dimensions");
   NABLA_CHECK(sections > 0, "tensor_split: number of sections must be larger than 0, got ",
               sections);
   // The first size % sections sections are one longer; split where each ends.
-  const int64_t size = this->size(ops::wrap_dim(dim, this->dim(), "tensor_split"));
+  const int64_t size = self.size(ops::wrap_dim(dim, self.dim(), "tensor_split"));
   std::vector<int64_t> ends;
   for (int64_t i = 0, end = 0; i + 1 < sections; ++i)
     ends.push_back(end += size / sections + (i < size % sections ? 1 : 0));
-  return tensor_split(ends, dim);
+  return self.tensor_split(ends, dim);
 }
 
-std::vector<Tensor> Tensor::tensor_split(IntArrayRef indices, int64_t dim) const {
-  NABLA_TRACED("tensor_split", {*this}, {"indices", indices}, {"dim", dim});
-  ops::check_defined(*this, "tensor_split");
-  NABLA_CHECK(this->dim() > 0,
+std::vector<Tensor> ops::tensor_split_impl(const Tensor& self, IntArrayRef indices, int64_t dim) {
+  ops::check_defined(self, "tensor_split");
+  NABLA_CHECK(self.dim() > 0,
               "tensor_split: expected at least a 1-dimensional tensor, got 0 dimensions");
-  const int64_t d = ops::wrap_dim(dim, this->dim(), "tensor_split");
-  const int64_t size = this->size(d);
+  const int64_t d = ops::wrap_dim(dim, self.dim(), "tensor_split");
+  const int64_t size = self.size(d);
   std::vector<Tensor> out;
   int64_t start = 0;
   for (int64_t idx : indices) {
     const int64_t end = std::clamp<int64_t>(idx < 0 ? idx + size : idx, 0, size);
-    out.push_back(slice(d, std::min(start, size), std::max(start, end)));
+    out.push_back(self.slice(d, std::min(start, size), std::max(start, end)));
     start = end;
   }
-  out.push_back(slice(d, std::min(start, size), size));
+  out.push_back(self.slice(d, std::min(start, size), size));
   return out;
 }
 
@@ -693,29 +675,23 @@ std::vector<Tensor> split_along(const Tensor& x, const char* op, int64_t min_dim
 
 }  // namespace
 
-std::vector<Tensor> Tensor::hsplit(int64_t sections) const {
-  NABLA_TRACED("hsplit", {*this}, {"sections", sections});
-  return split_along(*this, "hsplit", 1, dim() == 1 ? 0 : 1, sections, {});
+std::vector<Tensor> ops::hsplit_impl(const Tensor& self, int64_t sections) {
+  return split_along(self, "hsplit", 1, self.dim() == 1 ? 0 : 1, sections, {});
 }
-std::vector<Tensor> Tensor::hsplit(IntArrayRef indices) const {
-  NABLA_TRACED("hsplit", {*this}, {"indices", indices});
-  return split_along(*this, "hsplit", 1, dim() == 1 ? 0 : 1, nullopt, indices);
+std::vector<Tensor> ops::hsplit_impl(const Tensor& self, IntArrayRef indices) {
+  return split_along(self, "hsplit", 1, self.dim() == 1 ? 0 : 1, nullopt, indices);
 }
-std::vector<Tensor> Tensor::vsplit(int64_t sections) const {
-  NABLA_TRACED("vsplit", {*this}, {"sections", sections});
-  return split_along(*this, "vsplit", 2, 0, sections, {});
+std::vector<Tensor> ops::vsplit_impl(const Tensor& self, int64_t sections) {
+  return split_along(self, "vsplit", 2, 0, sections, {});
 }
-std::vector<Tensor> Tensor::vsplit(IntArrayRef indices) const {
-  NABLA_TRACED("vsplit", {*this}, {"indices", indices});
-  return split_along(*this, "vsplit", 2, 0, nullopt, indices);
+std::vector<Tensor> ops::vsplit_impl(const Tensor& self, IntArrayRef indices) {
+  return split_along(self, "vsplit", 2, 0, nullopt, indices);
 }
-std::vector<Tensor> Tensor::dsplit(int64_t sections) const {
-  NABLA_TRACED("dsplit", {*this}, {"sections", sections});
-  return split_along(*this, "dsplit", 3, 2, sections, {});
+std::vector<Tensor> ops::dsplit_impl(const Tensor& self, int64_t sections) {
+  return split_along(self, "dsplit", 3, 2, sections, {});
 }
-std::vector<Tensor> Tensor::dsplit(IntArrayRef indices) const {
-  NABLA_TRACED("dsplit", {*this}, {"indices", indices});
-  return split_along(*this, "dsplit", 3, 2, nullopt, indices);
+std::vector<Tensor> ops::dsplit_impl(const Tensor& self, IntArrayRef indices) {
+  return split_along(self, "dsplit", 3, 2, nullopt, indices);
 }
 
 }  // namespace nabla
@@ -723,68 +699,11 @@ std::vector<Tensor> Tensor::dsplit(IntArrayRef indices) const {
 // ---- Registry entries (the shape ops of this file) ----------------------------------------
 
 namespace nabla::ops {
-namespace {
-
-// tensor_split and the h/v/dsplit forms: a section count or split indices, exactly one.
-template <class F>
-V by_sections_or_indices(const AttrReader& a, const char* op, F&& f) {
-  NABLA_CHECK(a.has("sections") != a.has("indices"), op,
-              ": give exactly one of the attributes 'sections' and 'indices'");
-  return a.has("sections") ? f(a.i("sections")) : f(IntArrayRef(a.ints("indices")));
-}
-
-}  // namespace
 
 void registry::add_composite_shape_ops(std::vector<OpSchema>& t) {
-  t.push_back(op(
-      "rot90", 1, 1,
-      {attr("k", AttrType::Int, int64_t(1)),
-       attr("dims", AttrType::IntList, std::vector<int64_t>{0, 1})},
-      [](const V& x, const AttrReader& a) -> V { return {x[0].rot90(a.i("k"), a.ints("dims"))}; }));
   t.push_back(
       op("sum_to_size", 1, 1, {required_attr("size", AttrType::IntList)},
          [](const V& x, const AttrReader& a) -> V { return {x[0].sum_to_size(a.ints("size"))}; }));
-  const AttrSpec dim = required_attr("dim", AttrType::Int);
-  // The index ops take the index as their second input.
-  t.push_back(op("index_add", 3, 3, {dim, attr("alpha", AttrType::Double, int64_t(1))},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {x[0].index_add(a.i("dim"), x[1], x[2], a.scalar("alpha"))};
-                 }));
-  // index_fill(self, index, value): value a 0-d third input or the attribute.
-  t.push_back(op("index_fill", 2, 3, {dim, optional_attr("value", AttrType::Double)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return input_or_scalar(
-                       x, a, 2, "index_fill", "value", "a value",
-                       [&](const auto& v) { return x[0].index_fill(a.i("dim"), x[1], v); });
-                 }));
-  // beta * self + alpha * product(x[1], x[2]).
-  const AttrSpec beta = attr("beta", AttrType::Double, int64_t(1)),
-                 alpha = attr("alpha", AttrType::Double, int64_t(1));
-#define NABLA_ADD_PRODUCT(name)                                                         \
-  t.push_back(op(#name, 3, 3, {beta, alpha}, [](const V& x, const AttrReader& a) -> V { \
-    return {x[0].name(x[1], x[2], a.scalar("beta"), a.scalar("alpha"))};                \
-  }));
-  NABLA_ADD_PRODUCT(addmv)
-  NABLA_ADD_PRODUCT(addr)
-  NABLA_ADD_PRODUCT(addbmm)
-  NABLA_ADD_PRODUCT(baddbmm)
-#undef NABLA_ADD_PRODUCT
-  const AttrSpec sections = optional_attr("sections", AttrType::Int);
-  const AttrSpec indices = optional_attr("indices", AttrType::IntList);
-  t.push_back(op("tensor_split", 1, 1, {sections, indices, attr("dim", AttrType::Int, int64_t(0))},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return by_sections_or_indices(a, "tensor_split", [&](const auto& s) {
-                     return x[0].tensor_split(s, a.i("dim"));
-                   });
-                 }));
-#define NABLA_SPLIT_ALONG(name)                                                               \
-  t.push_back(op(#name, 1, 1, {sections, indices}, [](const V& x, const AttrReader& a) -> V { \
-    return by_sections_or_indices(a, #name, [&](const auto& s) { return x[0].name(s); });     \
-  }));
-  NABLA_SPLIT_ALONG(hsplit)
-  NABLA_SPLIT_ALONG(vsplit)
-  NABLA_SPLIT_ALONG(dsplit)
-#undef NABLA_SPLIT_ALONG
 }
 
 }  // namespace nabla::ops

@@ -184,8 +184,7 @@ Tensor ops::vstack_impl(TensorList tensors) {
   return cat(atleast_nd_each(tensors, 2, "vstack"), 0);
 }
 
-std::vector<Tensor> broadcast_tensors(TensorList tensors) {
-  NABLA_TRACED("broadcast_tensors", tensors.vec());
+std::vector<Tensor> ops::broadcast_tensors_impl(TensorList tensors) {
   DimVector shape;
   for (size_t i = 0; i < tensors.size(); ++i) {
     ops::check_defined(tensors[i], "broadcast_tensors");
@@ -199,8 +198,7 @@ std::vector<Tensor> broadcast_tensors(TensorList tensors) {
   return out;
 }
 
-std::vector<Tensor> meshgrid(TensorList tensors, const std::string& indexing) {
-  NABLA_TRACED("meshgrid", tensors.vec(), {"indexing", indexing});
+std::vector<Tensor> ops::meshgrid_impl(TensorList tensors, std::string_view indexing) {
   NABLA_CHECK(!tensors.empty(), "meshgrid expects a non-empty TensorList");
   NABLA_CHECK(indexing == "ij" || indexing == "xy",
               "meshgrid: indexing must be one of \"xy\" or \"ij\", but received: ", indexing);
@@ -237,12 +235,6 @@ std::vector<Tensor> meshgrid(TensorList tensors, const std::string& indexing) {
 
 namespace nabla::ops {
 
-void registry::add_join_ops(std::vector<OpSchema>& t) {
-  t.push_back(op("broadcast_tensors", 1, -1, {},
-                 [](const V& x, const AttrReader&) -> V { return broadcast_tensors(x); }));
-  t.push_back(
-      op("meshgrid", 1, -1, {attr("indexing", AttrType::String, std::string("ij"))},
-         [](const V& x, const AttrReader& a) -> V { return meshgrid(x, a.s("indexing")); }));
-}
+void registry::add_join_ops(std::vector<OpSchema>& t) {}
 
 }  // namespace nabla::ops

@@ -172,9 +172,8 @@ Tensor ops::permute_impl(const Tensor& self, IntArrayRef dims) {
   return out;
 }
 
-Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
-  NABLA_TRACED("movedim", {*this}, {"source", source}, {"destination", destination});
-  const int64_t n = dim();
+Tensor ops::movedim_impl(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  const int64_t n = self.dim();
   NABLA_CHECK(source.size() == destination.size(),
               "movedim: Invalid source or destination dims: source (", source,
               " dims) should contain the same number of dims as destination (", destination,
@@ -197,19 +196,17 @@ Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
     while (used[next]) ++next;
     order[d] = next++;
   }
-  return permute(order);
+  return self.permute(order);
 }
 
-Tensor Tensor::movedim(int64_t source, int64_t destination) const {
-  NABLA_TRACED("movedim", {*this}, {"source", std::vector<int64_t>{source}},
-               {"destination", std::vector<int64_t>{destination}});
-  int64_t n = dim();
+Tensor ops::movedim_impl(const Tensor& self, int64_t source, int64_t destination) {
+  int64_t n = self.dim();
   int64_t s = wrap_dim(source, n, "movedim"), d = wrap_dim(destination, n, "movedim");
   std::vector<int64_t> order;
   for (int64_t i = 0; i < n; ++i)
     if (i != s) order.push_back(i);
   order.insert(order.begin() + d, s);
-  return permute(order);
+  return self.permute(order);
 }
 
 Tensor ops::diagonal_impl(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
@@ -273,12 +270,6 @@ namespace nabla::ops {
 void registry::add_transpose_view_ops(std::vector<OpSchema>& t) {
   t.push_back(op("mT", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].mT()}; }));
   // One dim or several: LibTorch's movedim.int and movedim.intlist.
-  t.push_back(op(
-      "movedim", 1, 1,
-      {required_attr("source", AttrType::IntList), required_attr("destination", AttrType::IntList)},
-      [](const V& x, const AttrReader& a) -> V {
-        return {x[0].movedim(a.ints("source"), a.ints("destination"))};
-      }));
 }
 
 }  // namespace nabla::ops
