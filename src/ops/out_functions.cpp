@@ -95,9 +95,6 @@ Tensor& clamp_out(Tensor& out, const Tensor& self, const optional<Scalar>& min,
                   const optional<Scalar>& max) {
   return assign_out(out, clamp(self, min, max), "clamp_out");
 }
-Tensor& where_out(Tensor& out, const Tensor& c, const Tensor& a, const Tensor& b) {
-  return assign_out(out, where(c, a, b), "where_out");
-}
 Tensor& eq_out(Tensor& out, const Tensor& a, const Tensor& b) {
   return assign_out(out, a.eq(b), "eq_out");
 }

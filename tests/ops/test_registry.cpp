@@ -42,7 +42,13 @@ TEST(Registry, UnknownOpIsNamed) {
 TEST(Registry, WrongInputCount) {
   Tensor x = rnd({3});
   expect_error(error_of([&] { ops::call("tanh", {x, x}); }), {"tanh", "expected 1", "got 2"});
-  expect_error(error_of([&] { ops::call("where", {x, x}); }), {"where", "expected 3", "got 2"});
+  expect_error(error_of([&] { ops::call("mm", {x}); }), {"mm", "expected 2", "got 1"});
+  // An op of several forms (where: other a tensor or a number, or self a number) lists them.
+  expect_error(
+      error_of([&] {
+        ops::call("where", {x, x});
+      }),
+      {"where", "no form of the op takes 2 inputs", "(other (double))", "(self (double))"});
   expect_error(error_of([&] { ops::call("add", {}); }), {"add", "expected 1 to 2", "got 0"});
 }
 
@@ -113,7 +119,8 @@ TEST(Registry, SchemasAreSortedAndUnique) {
   }
   EXPECT_EQ(ops::schema("tanh").min_inputs, 1);
   EXPECT_EQ(ops::schema("tanh").max_inputs, 1);
-  EXPECT_EQ(ops::schema("where").min_inputs, 3);
+  EXPECT_EQ(ops::schema("where").max_inputs, 3);
+  EXPECT_EQ(ops::schema("where").overloads.size(), 3u);
   EXPECT_EQ(ops::schema("cat").max_inputs, -1);  // any number of inputs
 }
 

@@ -368,6 +368,26 @@ TEST(Schema, CompositeShapeRows) {
   EXPECT_TRUE(self.allclose(want));
 }
 
+// where's three forms by name (a number as the attribute `other` or `self`), a registry-only
+// default (im2col's dilation, padding and stride), and repeat_interleave's count as a
+// number or a tensor.
+TEST(Schema, SelectionAndWindowRows) {
+  Tensor x = rnd({2, 3}), cond = plain({2, 3}).gt(0);
+  Tensor by_other = ops::call("where", {cond, x}, {{"other", 2.0}})[0];
+  EXPECT_TRUE(by_other.equal(nabla::where(cond, x, 2.0)));
+  EXPECT_STREQ(by_other.grad_fn()->name().c_str(), "WhereBackward0");
+  Tensor by_self = ops::call("where", {cond, x}, {{"self", -1.0}})[0];
+  EXPECT_TRUE(by_self.equal(nabla::where(cond, -1.0, x)));
+  Tensor image = rnd({1, 2, 4, 4});
+  Tensor cols = ops::call("im2col", {image}, {{"kernel_size", std::vector<int64_t>{2, 2}}})[0];
+  EXPECT_TRUE(cols.equal(nabla::im2col(image, {2, 2}, {1, 1}, {0, 0}, {1, 1})));
+  EXPECT_EQ(cols.sizes(), (std::vector<int64_t>{1, 8, 9}));
+  Tensor counts = nabla::tensor({1, 0, 2}, nabla::kLong);
+  Tensor by_tensor = ops::call("repeat_interleave", {x, counts}, {{"dim", int64_t(1)}})[0];
+  EXPECT_TRUE(by_tensor.equal(x.index_select(1, nabla::tensor({0, 2, 2}, nabla::kLong))));
+  EXPECT_TRUE(ops::call("isclose", {x, x + 1e-9}, {{"atol", 1e-8}})[0].all().item<bool>());
+}
+
 TEST(Schema, InplaceRowsHaveInplaceForms) {
   Tensor x = plain({4, 3});
   Tensor y = x.clone();

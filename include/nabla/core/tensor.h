@@ -286,8 +286,6 @@ class Tensor {
   Tensor clamp(optional<Scalar> min = nullopt, optional<Scalar> max = nullopt) const;
   const Tensor& clamp_(optional<Scalar> min = nullopt, optional<Scalar> max = nullopt) const;
   Tensor clamp(const optional<Tensor>& min, const optional<Tensor>& max = {}) const;
-  Tensor clamp_min(const Scalar& min) const;
-  Tensor clamp_max(const Scalar& max) const;
   const Tensor& clamp_min_(const Scalar& min) const;
   const Tensor& clamp_max_(const Scalar& max) const;
   Tensor clip(optional<Scalar> min = nullopt, optional<Scalar> max = nullopt) const {
@@ -318,8 +316,6 @@ class Tensor {
   bool equal(const Tensor& other) const;
   bool allclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
                 bool equal_nan = false) const;
-  Tensor isclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
-                 bool equal_nan = false) const;
 
   // ---- Reductions: the methods of core/op_list/reduction.def (sum, mean, max, var, sort,
   // topk, ...) ------------------------------------------------------------------------------
@@ -511,12 +507,6 @@ class Tensor {
   Tensor mH() const { return mT(); }
   Tensor adjoint() const { return mT(); }
   Tensor matrix_H() const;
-  Tensor repeat_interleave(int64_t repeats, optional<int64_t> dim = nullopt,
-                           optional<int64_t> output_size = nullopt) const;
-  Tensor repeat_interleave(const Tensor& repeats, optional<int64_t> dim = nullopt,
-                           optional<int64_t> output_size = nullopt) const;
-  /// Sums broadcast dims away so the result has `size` (the inverse of expand).
-  Tensor sum_to_size(IntArrayRef size) const;
   bool is_same_size(const Tensor& other) const { return sizes() == other.sizes(); }
   /// The truth value of a one-element tensor.
   bool is_nonzero() const;

@@ -11,13 +11,6 @@
 
 namespace nabla {
 
-/// input [N, C, H, W] (or [C, H, W]) -> [N, C * kh * kw, L], L = window positions.
-Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation,
-              IntArrayRef padding, IntArrayRef stride);
-/// The adjoint: [N, C * kh * kw, L] (or 2-d) -> [N, C, output_size...], overlaps summed.
-Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size,
-              IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride);
-
 // conv1d, conv2d, conv3d (padding as ints or "same"/"valid") and conv_transpose1d/2d/3d.
 #define NABLA_OP NABLA_OP_DECLARE
 #include "nabla/ops/schema/convolution.def"

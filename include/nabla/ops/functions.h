@@ -30,11 +30,6 @@ Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_xor(const Tensor& a, const Tensor& b);
 Tensor clamp(const Tensor& x, optional<Scalar> min = nullopt, optional<Scalar> max = nullopt);
-Tensor clamp_min(const Tensor& x, const Scalar& min);
-Tensor clamp_max(const Tensor& x, const Scalar& max);
-Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
-Tensor where(const Tensor& condition, const Tensor& a, const Scalar& b);
-Tensor where(const Tensor& condition, const Scalar& a, const Tensor& b);
 Tensor eq(const Tensor& a, const Tensor& b);
 Tensor ne(const Tensor& a, const Tensor& b);
 Tensor lt(const Tensor& a, const Tensor& b);
@@ -44,8 +39,6 @@ Tensor ge(const Tensor& a, const Tensor& b);
 bool equal(const Tensor& a, const Tensor& b);
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-05, double atol = 1e-08,
               bool equal_nan = false);
-Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-05, double atol = 1e-08,
-               bool equal_nan = false);
 
 // Reductions: sum, mean, prod, max, min, amax, amin, argmax, argmin, var, std, var_mean,
 // std_mean, norm, logsumexp, all, any, cumsum, sort, argsort, topk, kthvalue (rows:
@@ -113,7 +106,6 @@ const Tensor& index_put_(const Tensor& x, const std::vector<optional<Tensor>>& i
                          const Tensor& values, bool accumulate = false);
 Tensor index_put(const Tensor& x, const std::vector<optional<Tensor>>& indices,
                  const Tensor& values, bool accumulate = false);
-Tensor repeat_interleave(const Tensor& x, int64_t repeats, optional<int64_t> dim = nullopt);
 
 // ---- More of LibTorch's free functions: aliases and composites (the Tensor methods of
 // the same names hold the implementations; tensor.h lists what each does) -------------
@@ -175,10 +167,6 @@ inline Tensor diff(const Tensor& x, int64_t n = 1, int64_t dim = -1,
 inline Tensor bincount(const Tensor& x, const optional<Tensor>& weights = {},
                        int64_t minlength = 0) {
   return x.bincount(weights, minlength);
-}
-inline Tensor repeat_interleave(const Tensor& x, const Tensor& repeats,
-                                optional<int64_t> dim = nullopt) {
-  return x.repeat_interleave(repeats, dim);
 }
 inline Tensor bernoulli(const Tensor& x, double p, optional<Generator> generator = nullopt) {
   return x.bernoulli(p, std::move(generator));

@@ -40,7 +40,6 @@ Tensor& max_out(Tensor& out, const Tensor& self, const Tensor& other);
 Tensor& min_out(Tensor& out, const Tensor& self, const Tensor& other);
 Tensor& clamp_out(Tensor& out, const Tensor& self, const optional<Scalar>& min,
                   const optional<Scalar>& max = nullopt);
-Tensor& where_out(Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other);
 Tensor& eq_out(Tensor& out, const Tensor& self, const Tensor& other);
 Tensor& eq_out(Tensor& out, const Tensor& self, const Scalar& other);
 Tensor& ne_out(Tensor& out, const Tensor& self, const Tensor& other);

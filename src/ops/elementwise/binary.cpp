@@ -7,7 +7,9 @@
 #include <tuple>
 
 #include "nabla/autograd/record.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
+#include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
 #include "ops/elementwise/float32_compute.h"
 #include "ops/op_utils.h"
@@ -400,30 +402,43 @@ const Tensor& Tensor::pow_(const Tensor& e) const {
 
 // ---- where, equal, isclose ---------------------------------------------------------
 
-Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
-  NABLA_TRACED("where", ops::call_inputs({condition, *this, other}));
+Tensor ops::where_impl(const Tensor& condition, const Tensor& self, const Tensor& other) {
   ops::check_defined(condition, "where (condition)");
   ops::check_defined(other, "where (other)");
   NABLA_CHECK(condition.scalar_type() == kBool || condition.scalar_type() == kByte,
               "where: expected condition to be a boolean tensor, but got a tensor with dtype ",
               condition.scalar_type());
-  ops::check_same_device(*this, other, "where");
-  ScalarType t = ops::result_type(*this, other);
-  DimVector shape = broadcast_shapes(broadcast_shapes(condition.sizes(), sizes(), "where"),
+  ops::check_same_device(self, other, "where");
+  ScalarType t = ops::result_type(self, other);
+  DimVector shape = broadcast_shapes(broadcast_shapes(condition.sizes(), self.sizes(), "where"),
                                      other.sizes(), "where");
   // A selection: exact through float32 for 16-bit floats (Note [16-bit compute]).
   const ScalarType wide = ops::kernel_dtype(t);
-  Tensor out = empty_tensor(shape, wide, device());
-  backend_for(device()).where(out, cast(condition, kBool), cast(cast(*this, t), wide),
-                              cast(cast(other, t), wide));
+  Tensor out = empty_tensor(shape, wide, self.device());
+  backend_for(self.device())
+      .where(out, cast(condition, kBool), cast(cast(self, t), wide), cast(cast(other, t), wide));
   out = cast(out, t);
-  if (auto node = autograd::record_node(kWhereBackward, {&condition, this, &other})) {
-    node->state.self_to.set(*this, out);
+  if (auto node = autograd::record_node(kWhereBackward, {&condition, &self, &other})) {
+    node->state.self_to.set(self, out);
     node->state.other_to.set(other, out);
     node->state.condition = autograd::save(condition);
     autograd::set_history(out, node);
   }
   return out;
+}
+
+Tensor ops::where_impl(const Tensor& condition, const Tensor& self, const Scalar& other) {
+  ops::check_defined(self, "where");
+  return nabla::where(condition, self,
+                      ops::scalar_tensor(other, ops::result_type(self, other), self.device()));
+}
+Tensor ops::where_impl(const Tensor& condition, const Scalar& self, const Tensor& other) {
+  ops::check_defined(other, "where");
+  return nabla::where(
+      condition, ops::scalar_tensor(self, ops::result_type(other, self), other.device()), other);
+}
+Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
+  return nabla::where(condition, *this, other);
 }
 
 bool Tensor::equal(const Tensor& other) const {
@@ -432,24 +447,23 @@ bool Tensor::equal(const Tensor& other) const {
   return eq(other).all().item<bool>();
 }
 
-Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
-  NABLA_TRACED("isclose", ops::call_inputs({*this, other}), {"rtol", rtol}, {"atol", atol},
-               {"equal_nan", equal_nan});
-  NABLA_CHECK(scalar_type() == other.scalar_type(),
-              "isclose: expected both tensors to have the same dtype, but got ", scalar_type(),
+Tensor ops::isclose_impl(const Tensor& self, const Tensor& other, double rtol, double atol,
+                         bool equal_nan) {
+  NABLA_CHECK(self.scalar_type() == other.scalar_type(),
+              "isclose: expected both tensors to have the same dtype, but got ", self.scalar_type(),
               " and ", other.scalar_type());
   NABLA_CHECK(rtol >= 0 && atol >= 0,
               "isclose: rtol and atol must be non-negative, got rtol=", rtol, ", atol=", atol);
   // LibTorch's formula, in the inputs' own dtype (bool as the default float dtype), so
   // that atol = 0.1 is 0.1f for float32 inputs, and integer differences are integers.
-  Tensor close = eq(other);
-  if (equal_nan && is_floating_point())
-    close = close.logical_or(isnan().logical_and(other.isnan()));
+  Tensor close = self.eq(other);
+  if (equal_nan && self.is_floating_point())
+    close = close.logical_or(self.isnan().logical_and(other.isnan()));
   if (rtol == 0 && atol == 0) return close;
   auto cast = [](const Tensor& t) {
     return t.scalar_type() == kBool ? t.to(get_default_dtype()) : t;
   };
-  Tensor a = cast(*this), b = cast(other);
+  Tensor a = cast(self), b = cast(other);
   Tensor allowed = b.mul(rtol).abs().add(atol);
   Tensor actual = a.sub(b).abs();
   return close.logical_or(actual.isfinite().logical_and(actual.le(allowed)));
@@ -555,9 +569,6 @@ void registry::add_binary_ops(std::vector<OpSchema>& t) {
   NABLA_METHOD_ENTRY2(t, bitwise_and);
   NABLA_METHOD_ENTRY2(t, bitwise_or);
   NABLA_METHOD_ENTRY2(t, bitwise_xor);
-  // where(condition, self, other), LibTorch's argument order.
-  t.push_back(op("where", 3, 3, {},
-                 [](const V& x, const AttrReader&) -> V { return {x[1].where(x[0], x[2])}; }));
 }
 
 }  // namespace nabla::ops

@@ -280,13 +280,11 @@ Tensor Tensor::clamp(optional<Scalar> lo, optional<Scalar> hi) const {
 const Tensor& Tensor::clamp_(optional<Scalar> lo, optional<Scalar> hi) const {
   return clamp_inplace(*this, lo, hi, "clamp_", record_clamp);
 }
-Tensor Tensor::clamp_min(const Scalar& lo) const {
-  NABLA_TRACED("clamp_min", {*this}, {"min", lo});
-  return clamp_impl(*this, lo, nullopt, "clamp_min", record_clamp_min);
+Tensor ops::clamp_min_impl(const Tensor& self, const Scalar& lo) {
+  return clamp_impl(self, lo, nullopt, "clamp_min", record_clamp_min);
 }
-Tensor Tensor::clamp_max(const Scalar& hi) const {
-  NABLA_TRACED("clamp_max", {*this}, {"max", hi});
-  return clamp_impl(*this, nullopt, hi, "clamp_max", record_clamp_max);
+Tensor ops::clamp_max_impl(const Tensor& self, const Scalar& hi) {
+  return clamp_impl(self, nullopt, hi, "clamp_max", record_clamp_max);
 }
 const Tensor& Tensor::clamp_min_(const Scalar& lo) const {
   return clamp_inplace(*this, lo, nullopt, "clamp_min_", record_clamp_min);
@@ -356,12 +354,6 @@ void registry::add_unary_ops(std::vector<OpSchema>& t) {
                    if (a.has("max")) hi = a.scalar("max");
                    return {x[0].clamp(lo, hi)};
                  }));
-  t.push_back(
-      op("clamp_min", 1, 1, {required_attr("min", AttrType::Double)},
-         [](const V& x, const AttrReader& a) -> V { return {x[0].clamp_min(a.scalar("min"))}; }));
-  t.push_back(
-      op("clamp_max", 1, 1, {required_attr("max", AttrType::Double)},
-         [](const V& x, const AttrReader& a) -> V { return {x[0].clamp_max(a.scalar("max"))}; }));
 }
 
 }  // namespace nabla::ops

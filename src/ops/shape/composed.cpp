@@ -259,19 +259,15 @@ Tensor ops::tile_impl(const Tensor& self, IntArrayRef dims) {
   return self.repeat(reps);
 }
 
-Tensor Tensor::repeat_interleave(int64_t repeats, optional<int64_t> dim, optional<int64_t>) const {
-  return nabla::repeat_interleave(*this, repeats, dim);
-}
-Tensor Tensor::repeat_interleave(const Tensor& repeats, optional<int64_t> dim,
-                                 optional<int64_t>) const {
-  NABLA_TRACED("repeat_interleave", ops::call_inputs({*this, repeats}), {"dim", dim});
+Tensor ops::repeat_interleave_impl(const Tensor& self, const Tensor& repeats, optional<int64_t> dim,
+                                   optional<int64_t>) {
   ops::check_defined(repeats, "repeat_interleave (repeats)");
   NABLA_CHECK(repeats.dim() <= 1, "repeat_interleave: repeats must be 0-dim or 1-dim tensor, got ",
               repeats.dim());
   if (repeats.dim() == 0 || repeats.numel() == 1)
-    return repeat_interleave(repeats.item<int64_t>(), dim);
-  Tensor input = dim ? *this : reshape({-1});
-  const int64_t d = dim ? ops::wrap_dim(*dim, this->dim(), "repeat_interleave") : 0;
+    return self.repeat_interleave(repeats.item<int64_t>(), dim);
+  Tensor input = dim ? self : self.reshape({-1});
+  const int64_t d = dim ? ops::wrap_dim(*dim, self.dim(), "repeat_interleave") : 0;
   NABLA_CHECK(repeats.size(0) == input.size(d),
               "repeat_interleave: repeats must have the same size as input along "
               "dim (",
@@ -446,21 +442,20 @@ Tensor ops::rot90_impl(const Tensor& self, int64_t k, IntArrayRef dims) {
       });
 }
 
-Tensor Tensor::sum_to_size(IntArrayRef size) const {
-  NABLA_TRACED("sum_to_size", {*this}, {"size", size});
-  ops::check_defined(*this, "sum_to_size");
-  NABLA_CHECK(static_cast<int64_t>(size.size()) <= dim(), "sum_to_size: size {", size,
-              "} is not expandable to size {", sizes(), "}");
-  const int64_t lead = dim() - static_cast<int64_t>(size.size());
+Tensor ops::sum_to_size_impl(const Tensor& self, IntArrayRef size) {
+  ops::check_defined(self, "sum_to_size");
+  NABLA_CHECK(static_cast<int64_t>(size.size()) <= self.dim(), "sum_to_size: size {", size,
+              "} is not expandable to size {", self.sizes(), "}");
+  const int64_t lead = self.dim() - static_cast<int64_t>(size.size());
   std::vector<int64_t> dims;  // as LibTorch's sum_to: a view only to drop leading dims
   for (int64_t i = 0; i < lead; ++i) dims.push_back(i);
   for (size_t i = 0; i < size.size(); ++i) {
     const int64_t d = lead + static_cast<int64_t>(i);
-    NABLA_CHECK(size[i] == 1 || size[i] == sizes()[d], "sum_to_size: size {", size,
-                "} is not expandable to size {", sizes(), "}");
-    if (size[i] == 1 && sizes()[d] != 1) dims.push_back(d);
+    NABLA_CHECK(size[i] == 1 || size[i] == self.sizes()[d], "sum_to_size: size {", size,
+                "} is not expandable to size {", self.sizes(), "}");
+    if (size[i] == 1 && self.sizes()[d] != 1) dims.push_back(d);
   }
-  Tensor r = dims.empty() ? *this : sum(dims, /*keepdim=*/true);
+  Tensor r = dims.empty() ? self : self.sum(dims, /*keepdim=*/true);
   return lead > 0 ? r.view(size) : r;
 }
 
@@ -700,10 +695,6 @@ std::vector<Tensor> ops::dsplit_impl(const Tensor& self, IntArrayRef indices) {
 
 namespace nabla::ops {
 
-void registry::add_composite_shape_ops(std::vector<OpSchema>& t) {
-  t.push_back(
-      op("sum_to_size", 1, 1, {required_attr("size", AttrType::IntList)},
-         [](const V& x, const AttrReader& a) -> V { return {x[0].sum_to_size(a.ints("size"))}; }));
-}
+void registry::add_composite_shape_ops(std::vector<OpSchema>& t) {}
 
 }  // namespace nabla::ops

@@ -6,9 +6,7 @@
 #include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
-#include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
-#include "ops/registry/registry_impl.h"
 
 namespace nabla {
 
@@ -230,11 +228,3 @@ std::vector<Tensor> ops::meshgrid_impl(TensorList tensors, std::string_view inde
 }
 
 }  // namespace nabla
-
-// ---- Registry entries: the tensor list is the inputs ------------------------------------
-
-namespace nabla::ops {
-
-void registry::add_join_ops(std::vector<OpSchema>& t) {}
-
-}  // namespace nabla::ops

@@ -5,9 +5,7 @@
 // differentiable ops; g is the gradient of the output.
 #include "nabla/autograd/record.h"
 #include "nabla/ops/detail/op_impls.h"
-#include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
-#include "ops/registry/registry_impl.h"
 #include "ops/shape/views_backward.h"
 
 namespace nabla {
@@ -308,11 +306,3 @@ Tensor ops::as_strided_impl(const Tensor& self, IntArrayRef size, IntArrayRef st
 }
 
 }  // namespace nabla
-
-// ---- Registry entries ---------------------------------------------------------------------
-
-namespace nabla::ops {
-
-void registry::add_reshape_view_ops(std::vector<OpSchema>& t) {}
-
-}  // namespace nabla::ops

@@ -8,9 +8,7 @@
 #include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/factories.h"
 #include "nabla/ops/functions.h"
-#include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
-#include "ops/registry/registry_impl.h"
 #include "ops/shape/views_backward.h"
 
 namespace nabla {
@@ -204,16 +202,3 @@ std::vector<Tensor> ops::chunk_impl(const Tensor& self, int64_t chunks, int64_t 
 }
 
 }  // namespace nabla
-
-// ---- Registry entries ---------------------------------------------------------------------
-
-namespace nabla::ops {
-
-void registry::add_select_view_ops(std::vector<OpSchema>& t) {
-  t.push_back(op(
-      "chunk", 1, 1,
-      {required_attr("chunks", AttrType::Int), attr("dim", AttrType::Int, int64_t(0))},
-      [](const V& x, const AttrReader& a) -> V { return x[0].chunk(a.i("chunks"), a.i("dim")); }));
-}
-
-}  // namespace nabla::ops

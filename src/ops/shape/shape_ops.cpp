@@ -1,5 +1,5 @@
 // Shape ops that copy data into a new layout: repeat, flip, roll, tril/triu,
-// constant_pad_nd (schema rows: core/op_list/shape.def), repeat_interleave; and the
+// constant_pad_nd, repeat_interleave (schema rows: core/op_list/shape.def); and the
 // free-function forms of the view methods.
 // (cat/stack and the list ops are in shape/join.cpp.)
 //
@@ -14,7 +14,6 @@
 #include "nabla/ops/functions.h"
 #include "nabla/ops/trace.h"
 #include "ops/op_utils.h"
-#include "ops/registry/registry_impl.h"
 
 namespace nabla {
 
@@ -273,8 +272,8 @@ Tensor ops::constant_pad_nd_impl(const Tensor& x, IntArrayRef pad, const Scalar&
   return out;
 }
 
-Tensor repeat_interleave(const Tensor& x, int64_t repeats, optional<int64_t> dim) {
-  NABLA_TRACED("repeat_interleave", {x}, {"repeats", repeats}, {"dim", dim});
+Tensor ops::repeat_interleave_impl(const Tensor& x, int64_t repeats, optional<int64_t> dim,
+                                   optional<int64_t>) {
   ops::check_defined(x, "repeat_interleave");
   NABLA_CHECK(repeats >= 0, "repeat_interleave: repeats can not be negative, got ", repeats);
   Tensor input = x;
@@ -308,24 +307,3 @@ const Tensor& index_put_(const Tensor& x, const std::vector<optional<Tensor>>& i
 }
 
 }  // namespace nabla
-
-// ---- Registry entries ---------------------------------------------------------------------
-
-namespace nabla::ops {
-
-void registry::add_shape_ops(std::vector<OpSchema>& t) {
-  // repeats: an int attribute, or a tensor as the second input (LibTorch's two overloads).
-  t.push_back(op("repeat_interleave", 1, 2,
-                 {optional_attr("repeats", AttrType::Int), optional_attr("dim", AttrType::Int)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   optional<int64_t> dim;
-                   if (a.has("dim")) dim = a.i("dim");
-                   NABLA_CHECK((x.size() == 2) != a.has("repeats"),
-                               "repeat_interleave: give repeats as a second input (a tensor) or "
-                               "as the attribute 'repeats', exactly one of them");
-                   if (x.size() == 2) return {x[0].repeat_interleave(x[1], dim)};
-                   return {repeat_interleave(x[0], a.i("repeats"), dim)};
-                 }));
-}
-
-}  // namespace nabla::ops

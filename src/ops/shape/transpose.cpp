@@ -269,7 +269,6 @@ namespace nabla::ops {
 
 void registry::add_transpose_view_ops(std::vector<OpSchema>& t) {
   t.push_back(op("mT", 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].mT()}; }));
-  // One dim or several: LibTorch's movedim.int and movedim.intlist.
 }
 
 }  // namespace nabla::ops

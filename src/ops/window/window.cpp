@@ -6,8 +6,7 @@
 
 #include "nabla/autograd/record.h"
 #include "nabla/ops/convolution.h"
-#include "nabla/ops/trace.h"
-#include "ops/nn/nn_registry.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "ops/op_utils.h"
 #include "ops/window/window.h"
 
@@ -174,10 +173,8 @@ Tensor ops::col2im_batch_inner(const Tensor& cols, int64_t batch, const WindowGe
 
 // ---- The public ops: unbatched inputs, LibTorch's checks -------------------------------------
 
-Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation,
-              IntArrayRef padding, IntArrayRef stride) {
-  NABLA_TRACED("im2col", ops::call_inputs({input}), {"kernel_size", kernel_size},
-               {"dilation", dilation}, {"padding", padding}, {"stride", stride});
+Tensor ops::im2col_impl(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation,
+                        IntArrayRef padding, IntArrayRef stride) {
   NABLA_CHECK(input.defined() && (input.dim() == 3 || input.dim() == 4),
               "im2col: expected a 3-d or 4-d input (N, C, H, W), got ",
               input.defined() ? input.dim() : 0, " dims");
@@ -195,11 +192,8 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
   return out;
 }
 
-Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size,
-              IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
-  NABLA_TRACED("col2im", ops::call_inputs({input}), {"output_size", output_size},
-               {"kernel_size", kernel_size}, {"dilation", dilation}, {"padding", padding},
-               {"stride", stride});
+Tensor ops::col2im_impl(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size,
+                        IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
   NABLA_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
               "col2im: Input Error: Only unbatched (2D) or batched (3D) input Tensors are "
               "supported (got ",
@@ -216,27 +210,6 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
   Tensor out = col2im_value(x.contiguous(), g).squeeze(0);
   record(kCol2Im, input, out, WindowState{g, true});
   return out;
-}
-
-// ---- Registry -------------------------------------------------------------------------------
-
-void ops::registry::add_nn_window_ops(std::vector<OpSchema>& t) {
-  const AttrSpec kernel = required_attr("kernel_size", AttrType::IntList),
-                 dilation = attr("dilation", AttrType::IntList, std::vector<int64_t>{1}),
-                 padding = attr("padding", AttrType::IntList, std::vector<int64_t>{0}),
-                 stride = attr("stride", AttrType::IntList, std::vector<int64_t>{1});
-  t.push_back(op("im2col", 1, 1, {kernel, dilation, padding, stride},
-                 [](const Inputs& x, const AttrReader& a) -> Inputs {
-                   return {im2col(x[0], a.ints("kernel_size"), a.ints("dilation"),
-                                  a.ints("padding"), a.ints("stride"))};
-                 }));
-  t.push_back(
-      op("col2im", 1, 1,
-         {required_attr("output_size", AttrType::IntList), kernel, dilation, padding, stride},
-         [](const Inputs& x, const AttrReader& a) -> Inputs {
-           return {col2im(x[0], a.ints("output_size"), a.ints("kernel_size"), a.ints("dilation"),
-                          a.ints("padding"), a.ints("stride"))};
-         }));
 }
 
 }  // namespace nabla
