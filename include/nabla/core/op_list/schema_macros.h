@@ -14,7 +14,9 @@
 //
 // Note [Op schemas]
 // A row is NABLA_OP(name, result, arguments...): the result is a type, parenthesized when
-// it holds a comma ((std::tuple<Tensor, Tensor>)); each argument is a kind and a name, and
+// it holds a comma ((std::tuple<Tensor, Tensor>)) or when it is a view or a list of
+// views ((Tensor), (std::vector<Tensor>): no `_out` form, as LibTorch's views have none);
+// each argument is a kind and a name, and
 // optionally the C++ default, which is also the registry's default:
 //   IN(x)            a tensor input                      const Tensor&
 //   INPLACE(self)    a tensor input, first, that the op's in-place form name_ writes
@@ -25,7 +27,8 @@
 //                    bool, int64_t, double, std::string_view, IntArrayRef, ScalarType, Scalar
 //   OPT_INT, OPT_DOUBLE, OPT_SCALAR, OPT_DTYPE (x[, nullopt]): an attribute the caller
 //                    may leave out, optional<...> in C++
-// A default is one preprocessor argument: 1, {}, "none", kFloat (not {1, 1}). Where C++
+// A default is one preprocessor argument: 1, {}, "none", kFloat; one with a comma is
+// parenthesized ((IntArrayRef{0, 1}): rot90's dims). Where C++
 // cannot have a default (an argument before one without), the registry can: a third
 // field, after an empty C++ default, is ops::call's (DOUBLE(momentum, , 0.1)). The
 // tensor inputs are ops::call's inputs x[0], x[1], ... in the row's order, wherever they
