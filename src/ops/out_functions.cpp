@@ -91,10 +91,6 @@ Tensor& max_out(Tensor& out, const Tensor& a, const Tensor& b) {
 Tensor& min_out(Tensor& out, const Tensor& a, const Tensor& b) {
   return assign_out(out, minimum(a, b), "min_out");
 }
-Tensor& clamp_out(Tensor& out, const Tensor& self, const optional<Scalar>& min,
-                  const optional<Scalar>& max) {
-  return assign_out(out, clamp(self, min, max), "clamp_out");
-}
 Tensor& eq_out(Tensor& out, const Tensor& a, const Tensor& b) {
   return assign_out(out, a.eq(b), "eq_out");
 }

@@ -388,6 +388,31 @@ TEST(Schema, SelectionAndWindowRows) {
   EXPECT_TRUE(ops::call("isclose", {x, x + 1e-9}, {{"atol", 1e-8}})[0].all().item<bool>());
 }
 
+// OPT_TENSOR rows take `const optional<Tensor>&` as LibTorch does (nullopt spells an
+// absent one); by name and in a traced graph, an absent input before a present one is an
+// undefined input.
+TEST(Schema, OptionalTensorRows) {
+  Tensor x = rnd({2, 4}), tail = rnd({2, 1});
+  Tensor direct = x.diff(1, -1, nabla::nullopt, tail);
+  EXPECT_TRUE(direct.equal(nabla::diff(nabla::cat({x, tail}, 1))));
+  EXPECT_TRUE(ops::call("diff", {x, Tensor(), tail})[0].equal(direct));
+  graph::Graph g = graph::trace(
+      [](const std::vector<Tensor>& in) {
+        return in[0].diff(1, -1, nabla::nullopt, in[1]) + in[0].clamp(nabla::nullopt, in[1]).sum();
+      },
+      {x, tail});
+  Tensor want = direct + x.clamp(nabla::nullopt, tail).sum();
+  EXPECT_TRUE(g.forward(g.outputs()[0]).allclose(want));
+  Tensor lo = rnd({2, 1});
+  EXPECT_STREQ(ops::call("clamp", {x, lo})[0].grad_fn()->name().c_str(), "ClampBackward0");
+  EXPECT_STREQ(ops::call("clamp", {x}, {{"min", -0.5}})[0].grad_fn()->name().c_str(),
+               "ClampBackward1");
+  Tensor values = nabla::tensor({0, 2, 2}, nabla::kLong);
+  Tensor weights = nabla::tensor({0.5, 1.0, 2.0}, nabla::kDouble);
+  Tensor counts = ops::call("bincount", {values, weights}, {{"minlength", int64_t(4)}})[0];
+  EXPECT_TRUE(counts.equal(nabla::tensor({0.5, 0.0, 3.0, 0.0}, nabla::kDouble)));
+}
+
 TEST(Schema, InplaceRowsHaveInplaceForms) {
   Tensor x = plain({4, 3});
   Tensor y = x.clone();

@@ -283,9 +283,7 @@ class Tensor {
 #include "nabla/core/op_list/unary.def"
   Tensor negative() const { return neg(); }
   Tensor absolute() const { return abs(); }
-  Tensor clamp(optional<Scalar> min = nullopt, optional<Scalar> max = nullopt) const;
   const Tensor& clamp_(optional<Scalar> min = nullopt, optional<Scalar> max = nullopt) const;
-  Tensor clamp(const optional<Tensor>& min, const optional<Tensor>& max = {}) const;
   const Tensor& clamp_min_(const Scalar& min) const;
   const Tensor& clamp_max_(const Scalar& max) const;
   Tensor clip(optional<Scalar> min = nullopt, optional<Scalar> max = nullopt) const {
@@ -498,10 +496,6 @@ class Tensor {
   const Tensor& arccosh_() const { return acosh_(); }
   const Tensor& arctanh_() const { return atanh_(); }
   const Tensor& polygamma_(int64_t n) const;
-  // Reductions and scans (the others are rows of core/op_list/reduction.def).
-  Tensor diff(int64_t n = 1, int64_t dim = -1, const optional<Tensor>& prepend = {},
-              const optional<Tensor>& append = {}) const;
-  Tensor bincount(const optional<Tensor>& weights = {}, int64_t minlength = 0) const;
   // Shapes and indexing.
   Tensor mT() const;
   Tensor mH() const { return mT(); }

@@ -29,7 +29,6 @@ Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_xor(const Tensor& a, const Tensor& b);
-Tensor clamp(const Tensor& x, optional<Scalar> min = nullopt, optional<Scalar> max = nullopt);
 Tensor eq(const Tensor& a, const Tensor& b);
 Tensor ne(const Tensor& a, const Tensor& b);
 Tensor lt(const Tensor& a, const Tensor& b);
@@ -160,14 +159,6 @@ inline Tensor fmod(const Tensor& a, const Scalar& b) { return a.fmod(b); }
 inline Tensor arcsinh(const Tensor& x) { return x.asinh(); }
 inline Tensor arccosh(const Tensor& x) { return x.acosh(); }
 inline Tensor arctanh(const Tensor& x) { return x.atanh(); }
-inline Tensor diff(const Tensor& x, int64_t n = 1, int64_t dim = -1,
-                   const optional<Tensor>& prepend = {}, const optional<Tensor>& append = {}) {
-  return x.diff(n, dim, prepend, append);
-}
-inline Tensor bincount(const Tensor& x, const optional<Tensor>& weights = {},
-                       int64_t minlength = 0) {
-  return x.bincount(weights, minlength);
-}
 inline Tensor bernoulli(const Tensor& x, double p, optional<Generator> generator = nullopt) {
   return x.bernoulli(p, std::move(generator));
 }

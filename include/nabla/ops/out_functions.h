@@ -38,8 +38,6 @@ Tensor& maximum_out(Tensor& out, const Tensor& self, const Tensor& other);
 Tensor& minimum_out(Tensor& out, const Tensor& self, const Tensor& other);
 Tensor& max_out(Tensor& out, const Tensor& self, const Tensor& other);
 Tensor& min_out(Tensor& out, const Tensor& self, const Tensor& other);
-Tensor& clamp_out(Tensor& out, const Tensor& self, const optional<Scalar>& min,
-                  const optional<Scalar>& max = nullopt);
 Tensor& eq_out(Tensor& out, const Tensor& self, const Tensor& other);
 Tensor& eq_out(Tensor& out, const Tensor& self, const Scalar& other);
 Tensor& ne_out(Tensor& out, const Tensor& self, const Tensor& other);
@@ -111,10 +109,6 @@ inline Tensor& pow_outf(const Tensor& self, const Tensor& exponent, Tensor& out)
 }
 inline Tensor& pow_outf(const Tensor& self, const Scalar& exponent, Tensor& out) {
   return pow_out(out, self, exponent);
-}
-inline Tensor& clamp_outf(const Tensor& self, const optional<Scalar>& min,
-                          const optional<Scalar>& max, Tensor& out) {
-  return clamp_out(out, self, min, max);
 }
 #define NABLA_UNARY_OUTF(name) \
   inline Tensor& name##_outf(const Tensor& self, Tensor& out) { return name##_out(out, self); }

@@ -19,6 +19,7 @@
 #define NABLA_ARG_GRAPH_PARAM(cat, type, store, get, atype, n, ...) NABLA_GRAPH_TYPE_##cat(type) n
 #define NABLA_GRAPH_TYPE_IN(type) const ::nabla::graph::Value&
 #define NABLA_GRAPH_TYPE_OPT_IN(type) const ::nabla::graph::Value&
+#define NABLA_GRAPH_TYPE_OPT_TENSOR(type) const ::nabla::graph::Value&
 #define NABLA_GRAPH_TYPE_LIST(type) const std::vector<::nabla::graph::Value>&
 #define NABLA_GRAPH_TYPE_ATTR(type) type
 #define NABLA_GRAPH_TYPE_OPT_ATTR(type) type
@@ -26,6 +27,7 @@
 #define NABLA_ARG_CALL(cat, type, store, get, atype, n, ...) NABLA_CALL_##cat(n)
 #define NABLA_CALL_IN(n) .in(n)
 #define NABLA_CALL_OPT_IN(n) .in(n)
+#define NABLA_CALL_OPT_TENSOR(n) .in(n)
 #define NABLA_CALL_LIST(n) .list(n)
 #define NABLA_CALL_ATTR(n) .attr(#n, n)
 #define NABLA_CALL_OPT_ATTR(n) .attr(#n, n)
@@ -35,6 +37,7 @@
   NABLA_SPEC_##cat(type, atype, n __VA_OPT__(, ) __VA_ARGS__)
 #define NABLA_SPEC_IN(type, atype, n) .input(#n)
 #define NABLA_SPEC_OPT_IN(type, atype, n, ...) .optional_input(#n)
+#define NABLA_SPEC_OPT_TENSOR(type, atype, n, ...) .optional_input(#n)
 #define NABLA_SPEC_LIST(type, atype, n) .input_list(#n)
 // The registry's default of an attribute: its by-name default, else its C++ default.
 #define NABLA_DEFAULT_VALUE(type, ...) __VA_OPT__(NABLA_DEFAULT_VALUE_(type, __VA_ARGS__))
@@ -49,6 +52,7 @@
 #define NABLA_ARG_READ(cat, type, store, get, atype, n, ...) NABLA_READ_##cat(store, get, n)
 #define NABLA_READ_IN(store, get, n) c.input()
 #define NABLA_READ_OPT_IN(store, get, n) c.optional_input()
+#define NABLA_READ_OPT_TENSOR(store, get, n) c.maybe_input()
 #define NABLA_READ_LIST(store, get, n) c.input_list()
 #define NABLA_READ_ATTR(store, get, n) c.attrs.get(#n)
 #define NABLA_READ_OPT_ATTR(store, get, n) (c.attrs.has(#n) ? store(c.attrs.get(#n)) : store())
@@ -148,6 +152,11 @@ class OpArgs {
  public:
   OpArgs& in(const In& v) {
     inputs_.push_back(v);
+    return *this;
+  }
+  /// An optional input as LibTorch types it: absent is an undefined input.
+  OpArgs& in(const optional<In>& v) {
+    inputs_.push_back(v ? *v : In());
     return *this;
   }
   template <class List>

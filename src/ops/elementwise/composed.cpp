@@ -585,29 +585,22 @@ Tensor ops::lerp_impl(const Tensor& self, const Tensor& end, const Tensor& weigh
 }
 
 // The value as maximum then minimum (NaN in any operand propagates), one ClampBackward0 node.
-Tensor Tensor::clamp(const optional<Tensor>& lo, const optional<Tensor>& hi) const {
-  // The schema's tensor bounds are inputs x[1] = min, x[2] = max: a max without a min has
-  // no place there.
-  if (!(lo && lo->defined()) && hi && hi->defined())
-    ops::refuse_while_tracing("clamp",
-                              "with a tensor 'max' and no tensor 'min': the schema "
-                              "takes a tensor max only after a tensor min");
-  NABLA_TRACED("clamp", ops::call_inputs({*this, lo ? *lo : Tensor(), hi ? *hi : Tensor()}));
-  ops::check_defined(*this, "clamp");
+Tensor ops::clamp_impl(const Tensor& self, const optional<Tensor>& lo, const optional<Tensor>& hi) {
+  ops::check_defined(self, "clamp");
   const Tensor min = lo ? *lo : Tensor(), max = hi ? *hi : Tensor();
   NABLA_CHECK(min.defined() || max.defined(),
               "clamp: at least one of 'min' or 'max' must not be None");
   return with_node(
-      kClampBackward0, {this, &min, &max},
+      kClampBackward0, {&self, &min, &max},
       [&] {
-        Tensor r = min.defined() ? maximum(min) : *this;
+        Tensor r = min.defined() ? self.maximum(min) : self;
         r = max.defined() ? r.minimum(max) : r;
         NABLA_CHECK(!(min.defined() && max.defined()) || r.scalar_type() != kBool,
                     "clamp: not implemented for 'Bool' tensors with both bounds");
         return r;
       },
       [&](ClampState& s, const Tensor&) {
-        s.self = save(*this);
+        s.self = save(self);
         if (min.defined()) s.min = save(min);
         if (max.defined()) s.max = save(max);
       });

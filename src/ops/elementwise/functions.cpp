@@ -29,10 +29,6 @@ Tensor logical_and(const Tensor& a, const Tensor& b) { return a.logical_and(b); 
 Tensor logical_or(const Tensor& a, const Tensor& b) { return a.logical_or(b); }
 Tensor logical_xor(const Tensor& a, const Tensor& b) { return a.logical_xor(b); }
 
-Tensor clamp(const Tensor& x, optional<Scalar> min, optional<Scalar> max) {
-  return x.clamp(min, max);
-}
-
 Tensor eq(const Tensor& a, const Tensor& b) { return a.eq(b); }
 Tensor ne(const Tensor& a, const Tensor& b) { return a.ne(b); }
 Tensor lt(const Tensor& a, const Tensor& b) { return a.lt(b); }

@@ -216,8 +216,8 @@ ScalarType clamp_dtype(const Tensor& self, const optional<Scalar>& lo, const opt
 
 // clamp, clamp_min and clamp_max share the kernel; each records its own node, as LibTorch
 // (x.clamp(0.5) is ClampBackward1, x.clamp_min(0.5) ClampMinBackward0).
-Tensor clamp_impl(const Tensor& self, const optional<Scalar>& lo, const optional<Scalar>& hi,
-                  const char* name, Recorder rec) {
+Tensor clamp_of(const Tensor& self, const optional<Scalar>& lo, const optional<Scalar>& hi,
+                const char* name, Recorder rec) {
   ops::check_defined(self, name);
   UnaryParams p = clamp_params(self, lo, hi, name);
   ScalarType t = clamp_dtype(self, lo, hi);
@@ -273,18 +273,17 @@ const Tensor& Tensor::pow_(const Scalar& e) const {
   return ops::inplace_from(*this, "pow_", [&](const Tensor& x) { return x.pow(e); });
 }
 
-Tensor Tensor::clamp(optional<Scalar> lo, optional<Scalar> hi) const {
-  NABLA_TRACED("clamp", {*this}, {"min", lo}, {"max", hi});
-  return clamp_impl(*this, lo, hi, "clamp", record_clamp);
+Tensor ops::clamp_impl(const Tensor& self, optional<Scalar> lo, optional<Scalar> hi) {
+  return clamp_of(self, lo, hi, "clamp", record_clamp);
 }
 const Tensor& Tensor::clamp_(optional<Scalar> lo, optional<Scalar> hi) const {
   return clamp_inplace(*this, lo, hi, "clamp_", record_clamp);
 }
 Tensor ops::clamp_min_impl(const Tensor& self, const Scalar& lo) {
-  return clamp_impl(self, lo, nullopt, "clamp_min", record_clamp_min);
+  return clamp_of(self, lo, nullopt, "clamp_min", record_clamp_min);
 }
 Tensor ops::clamp_max_impl(const Tensor& self, const Scalar& hi) {
-  return clamp_impl(self, nullopt, hi, "clamp_max", record_clamp_max);
+  return clamp_of(self, nullopt, hi, "clamp_max", record_clamp_max);
 }
 const Tensor& Tensor::clamp_min_(const Scalar& lo) const {
   return clamp_inplace(*this, lo, nullopt, "clamp_min_", record_clamp_min);
@@ -338,21 +337,6 @@ void registry::add_unary_ops(std::vector<OpSchema>& t) {
                  [](const V& x, const AttrReader& a) -> V {
                    return input_or_scalar(x, a, 1, "pow", "exponent", "an exponent",
                                           [&](const auto& e) { return x[0].pow(e); });
-                 }));
-  // clamp: Scalar bounds as the attributes min and max, or tensor bounds as inputs (self,
-  // min[, max]; elementwise/composed.cpp).
-  t.push_back(op("clamp", 1, 3,
-                 {optional_attr("min", AttrType::Double), optional_attr("max", AttrType::Double)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   if (x.size() > 1) {
-                     NABLA_CHECK(!a.has("min") && !a.has("max"),
-                                 "clamp: give the bounds as inputs or as attributes, not both");
-                     return {x[0].clamp(x[1], x.size() > 2 ? optional<Tensor>(x[2]) : nullopt)};
-                   }
-                   optional<Scalar> lo, hi;
-                   if (a.has("min")) lo = a.scalar("min");
-                   if (a.has("max")) hi = a.scalar("max");
-                   return {x[0].clamp(lo, hi)};
                  }));
 }
 

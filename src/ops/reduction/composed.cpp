@@ -294,20 +294,17 @@ std::tuple<Tensor, Tensor> ops::cummin_impl(const Tensor& self, int64_t dim) {
 }
 
 // Differences along dim (composed of narrow and sub, as LibTorch: its node is SubBackward0).
-Tensor Tensor::diff(int64_t n, int64_t dim, const optional<Tensor>& prepend,
-                    const optional<Tensor>& append) const {
-  NABLA_TRACED(
-      "diff", ops::call_inputs({*this, prepend ? *prepend : Tensor(), append ? *append : Tensor()}),
-      {"n", n}, {"dim", dim});
-  ops::check_defined(*this, "diff");
-  NABLA_CHECK(this->dim() >= 1, "diff expects input to be at least one-dimensional");
+Tensor ops::diff_impl(const Tensor& self, int64_t n, int64_t dim, const optional<Tensor>& prepend,
+                      const optional<Tensor>& append) {
+  ops::check_defined(self, "diff");
+  NABLA_CHECK(self.dim() >= 1, "diff expects input to be at least one-dimensional");
   NABLA_CHECK(n >= 0, "order must be non-negative but got ", n);
-  const int64_t d = ops::wrap_dim(dim, this->dim(), "diff");
+  const int64_t d = ops::wrap_dim(dim, self.dim(), "diff");
   std::vector<Tensor> parts;
   if (prepend && prepend->defined()) parts.push_back(*prepend);
-  parts.push_back(*this);
+  parts.push_back(self);
   if (append && append->defined()) parts.push_back(*append);
-  Tensor x = parts.size() == 1 ? *this : cat(parts, d);
+  Tensor x = parts.size() == 1 ? self : cat(parts, d);
   for (int64_t i = 0; i < n && x.size(d) > 0; ++i) {
     const int64_t len = x.size(d) - 1;
     Tensor hi = x.narrow(d, 1, len), lo = x.narrow(d, 0, len);
@@ -364,23 +361,22 @@ Tensor ops::histc_impl(const Tensor& self, int64_t bins, const Scalar& min, cons
   return tensor(counts, TensorOptions(kDouble)).to(self.device(), self.scalar_type());
 }
 
-Tensor Tensor::bincount(const optional<Tensor>& weights, int64_t minlength) const {
-  NABLA_TRACED("bincount", ops::call_inputs({*this, weights ? *weights : Tensor()}),
-               {"minlength", minlength});
-  ops::check_defined(*this, "bincount");
-  NABLA_CHECK(dim() == 1 && !is_floating_point() && scalar_type() != kBool,
-              "bincount only supports 1-d non-negative integral inputs (got ", dim(), " dims of ",
-              scalar_type(), ")");
+Tensor ops::bincount_impl(const Tensor& self, const optional<Tensor>& weights, int64_t minlength) {
+  ops::check_defined(self, "bincount");
+  NABLA_CHECK(self.dim() == 1 && !self.is_floating_point() && self.scalar_type() != kBool,
+              "bincount only supports 1-d non-negative integral inputs (got ", self.dim(),
+              " dims of ", self.scalar_type(), ")");
   NABLA_CHECK(minlength >= 0, "bincount: minlength should be >= 0");
   const bool weighted = weights && weights->defined();
   if (weighted)
-    NABLA_CHECK(weights->dim() == 1 && weights->size(0) == size(0),
+    NABLA_CHECK(weights->dim() == 1 && weights->size(0) == self.size(0),
                 "bincount: weights should be 1-d and have the same length as input (got ",
                 weights->sizes(), ")");
-  Tensor idx = to(Device(kCPU), kLong).contiguous();  // counted on the host (Note [Host reads])
+  Tensor idx =
+      self.to(Device(kCPU), kLong).contiguous();  // counted on the host (Note [Host reads])
   const int64_t* ip = ops::host_ptr<int64_t>(idx);
   int64_t len = minlength;
-  for (int64_t i = 0; i < numel(); ++i) {
+  for (int64_t i = 0; i < self.numel(); ++i) {
     NABLA_CHECK(ip[i] >= 0, "bincount only supports 1-d non-negative integral inputs (found ",
                 ip[i], ")");
     len = std::max(len, ip[i] + 1);
@@ -390,9 +386,9 @@ Tensor Tensor::bincount(const optional<Tensor>& weights, int64_t minlength) cons
       !weighted ? kLong : (weights->scalar_type() == kFloat ? kFloat : kDouble);
   std::vector<double> acc(static_cast<size_t>(len), 0.0);
   Tensor w = weighted ? weights->detach().to(Device(kCPU), kDouble).contiguous() : Tensor();
-  for (int64_t i = 0; i < numel(); ++i)
+  for (int64_t i = 0; i < self.numel(); ++i)
     acc[static_cast<size_t>(ip[i])] += weighted ? ops::host_ptr<double>(w)[i] : 1.0;
-  return tensor(acc, TensorOptions(kDouble)).to(device(), out_type);
+  return tensor(acc, TensorOptions(kDouble)).to(self.device(), out_type);
 }
 
 Tensor ops::trace_impl(const Tensor& self) {
@@ -443,30 +439,3 @@ Tensor ops::renorm_impl(const Tensor& self, const Scalar& p, int64_t dim, const 
 }
 
 }  // namespace nabla
-
-// ---- Registry entries -----------------------------------------------------------------------
-
-namespace nabla::ops {
-
-void registry::add_composite_reduce_ops(std::vector<OpSchema>& t) {
-  // diff and bincount take an optional tensor before an attribute, which schema rows
-  // cannot say yet; the other reductions here are rows (core/op_list/reduction.def).
-  // diff(self, prepend?, append?): an undefined prepend input stands for none.
-  t.push_back(op("diff", 1, 3,
-                 {attr("n", AttrType::Int, int64_t(1)), attr("dim", AttrType::Int, int64_t(-1))},
-                 [](const V& x, const AttrReader& a) -> V {
-                   optional<Tensor> prepend, append;
-                   if (x.size() > 1 && x[1].defined()) prepend = x[1];
-                   if (x.size() > 2) append = x[2];
-                   return {x[0].diff(a.i("n"), a.i("dim"), prepend, append)};
-                 }));
-  // bincount(self, weights?).
-  t.push_back(op("bincount", 1, 2, {attr("minlength", AttrType::Int, int64_t(0))},
-                 [](const V& x, const AttrReader& a) -> V {
-                   optional<Tensor> weights;
-                   if (x.size() > 1) weights = x[1];
-                   return {x[0].bincount(weights, a.i("minlength"))};
-                 }));
-}
-
-}  // namespace nabla::ops

@@ -42,6 +42,11 @@ struct ArgCursor {
   const Tensor& input() { return inputs.at(next++); }
   /// The next input, or an undefined tensor when the caller gave no more.
   Tensor optional_input() { return next < inputs.size() ? inputs[next++] : Tensor(); }
+  /// The next input as an optional: empty when the caller gave no more or an undefined one.
+  optional<Tensor> maybe_input() {
+    Tensor t = optional_input();
+    return t.defined() ? optional<Tensor>(std::move(t)) : nullopt;
+  }
   /// The remaining inputs.
   std::vector<Tensor> input_list() {
     std::vector<Tensor> out(inputs.begin() + static_cast<std::ptrdiff_t>(next), inputs.end());

@@ -22,6 +22,8 @@
 //   INPLACE(self)    a tensor input, first, that the op's in-place form name_ writes
 //                    into (Variants, below)              const Tensor&
 //   OPT_IN(x[, {}])  an optional tensor input (a bias)   const Tensor&, undefined = absent
+//   OPT_TENSOR(x[, {}])  the same, typed as LibTorch types diff's prepend or
+//                    bincount's weights                  const optional<Tensor>&
 //   IN_LIST(x)       all the inputs (cat's tensors)      TensorList
 //   BOOL, INT, DOUBLE, STRING, INTS, DTYPE, SCALAR (x[, default]): an attribute of type
 //                    bool, int64_t, double, std::string_view, IntArrayRef, ScalarType, Scalar
@@ -67,13 +69,16 @@
 
 // ---- Argument kinds -------------------------------------------------------------------------
 // Each kind becomes a descriptor: (category, C++ parameter type, stored type, AttrReader
-// getter, AttrType, name[, default]). The categories are IN, OPT_IN, LIST (inputs), ATTR
-// and OPT_ATTR.
+// getter, AttrType, name[, default]). The categories are IN, OPT_IN, OPT_TENSOR, LIST
+// (inputs), ATTR and OPT_ATTR.
 
 #define NABLA_KIND_IN(n) (IN, const ::nabla::Tensor&, ::nabla::Tensor, _, _, n)
 #define NABLA_KIND_INPLACE(n) (IN, const ::nabla::Tensor&, ::nabla::Tensor, _, _, n)
 #define NABLA_KIND_OPT_IN(n, ...) \
   (OPT_IN, const ::nabla::Tensor&, ::nabla::Tensor, _, _, n __VA_OPT__(, ) __VA_ARGS__)
+#define NABLA_KIND_OPT_TENSOR(n, ...)                                                            \
+  (OPT_TENSOR, const ::nabla::optional<::nabla::Tensor>&, ::nabla::optional<::nabla::Tensor>, _, \
+   _, n __VA_OPT__(, ) __VA_ARGS__)
 #define NABLA_KIND_IN_LIST(n) (LIST, ::nabla::TensorList, std::vector<::nabla::Tensor>, _, _, n)
 #define NABLA_KIND_BOOL(n, ...) (ATTR, bool, bool, b, Bool, n __VA_OPT__(, ) __VA_ARGS__)
 #define NABLA_KIND_INT(n, ...) (ATTR, int64_t, int64_t, i, Int, n __VA_OPT__(, ) __VA_ARGS__)
