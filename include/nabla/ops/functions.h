@@ -78,13 +78,15 @@ inline Tensor std(const Tensor& x, std::initializer_list<int64_t> dim, bool unbi
 #define NABLA_OP NABLA_OP_DECLARE
 #define NABLA_METHOD_OP NABLA_OP_DECLARE
 #include "nabla/core/op_list/linalg.def"
-// diag, diag_embed, diagflat, ravel, tile, index_copy, masked_scatter, take, flipud,
-// fliplr, inner, kron, cross (rows: nabla/core/op_list/shape.def).
+// diag, tile, index_copy/add/fill, take, take_along_dim, flip, roll, rot90, inner, kron,
+// cross, repeat_interleave, the add-products, ... (rows: nabla/core/op_list/shape.def);
+// the views, splits and joins: reshape, transpose, select, split, chunk, cat, stack, ...
+// (rows: nabla/core/op_list/views.def).
 #include "nabla/core/op_list/shape.def"
 #include "nabla/core/op_list/views.def"
 // hypot, logaddexp, xlogy, copysign, sinc, logit, float_power, floor_divide, fmax, fmin,
-// heaviside, nan_to_num, the special functions, asinh/acosh/atanh (rows:
-// nabla/core/op_list/math.def), with their in-place forms.
+// heaviside, nan_to_num, the special functions, asinh/acosh/atanh, addcmul/addcdiv/lerp,
+// isclose, clamp, where (rows: nabla/core/op_list/math.def), with their in-place forms.
 #include "nabla/core/op_list/math.def"
 // index_select, gather, scatter, scatter_add, masked_select, masked_fill, nonzero (rows:
 // nabla/core/op_list/indexing.def).
@@ -92,7 +94,7 @@ inline Tensor std(const Tensor& x, std::initializer_list<int64_t> dim, bool unbi
 #undef NABLA_OP
 #undef NABLA_METHOD_OP
 
-// Shape and index
+// Shape and index (not rows yet: an alias, and indices as a list of optional tensors)
 Tensor concat(TensorList tensors, int64_t dim = 0);
 /// LibTorch's private reshape-as-view op: the view of x with `size` and `stride` (as
 /// as_strided at x's offset; its gradient flows back the same way).
