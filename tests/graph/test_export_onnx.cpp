@@ -107,7 +107,10 @@ TEST(ExportOnnx, TracedModulesReadBackAndPassOnnxsChecker) {
       {"softplus", [](const Tensor& x) { return softplus(x, 2, 5); }},
       {"softplus_beta", [](const Tensor& x) { return softplus(x, 0.5); }},
       {"silu", [](const Tensor& x) { return silu(x); }},
-      {"gelu_tanh", [](const Tensor& x) { return gelu(x, "tanh"); }}};
+      {"gelu_tanh", [](const Tensor& x) { return gelu(x, "tanh"); }},
+      // where's number operands are attributes of its node: written as constants.
+      {"where_numbers",
+       [](const Tensor& x) { return where(x > 0, x, 0.5) + where(x > 1, -2.0, x); }}};
   for (const auto& [name, f] : activations)
     expect_round_trip(name, [&f](const std::vector<Tensor>& x) { return f(x[0]); },
                       {randn({4, 9}) * 3});

@@ -122,9 +122,14 @@ void add_elementwise(Table& t) {
     t[op] = [onnx_op = std::string(onnx_op)](OpWriter& w) {
       w.emit(onnx_op, {w.in(0, kBool), w.in(1, kBool)}, {w.out()});
     };
+  // where(condition, self, other): a number operand is the attribute `self` or `other`.
   t["where"] = [](OpWriter& w) {
     const ScalarType dtype = w.out_value().scalar_type();
-    w.emit("Where", {w.in(0, kBool), w.in(1, dtype), w.in(2, dtype)}, {w.out()});
+    const bool self_number = w.attrs().has("self");
+    const std::string self = self_number ? w.scalar(w.attrs().d("self"), dtype) : w.in(1, dtype);
+    const std::string other = w.attrs().has("other") ? w.scalar(w.attrs().d("other"), dtype)
+                                                     : w.in(self_number ? 1 : 2, dtype);
+    w.emit("Where", {w.in(0, kBool), self, other}, {w.out()});
   };
   t["masked_fill"] = [](OpWriter& w) {
     const ScalarType dtype = w.out_value().scalar_type();

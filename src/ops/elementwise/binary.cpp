@@ -429,13 +429,13 @@ Tensor ops::where_impl(const Tensor& condition, const Tensor& self, const Tensor
 
 Tensor ops::where_impl(const Tensor& condition, const Tensor& self, const Scalar& other) {
   ops::check_defined(self, "where");
-  return nabla::where(condition, self,
-                      ops::scalar_tensor(other, ops::result_type(self, other), self.device()));
+  return where_impl(condition, self,
+                    ops::scalar_tensor(other, ops::result_type(self, other), self.device()));
 }
 Tensor ops::where_impl(const Tensor& condition, const Scalar& self, const Tensor& other) {
   ops::check_defined(other, "where");
-  return nabla::where(
-      condition, ops::scalar_tensor(self, ops::result_type(other, self), other.device()), other);
+  return where_impl(condition,
+                    ops::scalar_tensor(self, ops::result_type(other, self), other.device()), other);
 }
 Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
   return nabla::where(condition, *this, other);

@@ -59,7 +59,7 @@ V outputs(std::tuple<T...> t) {
   table.push_back(                       \
       op(#name, 2, 2, {}, [](const V& x, const AttrReader&) -> V { return {x[0].name(x[1])}; }))
 
-/// Ops with a Scalar overload (mul, pow, masked_fill, lerp): their operand `name` is the
+/// Ops with a Scalar overload (mul, pow, ...): their operand `name` is the
 /// input x[k] when there are k + 1 inputs (k = 1 or 2), else the attribute `name` read as
 /// a Scalar; giving both or neither raises, naming `op` and describing the operand as
 /// `what` ("an exponent"). Returns {f(operand)}.
