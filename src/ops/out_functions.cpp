@@ -37,107 +37,11 @@ Tensor& assign_out(Tensor& out, const Tensor& result, const char* op) {
 
 using detail::assign_out;
 
-Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  return assign_out(out, add(a, b, alpha), "add_out");
-}
-Tensor& add_out(Tensor& out, const Tensor& a, const Scalar& b, const Scalar& alpha) {
-  return assign_out(out, add(a, b, alpha), "add_out");
-}
-Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  return assign_out(out, sub(a, b, alpha), "sub_out");
-}
-Tensor& sub_out(Tensor& out, const Tensor& a, const Scalar& b, const Scalar& alpha) {
-  return assign_out(out, sub(a, b, alpha), "sub_out");
-}
-Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, mul(a, b), "mul_out");
-}
-Tensor& mul_out(Tensor& out, const Tensor& a, const Scalar& b) {
-  return assign_out(out, mul(a, b), "mul_out");
-}
-Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, div(a, b), "div_out");
-}
-Tensor& div_out(Tensor& out, const Tensor& a, const Scalar& b) {
-  return assign_out(out, div(a, b), "div_out");
-}
-Tensor& remainder_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, a.remainder(b), "remainder_out");
-}
-Tensor& remainder_out(Tensor& out, const Tensor& a, const Scalar& b) {
-  return assign_out(out, a.remainder(b), "remainder_out");
-}
-Tensor& pow_out(Tensor& out, const Tensor& a, const Tensor& e) {
-  return assign_out(out, pow(a, e), "pow_out");
-}
-Tensor& pow_out(Tensor& out, const Tensor& a, const Scalar& e) {
-  return assign_out(out, pow(a, e), "pow_out");
-}
-Tensor& pow_out(Tensor& out, const Scalar& a, const Tensor& e) {
-  return assign_out(out, pow(a, e), "pow_out");
-}
-Tensor& atan2_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, atan2(a, b), "atan2_out");
-}
-Tensor& maximum_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, maximum(a, b), "maximum_out");
-}
-Tensor& minimum_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, minimum(a, b), "minimum_out");
-}
 Tensor& max_out(Tensor& out, const Tensor& a, const Tensor& b) {
   return assign_out(out, maximum(a, b), "max_out");
 }
 Tensor& min_out(Tensor& out, const Tensor& a, const Tensor& b) {
   return assign_out(out, minimum(a, b), "min_out");
-}
-Tensor& eq_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, a.eq(b), "eq_out");
-}
-Tensor& eq_out(Tensor& out, const Tensor& a, const Scalar& b) {
-  return assign_out(out, a.eq(b), "eq_out");
-}
-Tensor& ne_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, a.ne(b), "ne_out");
-}
-Tensor& ne_out(Tensor& out, const Tensor& a, const Scalar& b) {
-  return assign_out(out, a.ne(b), "ne_out");
-}
-Tensor& lt_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, a.lt(b), "lt_out");
-}
-Tensor& lt_out(Tensor& out, const Tensor& a, const Scalar& b) {
-  return assign_out(out, a.lt(b), "lt_out");
-}
-Tensor& le_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, a.le(b), "le_out");
-}
-Tensor& le_out(Tensor& out, const Tensor& a, const Scalar& b) {
-  return assign_out(out, a.le(b), "le_out");
-}
-Tensor& gt_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, a.gt(b), "gt_out");
-}
-Tensor& gt_out(Tensor& out, const Tensor& a, const Scalar& b) {
-  return assign_out(out, a.gt(b), "gt_out");
-}
-Tensor& ge_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, a.ge(b), "ge_out");
-}
-Tensor& ge_out(Tensor& out, const Tensor& a, const Scalar& b) {
-  return assign_out(out, a.ge(b), "ge_out");
-}
-Tensor& logical_and_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, a.logical_and(b), "logical_and_out");
-}
-Tensor& logical_or_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, a.logical_or(b), "logical_or_out");
-}
-Tensor& bitwise_and_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, a.bitwise_and(b), "bitwise_and_out");
-}
-Tensor& bitwise_or_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return assign_out(out, a.bitwise_or(b), "bitwise_or_out");
 }
 
 #define NABLA_UNARY_OP(name, ...)                       \

@@ -110,7 +110,9 @@ TEST(ExportOnnx, TracedModulesReadBackAndPassOnnxsChecker) {
       {"gelu_tanh", [](const Tensor& x) { return gelu(x, "tanh"); }},
       // where's number operands are attributes of its node: written as constants.
       {"where_numbers",
-       [](const Tensor& x) { return where(x > 0, x, 0.5) + where(x > 1, -2.0, x); }}};
+       [](const Tensor& x) { return where(x > 0, x, 0.5) + where(x > 1, -2.0, x); }},
+      // so is pow's number base (pow(2, x): the attribute `self`)
+      {"pow_number_base", [](const Tensor& x) { return pow(2, x) - pow(x, 2) * 0.5; }}};
   for (const auto& [name, f] : activations)
     expect_round_trip(name, [&f](const std::vector<Tensor>& x) { return f(x[0]); },
                       {randn({4, 9}) * 3});

@@ -44,11 +44,11 @@ TEST(Registry, WrongInputCount) {
   expect_error(error_of([&] { ops::call("tanh", {x, x}); }), {"tanh", "expected 1", "got 2"});
   expect_error(error_of([&] { ops::call("mm", {x}); }), {"mm", "expected 2", "got 1"});
   // An op of several forms (where: other a tensor or a number, or self a number) lists them.
-  expect_error(
-      error_of([&] {
-        ops::call("where", {x, x});
-      }),
-      {"where", "no form of the op takes 2 inputs", "(other (double))", "(self (double))"});
+  expect_error(error_of([&] {
+                 ops::call("where", {x, x});
+               }),
+               {"where", "no form of the op takes 2 inputs", "2 inputs; attributes other (double)",
+                "2 inputs; attributes self (double)"});
   expect_error(error_of([&] { ops::call("add", {}); }), {"add", "expected 1 to 2", "got 0"});
 }
 
@@ -71,9 +71,17 @@ TEST(Registry, AttributeChecks) {
                }),
                {"add", "'alpha' given twice"});
   // Operand given twice, or missing, for the ops that take a Scalar as an attribute.
-  expect_error(error_of([&] { ops::call("mul", {x, y}, {{"other", 2.0}}); }), {"mul", "not both"});
-  expect_error(error_of([&] { ops::call("mul", {x}); }), {"mul", "needs a second operand"});
-  expect_error(error_of([&] { ops::call("pow", {x}); }), {"pow", "needs an exponent"});
+  // Each form is listed with its inputs and attributes.
+  expect_error(error_of([&] {
+                 ops::call("mul", {x, y}, {{"other", 2.0}});
+               }),
+               {"mul: no form of the op takes 2 inputs and the attributes given (other)",
+                "\n  2 inputs; attributes none", "\n  1 input; attributes other (double)"});
+  expect_error(error_of([&] { ops::call("mul", {x}); }),
+               {"mul: no form of the op takes 1 input and the attributes given (none)"});
+  expect_error(
+      error_of([&] { ops::call("pow", {x}); }),
+      {"pow", "1 input; attributes exponent (double)", "1 input; attributes self (double)"});
 }
 
 TEST(Registry, AttributeOfTwoTypes) {

@@ -438,4 +438,57 @@ TEST(Schema, InplaceRowsHaveInplaceForms) {
   EXPECT_TRUE(upper.equal(nabla::triu(m, 1)));
 }
 
+// The binary ops by rows (core/op_list/binary.def): a tensor or a Scalar `other`, alpha,
+// `_out` forms for every overload, in-place forms writing into self's own storage
+// (INPLACE_IMPL: add_, mul_) or through the function (INPLACE: eq_, bitwise_and_), and
+// the number base of pow(2, x) as the attribute `self`.
+template <class... A>
+concept HasLogicalXorOut = requires(A&&... a) {
+  logical_xor_out(a...);
+};
+
+TEST(Schema, BinaryRows) {
+  Tensor a = plain({2, 3}), b = plain({2, 3}).flip({1});
+  EXPECT_TRUE(nabla::add(a, b, 2).equal(a + 2 * b));
+  EXPECT_TRUE(a.sub(1.5, 2).equal(a - 3));
+  EXPECT_TRUE(ops::call("add", {a}, {{"other", 1.0}, {"alpha", 3.0}})[0].equal(a + 3));
+  EXPECT_STREQ(nabla::mul(a.requires_grad_(), 2).grad_fn()->name().c_str(), "MulBackward1");
+  a.requires_grad_(false);
+  Tensor out = nabla::empty({0}, nabla::kDouble);
+  nabla::sub_outf(a, 1.0, 2, out);  // the Scalar overload's `_outf`, out last
+  EXPECT_TRUE(out.equal(a - 2));
+  Tensor bools = nabla::empty({0}, nabla::kBool);
+  static_assert(HasLogicalXorOut<Tensor&, const Tensor&, const Tensor&>);
+  nabla::logical_xor_out(bools, a.gt(0), b.gt(0));
+  EXPECT_TRUE(bools.equal(a.gt(0).logical_xor(b.gt(0))));
+  // In place with a kernel of its own: the same storage, one version bump.
+  Tensor y = a.clone();
+  const void* data = y.data_ptr();
+  const auto version = y._version();
+  y.add_(b, -1).mul_(2);
+  EXPECT_EQ(y.data_ptr(), data);
+  EXPECT_EQ(y._version(), version + 2);
+  EXPECT_TRUE(y.equal((a - b) * 2));
+  // Through the function: a comparison's 0/1 in self's dtype; bitwise with a number.
+  Tensor c = a.clone();
+  c.ge_(b);
+  EXPECT_TRUE(c.equal(a.ge(b).to(nabla::kDouble)));
+  Tensor bits = nabla::tensor({5, 6, 7}, nabla::kLong);
+  bits.bitwise_and_(3);
+  EXPECT_TRUE(bits.equal(nabla::tensor({1, 2, 3}, nabla::kLong)));
+  EXPECT_TRUE((nabla::tensor({1, 2}, nabla::kLong) ^ 3).equal(nabla::tensor({2, 1}, nabla::kLong)));
+  // pow(2, x): recorded with the base as an attribute, and called so by name.
+  graph::Graph g = graph::trace(
+      [](const std::vector<Tensor>& in) { return nabla::pow(2, in[0]) + in[0].abs().pow(in[0]); },
+      {a});
+  g.set_value(g.inputs()[0], a);
+  EXPECT_TRUE(g.forward(g.outputs()[0]).allclose(nabla::pow(2, a) + a.abs().pow(a)));
+  EXPECT_TRUE(ops::call("pow", {a}, {{"self", 2.0}})[0].allclose(nabla::exp2(a)));
+  graph::Graph h;
+  graph::Value x = h.input("x");
+  graph::Value z = graph::add(x, graph::mul(x, 3.0), 0.5);
+  h.set_value(x, a);
+  EXPECT_TRUE(h.forward(z).allclose(a + 1.5 * a));
+}
+
 }  // namespace

@@ -162,18 +162,19 @@ TEST(ShapeOpsByName, AlternativeArguments) {
       [&] {
         ops::call("tensor_split", {x}, {{"sections", 2}, {"indices", S{1}}});
       },
-      {"tensor_split", "no form of the op", "(sections (int), dim (int))",
-       "(indices (int list), dim (int))"});
+      {"tensor_split", "no form of the op", "1 input; attributes sections (int), dim (int)",
+       "1 input; attributes indices (int list), dim (int)"});
   expect_error([&] { ops::call("hsplit", {x}); },
-               {"hsplit", "no form of the op", "(sections (int))"});
+               {"hsplit", "no form of the op", "attributes sections (int)"});
   auto pieces = ops::call("vsplit", {x}, {{"sections", 2}}), direct = x.vsplit(2);
   ASSERT_EQ(pieces.size(), direct.size());
   for (size_t i = 0; i < pieces.size(); ++i) {
     EXPECT_TRUE(pieces[i].equal(direct[i])) << i;
     EXPECT_TRUE(same_storage(pieces[i], x)) << i;  // views, as the direct call's
   }
-  expect_error([&] { ops::call("repeat_interleave", {x}); },
-               {"repeat_interleave", "no form of the op", "(repeats (int), dim (int)"});
+  expect_error(
+      [&] { ops::call("repeat_interleave", {x}); },
+      {"repeat_interleave", "no form of the op", "1 input; attributes repeats (int), dim (int)"});
   Tensor reps = tensor({1, 2});
   expect_error(
       [&] {

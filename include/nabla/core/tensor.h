@@ -246,31 +246,14 @@ class Tensor {
   const Tensor& masked_fill_(const Tensor& mask, const Tensor& value) const;
 
   // ---- Elementwise math ---------------------------------------------------------------
-  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
-  Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
-  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
-  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
-  Tensor mul(const Tensor& other) const;
-  Tensor mul(const Scalar& other) const;
-  Tensor div(const Tensor& other) const;
-  Tensor div(const Scalar& other) const;
-  Tensor remainder(const Tensor& other) const;
-  Tensor remainder(const Scalar& other) const;
-  Tensor pow(const Tensor& exponent) const;
-  Tensor pow(const Scalar& exponent) const;
-  Tensor atan2(const Tensor& other) const;
-  Tensor maximum(const Tensor& other) const;
-  Tensor minimum(const Tensor& other) const;
-  const Tensor& add_(const Tensor& other, const Scalar& alpha = 1) const;
-  const Tensor& add_(const Scalar& other, const Scalar& alpha = 1) const;
-  const Tensor& sub_(const Tensor& other, const Scalar& alpha = 1) const;
-  const Tensor& sub_(const Scalar& other, const Scalar& alpha = 1) const;
-  const Tensor& mul_(const Tensor& other) const;
-  const Tensor& mul_(const Scalar& other) const;
-  const Tensor& div_(const Tensor& other) const;
-  const Tensor& div_(const Scalar& other) const;
-  const Tensor& pow_(const Tensor& exponent) const;
-  const Tensor& pow_(const Scalar& exponent) const;
+  // The binary ops of core/op_list/binary.def (add, sub, mul, div, pow, remainder, fmod,
+  // atan2, maximum, minimum, the comparisons, logical and bitwise ops), with their
+  // in-place forms (add_, mul_, eq_, ...).
+#define NABLA_OP(...)
+#define NABLA_METHOD_OP NABLA_METHOD_DECLARE
+#include "nabla/core/op_list/binary.def"
+#undef NABLA_OP
+#undef NABLA_METHOD_OP
   const Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
   const Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
   const Tensor& lerp_(const Tensor& end, const Scalar& weight) const;
@@ -290,25 +273,6 @@ class Tensor {
     return clamp(min, max);
   }
 
-  // Comparisons and logic (results are bool tensors).
-  Tensor eq(const Tensor& other) const;
-  Tensor eq(const Scalar& other) const;
-  Tensor ne(const Tensor& other) const;
-  Tensor ne(const Scalar& other) const;
-  Tensor lt(const Tensor& other) const;
-  Tensor lt(const Scalar& other) const;
-  Tensor le(const Tensor& other) const;
-  Tensor le(const Scalar& other) const;
-  Tensor gt(const Tensor& other) const;
-  Tensor gt(const Scalar& other) const;
-  Tensor ge(const Tensor& other) const;
-  Tensor ge(const Scalar& other) const;
-  Tensor logical_and(const Tensor& other) const;
-  Tensor logical_or(const Tensor& other) const;
-  Tensor logical_xor(const Tensor& other) const;
-  Tensor bitwise_and(const Tensor& other) const;
-  Tensor bitwise_or(const Tensor& other) const;
-  Tensor bitwise_xor(const Tensor& other) const;
   Tensor where(const Tensor& condition, const Tensor& other) const;
   /// True when both tensors have the same sizes and exactly the same elements.
   bool equal(const Tensor& other) const;
@@ -389,7 +353,6 @@ class Tensor {
   const Tensor& arctan_() const { return atan_(); }
   Tensor arctan2(const Tensor& other) const { return atan2(other); }
   const Tensor& arctan2_(const Tensor& other) const { return atan2_(other); }
-  const Tensor& atan2_(const Tensor& other) const;
   Tensor fix() const { return trunc(); }
   const Tensor& fix_() const { return trunc_(); }
   Tensor sgn() const { return sign(); }
@@ -440,19 +403,7 @@ class Tensor {
     return movedim(source, destination);
   }
   Tensor argwhere() const { return nonzero(); }
-  // In-place forms (the result is written into this tensor, in its dtype).
-  const Tensor& eq_(const Tensor& other) const;
-  const Tensor& eq_(const Scalar& other) const;
-  const Tensor& ne_(const Tensor& other) const;
-  const Tensor& ne_(const Scalar& other) const;
-  const Tensor& lt_(const Tensor& other) const;
-  const Tensor& lt_(const Scalar& other) const;
-  const Tensor& le_(const Tensor& other) const;
-  const Tensor& le_(const Scalar& other) const;
-  const Tensor& gt_(const Tensor& other) const;
-  const Tensor& gt_(const Scalar& other) const;
-  const Tensor& ge_(const Tensor& other) const;
-  const Tensor& ge_(const Scalar& other) const;
+  // The comparisons' in-place forms by their other names (greater_ is gt_, ...).
   const Tensor& greater_(const Tensor& other) const { return gt_(other); }
   const Tensor& greater_(const Scalar& other) const { return gt_(other); }
   const Tensor& greater_equal_(const Tensor& other) const { return ge_(other); }
@@ -463,14 +414,6 @@ class Tensor {
   const Tensor& less_equal_(const Scalar& other) const { return le_(other); }
   const Tensor& not_equal_(const Tensor& other) const { return ne_(other); }
   const Tensor& not_equal_(const Scalar& other) const { return ne_(other); }
-  const Tensor& logical_and_(const Tensor& other) const;
-  const Tensor& logical_or_(const Tensor& other) const;
-  const Tensor& logical_xor_(const Tensor& other) const;
-  const Tensor& bitwise_and_(const Tensor& other) const;
-  const Tensor& bitwise_or_(const Tensor& other) const;
-  const Tensor& bitwise_xor_(const Tensor& other) const;
-  const Tensor& remainder_(const Tensor& other) const;
-  const Tensor& remainder_(const Scalar& other) const;
   const Tensor& cumsum_(int64_t dim, optional<ScalarType> dtype = nullopt) const;
   /// In-place transpose: this tensor's own sizes and strides change (a view op).
   const Tensor& transpose_(int64_t dim0, int64_t dim1) const;
@@ -482,11 +425,6 @@ class Tensor {
 #include "nabla/core/op_list/math.def"
 #undef NABLA_OP
 #undef NABLA_METHOD_OP
-  /// The remainder with the sign of the dividend (C's fmod).
-  Tensor fmod(const Tensor& other) const;
-  Tensor fmod(const Scalar& other) const;
-  const Tensor& fmod_(const Tensor& other) const;
-  const Tensor& fmod_(const Scalar& other) const;
   /// polygamma(n, *this) (the function takes n first).
   Tensor polygamma(int64_t n) const;
   Tensor arcsinh() const { return asinh(); }

@@ -6,35 +6,18 @@
 
 namespace nabla {
 
-// Elementwise
-Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
-Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
-Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
-Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
-Tensor mul(const Tensor& a, const Tensor& b);
-Tensor mul(const Tensor& a, const Scalar& b);
-Tensor div(const Tensor& a, const Tensor& b);
-Tensor div(const Tensor& a, const Scalar& b);
-Tensor remainder(const Tensor& a, const Tensor& b);
-Tensor pow(const Tensor& a, const Tensor& b);
-Tensor pow(const Tensor& a, const Scalar& b);
-Tensor pow(const Scalar& a, const Tensor& b);
-Tensor atan2(const Tensor& a, const Tensor& b);
-Tensor maximum(const Tensor& a, const Tensor& b);
-Tensor minimum(const Tensor& a, const Tensor& b);
+// Elementwise: the binary ops of core/op_list/binary.def (add, sub, mul, div, pow,
+// remainder, fmod, atan2, maximum, minimum, the comparisons, logical and bitwise ops),
+// with their `_out` and in-place forms.
+#define NABLA_OP NABLA_OP_DECLARE
+#define NABLA_METHOD_OP NABLA_OP_DECLARE
+#include "nabla/core/op_list/binary.def"
+#undef NABLA_OP
+#undef NABLA_METHOD_OP
 // The elementwise unary ops of core/op_list/unary.def.
 #define NABLA_UNARY_OP(name, ...) Tensor name(const Tensor& x);
 #define NABLA_UNARY_PREDICATE(name, Kernel) Tensor name(const Tensor& x);
 #include "nabla/core/op_list/unary.def"
-Tensor logical_and(const Tensor& a, const Tensor& b);
-Tensor logical_or(const Tensor& a, const Tensor& b);
-Tensor logical_xor(const Tensor& a, const Tensor& b);
-Tensor eq(const Tensor& a, const Tensor& b);
-Tensor ne(const Tensor& a, const Tensor& b);
-Tensor lt(const Tensor& a, const Tensor& b);
-Tensor le(const Tensor& a, const Tensor& b);
-Tensor gt(const Tensor& a, const Tensor& b);
-Tensor ge(const Tensor& a, const Tensor& b);
 bool equal(const Tensor& a, const Tensor& b);
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-05, double atol = 1e-08,
               bool equal_nan = false);
@@ -126,12 +109,6 @@ inline Tensor less_equal(const Tensor& a, const Tensor& b) { return a.le(b); }
 inline Tensor less_equal(const Tensor& a, const Scalar& b) { return a.le(b); }
 inline Tensor not_equal(const Tensor& a, const Tensor& b) { return a.ne(b); }
 inline Tensor not_equal(const Tensor& a, const Scalar& b) { return a.ne(b); }
-inline Tensor eq(const Tensor& a, const Scalar& b) { return a.eq(b); }
-inline Tensor ne(const Tensor& a, const Scalar& b) { return a.ne(b); }
-inline Tensor lt(const Tensor& a, const Scalar& b) { return a.lt(b); }
-inline Tensor le(const Tensor& a, const Scalar& b) { return a.le(b); }
-inline Tensor gt(const Tensor& a, const Scalar& b) { return a.gt(b); }
-inline Tensor ge(const Tensor& a, const Scalar& b) { return a.ge(b); }
 inline Tensor multiply(const Tensor& a, const Tensor& b) { return a.mul(b); }
 inline Tensor multiply(const Tensor& a, const Scalar& b) { return a.mul(b); }
 inline Tensor divide(const Tensor& a, const Tensor& b) { return a.div(b); }
@@ -144,7 +121,6 @@ inline Tensor subtract(const Tensor& a, const Tensor& b, const Scalar& alpha = 1
 inline Tensor subtract(const Tensor& a, const Scalar& b, const Scalar& alpha = 1) {
   return a.sub(b, alpha);
 }
-inline Tensor remainder(const Tensor& a, const Scalar& b) { return a.remainder(b); }
 inline Tensor ger(const Tensor& a, const Tensor& b) { return a.outer(b); }
 inline Tensor vdot(const Tensor& a, const Tensor& b) { return a.dot(b); }
 inline Tensor swapaxes(const Tensor& x, int64_t a, int64_t b) { return x.transpose(a, b); }
@@ -156,8 +132,6 @@ inline Tensor clip(const Tensor& x, optional<Scalar> min = nullopt,
                    optional<Scalar> max = nullopt) {
   return x.clamp(min, max);
 }
-inline Tensor fmod(const Tensor& a, const Tensor& b) { return a.fmod(b); }
-inline Tensor fmod(const Tensor& a, const Scalar& b) { return a.fmod(b); }
 inline Tensor arcsinh(const Tensor& x) { return x.asinh(); }
 inline Tensor arccosh(const Tensor& x) { return x.acosh(); }
 inline Tensor arctanh(const Tensor& x) { return x.atanh(); }

@@ -20,40 +20,11 @@ Tensor& assign_out(Tensor& out, const Tensor& result, const char* op);
 }  // namespace detail
 
 // ---- Elementwise ---------------------------------------------------------------------
-Tensor& add_out(Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
-Tensor& add_out(Tensor& out, const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
-Tensor& sub_out(Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
-Tensor& sub_out(Tensor& out, const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
-Tensor& mul_out(Tensor& out, const Tensor& self, const Tensor& other);
-Tensor& mul_out(Tensor& out, const Tensor& self, const Scalar& other);
-Tensor& div_out(Tensor& out, const Tensor& self, const Tensor& other);
-Tensor& div_out(Tensor& out, const Tensor& self, const Scalar& other);
-Tensor& remainder_out(Tensor& out, const Tensor& self, const Tensor& other);
-Tensor& remainder_out(Tensor& out, const Tensor& self, const Scalar& other);
-Tensor& pow_out(Tensor& out, const Tensor& self, const Tensor& exponent);
-Tensor& pow_out(Tensor& out, const Tensor& self, const Scalar& exponent);
-Tensor& pow_out(Tensor& out, const Scalar& self, const Tensor& exponent);
-Tensor& atan2_out(Tensor& out, const Tensor& self, const Tensor& other);
-Tensor& maximum_out(Tensor& out, const Tensor& self, const Tensor& other);
-Tensor& minimum_out(Tensor& out, const Tensor& self, const Tensor& other);
+// The binary ops' forms (add_out, eq_out, pow_outf, ...) follow from their rows in
+// core/op_list/binary.def (nabla/ops/functions.h declares them); max_out / min_out of two
+// tensors are maximum's and minimum's.
 Tensor& max_out(Tensor& out, const Tensor& self, const Tensor& other);
 Tensor& min_out(Tensor& out, const Tensor& self, const Tensor& other);
-Tensor& eq_out(Tensor& out, const Tensor& self, const Tensor& other);
-Tensor& eq_out(Tensor& out, const Tensor& self, const Scalar& other);
-Tensor& ne_out(Tensor& out, const Tensor& self, const Tensor& other);
-Tensor& ne_out(Tensor& out, const Tensor& self, const Scalar& other);
-Tensor& lt_out(Tensor& out, const Tensor& self, const Tensor& other);
-Tensor& lt_out(Tensor& out, const Tensor& self, const Scalar& other);
-Tensor& le_out(Tensor& out, const Tensor& self, const Tensor& other);
-Tensor& le_out(Tensor& out, const Tensor& self, const Scalar& other);
-Tensor& gt_out(Tensor& out, const Tensor& self, const Tensor& other);
-Tensor& gt_out(Tensor& out, const Tensor& self, const Scalar& other);
-Tensor& ge_out(Tensor& out, const Tensor& self, const Tensor& other);
-Tensor& ge_out(Tensor& out, const Tensor& self, const Scalar& other);
-Tensor& logical_and_out(Tensor& out, const Tensor& self, const Tensor& other);
-Tensor& logical_or_out(Tensor& out, const Tensor& self, const Tensor& other);
-Tensor& bitwise_and_out(Tensor& out, const Tensor& self, const Tensor& other);
-Tensor& bitwise_or_out(Tensor& out, const Tensor& self, const Tensor& other);
 
 // One-input elementwise ops: name_out(out, self).
 // The elementwise unary ops of core/op_list/unary.def (tanh_out, ...).
@@ -92,24 +63,6 @@ Tensor& randint_out(Tensor& out, int64_t low, int64_t high, IntArrayRef size);
 Tensor& randperm_out(Tensor& out, int64_t n);
 
 // ---- The `_outf` spellings: the same functions with `out` last -------------------------
-inline Tensor& add_outf(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
-  return add_out(out, self, other, alpha);
-}
-inline Tensor& sub_outf(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
-  return sub_out(out, self, other, alpha);
-}
-inline Tensor& mul_outf(const Tensor& self, const Tensor& other, Tensor& out) {
-  return mul_out(out, self, other);
-}
-inline Tensor& div_outf(const Tensor& self, const Tensor& other, Tensor& out) {
-  return div_out(out, self, other);
-}
-inline Tensor& pow_outf(const Tensor& self, const Tensor& exponent, Tensor& out) {
-  return pow_out(out, self, exponent);
-}
-inline Tensor& pow_outf(const Tensor& self, const Scalar& exponent, Tensor& out) {
-  return pow_out(out, self, exponent);
-}
 #define NABLA_UNARY_OUTF(name) \
   inline Tensor& name##_outf(const Tensor& self, Tensor& out) { return name##_out(out, self); }
 NABLA_UNARY_OUTF(neg)

@@ -65,9 +65,14 @@
 /// The public declaration again, without defaults (for a file that wants every op).
 #define NABLA_OP_REDECLARE(name, result, ...) \
   NABLA_PP_UNPAREN(result) name(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__));
-/// The hand-written implementation's declaration (ops/detail/op_impls.h).
-#define NABLA_OP_DECLARE_IMPL(name, result, ...) \
-  NABLA_PP_UNPAREN(result) name##_impl(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__));
+/// The hand-written implementation's declaration (ops/detail/op_impls.h), and its
+/// in-place kernel's for an INPLACE_IMPL row.
+#define NABLA_OP_DECLARE_IMPL(name, result, ...)                                            \
+  NABLA_PP_UNPAREN(result) name##_impl(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__));              \
+  NABLA_WITH_INPLACE_IMPL(NABLA_PP_FIRST(__VA_ARGS__), NABLA_OP_DECLARE_INPLACE_IMPL, name, \
+                          __VA_ARGS__)
+#define NABLA_OP_DECLARE_INPLACE_IMPL(name, ...) \
+  const ::nabla::Tensor& name##_inplace_impl(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__));
 /// The public function: recorded while tracing, else the implementation.
 #define NABLA_OP_DEFINE(name, result, ...)                                                \
   NABLA_PP_UNPAREN(result) name(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__)) {                  \
@@ -92,11 +97,17 @@
   }
 #define NABLA_INPLACE_DEFINE(name, first, ...)                                                 \
   const ::nabla::Tensor& name##_(NABLA_SCHEMA_ARGS(PARAM, first __VA_OPT__(, ) __VA_ARGS__)) { \
-    return ::nabla::ops::inplace_from(                                                         \
-        NABLA_SCHEMA_ARG(NAME, first), #name "_", [&](const ::nabla::Tensor& self_) {          \
-          return ::nabla::name(self_ NABLA_SCHEMA_EACH(COMMA_NAME, __VA_ARGS__));              \
-        });                                                                                    \
+    NABLA_PP_CAT(NABLA_INPLACE_BODY_, NABLA_HAS_INPLACE_IMPL(first))(name, first, __VA_ARGS__) \
   }
+// INPLACE(self): the function's result written back; INPLACE_IMPL(self): the kernel.
+#define NABLA_INPLACE_BODY_0(name, first, ...)                                      \
+  return ::nabla::ops::inplace_from(                                                \
+      NABLA_SCHEMA_ARG(NAME, first), #name "_", [&](const ::nabla::Tensor& self_) { \
+        return ::nabla::name(self_ NABLA_SCHEMA_EACH(COMMA_NAME, __VA_ARGS__));     \
+      });
+#define NABLA_INPLACE_BODY_1(name, first, ...) \
+  return ::nabla::ops::name##_inplace_impl(    \
+      NABLA_SCHEMA_ARGS(NAME, first __VA_OPT__(, ) __VA_ARGS__));
 
 /// The Tensor method of a NABLA_METHOD_OP row: the function called on *this (and its
 /// in-place form's method).

@@ -103,8 +103,11 @@ void add_elementwise(Table& t) {
     const std::string q = w.emit("Floor", {w.emit("Div", {a, b})});
     w.emit("Sub", {a, w.emit("Mul", {q, b})}, {w.out()});
   };
+  // pow(x, e), or pow(2, x): a number base is the attribute `self`.
   t["pow"] = [](OpWriter& w) {
     const ScalarType dtype = w.out_value().scalar_type();
+    if (w.attrs().has("self"))
+      return (void)w.emit("Pow", {w.scalar(w.attrs().d("self"), dtype), w.in(0, dtype)}, {w.out()});
     w.emit("Pow", {w.in(0, dtype), second(w, "exponent", dtype)}, {w.out()});
   };
   static const std::pair<const char*, const char*> comparisons[] = {

@@ -13,7 +13,6 @@
 #include "nabla/ops/trace.h"
 #include "ops/elementwise/float32_compute.h"
 #include "ops/op_utils.h"
-#include "ops/registry/registry_impl.h"
 
 namespace nabla {
 
@@ -314,90 +313,76 @@ const Tensor& binary_op_(BinaryOp op, const Tensor& self, const Scalar& other, c
 
 }  // namespace
 
-// ---- Binary methods -------------------------------------------------------------------
+// ---- The rows' implementations (core/op_list/binary.def) ----------------------------------
 
-Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const {
-  NABLA_TRACED("add", ops::call_inputs({*this, o}), {"alpha", ops::scalar_attr(alpha)});
-  return binary_op(BinaryOp::Add, *this, o, "add", alpha);
+Tensor ops::add_impl(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return binary_op(BinaryOp::Add, self, other, "add", alpha);
 }
-Tensor Tensor::add(const Scalar& o, const Scalar& alpha) const {
-  NABLA_TRACED("add", ops::call_inputs({*this}), {"other", ops::scalar_attr(o)},
-               {"alpha", ops::scalar_attr(alpha)});
-  return binary_op(BinaryOp::Add, *this, o, "add", alpha);
+Tensor ops::add_impl(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return binary_op(BinaryOp::Add, self, other, "add", alpha);
 }
-Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const {
-  NABLA_TRACED("sub", ops::call_inputs({*this, o}), {"alpha", ops::scalar_attr(alpha)});
-  return binary_op(BinaryOp::Sub, *this, o, "sub", alpha);
+Tensor ops::sub_impl(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return binary_op(BinaryOp::Sub, self, other, "sub", alpha);
 }
-Tensor Tensor::sub(const Scalar& o, const Scalar& alpha) const {
-  NABLA_TRACED("sub", ops::call_inputs({*this}), {"other", ops::scalar_attr(o)},
-               {"alpha", ops::scalar_attr(alpha)});
-  return binary_op(BinaryOp::Sub, *this, o, "sub", alpha);
+Tensor ops::sub_impl(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return binary_op(BinaryOp::Sub, self, other, "sub", alpha);
 }
-// Methods taking a tensor or a Scalar, and methods taking a tensor only.
-#define NABLA_TENSOR_OR_SCALAR_METHOD(name, Kernel)                                 \
-  Tensor Tensor::name(const Tensor& o) const {                                      \
-    NABLA_TRACED(#name, ops::call_inputs({*this, o}));                              \
-    return binary_op(BinaryOp::Kernel, *this, o, #name);                            \
-  }                                                                                 \
-  Tensor Tensor::name(const Scalar& o) const {                                      \
-    NABLA_TRACED(#name, ops::call_inputs({*this}), {"other", ops::scalar_attr(o)}); \
-    return binary_op(BinaryOp::Kernel, *this, o, #name);                            \
+const Tensor& ops::add_inplace_impl(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return binary_op_(BinaryOp::Add, self, other, "add_", alpha);
+}
+const Tensor& ops::add_inplace_impl(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return binary_op_(BinaryOp::Add, self, other, "add_", alpha);
+}
+const Tensor& ops::sub_inplace_impl(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return binary_op_(BinaryOp::Sub, self, other, "sub_", alpha);
+}
+const Tensor& ops::sub_inplace_impl(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return binary_op_(BinaryOp::Sub, self, other, "sub_", alpha);
+}
+// The ops without alpha: `other` a tensor (and, with Scalar, a number).
+#define NABLA_BINARY_IMPL(name, Kernel, Other)                      \
+  Tensor ops::name##_impl(const Tensor& self, const Other& other) { \
+    return binary_op(BinaryOp::Kernel, self, other, #name);         \
   }
-#define NABLA_TENSOR_METHOD(name, Kernel)                \
-  Tensor Tensor::name(const Tensor& o) const {           \
-    NABLA_TRACED(#name, ops::call_inputs({*this, o}));   \
-    return binary_op(BinaryOp::Kernel, *this, o, #name); \
+#define NABLA_BINARY_IMPLS(name, Kernel)  \
+  NABLA_BINARY_IMPL(name, Kernel, Tensor) \
+  NABLA_BINARY_IMPL(name, Kernel, Scalar)
+#define NABLA_BINARY_INPLACE_IMPL(name, Kernel, Other)                             \
+  const Tensor& ops::name##_inplace_impl(const Tensor& self, const Other& other) { \
+    return binary_op_(BinaryOp::Kernel, self, other, #name "_");                   \
   }
-NABLA_TENSOR_OR_SCALAR_METHOD(mul, Mul)
-NABLA_TENSOR_OR_SCALAR_METHOD(div, Div)
-NABLA_TENSOR_OR_SCALAR_METHOD(remainder, Remainder)
-NABLA_TENSOR_OR_SCALAR_METHOD(fmod, Fmod)
-NABLA_TENSOR_OR_SCALAR_METHOD(eq, Eq)
-NABLA_TENSOR_OR_SCALAR_METHOD(ne, Ne)
-NABLA_TENSOR_OR_SCALAR_METHOD(lt, Lt)
-NABLA_TENSOR_OR_SCALAR_METHOD(le, Le)
-NABLA_TENSOR_OR_SCALAR_METHOD(gt, Gt)
-NABLA_TENSOR_OR_SCALAR_METHOD(ge, Ge)
-NABLA_TENSOR_METHOD(pow, Pow)
-NABLA_TENSOR_METHOD(atan2, Atan2)
-NABLA_TENSOR_METHOD(maximum, Maximum)
-NABLA_TENSOR_METHOD(minimum, Minimum)
-NABLA_TENSOR_METHOD(logical_and, LogicalAnd)
-NABLA_TENSOR_METHOD(logical_or, LogicalOr)
-NABLA_TENSOR_METHOD(logical_xor, LogicalXor)
-NABLA_TENSOR_METHOD(bitwise_and, BitwiseAnd)
-NABLA_TENSOR_METHOD(bitwise_or, BitwiseOr)
-NABLA_TENSOR_METHOD(bitwise_xor, BitwiseXor)
-#undef NABLA_TENSOR_OR_SCALAR_METHOD
-#undef NABLA_TENSOR_METHOD
-
-const Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) const {
-  return binary_op_(BinaryOp::Add, *this, o, "add_", alpha);
-}
-const Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) const {
-  return binary_op_(BinaryOp::Add, *this, o, "add_", alpha);
-}
-const Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) const {
-  return binary_op_(BinaryOp::Sub, *this, o, "sub_", alpha);
-}
-const Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) const {
-  return binary_op_(BinaryOp::Sub, *this, o, "sub_", alpha);
-}
-const Tensor& Tensor::mul_(const Tensor& o) const {
-  return binary_op_(BinaryOp::Mul, *this, o, "mul_");
-}
-const Tensor& Tensor::mul_(const Scalar& o) const {
-  return binary_op_(BinaryOp::Mul, *this, o, "mul_");
-}
-const Tensor& Tensor::div_(const Tensor& o) const {
-  return binary_op_(BinaryOp::Div, *this, o, "div_");
-}
-const Tensor& Tensor::div_(const Scalar& o) const {
-  return binary_op_(BinaryOp::Div, *this, o, "div_");
-}
-const Tensor& Tensor::pow_(const Tensor& e) const {
-  return binary_op_(BinaryOp::Pow, *this, e, "pow_");
+NABLA_BINARY_IMPLS(mul, Mul)
+NABLA_BINARY_IMPLS(div, Div)
+NABLA_BINARY_IMPLS(remainder, Remainder)
+NABLA_BINARY_IMPLS(fmod, Fmod)
+NABLA_BINARY_IMPLS(eq, Eq)
+NABLA_BINARY_IMPLS(ne, Ne)
+NABLA_BINARY_IMPLS(lt, Lt)
+NABLA_BINARY_IMPLS(le, Le)
+NABLA_BINARY_IMPLS(gt, Gt)
+NABLA_BINARY_IMPLS(ge, Ge)
+NABLA_BINARY_IMPLS(bitwise_and, BitwiseAnd)
+NABLA_BINARY_IMPLS(bitwise_or, BitwiseOr)
+NABLA_BINARY_IMPLS(bitwise_xor, BitwiseXor)
+NABLA_BINARY_IMPL(pow, Pow, Tensor)
+NABLA_BINARY_IMPL(atan2, Atan2, Tensor)
+NABLA_BINARY_IMPL(maximum, Maximum, Tensor)
+NABLA_BINARY_IMPL(minimum, Minimum, Tensor)
+NABLA_BINARY_IMPL(logical_and, LogicalAnd, Tensor)
+NABLA_BINARY_IMPL(logical_or, LogicalOr, Tensor)
+NABLA_BINARY_IMPL(logical_xor, LogicalXor, Tensor)
+NABLA_BINARY_INPLACE_IMPL(mul, Mul, Tensor)
+NABLA_BINARY_INPLACE_IMPL(mul, Mul, Scalar)
+NABLA_BINARY_INPLACE_IMPL(div, Div, Tensor)
+NABLA_BINARY_INPLACE_IMPL(div, Div, Scalar)
+NABLA_BINARY_INPLACE_IMPL(pow, Pow, Tensor)
+#undef NABLA_BINARY_IMPL
+#undef NABLA_BINARY_IMPLS
+#undef NABLA_BINARY_INPLACE_IMPL
+// 2 ** x: the base as a 0-d tensor of the result's type.
+Tensor ops::pow_impl(const Scalar& self, const Tensor& exponent) {
+  ops::check_defined(exponent, "pow");
+  return binary_op(BinaryOp::Pow, self, exponent, "pow");
 }
 
 // ---- where, equal, isclose ---------------------------------------------------------
@@ -479,33 +464,28 @@ Tensor operator-(const Tensor& a) { return a.neg(); }
 Tensor operator!(const Tensor& a) { return a.logical_not(); }
 Tensor operator~(const Tensor& a) { return a.bitwise_not(); }
 
-// Traced as the op of the same name (a Scalar first, as in 2.5 - x, is not traced yet).
-#define NABLA_DEFINE_OPERATOR(sym, OP, name)                                   \
-  Tensor operator sym(const Tensor& a, const Tensor& b) {                      \
-    NABLA_TRACED(name, ops::call_inputs({a, b}));                              \
-    return binary_op(BinaryOp::OP, a, b, name);                                \
-  }                                                                            \
-  Tensor operator sym(const Tensor& a, const Scalar& b) {                      \
-    NABLA_TRACED(name, ops::call_inputs({a}), {"other", ops::scalar_attr(b)}); \
-    return binary_op(BinaryOp::OP, a, b, name);                                \
-  }                                                                            \
-  Tensor operator sym(const Scalar& a, const Tensor& b) {                      \
-    return binary_op(BinaryOp::OP, a, b, name);                                \
+// The op of the same name (traced as it); a Scalar first, as in 2.5 - x, is LibTorch's
+// x.mul(2) / rsub / ... (its node named so: node_rscalar), not traced yet.
+#define NABLA_DEFINE_OPERATOR(sym, OP, name)                                          \
+  Tensor operator sym(const Tensor& a, const Tensor& b) { return nabla::name(a, b); } \
+  Tensor operator sym(const Tensor& a, const Scalar& b) { return nabla::name(a, b); } \
+  Tensor operator sym(const Scalar& a, const Tensor& b) {                             \
+    return binary_op(BinaryOp::OP, a, b, #name);                                      \
   }
-NABLA_DEFINE_OPERATOR(+, Add, "add")
-NABLA_DEFINE_OPERATOR(-, Sub, "sub")
-NABLA_DEFINE_OPERATOR(*, Mul, "mul")
-NABLA_DEFINE_OPERATOR(/, Div, "div")
-NABLA_DEFINE_OPERATOR(%, Remainder, "remainder")
-NABLA_DEFINE_OPERATOR(==, Eq, "eq")
-NABLA_DEFINE_OPERATOR(!=, Ne, "ne")
-NABLA_DEFINE_OPERATOR(<, Lt, "lt")
-NABLA_DEFINE_OPERATOR(<=, Le, "le")
-NABLA_DEFINE_OPERATOR(>, Gt, "gt")
-NABLA_DEFINE_OPERATOR(>=, Ge, "ge")
-NABLA_DEFINE_OPERATOR(&, BitwiseAnd, "bitwise_and")
-NABLA_DEFINE_OPERATOR(|, BitwiseOr, "bitwise_or")
-NABLA_DEFINE_OPERATOR(^, BitwiseXor, "bitwise_xor")
+NABLA_DEFINE_OPERATOR(+, Add, add)
+NABLA_DEFINE_OPERATOR(-, Sub, sub)
+NABLA_DEFINE_OPERATOR(*, Mul, mul)
+NABLA_DEFINE_OPERATOR(/, Div, div)
+NABLA_DEFINE_OPERATOR(%, Remainder, remainder)
+NABLA_DEFINE_OPERATOR(==, Eq, eq)
+NABLA_DEFINE_OPERATOR(!=, Ne, ne)
+NABLA_DEFINE_OPERATOR(<, Lt, lt)
+NABLA_DEFINE_OPERATOR(<=, Le, le)
+NABLA_DEFINE_OPERATOR(>, Gt, gt)
+NABLA_DEFINE_OPERATOR(>=, Ge, ge)
+NABLA_DEFINE_OPERATOR(&, BitwiseAnd, bitwise_and)
+NABLA_DEFINE_OPERATOR(|, BitwiseOr, bitwise_or)
+NABLA_DEFINE_OPERATOR(^, BitwiseXor, bitwise_xor)
 #undef NABLA_DEFINE_OPERATOR
 
 const Tensor& operator+=(const Tensor& a, const Tensor& b) { return a.add_(b); }
@@ -518,57 +498,3 @@ const Tensor& operator/=(const Tensor& a, const Tensor& b) { return a.div_(b); }
 const Tensor& operator/=(const Tensor& a, const Scalar& b) { return a.div_(b); }
 
 }  // namespace nabla
-
-// ---- Registry entries ---------------------------------------------------------------------
-
-namespace nabla::ops {
-namespace {
-
-/// The second operand: the second input, or the attribute `other` (a Scalar).
-template <class F>
-V with_other(const V& x, const AttrReader& a, const char* name, F&& f) {
-  return input_or_scalar(x, a, 1, name, "other", "a second operand",
-                         [&](const auto& o) { return f(x[0], o); });
-}
-
-}  // namespace
-
-void registry::add_binary_ops(std::vector<OpSchema>& t) {
-  const AttrSpec other = optional_attr("other", AttrType::Double);
-  const AttrSpec alpha = attr("alpha", AttrType::Double, int64_t(1));
-  t.push_back(op("add", 1, 2, {other, alpha}, [](const V& x, const AttrReader& a) -> V {
-    return with_other(x, a, "add",
-                      [&](const Tensor& s, const auto& o) { return s.add(o, a.scalar("alpha")); });
-  }));
-  t.push_back(op("sub", 1, 2, {other, alpha}, [](const V& x, const AttrReader& a) -> V {
-    return with_other(x, a, "sub",
-                      [&](const Tensor& s, const auto& o) { return s.sub(o, a.scalar("alpha")); });
-  }));
-  // Ops with a Scalar overload (x.mul(2)) take `other` as an attribute too.
-#define NABLA_SCALAR_OR_TENSOR(name)                                                          \
-  t.push_back(op(#name, 1, 2, {other}, [](const V& x, const AttrReader& a) -> V {             \
-    return with_other(x, a, #name, [](const Tensor& s, const auto& o) { return s.name(o); }); \
-  }));
-  NABLA_SCALAR_OR_TENSOR(mul)
-  NABLA_SCALAR_OR_TENSOR(div)
-  NABLA_SCALAR_OR_TENSOR(remainder)
-  NABLA_SCALAR_OR_TENSOR(fmod)
-  NABLA_SCALAR_OR_TENSOR(eq)
-  NABLA_SCALAR_OR_TENSOR(ne)
-  NABLA_SCALAR_OR_TENSOR(lt)
-  NABLA_SCALAR_OR_TENSOR(le)
-  NABLA_SCALAR_OR_TENSOR(gt)
-  NABLA_SCALAR_OR_TENSOR(ge)
-#undef NABLA_SCALAR_OR_TENSOR
-  NABLA_METHOD_ENTRY2(t, atan2);
-  NABLA_METHOD_ENTRY2(t, maximum);
-  NABLA_METHOD_ENTRY2(t, minimum);
-  NABLA_METHOD_ENTRY2(t, logical_and);
-  NABLA_METHOD_ENTRY2(t, logical_or);
-  NABLA_METHOD_ENTRY2(t, logical_xor);
-  NABLA_METHOD_ENTRY2(t, bitwise_and);
-  NABLA_METHOD_ENTRY2(t, bitwise_or);
-  NABLA_METHOD_ENTRY2(t, bitwise_xor);
-}
-
-}  // namespace nabla::ops

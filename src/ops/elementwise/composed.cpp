@@ -511,13 +511,6 @@ Tensor ops::floor_divide_impl(const Tensor& self, const Scalar& o) {
   return nabla::floor_divide(self, ops::scalar_tensor(o, ops::result_type(self, o), self.device()));
 }
 
-const Tensor& Tensor::fmod_(const Tensor& o) const {
-  return ops::inplace_from(*this, "fmod_", [&](const Tensor& x) { return x.fmod(o); });
-}
-const Tensor& Tensor::fmod_(const Scalar& o) const {
-  return ops::inplace_from(*this, "fmod_", [&](const Tensor& x) { return x.fmod(o); });
-}
-
 // NaN loses to a number; on ties self wins (and gets the whole gradient, as LibTorch).
 Tensor ops::fmax_impl(const Tensor& self, const Tensor& o) {
   ops::check_defined(self, "fmax");

@@ -256,21 +256,17 @@ const Tensor& clamp_inplace(const Tensor& self, const optional<Scalar>& lo,
 
 // ---- The ops with attributes --------------------------------------------------------------
 
-Tensor Tensor::pow(const Scalar& e) const {
-  NABLA_TRACED("pow", {*this}, {"exponent", e});
-  ops::check_defined(*this, "pow");
-  ScalarType t = ops::result_type(*this, e);
+Tensor ops::pow_impl(const Tensor& self, const Scalar& e) {
+  ops::check_defined(self, "pow");
+  ScalarType t = ops::result_type(self, e);
   NABLA_CHECK(t != kBool, "pow: not supported for bool tensors");
   NABLA_CHECK(isFloatingType(t) || e.toLong() >= 0,
               "pow: integers to negative integer powers are not allowed (got exponent ", e.toLong(),
               ")");
   UnaryParams p{e.toDouble(), 0};
-  Tensor out = unary_kernel(UnaryOp::PowScalar, cast(*this, t), t, p);
-  record_pow(*this, out, p, Tensor());
+  Tensor out = unary_kernel(UnaryOp::PowScalar, cast(self, t), t, p);
+  record_pow(self, out, p, Tensor());
   return out;
-}
-const Tensor& Tensor::pow_(const Scalar& e) const {
-  return ops::inplace_from(*this, "pow_", [&](const Tensor& x) { return x.pow(e); });
 }
 
 Tensor ops::clamp_impl(const Tensor& self, optional<Scalar> lo, optional<Scalar> hi) {
@@ -332,12 +328,6 @@ void registry::add_unary_ops(std::vector<OpSchema>& t) {
 #define NABLA_UNARY_OP(name, ...) NABLA_METHOD_ENTRY(t, name);
 #define NABLA_UNARY_PREDICATE(name, Kernel) NABLA_UNARY_OP(name)
 #include "nabla/core/op_list/unary.def"
-  // pow: tensor ^ tensor (two inputs) or tensor ^ exponent (one input and the attribute).
-  t.push_back(op("pow", 1, 2, {optional_attr("exponent", AttrType::Double)},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return input_or_scalar(x, a, 1, "pow", "exponent", "an exponent",
-                                          [&](const auto& e) { return x[0].pow(e); });
-                 }));
 }
 
 }  // namespace nabla::ops

@@ -56,6 +56,14 @@ std::string describe_specs(const std::vector<AttrSpec>& specs) {
   return out;
 }
 
+// "1 input", "2 inputs", "1 to 3 inputs", "2 or more inputs".
+std::string describe_inputs(int lo, int hi) {
+  const std::string n = lo == hi ? std::to_string(lo)
+                        : hi < 0 ? std::to_string(lo) + " or more"
+                                 : std::to_string(lo) + " to " + std::to_string(hi);
+  return n + (lo == 1 && hi == 1 ? " input" : " inputs");
+}
+
 // Whether form `o` takes `n` inputs and the attributes `given`.
 bool fits(const OpOverload& o, int n, const Attributes& given) {
   if (n < o.min_inputs || (o.max_inputs >= 0 && n > o.max_inputs)) return false;
@@ -197,10 +205,14 @@ std::vector<Tensor> call(std::string_view name, const std::vector<Tensor>& input
     }
   }
   AttrReader union_reader(s.name, s.attrs, attrs);  // names an unknown or mistyped attribute
-  std::string forms;
-  for (const OpOverload& o : s.overloads) forms += "\n  (" + describe_specs(o.attrs) + ")";
-  NABLA_CHECK(false, s.name, ": no form of the op takes ", n,
-              " inputs and these attributes; its forms:", forms);
+  std::string given, forms;
+  for (const auto& [attr_name, value] : attrs) given += (given.empty() ? "" : ", ") + attr_name;
+  for (const OpOverload& o : s.overloads)
+    forms += "\n  " + describe_inputs(o.min_inputs, o.max_inputs) + "; attributes " +
+             describe_specs(o.attrs);
+  NABLA_CHECK(false, s.name, ": no form of the op takes ", describe_inputs(n, n),
+              " and the attributes given (", given.empty() ? "none" : given,
+              "); its forms:", forms);
   return {};  // unreachable
 }
 

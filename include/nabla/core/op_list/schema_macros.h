@@ -21,6 +21,8 @@
 //   IN(x)            a tensor input                      const Tensor&
 //   INPLACE(self)    a tensor input, first, that the op's in-place form name_ writes
 //                    into (Variants, below)              const Tensor&
+//   INPLACE_IMPL(self)  the same, the in-place form being a kernel of its own: the
+//                    hand-written ops::name_inplace_impl (add_, mul_)
 //   OPT_IN(x[, {}])  an optional tensor input (a bias)   const Tensor&, undefined = absent
 //   OPT_TENSOR(x[, {}])  the same, typed as LibTorch types diff's prepend or
 //                    bincount's weights                  const optional<Tensor>&
@@ -74,6 +76,7 @@
 
 #define NABLA_KIND_IN(n) (IN, const ::nabla::Tensor&, ::nabla::Tensor, _, _, n)
 #define NABLA_KIND_INPLACE(n) (IN, const ::nabla::Tensor&, ::nabla::Tensor, _, _, n)
+#define NABLA_KIND_INPLACE_IMPL(n) (IN, const ::nabla::Tensor&, ::nabla::Tensor, _, _, n)
 #define NABLA_KIND_OPT_IN(n, ...) \
   (OPT_IN, const ::nabla::Tensor&, ::nabla::Tensor, _, _, n __VA_OPT__(, ) __VA_ARGS__)
 #define NABLA_KIND_OPT_TENSOR(n, ...)                                                            \
@@ -139,8 +142,9 @@
 //  - the in-place form name_(self, args...) when its first argument is INPLACE(self): the
 //    function's result written into self (ops::inplace_from: self's dtype and shape, and
 //    autograd as every in-place op: self's history becomes the result's); a method row's
-//    also as the method self.name_(args...). An in-place form with a kernel of its own
-//    (dropout_, addmm_) is written by hand instead.
+//    also as the method self.name_(args...). With INPLACE_IMPL(self) the in-place form
+//    calls ops::name_inplace_impl instead, a kernel writing into self (add_, mul_: no
+//    temporary). A few in-place forms outside rows (dropout_, addmm_) are hand-written.
 
 #define NABLA_PP_CAT(a, ...) NABLA_PP_CAT_(a, __VA_ARGS__)
 #define NABLA_PP_CAT_(a, ...) a##__VA_ARGS__
@@ -160,12 +164,19 @@
 #define NABLA_RESULT_IS_TENSOR_1(result) 0
 #define NABLA_RESULT_IS_TENSOR_0(result) NABLA_PP_CAT(NABLA_RESULT_IS_TENSOR_OF_, result)
 #define NABLA_RESULT_IS_TENSOR_OF_Tensor 1
-/// 1 when a row's first argument is INPLACE(...), else 0.
+/// 1 when a row's first argument is INPLACE(...) or INPLACE_IMPL(...), else 0; and 1 for
+/// INPLACE_IMPL only.
 #define NABLA_HAS_INPLACE(first) NABLA_PP_SECOND(NABLA_PP_CAT(NABLA_INPLACE_PROBE_, first), 0)
 #define NABLA_INPLACE_PROBE_INPLACE(n) ~, 1
+#define NABLA_INPLACE_PROBE_INPLACE_IMPL(n) ~, 1
+#define NABLA_HAS_INPLACE_IMPL(first) \
+  NABLA_PP_SECOND(NABLA_PP_CAT(NABLA_INPLACE_IMPL_PROBE_, first), 0)
+#define NABLA_INPLACE_IMPL_PROBE_INPLACE_IMPL(n) ~, 1
 /// m(args...) for a row that has the variant, else nothing.
 #define NABLA_WITH_OUT(result, m, ...) NABLA_PP_WHEN(NABLA_RESULT_IS_TENSOR(result))(m(__VA_ARGS__))
 #define NABLA_WITH_INPLACE(first, m, ...) NABLA_PP_WHEN(NABLA_HAS_INPLACE(first))(m(__VA_ARGS__))
+#define NABLA_WITH_INPLACE_IMPL(first, m, ...) \
+  NABLA_PP_WHEN(NABLA_HAS_INPLACE_IMPL(first))(m(__VA_ARGS__))
 
 // ---- What a row becomes in a declaration ----------------------------------------------------
 // A public header: `#define NABLA_OP NABLA_OP_DECLARE` (and NABLA_METHOD_OP the same),
