@@ -491,4 +491,36 @@ TEST(Schema, BinaryRows) {
   EXPECT_TRUE(h.forward(z).allclose(a + 1.5 * a));
 }
 
+// The factories by rows (nabla/ops/schema/factories.def): TensorOptions last in C++, the
+// attribute `dtype` by name; arange's start and step default by name; a factory called
+// while tracing is a constant of the graph.
+TEST(Schema, FactoryRows) {
+  using nabla::kDouble;
+  using nabla::kLong;
+  auto by_name = [](const char* op, const ops::Attributes& attrs) {
+    return ops::call(op, {}, attrs).at(0);
+  };
+  EXPECT_TRUE(by_name("arange", {{"end", int64_t(5)}, {"step", int64_t(2)}})
+                  .equal(nabla::tensor({0, 2, 4}, kLong)));
+  Tensor halves = by_name("arange", {{"start", 1.0}, {"end", 2.0}, {"step", 0.5}});
+  EXPECT_EQ(halves.scalar_type(), nabla::get_default_dtype());
+  EXPECT_TRUE(halves.equal(nabla::arange(1.0, 2.0, 0.5)));
+  EXPECT_TRUE(by_name("full", {{"size", std::vector<int64_t>{2}}, {"fill_value", int64_t(3)}})
+                  .equal(nabla::full({2}, 3)));
+  EXPECT_EQ(nabla::full({2}, 3).scalar_type(), kLong);
+  Tensor eye = by_name("eye", {{"n", int64_t(2)}, {"m", int64_t(3)}, {"dtype", kDouble}});
+  EXPECT_TRUE(eye.equal(nabla::eye(2, 3, kDouble)));
+  EXPECT_TRUE(by_name("logspace", {{"start", 0.0}, {"end", 2.0}, {"steps", int64_t(3)}})
+                  .allclose(nabla::tensor({1.0f, 10.0f, 100.0f})));
+  EXPECT_TRUE(nabla::zeros({2}, nabla::TensorOptions(kDouble).requires_grad(true)).requires_grad());
+  // Traced: ones(...) is a constant, the add its only node.
+  graph::Graph g =
+      graph::trace([](const std::vector<Tensor>& in) { return in[0] + nabla::ones({3}, kDouble); },
+                   {plain({3})});
+  EXPECT_EQ(g.outputs().at(0).op(), "add");
+  Tensor x = plain({3});
+  g.set_value(g.inputs()[0], x);
+  EXPECT_TRUE(g.forward(g.outputs()[0]).equal(x + 1));
+}
+
 }  // namespace

@@ -15,23 +15,13 @@ Tensor empty(IntArrayRef size, const TensorOptions& options = {},
              optional<MemoryFormat> memory_format = nullopt);
 /// Uninitialized with the given strides (storage for the elements they reach).
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& options = {});
-Tensor zeros(IntArrayRef size, const TensorOptions& options = {});
-Tensor ones(IntArrayRef size, const TensorOptions& options = {});
-/// Without a dtype in `options`, the dtype follows the fill value (bool, int64 or the
-/// default float), as in LibTorch.
-Tensor full(IntArrayRef size, const Scalar& fill_value, const TensorOptions& options = {});
-Tensor scalar_tensor(const Scalar& s, const TensorOptions& options = {});
-/// Without a dtype, int64 when start/end/step are all integers, else the default float.
-Tensor arange(const Scalar& end, const TensorOptions& options = {});
-Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& options = {});
-Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
-              const TensorOptions& options = {});
-Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps,
-                const TensorOptions& options = {});
-Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base = 10.0,
-                const TensorOptions& options = {});
-Tensor eye(int64_t n, const TensorOptions& options = {});
-Tensor eye(int64_t n, int64_t m, const TensorOptions& options = {});
+// zeros, ones, full, scalar_tensor, arange, linspace, logspace, eye (rows:
+// nabla/ops/schema/factories.def). Without a dtype in `options`, full's dtype follows the
+// fill value (bool, int64 or the default float), arange's is int64 when start, end and
+// step are all integers, as in LibTorch.
+#define NABLA_OP NABLA_FACTORY_DECLARE
+#include "nabla/ops/schema/factories.def"
+#undef NABLA_OP
 
 Tensor rand(IntArrayRef size, const TensorOptions& options = {});
 Tensor rand(IntArrayRef size, optional<Generator> generator, const TensorOptions& options = {});

@@ -23,6 +23,7 @@
 #define NABLA_GRAPH_TYPE_LIST(type) const std::vector<::nabla::graph::Value>&
 #define NABLA_GRAPH_TYPE_ATTR(type) type
 #define NABLA_GRAPH_TYPE_OPT_ATTR(type) type
+#define NABLA_GRAPH_TYPE_OPTIONS(type) type
 // A call's inputs and attributes as ops::call takes them (OpArgs).
 #define NABLA_ARG_CALL(cat, type, store, get, atype, n, ...) NABLA_CALL_##cat(n)
 #define NABLA_CALL_IN(n) .in(n)
@@ -31,6 +32,7 @@
 #define NABLA_CALL_LIST(n) .list(n)
 #define NABLA_CALL_ATTR(n) .attr(#n, n)
 #define NABLA_CALL_OPT_ATTR(n) .attr(#n, n)
+#define NABLA_CALL_OPTIONS(n) .options(n)
 // The registry entry: its schema (SchemaRow), the type an argument is read into and the
 // read itself, from the cursor `c` over the call's inputs and attributes (ArgCursor).
 #define NABLA_ARG_SPEC(cat, type, store, get, atype, n, ...) \
@@ -48,6 +50,8 @@
 #define NABLA_SPEC_ATTR(type, atype, n, ...) \
   .attr(#n, ::nabla::ops::AttrType::atype NABLA_DEFAULT_VALUE(type, __VA_ARGS__))
 #define NABLA_SPEC_OPT_ATTR(type, atype, n, ...) .optional_attr(#n, ::nabla::ops::AttrType::atype)
+#define NABLA_SPEC_OPTIONS(type, atype, n, ...) \
+  .optional_attr("dtype", ::nabla::ops::AttrType::Dtype)
 #define NABLA_ARG_STORE(cat, type, store, get, atype, n, ...) store
 #define NABLA_ARG_READ(cat, type, store, get, atype, n, ...) NABLA_READ_##cat(store, get, n)
 #define NABLA_READ_IN(store, get, n) c.input()
@@ -56,6 +60,7 @@
 #define NABLA_READ_LIST(store, get, n) c.input_list()
 #define NABLA_READ_ATTR(store, get, n) c.attrs.get(#n)
 #define NABLA_READ_OPT_ATTR(store, get, n) (c.attrs.has(#n) ? store(c.attrs.get(#n)) : store())
+#define NABLA_READ_OPTIONS(store, get, n) c.options()
 
 // ---- What a row becomes beyond its declaration -----------------------------------------------
 // Each file that expands every row (include/nabla/ops/schema/all.def) defines both
@@ -80,6 +85,13 @@
       return ::nabla::ops::OpArgs<::nabla::Tensor>() NABLA_SCHEMA_EACH(CALL, __VA_ARGS__) \
           .record(*nabla_tracer_, #name);                                                 \
     return ::nabla::ops::name##_impl(NABLA_SCHEMA_ARGS(NAME, __VA_ARGS__));               \
+  }
+
+/// A factory's function (nabla/ops/schema/factories.def): the implementation; while tracing
+/// its result is a constant of the graph, as any tensor made without traced inputs.
+#define NABLA_FACTORY_DEFINE(name, result, ...)                             \
+  NABLA_PP_UNPAREN(result) name(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__)) {    \
+    return ::nabla::ops::name##_impl(NABLA_SCHEMA_ARGS(NAME, __VA_ARGS__)); \
   }
 
 /// The variants of a row (Note [Op schemas], "Variants"): the `_out` forms write the
@@ -170,6 +182,12 @@ class OpArgs {
     inputs_.push_back(v ? *v : In());
     return *this;
   }
+  /// A factory's options: their dtype, the attribute `dtype` (what the registry reads);
+  /// options it cannot hold (requires_grad) are refused while tracing.
+  OpArgs& options(const TensorOptions& o) {
+    if (o.requires_grad()) refused_ = "with requires_grad in its options";
+    return attr("dtype", o.dtype_opt());
+  }
   template <class List>
   OpArgs& list(const List& l) {
     for (const auto& v : l) inputs_.push_back(v);
@@ -190,12 +208,14 @@ class OpArgs {
   const Attributes& attrs() const { return attrs_; }
   /// Records op `op` on `tracer`; converts to the op's result type.
   TracedOutputs record(Tracer& tracer, const char* op) const {
+    if (refused_) refuse_while_tracing(op, refused_);
     return TracedOutputs{tracer.record(op, inputs(), attrs_)};
   }
 
  private:
   std::vector<In> inputs_;
   Attributes attrs_;
+  const char* refused_ = nullptr;
 };
 
 }  // namespace nabla::ops

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "nabla/core/detail/cpu_generator.h"
+#include "nabla/ops/detail/op_impls.h"
 #include "nabla/ops/trace.h"
 #include "ops/factories/random_fill.h"
 #include "ops/op_utils.h"
@@ -68,20 +69,25 @@ Tensor empty(IntArrayRef size, const TensorOptions& o, optional<MemoryFormat> mf
               "(use empty_like)");
   return finish(ops::empty_tensor(size, o.dtype(), o.device(), format), o);
 }
-Tensor zeros(IntArrayRef size, const TensorOptions& o) { return filled(size, 0, o, o.dtype()); }
-Tensor ones(IntArrayRef size, const TensorOptions& o) { return filled(size, 1, o, o.dtype()); }
-Tensor full(IntArrayRef size, const Scalar& v, const TensorOptions& o) {
+Tensor ops::zeros_impl(IntArrayRef size, const TensorOptions& o) {
+  return filled(size, 0, o, o.dtype());
+}
+Tensor ops::ones_impl(IntArrayRef size, const TensorOptions& o) {
+  return filled(size, 1, o, o.dtype());
+}
+Tensor ops::full_impl(IntArrayRef size, const Scalar& v, const TensorOptions& o) {
   return filled(size, v, o, o.has_dtype() ? o.dtype() : ops::scalar_dtype(v));
 }
-Tensor scalar_tensor(const Scalar& s, const TensorOptions& o) {
+Tensor ops::scalar_tensor_impl(const Scalar& s, const TensorOptions& o) {
   return filled({}, s, o, o.dtype());
 }
 
-Tensor arange(const Scalar& end, const TensorOptions& o) { return arange(0, end, 1, o); }
-Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& o) {
+Tensor ops::arange_impl(const Scalar& end, const TensorOptions& o) { return arange(0, end, 1, o); }
+Tensor ops::arange_impl(const Scalar& start, const Scalar& end, const TensorOptions& o) {
   return arange(start, end, 1, o);
 }
-Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& o) {
+Tensor ops::arange_impl(const Scalar& start, const Scalar& end, const Scalar& step,
+                        const TensorOptions& o) {
   bool all_int = !start.isFloatingPoint() && !end.isFloatingPoint() && !step.isFloatingPoint();
   ScalarType dt = o.has_dtype() ? o.dtype() : (all_int ? kLong : get_default_dtype());
   double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
@@ -110,7 +116,8 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
   return finish(placed(t, o), o);
 }
 
-Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const TensorOptions& o) {
+Tensor ops::linspace_impl(const Scalar& start, const Scalar& end, int64_t steps,
+                          const TensorOptions& o) {
   NABLA_CHECK(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
   double s = start.toDouble(), e = end.toDouble();
   Tensor idx = ops::empty_tensor({steps}, kDouble, Device(kCPU));
@@ -127,8 +134,8 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
   return finish(placed(t, o), o);
 }
 
-Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base,
-                const TensorOptions& o) {
+Tensor ops::logspace_impl(const Scalar& start, const Scalar& end, int64_t steps, double base,
+                          const TensorOptions& o) {
   ops::UntracedScope untraced;  // a constant when traced, not its steps
   Tensor lin = linspace(start, end, steps, TensorOptions().dtype(kDouble));
   double* p = ops::host_ptr<double>(lin);
@@ -136,8 +143,8 @@ Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double ba
   return finish(lin.to(o.device(), o.dtype()), o);
 }
 
-Tensor eye(int64_t n, const TensorOptions& o) { return eye(n, n, o); }
-Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
+Tensor ops::eye_impl(int64_t n, const TensorOptions& o) { return eye(n, n, o); }
+Tensor ops::eye_impl(int64_t n, int64_t m, const TensorOptions& o) {
   NABLA_CHECK(n >= 0 && m >= 0, "eye: n and m must be non-negative, got n=", n, ", m=", m);
   Tensor t = zeros({n, m}, o.requires_grad(false));
   Tensor one = ops::scalar_tensor(1, t.scalar_type(), t.device());
@@ -496,53 +503,9 @@ TensorOptions options_of(const AttrReader& a) {
 
 }  // namespace
 
+// The *_like factories (the others are rows: nabla/ops/schema/factories.def).
 void registry::add_factory_ops(std::vector<OpSchema>& t) {
-  const AttrSpec size = required_attr("size", AttrType::IntList);
   const AttrSpec dtype = optional_attr("dtype", AttrType::Dtype);
-  t.push_back(op("zeros", 0, 0, {size, dtype}, [](const V&, const AttrReader& a) -> V {
-    return {zeros(a.ints("size"), options_of(a))};
-  }));
-  t.push_back(op("ones", 0, 0, {size, dtype}, [](const V&, const AttrReader& a) -> V {
-    return {ones(a.ints("size"), options_of(a))};
-  }));
-  // Without a dtype, full's comes from fill_value (int64 for an Int, float for a Double).
-  t.push_back(op("full", 0, 0, {size, required_attr("fill_value", AttrType::Double), dtype},
-                 [](const V&, const AttrReader& a) -> V {
-                   return {full(a.ints("size"), a.scalar("fill_value"), options_of(a))};
-                 }));
-  t.push_back(op("scalar_tensor", 0, 0, {required_attr("s", AttrType::Double), dtype},
-                 [](const V&, const AttrReader& a) -> V {
-                   return {scalar_tensor(a.scalar("s"), options_of(a))};
-                 }));
-  // Without a dtype, int64 when start, end and step are all Ints, else the default dtype.
-  t.push_back(
-      op("arange", 0, 0,
-         {attr("start", AttrType::Double, int64_t(0)), required_attr("end", AttrType::Double),
-          attr("step", AttrType::Double, int64_t(1)), dtype},
-         [](const V&, const AttrReader& a) -> V {
-           return {arange(a.scalar("start"), a.scalar("end"), a.scalar("step"), options_of(a))};
-         }));
-  t.push_back(op("linspace", 0, 0,
-                 {required_attr("start", AttrType::Double), required_attr("end", AttrType::Double),
-                  required_attr("steps", AttrType::Int), dtype},
-                 [](const V&, const AttrReader& a) -> V {
-                   return {
-                       linspace(a.scalar("start"), a.scalar("end"), a.i("steps"), options_of(a))};
-                 }));
-  t.push_back(
-      op("logspace", 0, 0,
-         {required_attr("start", AttrType::Double), required_attr("end", AttrType::Double),
-          required_attr("steps", AttrType::Int), attr("base", AttrType::Double, 10.0), dtype},
-         [](const V&, const AttrReader& a) -> V {
-           return {logspace(a.scalar("start"), a.scalar("end"), a.i("steps"), a.d("base"),
-                            options_of(a))};
-         }));
-  t.push_back(op("eye", 0, 0,
-                 {required_attr("n", AttrType::Int), optional_attr("m", AttrType::Int), dtype},
-                 [](const V&, const AttrReader& a) -> V {
-                   const int64_t n = a.i("n");
-                   return {eye(n, a.has("m") ? a.i("m") : n, options_of(a))};
-                 }));
   t.push_back(op("zeros_like", 1, 1, {dtype}, [](const V& x, const AttrReader& a) -> V {
     return {zeros_like(x[0], options_of(a))};
   }));

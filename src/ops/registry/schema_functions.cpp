@@ -4,6 +4,7 @@
 // NABLA_METHOD_OP rows call their function; the rows' `_out` and in-place forms
 // (Variants) call it too.
 #include "nabla/ops/detail/op_impls.h"
+#include "nabla/ops/factories.h"
 #include "nabla/ops/out_functions.h"
 #include "nabla/ops/schema.h"
 #include "nabla/ops/trace.h"
@@ -20,5 +21,8 @@ namespace nabla {
 #include "nabla/ops/schema/all.def"
 #undef NABLA_OP
 #undef NABLA_METHOD_OP
+#define NABLA_OP NABLA_FACTORY_DEFINE
+#include "nabla/ops/schema/factories.def"
+#undef NABLA_OP
 
 }  // namespace nabla

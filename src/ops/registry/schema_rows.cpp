@@ -1,5 +1,5 @@
 // The registry entries of the schema rows (ops/registry/schema_rows.h): every row of
-// include/nabla/ops/schema/all.def, as one registry family.
+// include/nabla/ops/schema/all.def and factories.def, as one registry family.
 #include "ops/registry/schema_rows.h"
 
 #include <algorithm>
@@ -113,6 +113,7 @@ namespace nabla {
 #define NABLA_OP NABLA_OP_REDECLARE
 #define NABLA_METHOD_OP NABLA_OP_REDECLARE
 #include "nabla/ops/schema/all.def"
+#include "nabla/ops/schema/factories.def"
 #undef NABLA_OP
 #undef NABLA_METHOD_OP
 }  // namespace nabla
@@ -123,6 +124,7 @@ void add_schema_ops(std::vector<OpSchema>& table) {
 #define NABLA_OP NABLA_OP_REGISTER
 #define NABLA_METHOD_OP NABLA_OP_REGISTER
 #include "nabla/ops/schema/all.def"
+#include "nabla/ops/schema/factories.def"
 #undef NABLA_OP
 #undef NABLA_METHOD_OP
 }

@@ -47,6 +47,10 @@ struct ArgCursor {
     Tensor t = optional_input();
     return t.defined() ? optional<Tensor>(std::move(t)) : nullopt;
   }
+  /// A factory's options: the attribute `dtype` when given.
+  TensorOptions options() const {
+    return attrs.has("dtype") ? TensorOptions(attrs.dtype("dtype")) : TensorOptions();
+  }
   /// The remaining inputs.
   std::vector<Tensor> input_list() {
     std::vector<Tensor> out(inputs.begin() + static_cast<std::ptrdiff_t>(next), inputs.end());

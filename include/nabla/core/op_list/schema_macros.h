@@ -31,6 +31,8 @@
 //                    bool, int64_t, double, std::string_view, IntArrayRef, ScalarType, Scalar
 //   OPT_INT, OPT_DOUBLE, OPT_SCALAR, OPT_DTYPE (x[, nullopt]): an attribute the caller
 //                    may leave out, optional<...> in C++
+//   OPTIONS(options, {})  a factory's TensorOptions; by name its dtype only, the
+//                    optional attribute `dtype`        const TensorOptions&
 // A default is one preprocessor argument: 1, {}, "none", kFloat; one with a comma is
 // parenthesized ((IntArrayRef{0, 1}): rot90's dims). Where C++
 // cannot have a default (an argument before one without), the registry can: a third
@@ -94,6 +96,9 @@
   (ATTR, ::nabla::ScalarType, ::nabla::ScalarType, dtype, Dtype, n __VA_OPT__(, ) __VA_ARGS__)
 #define NABLA_KIND_SCALAR(n, ...) \
   (ATTR, const ::nabla::Scalar&, ::nabla::Scalar, scalar, Double, n __VA_OPT__(, ) __VA_ARGS__)
+#define NABLA_KIND_OPTIONS(n, ...)                                       \
+  (OPTIONS, const ::nabla::TensorOptions&, ::nabla::TensorOptions, _, _, \
+   n __VA_OPT__(, ) __VA_ARGS__)
 #define NABLA_KIND_OPT_INT(n, ...)                                           \
   (OPT_ATTR, ::nabla::optional<int64_t>, ::nabla::optional<int64_t>, i, Int, \
    n __VA_OPT__(, ) __VA_ARGS__)
@@ -198,3 +203,7 @@
   NABLA_WITH_INPLACE(self, NABLA_INPLACE_METHOD_DECLARE, name, __VA_ARGS__)
 #define NABLA_INPLACE_METHOD_DECLARE(name, ...) \
   const Tensor& name##_(NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__)) const;
+// A factory's row (nabla/ops/schema/factories.def: no tensor input) declares the function
+// alone: its `_out` forms take their options from `out` (nabla/ops/out_functions.h).
+#define NABLA_FACTORY_DECLARE(name, result, ...) \
+  NABLA_PP_UNPAREN(result) name(NABLA_SCHEMA_ARGS(DECL, __VA_ARGS__));

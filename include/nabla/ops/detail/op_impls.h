@@ -17,6 +17,7 @@ namespace nabla::ops {
 #define NABLA_OP NABLA_OP_DECLARE_IMPL
 #define NABLA_METHOD_OP NABLA_OP_DECLARE_IMPL
 #include "nabla/ops/schema/all.def"
+#include "nabla/ops/schema/factories.def"
 #undef NABLA_OP
 #undef NABLA_METHOD_OP
 
