@@ -22,6 +22,7 @@ Value add_schema_node(const char* op, const ops::OpArgs<Value>& args) {
   std::vector<Value> inputs = args.inputs();
   NABLA_CHECK(!inputs.empty() && inputs[0].defined(), "graph::", op,
               ": the first input must be a value of a graph");
+  NABLA_CHECK(!args.refused(), "graph::", op, " ", args.refused() ? args.refused() : "");
   GraphState* g = GraphState::of(inputs[0], op);
   for (Value& v : inputs)
     if (!v.defined()) v = g->add_constant(Tensor(), "");

@@ -521,6 +521,29 @@ TEST(Schema, FactoryRows) {
   Tensor x = plain({3});
   g.set_value(g.inputs()[0], x);
   EXPECT_TRUE(g.forward(g.outputs()[0]).equal(x + 1));
+  // The *_like rows are traced (the input's layout only) and have graph builders.
+  graph::Graph h = graph::trace(
+      [](const std::vector<Tensor>& in) { return nabla::full_like(in[0], 2, nabla::kLong); },
+      {plain({2, 2})});
+  EXPECT_EQ(h.outputs().at(0).op(), "full_like");
+  h.set_value(h.inputs()[0], plain({3}));
+  EXPECT_TRUE(h.forward(h.outputs()[0]).equal(nabla::full({3}, 2)));
+  expect_error(
+      [] {
+        graph::trace(
+            [](const std::vector<Tensor>& in) {
+              return nabla::zeros_like(in[0], {}, nabla::MemoryFormat::ChannelsLast);
+            },
+            {plain({1, 2, 3, 3})});
+      },
+      {"zeros_like", "memory_format other than Preserve"});
+  graph::Graph k;
+  graph::Value v = k.input("v");
+  graph::Value ones = graph::ones_like(v, kDouble);
+  k.set_value(v, nabla::zeros({2}, nabla::kFloat));
+  EXPECT_TRUE(k.forward(ones).equal(nabla::ones({2}, kDouble)));
+  expect_error([&] { graph::ones_like(v, {}, nabla::MemoryFormat::ChannelsLast); },
+               {"graph::ones_like", "memory_format"});
 }
 
 }  // namespace

@@ -44,12 +44,10 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = 
 // and t's layout when it is dense (MemoryFormat::Preserve, the default), as LibTorch.
 Tensor empty_like(const Tensor& t, const TensorOptions& options = {},
                   optional<MemoryFormat> memory_format = nullopt);
-Tensor zeros_like(const Tensor& t, const TensorOptions& options = {},
-                  optional<MemoryFormat> memory_format = nullopt);
-Tensor ones_like(const Tensor& t, const TensorOptions& options = {},
-                 optional<MemoryFormat> memory_format = nullopt);
-Tensor full_like(const Tensor& t, const Scalar& fill_value, const TensorOptions& options = {},
-                 optional<MemoryFormat> memory_format = nullopt);
+// zeros_like, ones_like, full_like (rows: nabla/ops/schema/factories_like.def).
+#define NABLA_OP NABLA_OP_DECLARE
+#include "nabla/ops/schema/factories_like.def"
+#undef NABLA_OP
 Tensor rand_like(const Tensor& t, const TensorOptions& options = {},
                  optional<MemoryFormat> memory_format = nullopt);
 Tensor randn_like(const Tensor& t, const TensorOptions& options = {},

@@ -24,6 +24,7 @@
 #define NABLA_GRAPH_TYPE_ATTR(type) type
 #define NABLA_GRAPH_TYPE_OPT_ATTR(type) type
 #define NABLA_GRAPH_TYPE_OPTIONS(type) type
+#define NABLA_GRAPH_TYPE_MEMORY_FORMAT(type) type
 // A call's inputs and attributes as ops::call takes them (OpArgs).
 #define NABLA_ARG_CALL(cat, type, store, get, atype, n, ...) NABLA_CALL_##cat(n)
 #define NABLA_CALL_IN(n) .in(n)
@@ -33,6 +34,7 @@
 #define NABLA_CALL_ATTR(n) .attr(#n, n)
 #define NABLA_CALL_OPT_ATTR(n) .attr(#n, n)
 #define NABLA_CALL_OPTIONS(n) .options(n)
+#define NABLA_CALL_MEMORY_FORMAT(n) .memory_format(n)
 // The registry entry: its schema (SchemaRow), the type an argument is read into and the
 // read itself, from the cursor `c` over the call's inputs and attributes (ArgCursor).
 #define NABLA_ARG_SPEC(cat, type, store, get, atype, n, ...) \
@@ -52,6 +54,7 @@
 #define NABLA_SPEC_OPT_ATTR(type, atype, n, ...) .optional_attr(#n, ::nabla::ops::AttrType::atype)
 #define NABLA_SPEC_OPTIONS(type, atype, n, ...) \
   .optional_attr("dtype", ::nabla::ops::AttrType::Dtype)
+#define NABLA_SPEC_MEMORY_FORMAT(type, atype, n, ...)
 #define NABLA_ARG_STORE(cat, type, store, get, atype, n, ...) store
 #define NABLA_ARG_READ(cat, type, store, get, atype, n, ...) NABLA_READ_##cat(store, get, n)
 #define NABLA_READ_IN(store, get, n) c.input()
@@ -61,6 +64,7 @@
 #define NABLA_READ_ATTR(store, get, n) c.attrs.get(#n)
 #define NABLA_READ_OPT_ATTR(store, get, n) (c.attrs.has(#n) ? store(c.attrs.get(#n)) : store())
 #define NABLA_READ_OPTIONS(store, get, n) c.options()
+#define NABLA_READ_MEMORY_FORMAT(store, get, n) store()
 
 // ---- What a row becomes beyond its declaration -----------------------------------------------
 // Each file that expands every row (include/nabla/ops/schema/all.def) defines both
@@ -185,9 +189,20 @@ class OpArgs {
   /// A factory's options: their dtype, the attribute `dtype` (what the registry reads);
   /// options it cannot hold (requires_grad) are refused while tracing.
   OpArgs& options(const TensorOptions& o) {
-    if (o.requires_grad()) refused_ = "with requires_grad in its options";
+    if (o.requires_grad())
+      refused_ = "with requires_grad in its options: the schema has no such attribute";
+    if (o.has_memory_format() && *o.memory_format_opt() != MemoryFormat::Preserve)
+      refused_ = "with a memory_format other than Preserve: the schema has no such attribute";
     return attr("dtype", o.dtype_opt());
   }
+  /// A *_like factory's layout: only Preserve (or none) can be recorded.
+  OpArgs& memory_format(optional<MemoryFormat> f) {
+    if (f && *f != MemoryFormat::Preserve)
+      refused_ = "with a memory_format other than Preserve: the schema has no such attribute";
+    return *this;
+  }
+  /// Why the call cannot be recorded, or null.
+  const char* refused() const { return refused_; }
   template <class List>
   OpArgs& list(const List& l) {
     for (const auto& v : l) inputs_.push_back(v);

@@ -14,7 +14,6 @@
 #include "nabla/ops/trace.h"
 #include "ops/factories/random_fill.h"
 #include "ops/op_utils.h"
-#include "ops/registry/registry_impl.h"
 
 namespace nabla {
 namespace {
@@ -220,19 +219,6 @@ MemoryFormat like_format(const TensorOptions& o, optional<MemoryFormat> mf) {
               "*_like: cannot set memory_format both in TensorOptions and as an explicit argument");
   return mf ? *mf : o.memory_format_opt().value_or(MemoryFormat::Preserve);
 }
-// While tracing, a *_like call whose options the registry entry (a dtype only) cannot
-// hold: requires_grad, or a memory format other than Preserve.
-void refuse_untraceable_like(const char* op, const TensorOptions& o, optional<MemoryFormat> mf) {
-  if (o.requires_grad())
-    ops::refuse_while_tracing(op,
-                              "with requires_grad in its options: the schema has no such "
-                              "attribute");
-  if ((mf && *mf != MemoryFormat::Preserve) ||
-      (o.has_memory_format() && *o.memory_format_opt() != MemoryFormat::Preserve))
-    ops::refuse_while_tracing(op,
-                              "with a memory_format other than Preserve: the schema has no "
-                              "such attribute");
-}
 Tensor filled_like(const Tensor& t, const Scalar& v, const TensorOptions& o,
                    optional<MemoryFormat> mf) {
   TensorOptions lo = like(t, o);
@@ -262,20 +248,14 @@ Tensor empty_like(const Tensor& t, const TensorOptions& o, optional<MemoryFormat
   TensorOptions lo = like(t, o);
   return finish(ops::empty_tensor(t.sizes(), lo.dtype(), lo.device(), like_format(o, mf), &t), lo);
 }
-Tensor zeros_like(const Tensor& t, const TensorOptions& o, optional<MemoryFormat> mf) {
-  refuse_untraceable_like("zeros_like", o, mf);
-  NABLA_TRACED("zeros_like", {t}, {"dtype", o.dtype_opt()});
+Tensor ops::zeros_like_impl(const Tensor& t, const TensorOptions& o, optional<MemoryFormat> mf) {
   return filled_like(t, 0, o, mf);
 }
-Tensor ones_like(const Tensor& t, const TensorOptions& o, optional<MemoryFormat> mf) {
-  refuse_untraceable_like("ones_like", o, mf);
-  NABLA_TRACED("ones_like", {t}, {"dtype", o.dtype_opt()});
+Tensor ops::ones_like_impl(const Tensor& t, const TensorOptions& o, optional<MemoryFormat> mf) {
   return filled_like(t, 1, o, mf);
 }
-Tensor full_like(const Tensor& t, const Scalar& v, const TensorOptions& o,
-                 optional<MemoryFormat> mf) {
-  refuse_untraceable_like("full_like", o, mf);
-  NABLA_TRACED("full_like", {t}, {"fill_value", v}, {"dtype", o.dtype_opt()});
+Tensor ops::full_like_impl(const Tensor& t, const Scalar& v, const TensorOptions& o,
+                           optional<MemoryFormat> mf) {
   return filled_like(t, v, o, mf);
 }
 Tensor rand_like(const Tensor& t, const TensorOptions& o, optional<MemoryFormat> mf) {
@@ -486,36 +466,3 @@ Tensor tensor(const TensorDataContainer& data, const TensorOptions& options) {
 }
 
 }  // namespace nabla
-
-// ---- Registry entries: the factories take no input tensors, the *_like ones take one -----
-// (empty, empty_like and the random factories are left out: their values are not a
-// function of the call, so a call by name cannot reproduce a direct call's result.)
-
-namespace nabla::ops {
-namespace {
-
-// The `dtype` attribute, when given, over the op's default.
-TensorOptions options_of(const AttrReader& a) {
-  TensorOptions o;
-  if (a.has("dtype")) o = o.dtype(a.dtype("dtype"));
-  return o;
-}
-
-}  // namespace
-
-// The *_like factories (the others are rows: nabla/ops/schema/factories.def).
-void registry::add_factory_ops(std::vector<OpSchema>& t) {
-  const AttrSpec dtype = optional_attr("dtype", AttrType::Dtype);
-  t.push_back(op("zeros_like", 1, 1, {dtype}, [](const V& x, const AttrReader& a) -> V {
-    return {zeros_like(x[0], options_of(a))};
-  }));
-  t.push_back(op("ones_like", 1, 1, {dtype}, [](const V& x, const AttrReader& a) -> V {
-    return {ones_like(x[0], options_of(a))};
-  }));
-  t.push_back(op("full_like", 1, 1, {required_attr("fill_value", AttrType::Double), dtype},
-                 [](const V& x, const AttrReader& a) -> V {
-                   return {full_like(x[0], a.scalar("fill_value"), options_of(a))};
-                 }));
-}
-
-}  // namespace nabla::ops

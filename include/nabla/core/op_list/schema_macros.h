@@ -33,6 +33,8 @@
 //                    may leave out, optional<...> in C++
 //   OPTIONS(options, {})  a factory's TensorOptions; by name its dtype only, the
 //                    optional attribute `dtype`        const TensorOptions&
+//   MEMORY_FORMAT(memory_format, nullopt)  a *_like factory's layout, C++ only (by name
+//                    and in a graph the input's layout: Preserve)  optional<MemoryFormat>
 // A default is one preprocessor argument: 1, {}, "none", kFloat; one with a comma is
 // parenthesized ((IntArrayRef{0, 1}): rot90's dims). Where C++
 // cannot have a default (an argument before one without), the registry can: a third
@@ -99,6 +101,9 @@
 #define NABLA_KIND_OPTIONS(n, ...)                                       \
   (OPTIONS, const ::nabla::TensorOptions&, ::nabla::TensorOptions, _, _, \
    n __VA_OPT__(, ) __VA_ARGS__)
+#define NABLA_KIND_MEMORY_FORMAT(n, ...)                    \
+  (MEMORY_FORMAT, ::nabla::optional<::nabla::MemoryFormat>, \
+   ::nabla::optional<::nabla::MemoryFormat>, _, _, n __VA_OPT__(, ) __VA_ARGS__)
 #define NABLA_KIND_OPT_INT(n, ...)                                           \
   (OPT_ATTR, ::nabla::optional<int64_t>, ::nabla::optional<int64_t>, i, Int, \
    n __VA_OPT__(, ) __VA_ARGS__)
