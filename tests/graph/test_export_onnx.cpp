@@ -113,9 +113,11 @@ TEST(ExportOnnx, TracedModulesReadBackAndPassOnnxsChecker) {
        [](const Tensor& x) { return where(x > 0, x, 0.5) + where(x > 1, -2.0, x); }},
       // so is pow's number base (pow(2, x): the attribute `self`)
       {"pow_number_base", [](const Tensor& x) { return pow(2, x) - pow(x, 2) * 0.5; }}};
-  for (const auto& [name, f] : activations)
-    expect_round_trip(name, [&f](const std::vector<Tensor>& x) { return f(x[0]); },
+  for (const auto& entry : activations) {
+    const auto& f = entry.second;  // a structured binding cannot be captured before clang 16
+    expect_round_trip(entry.first, [&f](const std::vector<Tensor>& x) { return f(x[0]); },
                       {randn({4, 9}) * 3});
+  }
   // ONNX's checker on every file written above.
   const std::string list = temp_path("written.txt");
   {
