@@ -116,6 +116,7 @@ int main(int argc, char** argv) {
   std::vector<int> threads = {1, 2};
   std::vector<Kind> kinds = {Kind::Lstm, Kind::BiLstm, Kind::Gru};
   int runs = 21;
+  std::string lib;  // --lib nabla|libtorch: time one library only (for a profile)
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
       threads = {std::stoi(argv[++i])};
@@ -124,6 +125,8 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
       const std::string k = argv[++i];
       kinds = {k == "gru" ? Kind::Gru : k == "bilstm" ? Kind::BiLstm : Kind::Lstm};
+    } else if (!std::strcmp(argv[i], "--lib") && i + 1 < argc) {
+      lib = argv[++i];
     }
   }
   std::printf("%s\n", nabla::show_config().c_str());  // the CPU and kernel paths
@@ -137,12 +140,13 @@ int main(int argc, char** argv) {
     for (int th : threads) {
       nabla::set_num_threads(th);
       torch::set_num_threads(th);
+      const bool run_n = lib != "libtorch", run_t = lib != "nabla";
       for (int w = 0; w < 3; ++w) {
-        n.step();
-        t.step();
+        if (run_n) n.step();
+        if (run_t) t.step();
       }
-      const double nm = median_ms([&] { n.step(); }, runs);
-      const double tm = median_ms([&] { t.step(); }, runs);
+      const double nm = run_n ? median_ms([&] { n.step(); }, runs) : 0;
+      const double tm = run_t ? median_ms([&] { t.step(); }, runs) : 0;
       std::printf("%-8s %-8d %12.2f %14.2f %8.3f\n", kind_name(k), th, nm, tm, nm / tm);
       std::fflush(stdout);
     }

@@ -1,8 +1,9 @@
-// The fused LSTM and GRU cells (Note [Fused recurrent cells], src/ops/nn/rnn_cells.cpp),
-// what the op table (tests/conformance/table_nn_rnn.cpp) does not cover: sequences with
-// projections, several layers, both directions and packed batches against the recurrence
-// composed from public ops (float64 values and gradients to 1e-12, float32 to 1e-5),
-// finite differences and second derivatives, and which node runs.
+// The fused LSTM and GRU cells (Note [Fused recurrent cells], src/ops/nn/rnn_cells.cpp)
+// and LSTM layers (Note [Fused recurrent layers], src/ops/nn/rnn_layer.cpp), what the op table
+// (tests/conformance/table_nn_rnn.cpp) does not cover: sequences with projections, several layers,
+// both directions and packed batches against the recurrence composed from public ops (float64
+// values and gradients to 1e-12, float32 to 1e-5), finite differences and second derivatives, and
+// which node runs.
 #include <cmath>
 
 #include "nabla/nn/utils/rnn.h"
@@ -190,7 +191,10 @@ TEST(RnnFused, PackedSequencesMatchEachSequenceAlone) {
 // gradients, finite differences agree, and second derivatives check.
 TEST(RnnFused, CreateGraphFiniteDifferencesAndSecondDerivatives) {
   manual_seed(2);
-  for (const Config& c : {Config{true, 2, 3, 2, 1, true}, Config{false, 2, 3, 0, 1, true}}) {
+  // The projected LSTM runs step by step, the plain LSTM and the GRU as one layer node per
+  // direction.
+  for (const Config& c : {Config{true, 2, 3, 2, 1, true}, Config{true, 2, 3, 0, 1, true},
+                          Config{false, 2, 3, 0, 1, true}}) {
     SCOPED_TRACE(c.lstm ? "lstm" : "gru");
     Tensor x = randn({3, 2, c.input}, kDouble).requires_grad_();
     Tensor h0 = randn({c.dirs(), 2, c.out()}, kDouble).requires_grad_();
@@ -232,4 +236,40 @@ TEST(RnnFused, FusedNodeRunsOnTheCpu) {
   auto [h2, c2] = lstm_cell(x, {h, c}, w_ih, w_hh);
   EXPECT_FALSE(h2.grad_fn());
   EXPECT_TRUE(h2.equal(h1.detach()) && c2.equal(c1.detach()));
+}
+
+// A padded LSTM without projections, or GRU, is one node per layer and direction; its outputs are
+// stacked as LibTorch's are; without grad nothing is recorded and the values are the same;
+// a packed batch that shrinks goes step by step.
+TEST(RnnFused, LstmLayerIsOneNode) {
+  manual_seed(3);
+  const Config c{true, 3, 4, 0, 1, true};
+  Tensor x = randn({5, 2, 3}), h0 = randn({2, 2, 4}), c0 = randn({2, 2, 4});
+  std::vector<Tensor> p = make_params(c, kFloat);
+  auto out = run(c, x, h0, c0, p);
+  ASSERT_TRUE(out[0].grad_fn());
+  EXPECT_EQ(out[0].grad_fn()->name(), "CatBackward0");  // the two directions
+  const auto& stacked = out[0].grad_fn()->next_edges()[0].function;
+  ASSERT_TRUE(stacked);
+  EXPECT_EQ(stacked->name(), "StackBackward0");
+  EXPECT_EQ(stacked->next_edges()[0].function->name(), "LstmLayerBackward0");
+  EXPECT_EQ(out[1].grad_fn()->name(), "StackBackward0");
+  EXPECT_EQ(out[1].grad_fn()->next_edges()[0].function->name(), "LstmLayerBackward0");
+  {
+    NoGradGuard no_grad;
+    auto again = run(c, x, h0, c0, p);
+    EXPECT_FALSE(again[0].grad_fn());
+    for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(again[i].equal(out[i].detach())) << "output " << i;
+  }
+  // Only the last step's output used (a classifier): the other steps' gradients are zeros.
+  Tensor loss = out[0][4].sum();
+  loss.backward();
+  Tensor ref_loss = reference(c, x, h0, c0, p)[0][4].sum();
+  auto ref = autograd::grad({ref_loss}, p);
+  for (size_t i = 0; i < p.size(); ++i)
+    EXPECT_LT(max_rel_diff(p[i].grad(), ref[i]), 1e-5) << "parameter " << i;
+  const Config g{false, 3, 4, 0, 1, false};
+  auto gru_out = run(g, x, h0.narrow(0, 0, 1), Tensor(), make_params(g, kFloat));
+  EXPECT_EQ(gru_out[0].grad_fn()->name(), "StackBackward0");
+  EXPECT_EQ(gru_out[0].grad_fn()->next_edges()[0].function->name(), "GruLayerBackward0");
 }

@@ -315,30 +315,20 @@ const Tensor& binary_op_(BinaryOp op, const Tensor& self, const Scalar& other, c
 
 // ---- The rows' implementations (core/op_list/binary.def) ----------------------------------
 
-Tensor ops::add_impl(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  return binary_op(BinaryOp::Add, self, other, "add", alpha);
-}
-Tensor ops::add_impl(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  return binary_op(BinaryOp::Add, self, other, "add", alpha);
-}
-Tensor ops::sub_impl(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  return binary_op(BinaryOp::Sub, self, other, "sub", alpha);
-}
-Tensor ops::sub_impl(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  return binary_op(BinaryOp::Sub, self, other, "sub", alpha);
-}
-const Tensor& ops::add_inplace_impl(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  return binary_op_(BinaryOp::Add, self, other, "add_", alpha);
-}
-const Tensor& ops::add_inplace_impl(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  return binary_op_(BinaryOp::Add, self, other, "add_", alpha);
-}
-const Tensor& ops::sub_inplace_impl(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  return binary_op_(BinaryOp::Sub, self, other, "sub_", alpha);
-}
-const Tensor& ops::sub_inplace_impl(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  return binary_op_(BinaryOp::Sub, self, other, "sub_", alpha);
-}
+// add and sub, with alpha: `other` a tensor or a number.
+#define NABLA_ALPHA_IMPLS(name, Kernel, Other)                                           \
+  Tensor ops::name##_impl(const Tensor& self, const Other& other, const Scalar& alpha) { \
+    return binary_op(BinaryOp::Kernel, self, other, #name, alpha);                       \
+  }                                                                                      \
+  const Tensor& ops::name##_inplace_impl(const Tensor& self, const Other& other,         \
+                                         const Scalar& alpha) {                          \
+    return binary_op_(BinaryOp::Kernel, self, other, #name "_", alpha);                  \
+  }
+NABLA_ALPHA_IMPLS(add, Add, Tensor)
+NABLA_ALPHA_IMPLS(add, Add, Scalar)
+NABLA_ALPHA_IMPLS(sub, Sub, Tensor)
+NABLA_ALPHA_IMPLS(sub, Sub, Scalar)
+#undef NABLA_ALPHA_IMPLS
 // The ops without alpha: `other` a tensor (and, with Scalar, a number).
 #define NABLA_BINARY_IMPL(name, Kernel, Other)                      \
   Tensor ops::name##_impl(const Tensor& self, const Other& other) { \

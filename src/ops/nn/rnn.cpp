@@ -2,7 +2,9 @@
 // autograd gives their gradients and second derivatives. The input projection of every
 // time step is one product per layer and direction, with both biases added there; each
 // step is then one addmm (the step's input projection plus h W_hh^T) and, for LSTM and
-// GRU, one fused pointwise node (Note [Fused recurrent cells], rnn_cells.cpp).
+// GRU, one fused pointwise node (Note [Fused recurrent cells], rnn_cells.cpp). Where every
+// step holds the whole batch, an LSTM or GRU layer in one direction is one node instead (Note
+// [Fused recurrent layers], rnn_layer.cpp).
 #include "nabla/ops/rnn.h"
 
 #include <algorithm>
@@ -160,6 +162,21 @@ struct Sweep {
 Sweep sweep(Mode m, const Tensor& x, const std::vector<int64_t>& sizes, bool reverse,
             const Tensor& h0, const Tensor& c0, const LayerParams& p) {
   const auto steps = static_cast<int64_t>(sizes.size());
+  // Every step holding the whole batch: an LSTM layer without projections or a GRU layer
+  // is one node where the device has fused cells (Note [Fused recurrent layers],
+  // rnn_layer.cpp).
+  if ((m == Mode::Gru || (m == Mode::Lstm && !p.w_hr.defined())) &&
+      std::all_of(sizes.begin(), sizes.end(), [&](int64_t b) { return b == h0.size(0); })) {
+    if (auto fused =
+            ops::rnn_layer(m == Mode::Lstm, x, p.w_ih, input_bias(m, p.b_ih, p.b_hh), p.w_hh,
+                           m == Mode::Gru ? p.b_hh : Tensor(), h0, c0, steps, reverse)) {
+      Sweep r;
+      r.outputs = std::move(fused->outputs);
+      r.h = reverse ? r.outputs.front() : r.outputs.back();
+      r.c = std::move(fused->c);
+      return r;
+    }
+  }
   // All steps' input projections at once, cut into steps by one node (a narrow per step
   // would give each step's gradient the size of the whole sequence).
   const std::vector<Tensor> gi =

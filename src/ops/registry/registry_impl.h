@@ -51,37 +51,16 @@ V outputs(std::tuple<T...> t) {
 }
 
 /// The entries of the ops without attributes that call the Tensor method of their name on
-/// their one input (x.name()) or two (x.name(y)); used inside add_*_ops, appending to `table`.
+/// their one input (x.name()); used inside add_*_ops, appending to `table`.
 #define NABLA_METHOD_ENTRY(table, name) \
   table.push_back(                      \
       op(#name, 1, 1, {}, [](const V& x, const AttrReader&) -> V { return {x[0].name()}; }))
-#define NABLA_METHOD_ENTRY2(table, name) \
-  table.push_back(                       \
-      op(#name, 2, 2, {}, [](const V& x, const AttrReader&) -> V { return {x[0].name(x[1])}; }))
-
-/// Ops with a Scalar overload (mul, pow, ...): their operand `name` is the
-/// input x[k] when there are k + 1 inputs (k = 1 or 2), else the attribute `name` read as
-/// a Scalar; giving both or neither raises, naming `op` and describing the operand as
-/// `what` ("an exponent"). Returns {f(operand)}.
-template <class F>
-V input_or_scalar(const V& x, const AttrReader& a, size_t k, const char* op, const char* name,
-                  const char* what, F&& f) {
-  const char* input = k == 1 ? "a second input" : "a third input";
-  if (x.size() > k) {
-    NABLA_CHECK(!a.has(name), op, ": give ", what, " as ", input, " or as the attribute '", name,
-                "', not both");
-    return {f(x[k])};
-  }
-  NABLA_CHECK(a.has(name), op, ": needs ", what, " (", input, " or the attribute '", name, "')");
-  return {f(a.scalar(name))};
-}
 
 }  // namespace nabla::ops::registry
 
 namespace nabla::ops {
 // The entry files' own helpers, outside registry::, use these unqualified too.
 using registry::attr;
-using registry::input_or_scalar;
 using registry::op;
 using registry::optional_attr;
 using registry::outputs;
