@@ -252,13 +252,20 @@ const Tensor& Tensor::resize_as_(const Tensor& other, optional<MemoryFormat> mem
   return resize_(other.sizes(), memory_format);
 }
 
+namespace {
+// A fill of any dtype: 16-bit floats through their own path (they have no backend kernels).
+void fill_any(const Tensor& t, const Scalar& value) {
+  if (isReducedFloatingType(t.scalar_type()))
+    ops::fill_reduced(t, value);
+  else
+    backend_for(t).fill(t, value);
+}
+}  // namespace
+
 const Tensor& Tensor::fill_(const Scalar& value) const {
   const bool grad = autograd::any_requires_grad(*this);
   if (grad) ops::check_inplace_autograd(*this, "fill_");
-  if (isReducedFloatingType(scalar_type()))
-    ops::fill_reduced(*this, value);
-  else
-    backend_for(*this).fill(*this, value);
+  fill_any(*this, value);
   ops::bump_version(*this);
   if (grad) finish_inplace(*this, autograd::record_node(kFillBackward2, {this}));
   return *this;
@@ -271,7 +278,7 @@ const Tensor& Tensor::fill_(const Tensor& value) const {
               " dimensions");
   const bool grad = is_floating_point() && autograd::any_requires_grad(*this, value);
   if (grad) ops::check_inplace_autograd(*this, "fill_");
-  backend_for(*this).fill(*this, value.item());
+  fill_any(*this, value.item());
   ops::bump_version(*this);
   if (grad) finish_inplace(*this, autograd::record_node(kFillBackward3, {this, &value}));
   return *this;
@@ -280,7 +287,7 @@ const Tensor& Tensor::fill_(const Tensor& value) const {
 const Tensor& Tensor::zero_() const {
   const bool grad = autograd::any_requires_grad(*this);
   if (grad) ops::check_inplace_autograd(*this, "zero_");
-  backend_for(*this).fill(*this, 0);
+  fill_any(*this, 0);
   ops::bump_version(*this);
   if (grad) finish_inplace(*this, autograd::record_node(kZeroBackward, {this}));
   return *this;

@@ -47,7 +47,7 @@ template <class T>
 T bool_tensor(bool b);
 template <>
 inline NTensor bool_tensor<NTensor>(bool b) {
-  return nabla::scalar_tensor(b);
+  return nabla::scalar_tensor(b, nabla::kBool);
 }
 
 /// An op's outputs, normalised to a list: one tensor, a (values, indices) tuple or a
@@ -69,6 +69,9 @@ struct TorchFn;
 struct Tol {
   double rtol32 = 1e-5, atol32 = 1e-6;
   double rtol64 = 1e-10, atol64 = 1e-12;
+  /// 16-bit runs (reduced_checks.cpp): allowed error in units of one rounding, for an
+  /// entry that rounds more than once (a composite of several ops).
+  double scale16 = 1;
 };
 
 struct OpEntry {
@@ -108,6 +111,8 @@ struct OpEntry {
   /// entry is not checked by name (it composes several ops, or is not in the registry).
   std::string call_name;
   nabla::ops::Attributes call_attrs;
+  /// Why the 16-bit runs (reduced_checks.cpp) leave this entry out, empty when they check it.
+  std::string no16;
   /// Why this entry's grad_fn names may differ from LibTorch's, empty when they must match
   /// (a difference is then a failure, even in an entry with a known value difference).
   std::string node_name_difference;
@@ -137,6 +142,17 @@ struct Opt {
     t.atol64 = a;
     return *this;
   }
+  /// The entry's 16-bit results may be `scale` roundings off (see Tol::scale16).
+  Opt& tol16(double scale) {
+    t.scale16 = scale;
+    return *this;
+  }
+  /// Leave the entry out of the 16-bit runs, saying why (see OpEntry::no16).
+  Opt& no16(std::string why) {
+    no16_reason = std::move(why);
+    return *this;
+  }
+  std::string no16_reason;
   Opt& throws(std::string fragment) {
     error_fragment = std::move(fragment);
     return *this;
@@ -190,6 +206,12 @@ struct Opt {
   }
 };
 
+/// Reasons the 16-bit runs leave an entry out (Opt::no16), used by several tables.
+inline constexpr const char* kIscloseRounded =
+    "the tolerances meet rounded differences: elements near the tolerance flip";
+inline constexpr const char* kFloat32Verdict =
+    "its verdict compares values with a float32 tolerance; 16-bit values are rounded";
+
 /// The LibTorch side of an entry from its lambda for at::Tensor: defined in
 /// libtorch_side.h, or (without LibTorch) in table.h to drop the lambda uninstantiated.
 template <class F>
@@ -219,6 +241,7 @@ OpEntry op2(std::string group, std::string name, Gen gen, FN fn, FT ft, const Op
   e.call_name = o.by_name;
   e.call_attrs = o.by_name_attrs;
   e.node_name_difference = o.node_names_why;
+  e.no16 = o.no16_reason;
   return e;
 }
 

@@ -18,7 +18,7 @@ inline TTensor index_tensor(const TTensor&, std::vector<int64_t> v) {
 }
 template <>
 inline TTensor bool_tensor<TTensor>(bool b) {
-  return at::scalar_tensor(b);
+  return at::scalar_tensor(b, at::kBool);
 }
 
 struct TorchFn : std::function<Outputs<TTensor>(const std::vector<TTensor>&)> {

@@ -329,12 +329,15 @@ std::vector<OpEntry> binary_entries() {
           [](const auto& x) { return x[0].bitwise_xor(x[1]); }, Opt(all).call("bitwise_xor")),
       op(
           g, "isclose", binary({-1, 1}, {-1, 1}),
-          [](const auto& x) { return x[0].isclose(x[1], 0.5, 0.2); }, all),
+          [](const auto& x) { return x[0].isclose(x[1], 0.5, 0.2); },
+          Opt(all).no16(kIscloseRounded)),
       op(
           g, "isclose_specials", binary(kSpecials, kSpecials),
           [](const auto& x) { return x[0].isclose(x[1], 0.1, 0.1, true); },
-          Opt(all).differs("isclose(finite, inf) is false in LibTorch (the error must be finite), "
-                           "true in nabla")),
+          Opt(all)
+              .differs("isclose(finite, inf) is false in LibTorch (the error must be finite), "
+                       "true in nabla")
+              .no16(kIscloseRounded)),
       op(
           g, "allclose", binary({-1, 1}, {-1, 1}),
           [](const auto& x) { return x[0].allclose(x[0].mul(1 + 1e-7)); }, all),

@@ -114,6 +114,9 @@ std::vector<OpEntry> pointwise_entries(const std::string& g) {
       "log_sigmoid", [](const auto& x) { return log_sigmoid(x[0]); }, "log_sigmoid");
   add_call("threshold", [](const auto& x) { return threshold(x[0], 0.3, -2.0); }, "threshold",
            {{"threshold", 0.3}, {"value", -2.0}});
+  out.back().no16 =
+      "the threshold is rounded to the 16-bit dtype (as in LibTorch): an input equal to the "
+      "rounded 0.3 is replaced, in float32 it is not";
   add_call(
       "hardshrink", [](const auto& x) { return hardshrink(x[0], 0.5); }, "hardshrink");
   add_call(

@@ -18,10 +18,13 @@ std::vector<OpEntry> dropout_entries(const std::string& g) {
   for (double p : {0.2, 0.5, 0.8}) {
     const std::string s = "_p" + std::to_string(static_cast<int>(p * 10));
     // Every kept element is x / (1 - p) (inputs are positive, so 0 means dropped).
-    out.push_back(op(g, "dropout_values" + s, dropout_samples(), [p](const auto& x) {
-      auto y = dropout(x[0], p, true);
-      return ((y == 0) | ((y - x[0] / (1 - p)).abs() <= x[0].abs() * 1e-5)).all();
-    }));
+    out.push_back(op(
+        g, "dropout_values" + s, dropout_samples(),
+        [p](const auto& x) {
+          auto y = dropout(x[0], p, true);
+          return ((y == 0) | ((y - x[0] / (1 - p)).abs() <= x[0].abs() * 1e-5)).all();
+        },
+        Opt().no16(kFloat32Verdict)));
     // The dropped fraction is p within 5 standard deviations (20000 draws).
     out.push_back(op(g, "dropout_fraction" + s, dropout_samples(), [p](const auto& x) {
       auto frac = (dropout(x[0], p, true) == 0).to(dtype_for(x[0], nabla::kDouble)).mean();
@@ -37,14 +40,17 @@ std::vector<OpEntry> dropout_entries(const std::string& g) {
                      }));
     // alpha_dropout keeps mean 0 and variance 1 of a standard normal-ish input on average:
     // its output takes exactly two kinds of values per element (a x + b or a (-alpha') + b).
-    out.push_back(op(g, "alpha_dropout_affine" + s, dropout_samples(), [p](const auto& x) {
-      const double alpha = 1.7580993408473766,
-                   a = 1.0 / std::sqrt((alpha * alpha * p + 1) * (1 - p));
-      auto y = alpha_dropout(x[0], p, true);
-      auto kept = (y - (x[0] * a + alpha * a * p)).abs() <= 1e-4;
-      auto dropped = (y - (-alpha * a + alpha * a * p)).abs() <= 1e-4;
-      return (kept | dropped).all();
-    }));
+    out.push_back(op(
+        g, "alpha_dropout_affine" + s, dropout_samples(),
+        [p](const auto& x) {
+          const double alpha = 1.7580993408473766,
+                       a = 1.0 / std::sqrt((alpha * alpha * p + 1) * (1 - p));
+          auto y = alpha_dropout(x[0], p, true);
+          auto kept = (y - (x[0] * a + alpha * a * p)).abs() <= 1e-4;
+          auto dropped = (y - (-alpha * a + alpha * a * p)).abs() <= 1e-4;
+          return (kept | dropped).all();
+        },
+        Opt().no16(kFloat32Verdict)));
   }
   const Gen u = unary(kAny);
   const nabla::ops::Attributes eval = {{"p", 0.5}, {"train", false}};

@@ -1,11 +1,12 @@
-// Activations on BFloat16 and Half tensors against LibTorch's: the same 16-bit inputs
-// through both libraries, values and input gradients. nabla computes in float32 and
-// rounds once (Note [16-bit compute]); LibTorch 1.13's CPU kernels mostly do the same, but
-// round some scalar arguments (a slope, a lambda) to the 16-bit dtype first, and some
-// kernels (silu, tanh-gelu, the elu backward) round their intermediate steps, so a result
-// may differ: by one 16-bit step, or more where nabla is the nearer to float64. rrelu's
-// random slopes must be LibTorch's exactly. What LibTorch 1.13 does not implement on the
-// CPU for a dtype (mish in bfloat16, several ops in Half) is skipped.
+// Activations, and the ops computed through float32 (products, convolution, norms,
+// softmax, losses, pooling, scans, data movement), on BFloat16 and Half tensors against
+// LibTorch's: the same 16-bit inputs through both libraries, values and input gradients. nabla
+// computes in float32 and rounds once (Note [16-bit compute]); LibTorch 1.13's CPU kernels mostly
+// do the same, but round some scalar arguments (a slope, a lambda) to the 16-bit dtype first, and
+// some kernels (silu, tanh-gelu, the elu backward) round their intermediate steps, so a result may
+// differ: by one 16-bit step, or more where nabla is the nearer to float64. rrelu's random slopes
+// must be LibTorch's exactly. What LibTorch 1.13 does not implement on the CPU for a dtype (mish in
+// bfloat16, several ops in Half) is skipped.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -111,7 +112,71 @@ std::vector<Row> rows() {
   };
 }
 
+// Ops beyond the activations, on x of 96 elements; a product's second operand is cut from
+// x detached, so that x's gradient is one op's (a tensor used twice gets two gradients,
+// each rounded to 16 bits before they are summed, in both libraries).
+std::vector<Row> op_rows() {
+  return {
+      ROW("mm", x.view({8, 12}).mm(x.detach().view({12, 8}))),
+      ROW("linear",
+          NS::nn::functional::linear(x.view({8, 12}), x.detach().narrow(0, 0, 48).view({4, 12}),
+                                     x.detach().narrow(0, 0, 4))),
+      ROW("bmm", x.view({2, 6, 8}).bmm(x.detach().view({2, 8, 6}))),
+      ROW("conv2d",
+          NS::conv2d(x.view({2, 3, 4, 4}), x.detach().narrow(0, 0, 54).view({2, 3, 3, 3}))),
+      ROW("max_pool2d", NS::max_pool2d(x.view({2, 3, 4, 4}), {2, 2})),
+      ROW("softmax", x.view({8, 12}).softmax(1)),
+      ROW("log_softmax", x.view({8, 12}).log_softmax(1)),
+      ROW("layer_norm", NS::layer_norm(x.view({8, 12}), {12})),
+      ROW("batch_norm", NS::batch_norm(x.view({8, 12}), {}, {}, {}, {}, true, 0.1, 1e-5, false)),
+      ROW("cross_entropy", NS::nn::functional::cross_entropy(x.view({8, 12}), NS::arange(8) % 12)),
+      ROW("cumsum", x.cumsum(0)),
+      ROW("cat_flip", NS::cat({x.flip(0), x.narrow(0, 0, 10)})),
+  };
+}
+
+// Each row of `rs` on the same 16-bit x in both libraries: values and x's gradient.
+void compare_rows(const std::vector<Row>& rs, const at::Tensor& base) {
+  at::Tensor grad_seed = torch::randn({1 << 12});
+  for (bool half : {false, true}) {
+    const at::ScalarType tt = half ? at::kHalf : at::kBFloat16;
+    const nabla::ScalarType nt = half ? nabla::kHalf : nabla::kBFloat16;
+    at::Tensor tx = base.to(tt);
+    for (const Row& r : rs) {
+      const std::string what = r.name + (half ? " half" : " bfloat16");
+      at::Tensor txr = tx.clone().requires_grad_(), ty;
+      at::Tensor tg;
+      try {
+        ty = r.torch_fn(txr);
+        tg = (grad_seed.narrow(0, 0, ty.numel()).view(ty.sizes()) * 2).to(tt);
+        ty.backward(tg);
+      } catch (const c10::Error&) {
+        std::cout << what << ": LibTorch 1.13 does not implement it, skipped\n";
+        continue;
+      }
+      // The float64 values and gradient of the same 16-bit inputs.
+      at::Tensor tx64 = tx.to(at::kDouble).requires_grad_();
+      at::Tensor y64 = r.torch_fn(tx64);
+      y64.backward(tg.to(at::kDouble));
+      nabla::Tensor nx = to_nabla(tx, nt).requires_grad_();
+      nabla::Tensor ny = r.nabla_fn(nx);
+      EXPECT_EQ(ny.scalar_type(), nt) << what;
+      ny.backward(to_nabla(tg, nt));
+      const int64_t same_values = expect_as_close(ty, ny, y64, half, what);
+      const int64_t same_grads =
+          expect_as_close(txr.grad(), nx.grad(), tx64.grad(), half, what + " grad");
+      std::cout << what << ": " << same_values << "/" << ty.numel() << " values and " << same_grads
+                << "/" << tx.numel() << " gradients bit-equal to LibTorch's\n";
+    }
+  }
+}
+
 }  // namespace
+
+TEST(Ops16BitVsLibTorch, ValuesAndGradients) {
+  torch::manual_seed(1);
+  compare_rows(op_rows(), torch::randn({96}));
+}
 
 TEST(Activation16BitVsLibTorch, ValuesAndGradients) {
   torch::manual_seed(0);

@@ -82,13 +82,35 @@
                           __VA_ARGS__)
 #define NABLA_OP_DECLARE_INPLACE_IMPL(name, ...) \
   const ::nabla::Tensor& name##_inplace_impl(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__));
-/// The public function: recorded while tracing, else the implementation.
+/// The public function: recorded while tracing, else the implementation; in a family
+/// whose kernels compute 16-bit floats, an op without a 16-bit kernel of its own computes
+/// a Half or BFloat16 tensor through float32 (ops::detail::computes_through_float32).
 #define NABLA_OP_DEFINE(name, result, ...)                                                \
   NABLA_PP_UNPAREN(result) name(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__)) {                  \
     if (::nabla::ops::Tracer* nabla_tracer_ = ::nabla::ops::active_tracer())              \
       return ::nabla::ops::OpArgs<::nabla::Tensor>() NABLA_SCHEMA_EACH(CALL, __VA_ARGS__) \
           .record(*nabla_tracer_, #name);                                                 \
+    if (::nabla::ops::detail::any_reduced(NABLA_SCHEMA_ARGS(NAME, __VA_ARGS__)) &&        \
+        ::nabla::ops::detail::computes_through_float32(#name)) [[unlikely]]               \
+      return NABLA_THROUGH_FLOAT32(name, result, __VA_ARGS__);                            \
     return ::nabla::ops::name##_impl(NABLA_SCHEMA_ARGS(NAME, __VA_ARGS__));               \
+  }
+#define NABLA_THROUGH_FLOAT32(name, result, ...)                        \
+  ::nabla::ops::detail::through_float32<NABLA_PP_UNPAREN(result)>(      \
+      [](const auto&... a) { return ::nabla::ops::name##_impl(a...); }, \
+      NABLA_SCHEMA_ARGS(NAME, __VA_ARGS__))
+
+/// The public function of an op whose kernels have no 16-bit path: as NABLA_OP_DEFINE,
+/// and given a Half or BFloat16 tensor, the implementation on float32 copies with its
+/// results rounded back once (ops::detail::through_float32, src/ops/registry/through_float32.h).
+#define NABLA_OP_DEFINE_F32(name, result, ...)                                                \
+  NABLA_PP_UNPAREN(result) name(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__)) {                      \
+    if (::nabla::ops::Tracer* nabla_tracer_ = ::nabla::ops::active_tracer())                  \
+      return ::nabla::ops::OpArgs<::nabla::Tensor>() NABLA_SCHEMA_EACH(CALL, __VA_ARGS__)     \
+          .record(*nabla_tracer_, #name);                                                     \
+    if (::nabla::ops::detail::any_reduced(NABLA_SCHEMA_ARGS(NAME, __VA_ARGS__))) [[unlikely]] \
+      return NABLA_THROUGH_FLOAT32(name, result, __VA_ARGS__);                                \
+    return ::nabla::ops::name##_impl(NABLA_SCHEMA_ARGS(NAME, __VA_ARGS__));                   \
   }
 
 /// A factory's function (nabla/ops/schema/factories.def): the implementation; while tracing

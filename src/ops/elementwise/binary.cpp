@@ -158,10 +158,11 @@ Tensor minmax_grad(const Tensor& grad, const Tensor& a, const Tensor& b, bool is
 #define NABLA_BINARY_OP(name, Kernel, dtype, node, node_scalar, node_rscalar, State, save_self,  \
                         save_other, save_result, grad_self, grad_other)                          \
   variable_list name##_backward(OpNode<State>& n, const variable_list& g) {                      \
-    [[maybe_unused]] const Tensor& grad = g[0];                                                  \
-    [[maybe_unused]] Tensor self = NABLA_SAVED_OR_UNDEFINED(n, self);                            \
-    [[maybe_unused]] Tensor other = NABLA_SAVED_OR_UNDEFINED(n, other);                          \
-    [[maybe_unused]] Tensor result = NABLA_SAVED_OR_UNDEFINED(n, result);                        \
+    /* 16-bit floats: computed in float32, rounded once by the engine (Note [16-bit compute]) */ \
+    [[maybe_unused]] const Tensor grad = ops::widen(g[0]);                                       \
+    [[maybe_unused]] Tensor self = ops::widen(NABLA_SAVED_OR_UNDEFINED(n, self));                \
+    [[maybe_unused]] Tensor other = ops::widen(NABLA_SAVED_OR_UNDEFINED(n, other));              \
+    [[maybe_unused]] Tensor result = ops::widen(NABLA_SAVED_OR_UNDEFINED(n, result));            \
     [[maybe_unused]] Scalar alpha = alpha_of(n);                                                 \
     Tensor gs, go;                                                                               \
     if (n.needs_input_grad(0)) gs = n.state.self_to(grad_self);                                  \

@@ -39,6 +39,16 @@ Tensor filled(IntArrayRef size, const Scalar& v, const TensorOptions& o, ScalarT
   return finish(t, o);
 }
 
+// Fills t from the distribution; 16-bit floats are drawn in float32 and rounded (Note
+// [16-bit compute]).
+void draw(KernelBackend::Distribution d, const Tensor& t, Generator& gen, const Scalar& a,
+          const Scalar& b) {
+  if (!isReducedFloatingType(t.scalar_type())) return backend_for(t).random(d, t, gen, a, b);
+  Tensor wide = ops::empty_tensor(t.sizes(), kFloat, t.device());
+  backend_for(wide).random(d, wide, gen, a, b);
+  ops::copy_any(t, wide);
+}
+
 // empty(size, o) filled in place by the distribution, as LibTorch's random factories do.
 Tensor random_tensor(KernelBackend::Distribution d, IntArrayRef size, optional<Generator> gen,
                      const TensorOptions& o, const Scalar& a, const Scalar& b, const char* op) {
@@ -46,7 +56,7 @@ Tensor random_tensor(KernelBackend::Distribution d, IntArrayRef size, optional<G
   Tensor t = ops::empty_tensor(size, o.dtype(), o.device());
   if (d == KernelBackend::Distribution::Uniform || d == KernelBackend::Distribution::Normal)
     NABLA_CHECK(t.is_floating_point(), op, ": expected a floating dtype, got ", t.scalar_type());
-  backend_for(t).random(d, t, ops::generator_for(gen, t.device(), op), a, b);
+  draw(d, t, ops::generator_for(gen, t.device(), op), a, b);
   return finish(t, o);
 }
 
@@ -110,7 +120,7 @@ Tensor ops::arange_impl(const Scalar& start, const Scalar& end, const Scalar& st
     int64_t* q = ops::host_ptr<int64_t>(t);
     for (int64_t i = 0; i < n; ++i) q[i] = start.toLong() + step.toLong() * i;
   } else {
-    backend_for(t).copy(t, idx);
+    ops::copy_any(t, idx);  // 16-bit floats too
   }
   return finish(placed(t, o), o);
 }
@@ -129,7 +139,7 @@ Tensor ops::linspace_impl(const Scalar& start, const Scalar& end, int64_t steps,
     p[i] = i < half ? s + step * static_cast<double>(i)
                     : e - step * static_cast<double>(steps - 1 - i);
   Tensor t = ops::empty_tensor({steps}, o.dtype(), Device(kCPU));
-  backend_for(t).copy(t, idx);
+  ops::copy_any(t, idx);  // 16-bit floats too
   return finish(placed(t, o), o);
 }
 
@@ -148,7 +158,7 @@ Tensor ops::eye_impl(int64_t n, int64_t m, const TensorOptions& o) {
   Tensor t = zeros({n, m}, o.requires_grad(false));
   Tensor one = ops::scalar_tensor(1, t.scalar_type(), t.device());
   Tensor diag = t.diagonal();
-  backend_for(t).copy(diag, one.expand(diag.sizes()));
+  ops::copy_any(diag, one.expand(diag.sizes()));  // 16-bit floats too
   return finish(t, o);
 }
 
@@ -239,7 +249,7 @@ Tensor random_like(KernelBackend::Distribution d, const Tensor& t, const TensorO
   if (d == KernelBackend::Distribution::Uniform || d == KernelBackend::Distribution::Normal)
     NABLA_CHECK(r.is_floating_point(), op, ": expected a floating dtype, got ", r.scalar_type());
   optional<Generator> none;
-  backend_for(r).random(d, r, ops::generator_for(none, r.device(), op), a, b);
+  draw(d, r, ops::generator_for(none, r.device(), op), a, b);
   return finish(r, lo);
 }
 }  // namespace

@@ -550,6 +550,8 @@ Tensor Tensor::operator[](const Tensor& index) const { return this->index({index
 Tensor Tensor::index(const std::vector<optional<Tensor>>& indices) const {
   NABLA_TRACED("index", traced_index_inputs(*this, indices, nullptr, "index"));
   check_defined_self(*this, "index");
+  if (isReducedFloatingType(scalar_type())) [[unlikely]]  // Note [16-bit compute]
+    return to(kFloat).index(indices).to(scalar_type());
   bool any_index = true;
   Tensor out = no_grad([&] {
     AdvancedIndex a;
@@ -577,6 +579,10 @@ const Tensor& Tensor::index_put_(const std::vector<optional<Tensor>>& indices, c
   NABLA_CHECK(values.scalar_type() == scalar_type(),
               "index_put_: Index put requires the source and destination dtypes match, got ",
               scalar_type(), " for the destination and ", values.scalar_type(), " for the source.");
+  if (isReducedFloatingType(scalar_type())) [[unlikely]]  // Note [16-bit compute]
+    return ops::inplace_from(*this, "index_put_", [&](const Tensor& self) {
+      return self.to(kFloat).index_put(indices, values.to(kFloat), accumulate).to(scalar_type());
+    });
   if (autograd::any_requires_grad(*this, values))
     return ops::assign_with_history(*this, index_put(indices, values, accumulate), "index_put_");
   check_plain_write(*this, "index_put_");

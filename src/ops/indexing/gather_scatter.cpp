@@ -223,20 +223,22 @@ Tensor ops::gather_impl(const Tensor& self, int64_t dim, const Tensor& index, bo
   return out;
 }
 
+// 16-bit floats go the way of autograd: the out-of-place op computes through float32
+// (Note [16-bit compute]) and its result is written back.
 const Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) const {
-  if (autograd::any_requires_grad(*this, src))
+  if (autograd::any_requires_grad(*this, src) || isReducedFloatingType(scalar_type()))
     return ops::assign_with_history(*this, scatter(dim, index, src), "scatter_()");
   check_plain_write(*this, "scatter_()");
   return scatter_into(*this, dim, index, src, false, "scatter_()");
 }
 const Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) const {
-  if (autograd::any_requires_grad(*this))
+  if (autograd::any_requires_grad(*this) || isReducedFloatingType(scalar_type()))
     return ops::assign_with_history(*this, scatter(dim, index, value), "scatter_()");
   check_plain_write(*this, "scatter_()");
   return scatter_value_impl(*this, dim, index, value, "scatter_()");
 }
 const Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const {
-  if (autograd::any_requires_grad(*this, src))
+  if (autograd::any_requires_grad(*this, src) || isReducedFloatingType(scalar_type()))
     return ops::assign_with_history(*this, scatter_add(dim, index, src), "scatter_add_()");
   check_plain_write(*this, "scatter_add_()");
   return scatter_into(*this, dim, index, src, true, "scatter_add_()");

@@ -420,6 +420,9 @@ const Tensor& Tensor::addmm_(const Tensor& mat1, const Tensor& mat2, const Scala
   // value and history.
   if (autograd::any_requires_grad(*this, mat1, mat2))
     return ops::assign_with_history(*this, addmm_compute(*this, mat1, mat2, beta, alpha, op), op);
+  if (isReducedFloatingType(scalar_type()))  // through float32 (Note [16-bit compute])
+    return ops::inplace_from(
+        *this, op, [&](const Tensor& self) { return nabla::addmm(self, mat1, mat2, beta, alpha); });
   // The kernel writes a strided self directly, or through a temporary when it aliases
   // mat1/mat2 or BLAS cannot address it.
   backend_for(*this).gemm(*this, mat1, mat2, beta, alpha);

@@ -110,6 +110,10 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
               ": expected log_probs of 3 dims (T, N, C) or 2 (T, C), got ", log_probs.dim());
   NABLA_CHECK(log_probs.is_floating_point(), op, ": log_probs must be floating, got ",
               log_probs.scalar_type());
+  if (isReducedFloatingType(log_probs.scalar_type())) [[unlikely]]  // Note [16-bit compute]
+    return ctc_loss(log_probs.to(kFloat), targets, input_lengths, target_lengths, blank, reduction,
+                    zero_infinity)
+        .to(log_probs.scalar_type());
   NABLA_CHECK(targets.scalar_type() == kLong || targets.scalar_type() == kInt, op,
               ": targets must be Long or Int, got ", targets.scalar_type());
   const bool batched = log_probs.dim() == 3;

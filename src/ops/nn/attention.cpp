@@ -216,6 +216,16 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   NABLA_TRACED(kOp, ops::call_inputs({query, key, value, given_mask}), {"dropout_p", dropout_p},
                {"is_causal", is_causal}, {"scale", scale});
   check_args(query, key, value, given_mask, dropout_p, is_causal);
+  if (isReducedFloatingType(query.scalar_type())) [[unlikely]] {  // Note [16-bit compute]
+    auto wide = [](const Tensor& t) {
+      return t.defined() && isReducedFloatingType(t.scalar_type()) ? t.to(kFloat) : t;
+    };
+    const Tensor m = wide(given_mask);
+    return scaled_dot_product_attention(wide(query), wide(key), wide(value),
+                                        m.defined() ? optional<Tensor>(m) : nullopt, dropout_p,
+                                        is_causal, scale)
+        .to(query.scalar_type());
+  }
   const Tensor mask = additive_mask(given_mask, query);
   AttentionParams p;
   p.scale = scale ? *scale : 1 / std::sqrt(static_cast<double>(query.size(-1)));
