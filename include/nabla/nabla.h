@@ -78,6 +78,7 @@
 #include "nabla/nn.h"
 #include "nabla/ops/activation.h"
 #include "nabla/ops/attention.h"
+#include "nabla/ops/autocast.h"
 #include "nabla/ops/convolution.h"
 #include "nabla/ops/dropout.h"
 #include "nabla/ops/embedding.h"

@@ -168,7 +168,7 @@ void check_in_bounds(const Tensor& base, IntArrayRef sizes, IntArrayRef strides,
 /// A view of `base` with new geometry, sharing storage (and so the version counter).
 inline Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides,
                         int64_t offset) {
-  return detail::alias_storage(base, sizes, strides, offset);
+  return ::nabla::detail::alias_storage(base, sizes, strides, offset);
 }
 
 }  // namespace nabla::ops

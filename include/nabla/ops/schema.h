@@ -11,6 +11,7 @@
 #include "nabla/core/op_list/schema_macros.h"
 #include "nabla/core/optional.h"
 #include "nabla/core/tensor.h"
+#include "nabla/ops/autocast.h"
 #include "nabla/ops/trace.h"
 
 // The same for a graph builder: tensors are graph::Values.
@@ -87,6 +88,7 @@
 /// a Half or BFloat16 tensor through float32 (ops::detail::computes_through_float32).
 #define NABLA_OP_DEFINE(name, result, ...)                                                \
   NABLA_PP_UNPAREN(result) name(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__)) {                  \
+    NABLA_AUTOCAST_HOOK(name, result, __VA_ARGS__)                                        \
     if (::nabla::ops::Tracer* nabla_tracer_ = ::nabla::ops::active_tracer())              \
       return ::nabla::ops::OpArgs<::nabla::Tensor>() NABLA_SCHEMA_EACH(CALL, __VA_ARGS__) \
           .record(*nabla_tracer_, #name);                                                 \
@@ -94,6 +96,16 @@
         ::nabla::ops::detail::computes_through_float32(#name)) [[unlikely]]               \
       return NABLA_THROUGH_FLOAT32(name, result, __VA_ARGS__);                            \
     return ::nabla::ops::name##_impl(NABLA_SCHEMA_ARGS(NAME, __VA_ARGS__));               \
+  }
+/// In an autocast region, an op on one of its lists runs on its arguments cast by its
+/// policy (ops::detail::autocast_call, src/ops/autocast/autocast_call.h; Note [Autocast]).
+#define NABLA_AUTOCAST_HOOK(name, result, ...)                                        \
+  if (::nabla::autocast::detail::active()) [[unlikely]] {                             \
+    static const auto nabla_policy_ = ::nabla::ops::detail::autocast_policy(#name);   \
+    if (nabla_policy_ != ::nabla::ops::detail::CastPolicy::None)                      \
+      return ::nabla::ops::detail::autocast_call<NABLA_PP_UNPAREN(result)>(           \
+          #name, nabla_policy_, [](const auto&... a) { return ::nabla::name(a...); }, \
+          NABLA_SCHEMA_ARGS(NAME, __VA_ARGS__));                                      \
   }
 #define NABLA_THROUGH_FLOAT32(name, result, ...)                        \
   ::nabla::ops::detail::through_float32<NABLA_PP_UNPAREN(result)>(      \
@@ -105,6 +117,7 @@
 /// results rounded back once (ops::detail::through_float32, src/ops/registry/through_float32.h).
 #define NABLA_OP_DEFINE_F32(name, result, ...)                                                \
   NABLA_PP_UNPAREN(result) name(NABLA_SCHEMA_ARGS(PARAM, __VA_ARGS__)) {                      \
+    NABLA_AUTOCAST_HOOK(name, result, __VA_ARGS__)                                            \
     if (::nabla::ops::Tracer* nabla_tracer_ = ::nabla::ops::active_tracer())                  \
       return ::nabla::ops::OpArgs<::nabla::Tensor>() NABLA_SCHEMA_EACH(CALL, __VA_ARGS__)     \
           .record(*nabla_tracer_, #name);                                                     \

@@ -8,6 +8,7 @@
 #include "nabla/ops/out_functions.h"
 #include "nabla/ops/schema.h"
 #include "nabla/ops/trace.h"
+#include "ops/autocast/autocast_call.h"
 #include "ops/op_utils.h"
 #include "ops/registry/through_float32.h"
 
