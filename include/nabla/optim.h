@@ -2,6 +2,7 @@
 // nabla::optim: optimizers and learning-rate schedulers (torch::optim).
 #include "nabla/optim/adagrad.h"
 #include "nabla/optim/adam.h"
+#include "nabla/optim/grad_scaler.h"
 #include "nabla/optim/lbfgs.h"
 #include "nabla/optim/optimizer.h"
 #include "nabla/optim/rmsprop.h"

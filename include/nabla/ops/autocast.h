@@ -55,8 +55,9 @@ class AutocastGuard {
 
 namespace detail {
 /// Whether an op must consult autocast: a region is enabled and no autocast call is
-/// running on this thread (the op inside it computes on what autocast gave it).
-extern thread_local bool t_active;
+/// running on this thread (the op inside it computes on what autocast gave it). Constant-
+/// initialized here, so reading it costs a load, not a call (every op reads it).
+inline thread_local bool t_active = false;
 inline bool active() { return t_active; }
 }  // namespace detail
 

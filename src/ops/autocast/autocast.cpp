@@ -30,10 +30,6 @@
 
 namespace nabla::autocast {
 
-namespace detail {
-thread_local bool t_active = false;
-}  // namespace detail
-
 namespace {
 
 struct State {

@@ -159,7 +159,8 @@ Tensor minmax_grad(const Tensor& grad, const Tensor& a, const Tensor& b, bool is
                         save_other, save_result, grad_self, grad_other)                          \
   variable_list name##_backward(OpNode<State>& n, const variable_list& g) {                      \
     /* 16-bit floats: computed in float32, rounded once by the engine (Note [16-bit compute]) */ \
-    [[maybe_unused]] const Tensor grad = ops::widen(g[0]);                                       \
+    Tensor grad_storage;                                                                         \
+    [[maybe_unused]] const Tensor& grad = ops::widen_ref(g[0], grad_storage);                    \
     [[maybe_unused]] Tensor self = ops::widen(NABLA_SAVED_OR_UNDEFINED(n, self));                \
     [[maybe_unused]] Tensor other = ops::widen(NABLA_SAVED_OR_UNDEFINED(n, other));              \
     [[maybe_unused]] Tensor result = ops::widen(NABLA_SAVED_OR_UNDEFINED(n, result));            \

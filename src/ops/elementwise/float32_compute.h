@@ -20,6 +20,8 @@
 // Scalars meet a 16-bit tensor rounded to its dtype, as in LibTorch. The engine rounds
 // each input's gradient to that input's dtype once. tests/conformance/reduced_checks.cpp
 // runs the whole op table in both 16-bit dtypes against float32.
+#include <utility>
+
 #include "ops/op_utils.h"
 
 namespace nabla::ops {
@@ -31,6 +33,19 @@ inline ScalarType kernel_dtype(ScalarType t) { return isReducedFloatingType(t) ?
 /// differentiable conversion), else `t` itself; an undefined tensor stays undefined.
 inline Tensor widen(const Tensor& t) {
   return t.defined() && isReducedFloatingType(t.scalar_type()) ? t.to(kFloat) : t;
+}
+/// The same for a temporary: moved through when it needs no copy (no reference count
+/// traffic on the common path).
+inline Tensor widen(Tensor&& t) {
+  if (t.defined() && isReducedFloatingType(t.scalar_type())) return t.to(kFloat);
+  return std::move(t);
+}
+/// `t` as kernels compute it, without a copy when it is not a 16-bit float: a reference to
+/// `t`, or to its float32 copy kept in `storage`.
+inline const Tensor& widen_ref(const Tensor& t, Tensor& storage) {
+  if (!t.defined() || !isReducedFloatingType(t.scalar_type())) return t;
+  storage = t.to(kFloat);
+  return storage;
 }
 
 }  // namespace nabla::ops

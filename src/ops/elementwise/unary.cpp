@@ -125,7 +125,8 @@ Tensor gelu_derivative(const Tensor& grad, const Tensor& x, bool tanh_form) {
 #define NABLA_UNARY_NODE_TYPE(name, State, node, derivative)                                  \
   variable_list name##_backward(OpNode<State>& n, const variable_list& g) {                   \
     /* 16-bit floats: the formula runs in float32 (Note [16-bit compute]) */                  \
-    [[maybe_unused]] Tensor grad = ops::widen(g[0]);                                          \
+    Tensor grad_storage;                                                                      \
+    [[maybe_unused]] const Tensor& grad = ops::widen_ref(g[0], grad_storage);                 \
     [[maybe_unused]] Tensor self = ops::widen(NABLA_SAVED_OR_UNDEFINED(n, self));             \
     [[maybe_unused]] Tensor result = ops::widen(NABLA_SAVED_OR_UNDEFINED(n, result));         \
     [[maybe_unused]] UnaryParams attr = attr_of(n);                                           \
