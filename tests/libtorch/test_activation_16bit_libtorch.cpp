@@ -17,7 +17,11 @@
 
 #include <nabla/nabla.h>
 
+#include "libtorch_rows.h"
+
 namespace {
+
+using libtorch_rows::Row;
 
 std::vector<double> doubles(const at::Tensor& t) {
   at::Tensor c = t.detach().contiguous().to(at::kDouble);
@@ -64,26 +68,6 @@ int64_t expect_as_close(const at::Tensor& want, const nabla::Tensor& got, const 
   }
   return equal;
 }
-
-struct Row {
-  std::string name;
-  std::function<at::Tensor(const at::Tensor&)> torch_fn;
-  std::function<nabla::Tensor(const nabla::Tensor&)> nabla_fn;
-};
-
-// One row: `call` written once, with NS:: for the library's namespace.
-#define ROW(name, call)              \
-  Row {                              \
-    name,                            \
-        [](const at::Tensor& x) {    \
-          namespace NS = torch;      \
-          return call;               \
-        },                           \
-        [](const nabla::Tensor& x) { \
-          namespace NS = nabla;      \
-          return call;               \
-        }                            \
-  }
 
 std::vector<Row> rows() {
   return {
@@ -135,9 +119,9 @@ std::vector<Row> op_rows() {
   };
 }
 
-// Each row of `rs` on the same 16-bit x in both libraries: values and x's gradient.
-void compare_rows(const std::vector<Row>& rs, const at::Tensor& base) {
-  at::Tensor grad_seed = torch::randn({1 << 12});
+// Each row of `rs` on the same 16-bit x (base rounded) in both libraries: values and x's
+// gradient for the output gradient 2 grad_seed (its first elements, shaped as the output).
+void compare_rows(const std::vector<Row>& rs, const at::Tensor& base, const at::Tensor& grad_seed) {
   for (bool half : {false, true}) {
     const at::ScalarType tt = half ? at::kHalf : at::kBFloat16;
     const nabla::ScalarType nt = half ? nabla::kHalf : nabla::kBFloat16;
@@ -175,7 +159,7 @@ void compare_rows(const std::vector<Row>& rs, const at::Tensor& base) {
 
 TEST(Ops16BitVsLibTorch, ValuesAndGradients) {
   torch::manual_seed(1);
-  compare_rows(op_rows(), torch::randn({96}));
+  compare_rows(op_rows(), torch::randn({96}), torch::randn({1 << 12}));
 }
 
 TEST(Activation16BitVsLibTorch, ValuesAndGradients) {
@@ -184,36 +168,7 @@ TEST(Activation16BitVsLibTorch, ValuesAndGradients) {
   // loop and 1 in its vector loop (nabla takes 1), whatever the dtype.
   at::Tensor base = torch::cat({torch::linspace(-10, 10, 41), torch::randn({63}) * 3,
                                 torch::tensor({-3.0f, 2.5f, -0.0f, 6.0f, 20.0f, 25.0f})});
-  at::Tensor grad = torch::randn(base.sizes()) * 2;
-  for (bool half : {false, true}) {
-    const at::ScalarType tt = half ? at::kHalf : at::kBFloat16;
-    const nabla::ScalarType nt = half ? nabla::kHalf : nabla::kBFloat16;
-    at::Tensor tx = base.to(tt), tg = grad.to(tt);
-    for (const Row& r : rows()) {
-      const std::string what = r.name + (half ? " half" : " bfloat16");
-      at::Tensor txr = tx.clone().requires_grad_(), ty;
-      try {
-        ty = r.torch_fn(txr);
-        ty.backward(tg);
-      } catch (const c10::Error&) {
-        std::cout << what << ": LibTorch 1.13 does not implement it, skipped\n";
-        continue;
-      }
-      // The float64 values and gradient of the same 16-bit inputs.
-      at::Tensor tx64 = tx.to(at::kDouble).requires_grad_();
-      at::Tensor y64 = r.torch_fn(tx64);
-      y64.backward(tg.to(at::kDouble));
-      nabla::Tensor nx = to_nabla(tx, nt).requires_grad_();
-      nabla::Tensor ny = r.nabla_fn(nx);
-      EXPECT_EQ(ny.scalar_type(), nt) << what;
-      ny.backward(to_nabla(tg, nt));
-      const int64_t same_values = expect_as_close(ty, ny, y64, half, what);
-      const int64_t same_grads =
-          expect_as_close(txr.grad(), nx.grad(), tx64.grad(), half, what + " grad");
-      std::cout << what << ": " << same_values << "/" << ty.numel() << " values and " << same_grads
-                << "/" << ty.numel() << " gradients bit-equal to LibTorch's\n";
-    }
-  }
+  compare_rows(rows(), base, torch::randn(base.sizes()));
 }
 
 // LibTorch's rrelu kernel takes bfloat16 in training: slopes drawn as for float32, each

@@ -11,28 +11,13 @@
 
 #include <nabla/nabla.h>
 
+#include "libtorch_rows.h"
+
 namespace {
 
-struct Row {
-  std::string name;
-  std::function<at::Tensor(const at::Tensor&)> torch_fn;
-  std::function<nabla::Tensor(const nabla::Tensor&)> nabla_fn;
-};
+using libtorch_rows::Row;
 
-// One row: `call` written once, with NS:: for the library's namespace; x has 96 elements.
-#define ROW(name, call)              \
-  Row {                              \
-    name,                            \
-        [](const at::Tensor& x) {    \
-          namespace NS = torch;      \
-          return call;               \
-        },                           \
-        [](const nabla::Tensor& x) { \
-          namespace NS = nabla;      \
-          return call;               \
-        }                            \
-  }
-
+// x has 96 elements.
 std::vector<Row> rows() {
   return {
       ROW("mm", x.view({8, 12}).mm(x.view({12, 8}))),
