@@ -14,6 +14,7 @@
 #include "nabla/autograd/grad_mode.h"
 #include "nabla/core/optional.h"
 #include "nabla/core/tensor.h"
+#include "ops/registry/tensor_args.h"
 
 namespace nabla::ops::detail {
 
@@ -22,42 +23,13 @@ namespace nabla::ops::detail {
 /// float32 too (sorting, scans, indexing and the data movement ops; through_float32.cpp).
 bool computes_through_float32(std::string_view name);
 
-// ---- Which arguments are 16-bit floats ---------------------------------------------------
-
-inline void note_dtype(optional<ScalarType>& seen, bool& mixed, const Tensor& t) {
-  if (!t.defined() || !isFloatingType(t.scalar_type())) return;
-  if (!seen)
-    seen = t.scalar_type();
-  else if (*seen != t.scalar_type())
-    mixed = true;
-}
-inline void note_dtype(optional<ScalarType>& seen, bool& mixed, const optional<Tensor>& t) {
-  if (t) note_dtype(seen, mixed, *t);
-}
-inline void note_dtype(optional<ScalarType>& seen, bool& mixed, TensorList ts) {
-  for (const Tensor& t : ts) note_dtype(seen, mixed, t);
-}
-template <class T>
-void note_dtype(optional<ScalarType>&, bool&, const T&) {}
-
-inline bool is_reduced(const Tensor& t) {
-  return t.defined() && isReducedFloatingType(t.scalar_type());
-}
-inline bool is_reduced(const optional<Tensor>& t) { return t && is_reduced(*t); }
-inline bool is_reduced(TensorList ts) {
-  for (const Tensor& t : ts)
-    if (is_reduced(t)) return true;
-  return false;
-}
-template <class T>
-bool is_reduced(const T&) {
-  return false;
-}
-
 /// Whether any tensor argument is a Half or BFloat16 tensor.
 template <class... A>
 bool any_reduced(const A&... args) {
-  return (is_reduced(args) || ...);
+  bool any = false;
+  auto note = [&any](const Tensor& t) { any = any || isReducedFloatingType(t.scalar_type()); };
+  (each_tensor(args, note), ...);
+  return any;
 }
 
 // An argument that chooses the result's dtype (softmax's dtype): then the op decides.
@@ -68,22 +40,7 @@ bool pins_dtype(const T&) {
   return false;
 }
 
-// ---- Widening the arguments, rounding the results ----------------------------------------
-
-inline Tensor widen_arg(const Tensor& t) { return is_reduced(t) ? t.to(kFloat) : t; }
-inline optional<Tensor> widen_arg(const optional<Tensor>& t) {
-  return t ? optional<Tensor>(widen_arg(*t)) : t;
-}
-inline std::vector<Tensor> widen_arg(TensorList ts) {
-  std::vector<Tensor> out;
-  out.reserve(ts.size());
-  for (const Tensor& t : ts) out.push_back(widen_arg(t));
-  return out;
-}
-template <class T>
-const T& widen_arg(const T& x) {
-  return x;
-}
+// ---- Rounding the results ----------------------------------------------------------------
 
 template <class T>
 T round_result(T r, ScalarType) {
@@ -103,10 +60,6 @@ std::tuple<T...> round_result(std::tuple<T...> rs, ScalarType to) {
       std::move(rs));
 }
 
-/// `impl` on the arguments with every 16-bit float tensor widened to float32, and its
-/// floating results rounded to that 16-bit dtype when it is the only floating dtype among
-/// the tensors and no argument chooses the result's dtype (with float32 or float64
-/// tensors beside it, promotion makes the result theirs, as in LibTorch).
 // An op that writes into an argument (batch_norm's running statistics) wrote into its
 // float32 copy: the write goes back to the 16-bit tensor.
 inline void write_back(const Tensor& original, const Tensor& wide) {
@@ -129,9 +82,17 @@ R through_float32(F&& impl, const A&... args) {
   static_assert(!std::is_reference_v<R>, "in-place forms do not compute through float32");
   optional<ScalarType> seen;
   bool mixed = false;
-  (note_dtype(seen, mixed, args), ...);
+  auto note = [&](const Tensor& t) {
+    if (!isFloatingType(t.scalar_type())) return;
+    if (seen && *seen != t.scalar_type()) mixed = true;
+    seen = t.scalar_type();
+  };
+  (each_tensor(args, note), ...);
   const bool round = !mixed && seen && isReducedFloatingType(*seen) && !(pins_dtype(args) || ...);
-  std::tuple<decltype(widen_arg(args))...> wide(widen_arg(args)...);
+  auto widen = [](const Tensor& t) {
+    return isReducedFloatingType(t.scalar_type()) ? t.to(kFloat) : t;
+  };
+  std::tuple<decltype(map_tensors(args, widen))...> wide(map_tensors(args, widen)...);
   R result = std::apply(impl, wide);
   std::apply([&](const auto&... w) { (write_back(args, w), ...); }, wide);
   return round ? round_result(std::move(result), *seen) : result;
