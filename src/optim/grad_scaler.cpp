@@ -41,6 +41,9 @@ void GradScaler::unscale_(optim::Optimizer& optimizer) {
   NABLA_CHECK(!s.stepped, "GradScaler.unscale_: unscale_() is being called after step()");
   NoGradGuard no_grad;
   const float inv = 1.0f / scale_;  // in float32, as PyTorch's scale tensor
+  // Whether any gradient holds an infinity or NaN, checked before the multiply as PyTorch's
+  // kernel does; read once at the end (one wait for the device, not one per parameter).
+  Tensor bad;
   for (auto& group : optimizer.param_groups())
     for (auto& p : group.params()) {
       const Tensor& g = p.grad();
@@ -48,10 +51,11 @@ void GradScaler::unscale_(optim::Optimizer& optimizer) {
       NABLA_CHECK(g.scalar_type() != kHalf,
                   "GradScaler.unscale_: attempting to unscale float16 gradients (keep the "
                   "parameters in float32 and compute in 16 bits with autocast)");
-      // Checked before the multiply, as PyTorch's kernel does.
-      if (!s.found_inf && !isfinite(g).all().item<bool>()) s.found_inf = true;
+      const Tensor here = isfinite(g).logical_not().any();
+      bad = bad.defined() ? bad.logical_or(here) : here;
       g.mul_(inv);
     }
+  s.found_inf = bad.defined() && bad.item<bool>();
   s.unscaled = true;
 }
 

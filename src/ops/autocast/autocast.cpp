@@ -36,7 +36,7 @@ struct State {
   bool cpu_enabled = false, gpu_enabled = false, cache_enabled = true;
   ScalarType cpu_dtype = kBFloat16, gpu_dtype = kHalf;
   int nesting = 0;
-  int excluded = 0;  // autocast calls running (ExcludeScope)
+  int excluded = 0;  // autocast calls running (AutocastExclude)
   std::unordered_map<const TensorImpl*, std::pair<Tensor, Tensor>> cache;  // source, cast
 };
 thread_local State t_state;
@@ -176,12 +176,11 @@ CastPolicy autocast_policy(std::string_view op) {
 
 AutocastExclude::AutocastExclude() {
   ++t_state.excluded;
-  autocast::detail::t_active = false;
+  autocast::refresh();
 }
 AutocastExclude::~AutocastExclude() {
   --t_state.excluded;
-  autocast::detail::t_active =
-      (t_state.cpu_enabled || t_state.gpu_enabled) && t_state.excluded == 0;
+  autocast::refresh();
 }
 
 void refuse_autocast_while_tracing(const char* op) {

@@ -139,10 +139,10 @@ Tensor ops::masked_select_impl(const Tensor& self, const Tensor& mask) {
 
 const Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) const {
   check_masked_fill_(*this, mask);
-  // 16-bit floats: computed through float32 (Note [16-bit compute]).
+  // 16-bit floats go the way of autograd: the out-of-place op computes through float32
+  // (Note [16-bit compute]) and its result is written back.
   if (autograd::any_requires_grad(*this) || isReducedFloatingType(scalar_type()))
-    return ops::inplace_from(*this, "masked_fill_",
-                             [&](const Tensor& self) { return self.masked_fill(mask, value); });
+    return ops::assign_with_history(*this, masked_fill(mask, value), "masked_fill_");
   check_plain_write(*this, "masked_fill_");
   Tensor v = ops::scalar_tensor(value, scalar_type(), device()).expand(sizes());
   // where(mask, value, self) written over self: each element reads only itself.
